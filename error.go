@@ -1,0 +1,80 @@
+package hybridsearch
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error kinds. The set is closed; anything else reads as EINTERNAL.
+// They are translated in exactly three places: HTTP statuses (handlers),
+// queue decisions (queue) and MCP tool errors (mcp).
+const (
+	EINVALID      = "invalid"      // the caller sent something wrong; do not retry
+	ENOTFOUND     = "not_found"    // the thing does not exist or is not visible
+	EUNAUTHORIZED = "unauthorized" // missing or bad credentials, or no access
+	ECONFLICT     = "conflict"     // the state changed under the caller
+	ETOOLARGE     = "too_large"    // input over a size limit
+	EUNAVAILABLE  = "unavailable"  // a dependency is down or slow; retry later
+	EINTERNAL     = "internal"     // a bug or an unexpected failure
+)
+
+// Error is an error with a kind and a message that is safe to show a user.
+// Err, if non-nil, is the underlying cause; it is logged, never shown.
+type Error struct {
+	Kind    string
+	Message string
+	Err     error
+}
+
+// Error returns the message, followed by the cause when there is one.
+func (e *Error) Error() string {
+	switch {
+	case e.Err != nil && e.Message != "":
+		return e.Message + ": " + e.Err.Error()
+	case e.Err != nil:
+		return e.Err.Error()
+	}
+	return e.Message
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error of the given kind with a formatted message.
+// A %w verb in format also records the wrapped error as the cause.
+func Errorf(kind, format string, args ...any) *Error {
+	err := fmt.Errorf(format, args...)
+	return &Error{Kind: kind, Message: err.Error(), Err: errors.Unwrap(err)}
+}
+
+// WrapError returns an *Error of the given kind whose message is msg and
+// whose cause is err.
+func WrapError(kind string, err error, msg string) *Error {
+	return &Error{Kind: kind, Message: msg, Err: err}
+}
+
+// ErrorKind returns the kind of the first *Error in err's chain,
+// "" for a nil error and EINTERNAL for any other error.
+func ErrorKind(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the user-safe message of the first *Error in err's
+// chain, or a generic text for errors of unknown kind.
+func ErrorMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) && e.Message != "" {
+		return e.Message
+	}
+	return "internal error"
+}

@@ -1,0 +1,27 @@
+package hybridsearch
+
+import "time"
+
+// JobReason says why a file is to be looked at again.
+type JobReason string
+
+// Job reasons.
+const (
+	ReasonEvent   JobReason = "event"   // a webhook named the file
+	ReasonScan    JobReason = "scan"    // the reconciliation scan found a difference
+	ReasonVerify  JobReason = "verify"  // search found the user lost access
+	ReasonRetry   JobReason = "retry"   // an admin asked to retry a failed file
+	ReasonRequest JobReason = "request" // a user or admin asked for a re-index
+)
+
+// IndexJob is a trigger to bring one file's index entry in step with
+// Nextcloud. It carries hints only: the worker re-reads the current state.
+type IndexJob struct {
+	FileID  FileID    `json:"file_id,omitempty"`  // 0 when the event carried no id
+	User    UserID    `json:"user"`               // a user who could see the file
+	Path    string    `json:"path,omitempty"`     // path in User's tree, starting with "/"
+	OldPath string    `json:"old_path,omitempty"` // for renames: where it was
+	Event   string    `json:"event,omitempty"`    // short event name, e.g. "NodeWrittenEvent"
+	Reason  JobReason `json:"reason"`
+	Time    time.Time `json:"time"`
+}

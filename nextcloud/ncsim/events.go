@@ -1,0 +1,70 @@
+package ncsim
+
+import "time"
+
+// Event class names, as webhook_listeners reports them.
+const (
+	NodeCreatedEvent        = `OCP\Files\Events\Node\NodeCreatedEvent`
+	NodeWrittenEvent        = `OCP\Files\Events\Node\NodeWrittenEvent`
+	NodeTouchedEvent        = `OCP\Files\Events\Node\NodeTouchedEvent`
+	NodeDeletedEvent        = `OCP\Files\Events\Node\NodeDeletedEvent`
+	NodeRenamedEvent        = `OCP\Files\Events\Node\NodeRenamedEvent`
+	NodeCopiedEvent         = `OCP\Files\Events\Node\NodeCopiedEvent`
+	NodeRestoredEvent       = `OCP\Files\Events\Node\NodeRestoredEvent`
+	BeforeNodeCreatedEvent  = `OCP\Files\Events\Node\BeforeNodeCreatedEvent`
+	BeforeNodeWrittenEvent  = `OCP\Files\Events\Node\BeforeNodeWrittenEvent`
+	BeforeNodeTouchedEvent  = `OCP\Files\Events\Node\BeforeNodeTouchedEvent`
+	BeforeNodeDeletedEvent  = `OCP\Files\Events\Node\BeforeNodeDeletedEvent`
+	BeforeNodeRenamedEvent  = `OCP\Files\Events\Node\BeforeNodeRenamedEvent`
+	BeforeNodeCopiedEvent   = `OCP\Files\Events\Node\BeforeNodeCopiedEvent`
+	BeforeNodeRestoredEvent = `OCP\Files\Events\Node\BeforeNodeRestoredEvent`
+)
+
+// Node is a node in an event payload. ID 0 means the id is omitted, as
+// Nextcloud does for nodes that no longer exist.
+type Node struct {
+	ID   int64  `json:"id,omitempty"`
+	Path string `json:"path"` // "/<uid>/files/..." as the acting user sees it
+}
+
+// Event is one event the simulated server fired. Single-node events set
+// Node; two-node events set Source and Target.
+type Event struct {
+	Class  string
+	Node   *Node
+	Source *Node
+	Target *Node
+	User   string // acting user, "" for none (cron, occ)
+	Time   time.Time
+}
+
+// Events returns every event fired so far, in order.
+func (s *Server) Events() []Event {
+	s.init()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Event(nil), s.events...)
+}
+
+// Subscribe calls f with every event fired from now on, synchronously and
+// in order, outside the simulator's lock. f must not block for long.
+func (s *Server) Subscribe(f func(Event)) {
+	s.init()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.subs = append(s.subs, f)
+}
+
+// emit records ev and hands it to the subscribers. Callers must not hold s.mu.
+func (s *Server) emit(ev Event) {
+	if ev.Time.IsZero() {
+		ev.Time = s.now()
+	}
+	s.mu.Lock()
+	s.events = append(s.events, ev)
+	subs := append([]func(Event){}, s.subs...)
+	s.mu.Unlock()
+	for _, f := range subs {
+		f(ev)
+	}
+}
