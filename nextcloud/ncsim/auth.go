@@ -32,7 +32,9 @@ type principal struct {
 	appAPIError string
 }
 
-func (p principal) loggedIn() bool { return p.kind != authNone && !p.failed && (p.uid != "" || p.kind == authAppAPI) }
+func (p principal) loggedIn() bool {
+	return p.kind != authNone && !p.failed && (p.uid != "" || p.kind == authAppAPI)
+}
 
 const sessionCookie = "nc_session_id"
 
