@@ -1,0 +1,107 @@
+package nextcloud
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/hybrid-search/hybridsearch"
+)
+
+// Download opens the content of file p as user (GET). The FileInfo comes
+// from the response headers (ID from OC-FileId, ETag, MIME, Size,
+// Modified). The caller closes the reader. maxBytes > 0 caps the size: a
+// larger Content-Length is ETOOLARGE at once, and a body that runs past
+// the cap makes Read fail with ETOOLARGE. maxBytes <= 0 means no cap.
+func (c *Client) Download(ctx context.Context, user hybridsearch.UserID, p string, maxBytes int64) (io.ReadCloser, hybridsearch.FileInfo, error) {
+	if err := requireUser("download", user); err != nil {
+		return nil, hybridsearch.FileInfo{}, err
+	}
+	clean, err := cleanPath(p)
+	if err != nil {
+		return nil, hybridsearch.FileInfo{}, err
+	}
+	r := &request{method: http.MethodGet, path: davFilesPath(user, clean), user: user}
+	resp, err := c.send(ctx, r)
+	if err != nil {
+		return nil, hybridsearch.FileInfo{}, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		return nil, hybridsearch.FileInfo{}, statusError(r.op(), resp.StatusCode, sabreMessage(b))
+	}
+	fi := headerInfo(clean, resp)
+	if maxBytes > 0 && resp.ContentLength > maxBytes {
+		resp.Body.Close()
+		return nil, fi, errorf(hybridsearch.ETOOLARGE, "download %s: %d bytes, limit %d", clean, resp.ContentLength, maxBytes)
+	}
+	if maxBytes <= 0 {
+		return resp.Body, fi, nil
+	}
+	return &cappedReader{rc: resp.Body, left: maxBytes, op: "download " + clean, max: maxBytes}, fi, nil
+}
+
+// headerInfo reads a FileInfo from a GET response.
+func headerInfo(p string, resp *http.Response) hybridsearch.FileInfo {
+	fi := hybridsearch.FileInfo{
+		Path: p,
+		MIME: resp.Header.Get("Content-Type"),
+		Size: max(resp.ContentLength, 0),
+	}
+	if mime, _, ok := strings.Cut(fi.MIME, ";"); ok {
+		fi.MIME = strings.TrimSpace(mime)
+	}
+	etag := resp.Header.Get("OC-ETag")
+	if etag == "" {
+		etag = resp.Header.Get("ETag")
+	}
+	fi.ETag = unquoteETag(etag)
+	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
+		fi.Modified = t.UTC()
+	}
+	fi.ID = parseOCID(resp.Header.Get("OC-FileId"))
+	return fi
+}
+
+// parseOCID reads the file id from an oc:id / OC-FileId value: the
+// zero-padded id followed by the instance id ("00000007oc9l3j5ur4db").
+func parseOCID(s string) hybridsearch.FileID {
+	end := 0
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	n, err := strconv.ParseInt(s[:end], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return hybridsearch.FileID(n)
+}
+
+// cappedReader fails with ETOOLARGE once more than max bytes arrive.
+type cappedReader struct {
+	rc   io.ReadCloser
+	left int64 // bytes still allowed
+	max  int64
+	op   string
+}
+
+func (r *cappedReader) Read(b []byte) (int, error) {
+	if r.left < 0 {
+		return 0, errorf(hybridsearch.ETOOLARGE, "%s: more than %d bytes", r.op, r.max)
+	}
+	// Read one byte past the cap to tell "exactly max" from "more".
+	if int64(len(b)) > r.left+1 {
+		b = b[:r.left+1]
+	}
+	n, err := r.rc.Read(b)
+	r.left -= int64(n)
+	if r.left < 0 {
+		return n + int(r.left), errorf(hybridsearch.ETOOLARGE, "%s: more than %d bytes", r.op, r.max)
+	}
+	return n, err
+}
+
+func (r *cappedReader) Close() error { return r.rc.Close() }

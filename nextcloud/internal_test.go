@@ -1,0 +1,217 @@
+package nextcloud
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/hybrid-search/hybridsearch"
+)
+
+func TestHrefToPath(t *testing.T) {
+	tests := []struct {
+		name string
+		href string
+		user hybridsearch.UserID
+		want string
+		ok   bool
+	}{
+		{"root", "/remote.php/dav/files/alice/", "alice", "/", true},
+		{"root without slash", "/remote.php/dav/files/alice", "alice", "/", true},
+		{"folder", "/remote.php/dav/files/alice/Docs/", "alice", "/Docs", true},
+		{"spaces", "/remote.php/dav/files/alice/a%20b.md", "alice", "/a b.md", true},
+		{"unicode", "/remote.php/dav/files/alice/%C3%9Cbersicht%20%E6%97%A5%E6%9C%AC.md", "alice", "/Übersicht 日本.md", true},
+		{"plus stays plus", "/remote.php/dav/files/alice/a+b%2Bc.txt", "alice", "/a+b+c.txt", true},
+		{"absolute URL", "https://cloud.example.org/remote.php/dav/files/alice/x.md", "alice", "/x.md", true},
+		{"sub-path install", "/nextcloud/remote.php/dav/files/alice/x.md", "alice", "/x.md", true},
+		{"encoded user", "/remote.php/dav/files/a%40b.org/x.md", "a@b.org", "/x.md", true},
+		{"other user", "/remote.php/dav/files/bob/x.md", "alice", "", false},
+		{"user prefix", "/remote.php/dav/files/alice2/x.md", "alice", "", false},
+		{"bad escape", "/remote.php/dav/files/alice/%zz", "alice", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := hrefToPath(tt.href, tt.user)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("hrefToPath(%q, %q) = %q, %t, want %q, %t", tt.href, tt.user, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestDavFilesPathRoundTrip(t *testing.T) {
+	for _, p := range []string{"/", "/a b.md", "/Übersicht 日本.md", "/a+b & c;d?e#f%g.txt", "/dir/sub/x'y(z).md"} {
+		dav := davFilesPath("alice", p)
+		if strings.ContainsAny(dav, " ?#") {
+			t.Errorf("davFilesPath(%q) = %q: unescaped character", p, dav)
+		}
+		got, ok := hrefToPath(dav, "alice")
+		if !ok || got != p {
+			t.Errorf("hrefToPath(davFilesPath(%q)) = %q, %t, want %q", p, got, ok, p)
+		}
+	}
+}
+
+func TestCleanPath(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		wantErr        bool
+	}{
+		{"empty is root", "", "/", false},
+		{"relative", "a/b", "/a/b", false},
+		{"trailing slash", "/a/b/", "/a/b", false},
+		{"double slash", "//a//b", "/a/b", false},
+		{"dot", "/a/./b", "/a/b", false},
+		{"dotdot", "/a/../../etc", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := cleanPath(tt.in)
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Errorf("cleanPath(%q) = %q, %v, want %q, error %t", tt.in, got, err, tt.want, tt.wantErr)
+			}
+			if err != nil && hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+				t.Errorf("cleanPath(%q) kind = %s, want %s", tt.in, hybridsearch.ErrorKind(err), hybridsearch.EINVALID)
+			}
+		})
+	}
+}
+
+func TestStatusKind(t *testing.T) {
+	tests := []struct {
+		code int
+		want string
+	}{
+		{400, hybridsearch.EINVALID},
+		{401, hybridsearch.EUNAUTHORIZED},
+		{403, hybridsearch.EUNAUTHORIZED},
+		{997, hybridsearch.EUNAUTHORIZED},
+		{404, hybridsearch.ENOTFOUND},
+		{998, hybridsearch.ENOTFOUND},
+		{409, hybridsearch.ECONFLICT},
+		{412, hybridsearch.ECONFLICT},
+		{423, hybridsearch.ECONFLICT},
+		{413, hybridsearch.ETOOLARGE},
+		{429, hybridsearch.EUNAVAILABLE},
+		{500, hybridsearch.EUNAVAILABLE},
+		{502, hybridsearch.EUNAVAILABLE},
+		{503, hybridsearch.EUNAVAILABLE},
+		{996, hybridsearch.EUNAVAILABLE},
+		{422, hybridsearch.EINVALID},
+		{302, hybridsearch.EINTERNAL},
+	}
+	for _, tt := range tests {
+		if got := statusKind(tt.code); got != tt.want {
+			t.Errorf("statusKind(%d) = %s, want %s", tt.code, got, tt.want)
+		}
+	}
+}
+
+func TestDecodeOCS(t *testing.T) {
+	tests := []struct {
+		name     string
+		status   int
+		body     string
+		wantKind string
+		want     []string
+	}{
+		{"v2 ok", 200, `{"ocs":{"meta":{"status":"ok","statuscode":200,"message":"OK"},"data":["a","b"]}}`, "", []string{"a", "b"}},
+		{"v1 ok", 200, `{"ocs":{"meta":{"status":"ok","statuscode":100,"message":"OK","totalitems":"","itemsperpage":""},"data":["a"]}}`, "", []string{"a"}},
+		{"empty data", 200, `{"ocs":{"meta":{"status":"ok","statuscode":200,"message":"OK"},"data":[]}}`, "", nil},
+		{"v1 200 with 404", 200, `{"ocs":{"meta":{"status":"failure","statuscode":404,"message":"nope"},"data":[]}}`, hybridsearch.ENOTFOUND, nil},
+		{"v1 200 with 998", 200, `{"ocs":{"meta":{"status":"failure","statuscode":998,"message":"nope"},"data":[]}}`, hybridsearch.ENOTFOUND, nil},
+		{"v1 200 with 400", 200, `{"ocs":{"meta":{"status":"failure","statuscode":400,"message":"bad"},"data":[]}}`, hybridsearch.EINVALID, nil},
+		{"v1 200 with 403", 200, `{"ocs":{"meta":{"status":"failure","statuscode":403,"message":"no"},"data":[]}}`, hybridsearch.EUNAUTHORIZED, nil},
+		{"v2 401 997", 401, `{"ocs":{"meta":{"status":"failure","statuscode":997,"message":"Current user is not logged in"},"data":[]}}`, hybridsearch.EUNAUTHORIZED, nil},
+		{"v2 404 998", 404, `{"ocs":{"meta":{"status":"failure","statuscode":998,"message":""},"data":[]}}`, hybridsearch.ENOTFOUND, nil},
+		{"v2 409", 409, `{"ocs":{"meta":{"status":"failure","statuscode":409,"message":"x"},"data":[]}}`, hybridsearch.ECONFLICT, nil},
+		{"plain 500", 500, `<html>oops</html>`, hybridsearch.EUNAVAILABLE, nil},
+		{"plain 503 maintenance", 503, `{"message":"maintenance"}`, hybridsearch.EUNAVAILABLE, nil},
+		{"not json on 200", 200, `<?xml version="1.0"?><ocs/>`, hybridsearch.EINTERNAL, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			err := decodeOCS("GET /x", tt.status, []byte(tt.body), &got)
+			if k := kindOf(err); k != tt.wantKind {
+				t.Fatalf("decodeOCS kind = %q (%v), want %q", k, err, tt.wantKind)
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("decodeOCS data = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func kindOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	return hybridsearch.ErrorKind(err)
+}
+
+func TestParseOCID(t *testing.T) {
+	tests := []struct {
+		in   string
+		want hybridsearch.FileID
+	}{
+		{"00000007oc9l3j5ur4db", 7},
+		{"123456789oc9l3j5ur4db", 123456789},
+		{"", 0},
+		{"ocxyz", 0},
+	}
+	for _, tt := range tests {
+		if got := parseOCID(tt.in); got != tt.want {
+			t.Errorf("parseOCID(%q) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestUnquoteETag(t *testing.T) {
+	for in, want := range map[string]string{`"abc"`: "abc", `W/"abc"`: "abc", "abc": "abc", ` "a" `: "a", `"`: `"`} {
+		if got := unquoteETag(in); got != want {
+			t.Errorf("unquoteETag(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCappedReader(t *testing.T) {
+	tests := []struct {
+		name     string
+		body     string
+		max      int64
+		wantKind string
+	}{
+		{"under", "hello", 10, ""},
+		{"exact", "hello", 5, ""},
+		{"over", "hello!", 5, hybridsearch.ETOOLARGE},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &cappedReader{rc: io.NopCloser(iotest.OneByteReader(strings.NewReader(tt.body))), left: tt.max, max: tt.max, op: "x"}
+			got, err := io.ReadAll(r)
+			if k := kindOf(err); k != tt.wantKind {
+				t.Fatalf("ReadAll kind = %q (%v), want %q", k, err, tt.wantKind)
+			}
+			if int64(len(got)) > tt.max {
+				t.Errorf("read %d bytes, cap %d", len(got), tt.max)
+			}
+		})
+	}
+}
+
+func TestBaseURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://nc":                     "http://nc",
+		"http://nc/":                    "http://nc",
+		"http://nc/index.php":           "http://nc",
+		"http://nc/index.php/":          "http://nc",
+		"https://h/nextcloud/index.php": "https://h/nextcloud",
+	} {
+		c := &Client{BaseURL: in}
+		if got := c.baseURL(); got != want {
+			t.Errorf("baseURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

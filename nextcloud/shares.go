@@ -1,0 +1,112 @@
+package nextcloud
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/hybrid-search/hybridsearch"
+)
+
+// sharesPath is the OCS sharing API.
+const sharesPath = "/ocs/v2.php/apps/files_sharing/api/v1/shares"
+
+// Share types.
+const (
+	ShareUser      = 0
+	ShareGroup     = 1
+	ShareLink      = 3
+	ShareEmail     = 4
+	ShareFederated = 6
+	ShareTeam      = 7
+	ShareTalk      = 10
+	ShareDeck      = 12
+)
+
+// Share is one share as the sharing API reports it.
+type Share struct {
+	ID                   string
+	ShareType            int
+	ShareWith            string // user, group, ... the share goes to
+	ShareWithDisplayName string
+	Owner                hybridsearch.UserID // uid_owner: who shared it
+	FileOwner            hybridsearch.UserID // uid_file_owner: who owns the file
+	Path                 string              // in the viewer's tree (the recipient's for shared_with_me)
+	ItemType             string              // "file" or "folder"
+	FileID               hybridsearch.FileID // item_source / file_source
+	FileTarget           string              // path in the recipient's tree
+	Permissions          int
+	MIME                 string
+	Created              time.Time  // stime
+	Expiration           *time.Time // nil when the share does not expire
+	HideDownload         bool
+}
+
+// UnmarshalJSON reads the loosely typed share object of the sharing API.
+func (s *Share) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*s = Share{
+		ID:                   jsonString(raw["id"]),
+		ShareType:            int(jsonInt(raw["share_type"])),
+		ShareWith:            jsonString(raw["share_with"]),
+		ShareWithDisplayName: jsonString(raw["share_with_displayname"]),
+		Owner:                hybridsearch.UserID(jsonString(raw["uid_owner"])),
+		FileOwner:            hybridsearch.UserID(jsonString(raw["uid_file_owner"])),
+		Path:                 jsonString(raw["path"]),
+		ItemType:             jsonString(raw["item_type"]),
+		FileID:               hybridsearch.FileID(jsonInt(raw["file_source"])),
+		FileTarget:           jsonString(raw["file_target"]),
+		Permissions:          int(jsonInt(raw["permissions"])),
+		MIME:                 jsonString(raw["mimetype"]),
+		HideDownload:         jsonBool(raw["hide_download"]),
+	}
+	if s.FileID == 0 {
+		s.FileID = hybridsearch.FileID(jsonInt(raw["item_source"]))
+	}
+	if ts := jsonInt(raw["stime"]); ts > 0 {
+		s.Created = time.Unix(ts, 0).UTC()
+	}
+	if exp := jsonString(raw["expiration"]); exp != "" {
+		// "2024-05-31 00:00:00", in the server's time zone.
+		if t, err := time.Parse(time.DateTime, exp); err == nil {
+			s.Expiration = &t
+		}
+	}
+	return nil
+}
+
+// SharedWithMe returns the shares user has received.
+func (c *Client) SharedWithMe(ctx context.Context, user hybridsearch.UserID) ([]Share, error) {
+	if err := requireUser("shared with me", user); err != nil {
+		return nil, err
+	}
+	var shares []Share
+	q := url.Values{"shared_with_me": {"true"}}
+	if err := c.ocs(ctx, user, http.MethodGet, sharesPath, q, nil, &shares); err != nil {
+		return nil, err
+	}
+	return shares, nil
+}
+
+// SharesOf returns the shares on p (and reshares by others) as its owner
+// user sees them. ENOTFOUND if user has no such path.
+func (c *Client) SharesOf(ctx context.Context, user hybridsearch.UserID, p string) ([]Share, error) {
+	if err := requireUser("shares of", user); err != nil {
+		return nil, err
+	}
+	clean, err := cleanPath(p)
+	if err != nil {
+		return nil, err
+	}
+	var shares []Share
+	q := url.Values{"path": {clean}, "reshares": {"true"}}
+	if err := c.ocs(ctx, user, http.MethodGet, sharesPath, q, nil, &shares); err != nil {
+		return nil, err
+	}
+	return shares, nil
+}
