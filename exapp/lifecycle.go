@@ -1,0 +1,280 @@
+package exapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/nextcloud"
+)
+
+// Nextcloud is the part of the Nextcloud client the lifecycle uses. All
+// calls are made without a user, as AppAPI requires.
+type Nextcloud interface {
+	SetInitProgress(ctx context.Context, progress int) error
+	SetInitError(ctx context.Context, msg string) error
+	RegisterTopMenu(ctx context.Context, m nextcloud.TopMenu) error
+	UnregisterTopMenu(ctx context.Context, name string) error
+	SetInitialState(ctx context.Context, menu, key string, value any) error
+	RegisterScript(ctx context.Context, menu, path, afterAppID string) error
+	RegisterStyle(ctx context.Context, menu, path string) error
+	ListWebhooks(ctx context.Context, uri string) ([]nextcloud.Webhook, error)
+	CreateWebhook(ctx context.Context, s nextcloud.WebhookSpec) (nextcloud.Webhook, error)
+	DeleteWebhook(ctx context.Context, id int) error
+	DeleteWebhooksByApp(ctx context.Context, appID string) (int, error)
+}
+
+// The names under which the app registers its UI.
+const (
+	MenuName        = "search"                 // top-menu entry: /apps/app_api/embedded/<app>/search
+	MenuIcon        = "img/app.svg"            // served by the app
+	ScriptPath      = "js/hybrid_search-main"  // without .js, as AppAPI wants
+	StylePath       = "css/hybrid_search-main" // without .css
+	InitialStateKey = "hybrid_search_info"     // loadState('app_api', key)
+	WebhookURI      = "/api/webhook"           // where Nextcloud delivers file events
+	eventPrefix     = `OCP\Files\Events\Node\` //
+	filesPathFilter = `/^\/[^\/]+\/files\//`   // only /<uid>/files/..., not appdata or trash
+)
+
+// WebhookEvents are the file events the app listens to, with the payload
+// key whose path the filter checks (two-node events carry source/target).
+var WebhookEvents = []struct{ Class, PathKey string }{
+	{eventPrefix + "NodeCreatedEvent", "event.node.path"},
+	{eventPrefix + "NodeWrittenEvent", "event.node.path"},
+	{eventPrefix + "NodeRenamedEvent", "event.target.path"},
+	{eventPrefix + "NodeCopiedEvent", "event.target.path"},
+	{eventPrefix + "NodeRestoredEvent", "event.target.path"},
+	{eventPrefix + "BeforeNodeDeletedEvent", "event.node.path"},
+	{eventPrefix + "NodeDeletedEvent", "event.node.path"},
+}
+
+// InitStep is one part of initialization.
+type InitStep struct {
+	Name string
+	Run  func(ctx context.Context) error
+}
+
+// Lifecycle runs initialization and the enable/disable registrations.
+// Create it with New.
+type Lifecycle struct {
+	nc          Nextcloud
+	appID       string
+	version     string
+	displayName string
+	steps       []InitStep
+	onEnable    func(ctx context.Context) error
+	onDisable   func(ctx context.Context) error
+	logger      *slog.Logger
+	ctx         context.Context // bounds background work; from Main
+
+	mu      sync.Mutex
+	running bool
+	done    chan struct{} // closed when the current init ends
+}
+
+// Options configure a Lifecycle.
+type Options struct {
+	AppID, Version, DisplayName string
+	// Steps run in order on /init; progress is reported after each.
+	Steps []InitStep
+	// OnEnable, if non-nil, runs after the registrations on enable
+	// (for example to start the initial scan); OnDisable before removal.
+	OnEnable  func(ctx context.Context) error
+	OnDisable func(ctx context.Context) error
+	Logger    *slog.Logger // nil means slog.Default()
+}
+
+// New returns a Lifecycle whose background work ends when ctx is done.
+func New(ctx context.Context, nc Nextcloud, o Options) *Lifecycle {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return &Lifecycle{nc: nc, appID: o.AppID, version: o.Version, displayName: o.DisplayName, steps: o.Steps,
+		onEnable: o.OnEnable, onDisable: o.OnDisable, logger: o.Logger, ctx: ctx}
+}
+
+// StartInit runs the init steps in the background, reporting progress to
+// Nextcloud, and returns at once. A call while one runs does nothing.
+func (l *Lifecycle) StartInit() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.running {
+		return
+	}
+	l.running = true
+	l.done = make(chan struct{})
+	go l.runInit(l.done)
+}
+
+// WaitInit waits until the running initialization (if any) ends.
+func (l *Lifecycle) WaitInit(ctx context.Context) error {
+	l.mu.Lock()
+	done := l.done
+	l.mu.Unlock()
+	if done == nil {
+		return nil
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (l *Lifecycle) runInit(done chan struct{}) {
+	defer func() {
+		l.mu.Lock()
+		l.running = false
+		l.mu.Unlock()
+		close(done)
+	}()
+	ctx := l.ctx
+	report := func(p int) {
+		if err := retry(ctx, func() error { return l.nc.SetInitProgress(ctx, p) }); err != nil {
+			l.logger.Error("reporting init progress failed", "progress", p, "error", err)
+		}
+	}
+	report(0)
+	for i, step := range l.steps {
+		start := time.Now()
+		if err := retry(ctx, func() error { return step.Run(ctx) }); err != nil {
+			msg := fmt.Sprintf("initialization step %q failed: %s", step.Name, hs.ErrorMessage(err))
+			l.logger.Error("initialization failed", "step", step.Name, "error", err)
+			if err := l.nc.SetInitError(ctx, msg); err != nil {
+				l.logger.Error("reporting init error failed", "error", err)
+			}
+			return
+		}
+		l.logger.Info("initialization step done", "step", step.Name, "duration_ms", time.Since(start).Milliseconds())
+		if p := (i + 1) * 100 / len(l.steps); p < 100 {
+			report(p)
+		}
+	}
+	report(100)
+}
+
+// retry runs f until it succeeds, fails with a non-transient error, ctx
+// ends, or 6 attempts were made, waiting 0.5 s, 1 s, 2 s, ... in between.
+func retry(ctx context.Context, f func() error) error {
+	wait := 500 * time.Millisecond
+	var err error
+	for attempt := 0; attempt < 6; attempt++ {
+		if err = f(); err == nil || hs.ErrorKind(err) != hs.EUNAVAILABLE {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+	return err
+}
+
+// SetEnabled registers the app's UI and webhooks (enabled) or removes them.
+// Enabling twice leaves exactly one of each.
+func (l *Lifecycle) SetEnabled(ctx context.Context, enabled bool) error {
+	if !enabled {
+		return l.disable(ctx)
+	}
+	if err := l.registerUI(ctx); err != nil {
+		return err
+	}
+	if err := l.registerWebhooks(ctx); err != nil {
+		return err
+	}
+	if l.onEnable != nil {
+		if err := l.onEnable(ctx); err != nil {
+			return fmt.Errorf("enable: %w", err)
+		}
+	}
+	l.logger.Info("app enabled: UI and webhooks registered")
+	return nil
+}
+
+func (l *Lifecycle) registerUI(ctx context.Context) error {
+	menu := nextcloud.TopMenu{Name: MenuName, DisplayName: l.displayName, Icon: MenuIcon}
+	if err := l.nc.RegisterTopMenu(ctx, menu); err != nil {
+		return fmt.Errorf("register top menu: %w", err)
+	}
+	info := map[string]string{"app_id": l.appID, "version": l.version, "display_name": l.displayName}
+	if err := l.nc.SetInitialState(ctx, MenuName, InitialStateKey, info); err != nil {
+		return fmt.Errorf("register initial state: %w", err)
+	}
+	if err := l.nc.RegisterScript(ctx, MenuName, ScriptPath, ""); err != nil {
+		return fmt.Errorf("register script: %w", err)
+	}
+	if err := l.nc.RegisterStyle(ctx, MenuName, StylePath); err != nil {
+		return fmt.Errorf("register style: %w", err)
+	}
+	return nil
+}
+
+// registerWebhooks makes the app's webhooks exactly WebhookEvents: it keeps
+// one correct registration per event, deletes duplicates and stale ones,
+// and creates what is missing.
+func (l *Lifecycle) registerWebhooks(ctx context.Context) error {
+	existing, err := l.nc.ListWebhooks(ctx, WebhookURI)
+	if err != nil {
+		return fmt.Errorf("list webhooks: %w", err)
+	}
+	want := map[string]string{}
+	for _, ev := range WebhookEvents {
+		want[ev.Class] = ev.PathKey
+	}
+	have := map[string]bool{}
+	for _, w := range existing {
+		if w.AppID != l.appID {
+			continue
+		}
+		key, ok := want[w.Event]
+		if ok && !have[w.Event] && w.HTTPMethod == "POST" && fmt.Sprint(w.EventFilter[key]) == filesPathFilter {
+			have[w.Event] = true
+			continue
+		}
+		if err := l.nc.DeleteWebhook(ctx, w.ID); err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
+			return fmt.Errorf("delete stale webhook %d: %w", w.ID, err)
+		}
+	}
+	for _, ev := range WebhookEvents {
+		if have[ev.Class] {
+			continue
+		}
+		spec := nextcloud.WebhookSpec{
+			HTTPMethod:  "POST",
+			URI:         WebhookURI,
+			Event:       ev.Class,
+			EventFilter: map[string]any{ev.PathKey: filesPathFilter},
+			Headers:     map[string]string{"Content-Type": "application/json"},
+		}
+		if _, err := l.nc.CreateWebhook(ctx, spec); err != nil {
+			return fmt.Errorf("create webhook %s: %w", ev.Class, err)
+		}
+	}
+	return nil
+}
+
+func (l *Lifecycle) disable(ctx context.Context) error {
+	var errs []error
+	if l.onDisable != nil {
+		if err := l.onDisable(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("disable: %w", err))
+		}
+	}
+	if _, err := l.nc.DeleteWebhooksByApp(ctx, l.appID); err != nil {
+		errs = append(errs, fmt.Errorf("delete webhooks: %w", err))
+	}
+	if err := l.nc.UnregisterTopMenu(ctx, MenuName); err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
+		errs = append(errs, fmt.Errorf("unregister top menu: %w", err))
+	}
+	if len(errs) == 0 {
+		l.logger.Info("app disabled: UI and webhooks removed")
+	}
+	return errors.Join(errs...)
+}

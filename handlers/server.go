@@ -1,0 +1,102 @@
+package handlers
+
+import (
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+)
+
+// MaxBodyBytes limits every request body (webhook batches, search
+// requests); larger bodies get 413 before they are read.
+const MaxBodyBytes = 1 << 20
+
+// Deps are the handlers' dependencies; New checks the required ones.
+type Deps struct {
+	AppID     string       // required: the EX-APP-ID to accept
+	AppSecret string       // required: the AppAPI shared secret
+	Lifecycle Lifecycle    // required
+	Status    StatusSource // required
+	Assets    fs.FS        // required: the frontend build (js/, css/, img/)
+	Logger    *slog.Logger // nil means slog.Default()
+}
+
+// Server holds the handlers and what they need.
+type Server struct {
+	appID  string
+	secret string
+	life   Lifecycle
+	status StatusSource
+	assets fs.FS
+	logger *slog.Logger
+}
+
+// New returns a Server, or an error naming the first missing dependency.
+func New(d Deps) (*Server, error) {
+	switch {
+	case d.AppID == "":
+		return nil, errors.New("handlers: AppID is required")
+	case d.AppSecret == "":
+		return nil, errors.New("handlers: AppSecret is required")
+	case d.Lifecycle == nil:
+		return nil, errors.New("handlers: Lifecycle is required")
+	case d.Status == nil:
+		return nil, errors.New("handlers: Status is required")
+	case d.Assets == nil:
+		return nil, errors.New("handlers: Assets is required")
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	return &Server{appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, assets: d.Assets, logger: d.Logger}, nil
+}
+
+// Handler returns the app's complete HTTP handler.
+func (s *Server) Handler() http.Handler {
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = s.errorHandler
+	e.Use(middleware.Recover())
+	e.Use(middleware.BodyLimit("1M"))
+	e.Use(s.requestLogger())
+	s.Register(e)
+	return e
+}
+
+// Register adds every route to e. This is the whole route table.
+func (s *Server) Register(e *echo.Echo) {
+	// AppAPI lifecycle (called by Nextcloud directly, not through the proxy).
+	e.GET("/heartbeat", s.handleHeartbeat)
+	e.POST("/init", s.handleInit, s.appAPIAuth, requireNoUser)
+	e.PUT("/enabled", s.handleEnabled, s.appAPIAuth, requireNoUser)
+
+	// JSON API (through the AppAPI proxy, as the logged-in user).
+	api := e.Group("/api", s.appAPIAuth)
+	api.GET("/status", s.handleStatus)
+
+	// Frontend assets loaded by the top-menu page through the proxy.
+	e.GET("/js/*", s.handleAsset, s.appAPIAuth)
+	e.GET("/css/*", s.handleAsset, s.appAPIAuth)
+	e.GET("/img/*", s.handleAsset, s.appAPIAuth)
+}
+
+// requestLogger logs one line per request at debug level, and failures at
+// warn level. It never logs headers (they carry the AppAPI secret).
+func (s *Server) requestLogger() echo.MiddlewareFunc {
+	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+		LogStatus: true, LogURIPath: true, LogMethod: true, LogLatency: true,
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			level := slog.LevelDebug
+			if v.Status >= 500 {
+				level = slog.LevelWarn
+			}
+			s.logger.Log(c.Request().Context(), level, "request", slog.String("method", v.Method),
+				slog.String("path", v.URIPath), slog.Int("status", v.Status), slog.Int64("duration_ms", v.Latency.Milliseconds()))
+			return nil
+		},
+	})
+}
