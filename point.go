@@ -1,0 +1,48 @@
+package hybridsearch
+
+import "time"
+
+// SparseVector is a sparse vector: Indices sorted ascending and unique,
+// Values of the same length.
+type SparseVector struct {
+	Indices []uint32  `json:"indices"`
+	Values  []float32 `json:"values"`
+}
+
+// FileMeta is what the index knows about a file, shared by all its chunks.
+type FileMeta struct {
+	ID       FileID    `json:"file_id"`
+	Path     string    `json:"path"`  // as the owner (or first reader) sees it, leading "/"
+	Title    string    `json:"title"` // document title, or the file name without extension
+	MIME     string    `json:"mime"`
+	Type     DocType   `json:"type"`
+	Modified time.Time `json:"modified"`
+	ETag     string    `json:"etag"`
+	Size     int64     `json:"size"`
+	Readers  []UserID  `json:"readers"` // every user who can see the file, sorted
+}
+
+// Point is one stored chunk: the chunk, its vectors and its file's metadata.
+type Point struct {
+	ID      string       `json:"id"` // PointID(file, chunk no)
+	Chunk   Chunk        `json:"chunk"`
+	File    FileMeta     `json:"file"`
+	Dense   []float32    `json:"dense,omitempty"`
+	BM25    SparseVector `json:"bm25"`
+	Trigram SparseVector `json:"trigram"`
+}
+
+// Filter narrows a search. Zero fields do not filter.
+type Filter struct {
+	Types          []DocType `json:"types,omitempty"`
+	MIMEs          []string  `json:"mimes,omitempty"`
+	PathPrefix     string    `json:"path_prefix,omitempty"`
+	ModifiedAfter  time.Time `json:"modified_after,omitzero"`
+	ModifiedBefore time.Time `json:"modified_before,omitzero"`
+}
+
+// Hit is one chunk found by one retrieval leg, with the leg's raw score.
+type Hit struct {
+	Point Point   `json:"point"` // vectors are not filled in hits
+	Score float32 `json:"score"`
+}
