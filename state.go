@@ -1,0 +1,28 @@
+package hybridsearch
+
+import "time"
+
+// File statuses in the index.
+const (
+	StatusIndexed = "indexed" // chunks are in the store
+	StatusSkipped = "skipped" // excluded or unsupported; nothing stored, on purpose
+	StatusFailed  = "failed"  // gave up after retries; Error says why
+	StatusPending = "pending" // queued or being retried
+)
+
+// FileState is the per-file bookkeeping the indexer keeps beside the store:
+// what was indexed, for whom, and how it went.
+type FileState struct {
+	ID          FileID            `json:"id"`
+	ETag        string            `json:"etag"`
+	MIME        string            `json:"mime"`
+	Size        int64             `json:"size"`
+	Modified    time.Time         `json:"modified"`
+	Paths       map[UserID]string `json:"paths"`   // each reader's path to the file
+	Readers     []UserID          `json:"readers"` // sorted
+	ChunkHashes []string          `json:"chunk_hashes,omitempty"`
+	Status      string            `json:"status"`
+	Error       string            `json:"error,omitempty"`
+	Attempts    int               `json:"attempts,omitempty"`
+	Updated     time.Time         `json:"updated"`
+}
