@@ -24,4 +24,7 @@ type IndexJob struct {
 	Event   string    `json:"event,omitempty"`    // short event name, e.g. "NodeWrittenEvent"
 	Reason  JobReason `json:"reason"`
 	Time    time.Time `json:"time"`
+	// NotBefore, if set, is the earliest time the job should run: a
+	// BeforeNodeDeletedEvent arrives before the delete has happened.
+	NotBefore time.Time `json:"not_before,omitzero"`
 }
