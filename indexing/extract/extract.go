@@ -1,0 +1,272 @@
+package extract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/hybrid-search/hybridsearch"
+)
+
+// Defaults for the limits of an Extractor whose fields are zero.
+const (
+	DefaultMaxInputBytes = 100 << 20
+	DefaultMaxTextRunes  = 20_000_000
+	DefaultMaxZipEntries = 10_000
+	DefaultMaxZipTotal   = 512 << 20
+	DefaultMaxZipRatio   = 100
+	DefaultTimeout       = 60 * time.Second
+)
+
+// TruncatedSuffix ends Text.Extractor when Body was cut at MaxTextRunes
+// ("docx+truncated"). The note lives there rather than in Body so that it
+// is never indexed as if it were the document's text.
+const TruncatedSuffix = "+truncated"
+
+// ErrUnsupported is the cause of the EINVALID error Extract returns for a
+// format it does not know; test it with errors.Is to record a file as
+// skipped rather than failed.
+var ErrUnsupported = errors.New("unsupported format")
+
+// Extractor turns files into text. Its zero value is ready to use with the
+// defaults above; set fields before the first call and not after. It is
+// safe for concurrent use.
+type Extractor struct {
+	// MaxInputBytes bounds the input; a larger one fails with ETOOLARGE
+	// after reading at most this many bytes plus one. 0 means the default.
+	MaxInputBytes int64
+	// MaxTextRunes bounds Body: text past it is dropped, parsing stops and
+	// Extractor gets TruncatedSuffix. 0 means the default.
+	MaxTextRunes int
+	// MaxZipEntries bounds the entries of a zip-based file. 0 means the default.
+	MaxZipEntries int
+	// MaxZipTotal bounds the bytes all entries of a zip-based file expand
+	// to, as declared and as actually read. 0 means the default.
+	MaxZipTotal int64
+	// MaxZipRatio bounds how much one entry may expand (uncompressed over
+	// compressed size); entries under 1 MiB are exempt. 0 means the default.
+	MaxZipRatio float64
+	// Timeout bounds the parsing of one file (not the reading of r); on
+	// expiry Extract fails with EINVALID "timed out". 0 means the default.
+	Timeout time.Duration
+	// PDFToText is the path of poppler's pdftotext. "" means look it up in
+	// PATH on first use; when it is not found (or the path does not exist)
+	// PDFs are read with a pure-Go parser instead, and Text.Extractor says
+	// which one ran ("pdftotext" or "pdf-go").
+	PDFToText string
+
+	once      sync.Once
+	pdftotext string // resolved path, "" when absent
+	pdfinfo   string // pdfinfo next to it, "" when absent
+
+	// hook, if non-nil, runs at the start of every parse, inside the
+	// timeout and panic guard; tests use it to panic or block.
+	hook func(ctx context.Context)
+}
+
+// limits are an Extractor's limits with defaults applied.
+type limits struct {
+	maxInput   int64
+	maxRunes   int
+	zipEntries int
+	zipTotal   int64
+	zipRatio   float64
+	timeout    time.Duration
+}
+
+func (x *Extractor) limits() limits {
+	l := limits{
+		maxInput:   x.MaxInputBytes,
+		maxRunes:   x.MaxTextRunes,
+		zipEntries: x.MaxZipEntries,
+		zipTotal:   x.MaxZipTotal,
+		zipRatio:   x.MaxZipRatio,
+		timeout:    x.Timeout,
+	}
+	if l.maxInput <= 0 {
+		l.maxInput = DefaultMaxInputBytes
+	}
+	if l.maxRunes <= 0 {
+		l.maxRunes = DefaultMaxTextRunes
+	}
+	if l.zipEntries <= 0 {
+		l.zipEntries = DefaultMaxZipEntries
+	}
+	if l.zipTotal <= 0 {
+		l.zipTotal = DefaultMaxZipTotal
+	}
+	if l.zipRatio <= 0 {
+		l.zipRatio = DefaultMaxZipRatio
+	}
+	if l.timeout <= 0 {
+		l.timeout = DefaultTimeout
+	}
+	return l
+}
+
+// Supported reports whether mime or the extension of name names a format
+// Extract knows. Extract may still recognise other files by their content.
+func Supported(name, mime string) bool {
+	return formatFor(name, mime) != fmtUnknown
+}
+
+// sniffLen is how much of the input content sniffing looks at.
+const sniffLen = 3072
+
+// Extract reads the file name of the given MIME type from r and returns its
+// text. An empty file gives an empty Body and no error. Errors:
+// EINVALID for an unsupported format (wrapping ErrUnsupported), a corrupt,
+// encrypted or hostile file, binary data declared as text, or a parse that
+// outlived Timeout; ETOOLARGE for an input over MaxInputBytes;
+// EUNAVAILABLE when reading r fails or ctx ends. Extract does not close r.
+func (x *Extractor) Extract(ctx context.Context, name, mime string, r io.Reader) (hybridsearch.Text, error) {
+	lim := x.limits()
+	if s, ok := r.(interface{ Size() int64 }); ok && s.Size() > lim.maxInput {
+		return hybridsearch.Text{}, tooLarge(name, lim.maxInput)
+	}
+	f := formatFor(name, mime)
+	data, err := readLimited(ctx, r, sniffLen)
+	if err != nil {
+		return hybridsearch.Text{}, readError(name, err)
+	}
+	if f == fmtUnknown && len(data) > 0 {
+		f = sniff(data)
+	}
+	if f == fmtUnknown {
+		return hybridsearch.Text{}, unsupported(name, mime)
+	}
+	if len(data) == sniffLen {
+		rest, err := readLimited(ctx, r, lim.maxInput+1-sniffLen)
+		if err != nil {
+			return hybridsearch.Text{}, readError(name, err)
+		}
+		data = append(data, rest...)
+	}
+	if int64(len(data)) > lim.maxInput {
+		return hybridsearch.Text{}, tooLarge(name, lim.maxInput)
+	}
+	if f == fmtZip {
+		if f = sniffZip(data); f == fmtUnknown {
+			return hybridsearch.Text{}, unsupported(name, mime)
+		}
+	}
+	if len(data) == 0 {
+		return hybridsearch.Text{Extractor: string(f)}, nil
+	}
+	return x.run(ctx, name, f, data, lim)
+}
+
+// run parses data under the timeout and turns a panic into EINVALID. On a
+// timeout it returns at once; a pure-Go parser that ignores its context
+// finishes in the background and its result is dropped.
+func (x *Extractor) run(ctx context.Context, name string, f format, data []byte, lim limits) (hybridsearch.Text, error) {
+	pctx, cancel := context.WithTimeout(ctx, lim.timeout)
+	defer cancel()
+	if f == fmtPDF {
+		x.once.Do(x.findPoppler)
+	}
+	j := &job{ctx: pctx, name: name, format: f, data: data, lim: lim, b: newBuilder(pctx, lim.maxRunes),
+		extractor: string(f), pdftotext: x.pdftotext, pdfinfo: x.pdfinfo}
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- hybridsearch.WrapError(hybridsearch.EINVALID,
+					fmt.Errorf("panic: %v\n%s", p, debug.Stack()),
+					fmt.Sprintf("extract %s: %s parser crashed", name, f))
+			}
+		}()
+		if x.hook != nil {
+			x.hook(pctx)
+		}
+		done <- j.parse()
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-pctx.Done():
+		err = pctx.Err()
+	}
+	switch {
+	case ctx.Err() != nil:
+		return hybridsearch.Text{}, hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, ctx.Err(),
+			fmt.Sprintf("extract %s: canceled", name))
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		return hybridsearch.Text{}, hybridsearch.Errorf(hybridsearch.EINVALID, "extract %s: timed out after %s", name, lim.timeout)
+	case errors.Is(err, errTruncated):
+		j.extractor += TruncatedSuffix
+	case err != nil && hybridsearch.ErrorKind(err) == hybridsearch.EINTERNAL:
+		return hybridsearch.Text{}, hybridsearch.WrapError(hybridsearch.EINVALID, err,
+			fmt.Sprintf("extract %s: corrupt %s", name, f))
+	case err != nil:
+		return hybridsearch.Text{}, err
+	}
+	return hybridsearch.Text{Body: j.b.String(), Pages: j.b.pages, Title: j.title, Extractor: j.extractor}, nil
+}
+
+// findPoppler resolves PDFToText and pdfinfo beside it.
+func (x *Extractor) findPoppler() {
+	p := x.PDFToText
+	if p == "" {
+		p, _ = exec.LookPath("pdftotext")
+	}
+	if p == "" {
+		return
+	}
+	if st, err := os.Stat(p); err != nil || st.IsDir() {
+		return
+	}
+	x.pdftotext = p
+	info := filepath.Join(filepath.Dir(p), "pdfinfo")
+	if st, err := os.Stat(info); err == nil && !st.IsDir() {
+		x.pdfinfo = info
+	}
+}
+
+// readLimited reads up to n bytes of r, stopping early at EOF or when ctx
+// ends.
+func readLimited(ctx context.Context, r io.Reader, n int64) ([]byte, error) {
+	var buf []byte
+	if n > 0 && n <= sniffLen {
+		buf = make([]byte, 0, n)
+	}
+	chunk := make([]byte, 32<<10)
+	for int64(len(buf)) < n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		want := min(int64(len(chunk)), n-int64(len(buf)))
+		m, err := r.Read(chunk[:want])
+		buf = append(buf, chunk[:m]...)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
+}
+
+func tooLarge(name string, limit int64) error {
+	return hybridsearch.Errorf(hybridsearch.ETOOLARGE, "extract %s: too large: over %d bytes", name, limit)
+}
+
+func unsupported(name, mime string) error {
+	if mime == "" {
+		mime = "(none)"
+	}
+	return &hybridsearch.Error{Kind: hybridsearch.EINVALID, Err: ErrUnsupported,
+		Message: fmt.Sprintf("extract %s: unsupported type %s", name, mime)}
+}
+
+func readError(name string, err error) error {
+	return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, fmt.Sprintf("extract %s: read", name))
+}

@@ -1,0 +1,218 @@
+package extract
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/ledongthuc/pdf"
+)
+
+// pdf extracts a PDF page by page, recording each page's span. It runs
+// poppler's pdftotext when there is one ("pdftotext") and the pure-Go
+// parser otherwise ("pdf-go"). Encrypted and corrupt files are EINVALID.
+func (j *job) pdf() error {
+	if !bytes.Contains(j.data[:min(len(j.data), 1024)], []byte("%PDF-")) {
+		return j.invalid("corrupt pdf: no %%PDF header")
+	}
+	if j.pdftotext != "" {
+		j.extractor = "pdftotext"
+		return j.pdfPoppler()
+	}
+	j.extractor = "pdf-go"
+	return j.pdfGo()
+}
+
+// pdfPoppler runs pdftotext on a temporary copy of the file and splits its
+// output into pages at form feeds. pdfinfo, when it sits beside pdftotext,
+// supplies Title.
+func (j *job) pdfPoppler() error {
+	tmp, err := os.CreateTemp("", "extract-*.pdf")
+	if err != nil {
+		return fmt.Errorf("pdf temp file: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(j.data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("pdf temp file: %w", err)
+	}
+	// UTF-8 holds at most 4 bytes per rune; what is past the budget is
+	// dropped while pdftotext runs on (the timeout still bounds it).
+	out := &capWriter{max: 4*j.lim.maxRunes + 4}
+	if err := j.poppler(out, j.pdftotext, "-enc", "UTF-8", "-eol", "unix", tmp.Name(), "-"); err != nil {
+		return err
+	}
+	if j.pdfinfo != "" {
+		info := &capWriter{max: 64 << 10}
+		if j.poppler(info, j.pdfinfo, "-enc", "UTF-8", tmp.Name()) == nil {
+			j.title = pdfInfoTitle(info.buf.String())
+		}
+	}
+	pages := strings.Split(out.buf.String(), "\f")
+	if len(pages) > 1 && strings.TrimSpace(pages[len(pages)-1]) == "" {
+		pages = pages[:len(pages)-1] // pdftotext ends every page with a form feed
+	}
+	for i, p := range pages {
+		j.b.startPage(i + 1)
+		err := j.b.raw(p)
+		j.b.endPage()
+		if err != nil {
+			return err
+		}
+	}
+	if out.over {
+		return errTruncated
+	}
+	return nil
+}
+
+// poppler runs a poppler tool under the job's context, writing its output
+// to out. A failure becomes EINVALID with poppler's own reason.
+func (j *job) poppler(out *capWriter, name string, args ...string) error {
+	stderr := &capWriter{max: 4 << 10}
+	cmd := exec.CommandContext(j.ctx, name, args...)
+	cmd.Stdout, cmd.Stderr = out, stderr
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	if err == nil {
+		return nil
+	}
+	if cerr := j.ctx.Err(); cerr != nil {
+		return cerr
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return fmt.Errorf("pdf: run %s: %w", name, err)
+	}
+	reason := popplerReason(stderr.buf.String())
+	if strings.Contains(strings.ToLower(reason), "password") || exit.ExitCode() == 3 {
+		return j.invalid("encrypted pdf: %s", reason)
+	}
+	return j.invalid("corrupt pdf: %s", reason)
+}
+
+// popplerReason picks the most telling line of poppler's error output.
+func popplerReason(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.Contains(l, "Error") {
+			return l
+		}
+	}
+	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
+		return l
+	}
+	return "pdftotext failed"
+}
+
+// pdfInfoTitle reads the Title line of pdfinfo's output.
+func pdfInfoTitle(info string) string {
+	for line := range strings.SplitSeq(info, "\n") {
+		if v, ok := strings.CutPrefix(line, "Title:"); ok {
+			return strings.TrimSpace(clean(v))
+		}
+	}
+	return ""
+}
+
+// capWriter keeps the first max bytes written to it and discards the rest,
+// so a child process never blocks or dies on a full pipe.
+type capWriter struct {
+	buf  bytes.Buffer
+	max  int
+	over bool
+}
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	if room := w.max - w.buf.Len(); room < len(p) {
+		w.over = true
+		w.buf.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return w.buf.Write(p)
+}
+
+// pdfGo extracts with github.com/ledongthuc/pdf, rebuilding word spaces
+// and line breaks from glyph positions. A page the parser chokes on is
+// left empty; an unreadable file is EINVALID.
+func (j *job) pdfGo() error {
+	r, err := pdf.NewReader(bytes.NewReader(j.data), int64(len(j.data)))
+	if err != nil {
+		if errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(strings.ToLower(err.Error()), "encrypt") {
+			return j.invalid("encrypted pdf: %v", err)
+		}
+		return j.corrupt(err, "pdf")
+	}
+	j.title = pdfGoTitle(r)
+	n := r.NumPage()
+	if n <= 0 {
+		return j.invalid("corrupt pdf: no pages")
+	}
+	n = min(n, len(j.data)/32+1) // each page object takes more bytes than that
+	for i := 1; i <= n; i++ {
+		if err := j.ctx.Err(); err != nil {
+			return err
+		}
+		j.b.startPage(i)
+		err := j.b.raw(pdfGoPage(r, i))
+		j.b.endPage()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func pdfGoTitle(r *pdf.Reader) (title string) {
+	defer func() {
+		if recover() != nil {
+			title = ""
+		}
+	}()
+	return strings.TrimSpace(clean(r.Trailer().Key("Info").Key("Title").Text()))
+}
+
+// pdfGoPage returns the text of page i: glyphs in content order, a newline
+// where the baseline moves, a space where the gap to the previous glyph is
+// wider than a fraction of the font size.
+func pdfGoPage(r *pdf.Reader, i int) (text string) {
+	defer func() {
+		if recover() != nil {
+			text = ""
+		}
+	}()
+	p := r.Page(i)
+	if p.V.IsNull() {
+		return ""
+	}
+	var sb strings.Builder
+	var prev pdf.Text
+	for k, t := range p.Content().Text {
+		if k > 0 {
+			fs := math.Max(math.Max(prev.FontSize, t.FontSize), 1)
+			end := prev.X + prev.W
+			if prev.W == 0 {
+				end = prev.X + 0.5*prev.FontSize // fonts without widths
+			}
+			switch gap := t.X - end; {
+			case math.Abs(t.Y-prev.Y) > 0.5*fs:
+				sb.WriteByte('\n')
+			case gap > 0.15*fs && prev.S != " " && t.S != " ":
+				sb.WriteByte(' ')
+			case t.X < prev.X-fs && prev.S != " " && t.S != " ":
+				sb.WriteByte(' ')
+			}
+		}
+		sb.WriteString(t.S)
+		prev = t
+	}
+	return sb.String()
+}
