@@ -1,0 +1,62 @@
+package indexing
+
+import (
+	"context"
+	"io"
+	"time"
+
+	hs "github.com/hybrid-search/hybridsearch"
+)
+
+// FileSource reads files from Nextcloud as a given user.
+type FileSource interface {
+	FindByID(ctx context.Context, user hs.UserID, id hs.FileID) (hs.FileInfo, error)
+	Stat(ctx context.Context, user hs.UserID, path string) (hs.FileInfo, error)
+	List(ctx context.Context, user hs.UserID, path string) ([]hs.FileInfo, error)
+	Download(ctx context.Context, user hs.UserID, path string, maxBytes int64) (io.ReadCloser, hs.FileInfo, error)
+}
+
+// Extractor turns a file's bytes into text.
+type Extractor interface {
+	// Supported reports whether the format is known, before downloading.
+	Supported(name, mime string) bool
+	Extract(ctx context.Context, name, mime string, r io.Reader) (hs.Text, error)
+}
+
+// Chunker splits text into chunks.
+type Chunker interface {
+	Chunk(file hs.FileID, t hs.Text) []hs.Chunk
+}
+
+// SparseFunc computes a chunk's BM25 and trigram vectors.
+type SparseFunc func(text string) (bm25, trigram hs.SparseVector)
+
+// Embedder embeds document texts; nil in Pipeline means "no dense vectors".
+type Embedder interface {
+	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// ChunkWriter is the part of the store indexing writes to.
+type ChunkWriter interface {
+	WriteFile(ctx context.Context, meta hs.FileMeta, points []hs.Point) error
+	UpdateFileMeta(ctx context.Context, meta hs.FileMeta) error
+	DeleteFile(ctx context.Context, id hs.FileID) error
+	FilePoints(ctx context.Context, id hs.FileID, withVectors bool) ([]hs.Point, error)
+	VectorsByHash(ctx context.Context, hashes []string) (map[string][]float32, error)
+}
+
+// StateStore keeps per-file state (JetStream KV in production).
+type StateStore interface {
+	Get(ctx context.Context, id hs.FileID) (hs.FileState, uint64, error)
+	Put(ctx context.Context, st hs.FileState) error
+	Delete(ctx context.Context, id hs.FileID) error
+}
+
+// Leaser grants a per-file lease so two workers never write one file at
+// the same time. Lease returns ECONFLICT while someone else holds it.
+type Leaser interface {
+	Lease(ctx context.Context, key string, ttl time.Duration) (release func(), err error)
+}
+
+// EnqueueFunc publishes jobs (folder moves fan out into one job per file).
+type EnqueueFunc func(ctx context.Context, jobs ...hs.IndexJob) error

@@ -1,0 +1,356 @@
+package indexing
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	hs "github.com/hybrid-search/hybridsearch"
+)
+
+// Pipeline brings one file's index entry in step with Nextcloud per job.
+// Required fields: Files, Extract, Chunk, Sparse, Store, States. Embed may
+// be nil (no semantic leg); Lease may be nil (a single worker).
+type Pipeline struct {
+	Files   FileSource
+	Extract Extractor
+	Chunk   Chunker
+	Sparse  SparseFunc
+	Embed   Embedder
+	Store   ChunkWriter
+	States  StateStore
+	Lease   Leaser
+	Enqueue EnqueueFunc // for folder fan-out; nil disables it
+	// Rescan, if non-nil, asks for a reconciliation scan of a user's tree
+	// (a deleted folder's files cannot be found by id any more).
+	Rescan func(user hs.UserID)
+	Rules  Rules
+	// NotesFolder is the Notes app's folder in each user's tree; default "/Notes".
+	NotesFolder string
+	// EmbedBatch is the number of texts per Embed call; default 64.
+	EmbedBatch int
+	Logger     *slog.Logger
+	Now        func() time.Time
+
+	embedded, reused, processed atomic.Int64
+}
+
+// Counters are running totals since start, for status and benchmarks.
+type Counters struct {
+	Processed int64 `json:"processed"` // jobs handled
+	Embedded  int64 `json:"embedded"`  // chunks sent to the embedder
+	Reused    int64 `json:"reused"`    // chunks whose vector was reused
+}
+
+// Counters returns the running totals.
+func (p *Pipeline) Counters() Counters {
+	return Counters{Processed: p.processed.Load(), Embedded: p.embedded.Load(), Reused: p.reused.Load()}
+}
+
+const leaseTTL = 2 * time.Minute
+
+// Process handles one job. It returns nil when the file's state is final
+// (indexed, skipped or failed with a recorded reason), and an error of kind
+// EUNAVAILABLE or ECONFLICT when the job should be retried later.
+func (p *Pipeline) Process(ctx context.Context, job hs.IndexJob) error {
+	p.processed.Add(1)
+	if now := p.now(); !job.NotBefore.IsZero() && now.Before(job.NotBefore) {
+		return hs.Errorf(hs.EUNAVAILABLE, "job for %s not due until %s", job.Path, job.NotBefore.Format(time.RFC3339))
+	}
+	if job.User == "" {
+		return hs.Errorf(hs.EINVALID, "index job for file %d has no user", job.FileID)
+	}
+	id := job.FileID
+	if id == 0 {
+		info, err := p.Files.Stat(ctx, job.User, job.Path)
+		if hs.ErrorKind(err) == hs.ENOTFOUND {
+			return nil // gone before we looked; a Before* event or the scan covers it
+		}
+		if err != nil {
+			return fmt.Errorf("stat %s as %s: %w", job.Path, job.User, err)
+		}
+		id = info.ID
+	}
+	if p.Lease != nil {
+		release, err := p.Lease.Lease(ctx, fmt.Sprintf("file.%d", id), leaseTTL)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
+	st, err := p.state(ctx, id)
+	if err != nil {
+		return err
+	}
+	info, err := p.Files.FindByID(ctx, job.User, id)
+	switch {
+	case hs.ErrorKind(err) == hs.ENOTFOUND:
+		return p.dropReader(ctx, st, job)
+	case err != nil:
+		return fmt.Errorf("find file %d as %s: %w", id, job.User, err)
+	case info.IsDir:
+		return p.fanOut(ctx, job.User, info)
+	}
+	return p.sync(ctx, st, job.User, info)
+}
+
+func (p *Pipeline) state(ctx context.Context, id hs.FileID) (*hs.FileState, error) {
+	st, _, err := p.States.Get(ctx, id)
+	switch {
+	case hs.ErrorKind(err) == hs.ENOTFOUND:
+		return &hs.FileState{ID: id, Paths: map[hs.UserID]string{}}, nil
+	case err != nil:
+		return nil, fmt.Errorf("file state %d: %w", id, err)
+	}
+	if st.Paths == nil {
+		st.Paths = map[hs.UserID]string{}
+	}
+	return &st, nil
+}
+
+// sync makes the index match info, which user can see.
+func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, info hs.FileInfo) error {
+	changed := addReader(st, user, info.Path)
+	if reason := p.Rules.Excluded(info); reason != "" {
+		return p.finish(ctx, st, info, hs.StatusSkipped, reason)
+	}
+	if st.ETag == info.ETag && (st.Status == hs.StatusIndexed || st.Status == hs.StatusSkipped || st.Status == hs.StatusFailed) {
+		if !changed && st.Modified.Equal(info.Modified) {
+			return nil // nothing new
+		}
+		if st.Status == hs.StatusIndexed {
+			err := p.Store.UpdateFileMeta(ctx, p.meta(st, info, ""))
+			if err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
+				return fmt.Errorf("update file %d: %w", info.ID, err)
+			}
+		}
+		st.Modified = info.Modified
+		return p.putState(ctx, st)
+	}
+	if !p.Extract.Supported(path.Base(info.Path), info.MIME) {
+		return p.finish(ctx, st, info, hs.StatusSkipped, "unsupported file type "+info.MIME)
+	}
+	text, err := p.extract(ctx, user, info)
+	if err != nil {
+		switch hs.ErrorKind(err) {
+		case hs.EINVALID, hs.ETOOLARGE:
+			return p.finish(ctx, st, info, hs.StatusFailed, hs.ErrorMessage(err))
+		case hs.ENOTFOUND:
+			return p.dropReader(ctx, st, hs.IndexJob{User: user, FileID: info.ID})
+		}
+		return p.pending(ctx, st, info, err)
+	}
+	chunks := p.Chunk.Chunk(info.ID, text)
+	meta := p.meta(st, info, text.Title)
+	points, err := p.points(ctx, st, meta, chunks)
+	if err != nil {
+		return p.pending(ctx, st, info, err)
+	}
+	if err := p.Store.WriteFile(ctx, meta, points); err != nil {
+		return p.pending(ctx, st, info, fmt.Errorf("write file %d: %w", info.ID, err))
+	}
+	st.ChunkHashes = st.ChunkHashes[:0]
+	for _, c := range chunks {
+		st.ChunkHashes = append(st.ChunkHashes, c.Hash)
+	}
+	setFile(st, info)
+	st.Status, st.Error, st.Attempts = hs.StatusIndexed, "", 0
+	return p.putState(ctx, st)
+}
+
+// finish records a final non-indexed outcome and removes stale chunks.
+func (p *Pipeline) finish(ctx context.Context, st *hs.FileState, info hs.FileInfo, status, reason string) error {
+	if err := p.Store.DeleteFile(ctx, info.ID); err != nil {
+		return fmt.Errorf("delete chunks of %d: %w", info.ID, err)
+	}
+	setFile(st, info)
+	st.Status, st.Error, st.ChunkHashes = status, reason, nil
+	p.logger().Info("file not indexed", "file_id", info.ID, "status", status, "reason", reason)
+	return p.putState(ctx, st)
+}
+
+// pending records a transient failure (so status can say why) and returns
+// err for the queue to retry.
+func (p *Pipeline) pending(ctx context.Context, st *hs.FileState, info hs.FileInfo, err error) error {
+	st.Attempts++
+	st.Error = hs.ErrorMessage(err)
+	if st.Status == "" {
+		st.Status = hs.StatusPending
+	}
+	if perr := p.putState(ctx, st); perr != nil {
+		p.logger().Warn("recording pending state failed", "file_id", info.ID, "error", perr)
+	}
+	if k := hs.ErrorKind(err); k != hs.EUNAVAILABLE && k != hs.ECONFLICT {
+		return hs.WrapError(hs.EUNAVAILABLE, err, hs.ErrorMessage(err))
+	}
+	return err
+}
+
+func (p *Pipeline) putState(ctx context.Context, st *hs.FileState) error {
+	st.Updated = p.now()
+	if err := p.States.Put(ctx, *st); err != nil {
+		return fmt.Errorf("save state of %d: %w", st.ID, err)
+	}
+	return nil
+}
+
+// dropReader removes job.User from the file's readers, re-checks the other
+// readers, and deletes the file from the index when nobody can see it.
+func (p *Pipeline) dropReader(ctx context.Context, st *hs.FileState, job hs.IndexJob) error {
+	if len(st.Readers) == 0 {
+		if strings.Contains(job.Event, "Delete") && p.Rescan != nil {
+			p.Rescan(job.User) // maybe a folder: its files are found by the scan
+		}
+		return nil
+	}
+	removeReader(st, job.User)
+	for _, other := range slices.Clone(st.Readers) {
+		if _, err := p.Files.FindByID(ctx, other, st.ID); hs.ErrorKind(err) == hs.ENOTFOUND {
+			removeReader(st, other)
+		} else if err != nil {
+			return fmt.Errorf("re-check reader %s of %d: %w", other, st.ID, err)
+		}
+	}
+	if len(st.Readers) == 0 {
+		if err := p.Store.DeleteFile(ctx, st.ID); err != nil {
+			return fmt.Errorf("delete file %d: %w", st.ID, err)
+		}
+		if err := p.States.Delete(ctx, st.ID); err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
+			return fmt.Errorf("delete state %d: %w", st.ID, err)
+		}
+		return nil
+	}
+	if st.Status == hs.StatusIndexed {
+		meta := p.meta(st, hs.FileInfo{ID: st.ID, ETag: st.ETag, MIME: st.MIME, Size: st.Size, Modified: st.Modified}, "")
+		if err := p.Store.UpdateFileMeta(ctx, meta); err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
+			return fmt.Errorf("update readers of %d: %w", st.ID, err)
+		}
+	}
+	return p.putState(ctx, st)
+}
+
+// fanOut turns a folder job (a folder was moved, copied or restored) into
+// one job per file inside it.
+func (p *Pipeline) fanOut(ctx context.Context, user hs.UserID, dir hs.FileInfo) error {
+	if p.Enqueue == nil {
+		return nil
+	}
+	var jobs []hs.IndexJob
+	queue := []string{dir.Path}
+	for len(queue) > 0 {
+		entries, err := p.Files.List(ctx, user, queue[0])
+		queue = queue[1:]
+		if hs.ErrorKind(err) == hs.ENOTFOUND {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("list %s as %s: %w", dir.Path, user, err)
+		}
+		for _, e := range entries {
+			if e.IsDir {
+				queue = append(queue, e.Path)
+				continue
+			}
+			jobs = append(jobs, hs.IndexJob{FileID: e.ID, User: user, Path: e.Path, Reason: hs.ReasonEvent, Time: p.now()})
+		}
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	if err := p.Enqueue(ctx, jobs...); err != nil {
+		return fmt.Errorf("enqueue %d files of %s: %w", len(jobs), dir.Path, err)
+	}
+	return nil
+}
+
+// meta builds the store metadata of a file from its state and info.
+func (p *Pipeline) meta(st *hs.FileState, info hs.FileInfo, title string) hs.FileMeta {
+	pth := canonicalPath(st, info)
+	if title == "" {
+		title = strings.TrimSuffix(path.Base(pth), path.Ext(pth))
+	}
+	typ := hs.DocFile
+	if p.isNote(pth) {
+		typ = hs.DocNote
+		title = strings.TrimSuffix(path.Base(pth), path.Ext(pth)) // the Notes app's title
+	}
+	return hs.FileMeta{
+		ID: info.ID, Path: pth, Title: title, MIME: info.MIME, Type: typ, Modified: info.Modified,
+		ETag: info.ETag, Size: info.Size, Readers: slices.Clone(st.Readers),
+	}
+}
+
+func (p *Pipeline) isNote(pth string) bool {
+	folder := p.NotesFolder
+	if folder == "" {
+		folder = "/Notes"
+	}
+	if !strings.HasPrefix(pth, strings.TrimSuffix(folder, "/")+"/") {
+		return false
+	}
+	switch strings.ToLower(path.Ext(pth)) {
+	case ".md", ".txt", ".markdown", ".org", ".note":
+		return true
+	}
+	return false
+}
+
+func (p *Pipeline) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now()
+}
+
+func (p *Pipeline) logger() *slog.Logger {
+	if p.Logger != nil {
+		return p.Logger
+	}
+	return slog.Default()
+}
+
+// canonicalPath is the path shown for a file: the owner's view when the
+// owner is a reader, else the first reader's.
+func canonicalPath(st *hs.FileState, info hs.FileInfo) string {
+	if info.Owner != "" {
+		if pth, ok := st.Paths[info.Owner]; ok {
+			return pth
+		}
+	}
+	for _, r := range st.Readers {
+		if pth, ok := st.Paths[r]; ok {
+			return pth
+		}
+	}
+	return info.Path
+}
+
+func setFile(st *hs.FileState, info hs.FileInfo) {
+	st.ETag, st.MIME, st.Size, st.Modified = info.ETag, info.MIME, info.Size, info.Modified
+}
+
+// addReader records that user sees the file at pth; it reports a change.
+func addReader(st *hs.FileState, user hs.UserID, pth string) bool {
+	changed := false
+	if i, found := slices.BinarySearch(st.Readers, user); !found {
+		st.Readers = slices.Insert(st.Readers, i, user)
+		changed = true
+	}
+	if st.Paths[user] != pth {
+		st.Paths[user] = pth
+		changed = true
+	}
+	return changed
+}
+
+func removeReader(st *hs.FileState, user hs.UserID) {
+	if i, found := slices.BinarySearch(st.Readers, user); found {
+		st.Readers = slices.Delete(st.Readers, i, i+1)
+	}
+	delete(st.Paths, user)
+}

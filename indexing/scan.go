@@ -1,0 +1,273 @@
+package indexing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	hs "github.com/hybrid-search/hybridsearch"
+)
+
+// TreeWalker walks a user's file tree.
+type TreeWalker interface {
+	Walk(ctx context.Context, user hs.UserID, root string, fn func(hs.FileInfo) error) error
+}
+
+// UserLister lists every Nextcloud user.
+type UserLister interface {
+	ListUsers(ctx context.Context) ([]hs.UserID, error)
+}
+
+// StateLister iterates every file state.
+type StateLister interface {
+	List(ctx context.Context, fn func(hs.FileState) error) error
+}
+
+// ScanProgress describes the current or last reconciliation scan.
+type ScanProgress struct {
+	Running      bool      `json:"running"`
+	Started      time.Time `json:"started,omitzero"`
+	Finished     time.Time `json:"finished,omitzero"`
+	UsersTotal   int       `json:"users_total"`
+	UsersDone    int       `json:"users_done"`
+	FilesSeen    int       `json:"files_seen"`
+	Queued       int       `json:"queued"`
+	LastError    string    `json:"last_error,omitempty"`
+	DurationSecs float64   `json:"duration_seconds,omitempty"`
+}
+
+// Scanner is the reconciliation scan: it compares each user's tree with
+// the index state and queues what differs, including files the user no
+// longer sees (how shares and unshares arrive, since Nextcloud sends no
+// webhook for them).
+type Scanner struct {
+	Tree    TreeWalker
+	Users   UserLister
+	States  StateLister
+	Enqueue EnqueueFunc
+	Logger  *slog.Logger
+
+	mu       sync.Mutex
+	progress ScanProgress
+	running  bool
+	wake     chan struct{}
+	pending  map[hs.UserID]bool // requested user scans; "" = everyone
+}
+
+const enqueueBatch = 500
+
+// Progress returns the state of the current or last scan.
+func (s *Scanner) Progress() ScanProgress {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.progress
+}
+
+// ScanAll scans every user. report, if non-nil, receives the fraction of
+// users done. Only one ScanAll runs at a time; a second call waits for
+// nothing and returns ECONFLICT.
+func (s *Scanner) ScanAll(ctx context.Context, report func(fraction float64)) error {
+	users, err := s.Users.ListUsers(ctx)
+	if err != nil {
+		return fmt.Errorf("scan: list users: %w", err)
+	}
+	return s.scan(ctx, users, report)
+}
+
+// ScanUser scans one user's tree.
+func (s *Scanner) ScanUser(ctx context.Context, user hs.UserID) error {
+	return s.scan(ctx, []hs.UserID{user}, nil)
+}
+
+func (s *Scanner) scan(ctx context.Context, users []hs.UserID, report func(float64)) error {
+	s.mu.Lock()
+	if s.running {
+		s.mu.Unlock()
+		return hs.Errorf(hs.ECONFLICT, "a scan is already running")
+	}
+	s.running = true
+	s.progress = ScanProgress{Running: true, Started: time.Now(), UsersTotal: len(users)}
+	s.mu.Unlock()
+	err := s.scanUsers(ctx, users, report)
+	s.mu.Lock()
+	s.running = false
+	s.progress.Running = false
+	s.progress.Finished = time.Now()
+	s.progress.DurationSecs = s.progress.Finished.Sub(s.progress.Started).Seconds()
+	if err != nil {
+		s.progress.LastError = hs.ErrorMessage(err)
+	}
+	s.mu.Unlock()
+	return err
+}
+
+func (s *Scanner) scanUsers(ctx context.Context, users []hs.UserID, report func(float64)) error {
+	known, err := s.readerIndex(ctx, users)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for i, user := range users {
+		if err := s.scanOne(ctx, user, known[user]); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			s.logger().Warn("scan of a user failed", "user_id", user, "error", err)
+			errs = append(errs, fmt.Errorf("scan %s: %w", user, err))
+		}
+		s.mu.Lock()
+		s.progress.UsersDone = i + 1
+		s.mu.Unlock()
+		if report != nil {
+			report(float64(i+1) / float64(len(users)))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// readerIndex maps each scanned user to the states listing them as reader.
+func (s *Scanner) readerIndex(ctx context.Context, users []hs.UserID) (map[hs.UserID]map[hs.FileID]hs.FileState, error) {
+	want := map[hs.UserID]map[hs.FileID]hs.FileState{}
+	for _, u := range users {
+		want[u] = map[hs.FileID]hs.FileState{}
+	}
+	err := s.States.List(ctx, func(st hs.FileState) error {
+		for _, r := range st.Readers {
+			if m, ok := want[r]; ok {
+				m[st.ID] = st
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scan: read index state: %w", err)
+	}
+	return want, nil
+}
+
+// scanOne walks one user's tree and queues every difference from known,
+// the states that list the user as a reader.
+func (s *Scanner) scanOne(ctx context.Context, user hs.UserID, known map[hs.FileID]hs.FileState) error {
+	var batch []hs.IndexJob
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := s.Enqueue(ctx, batch...); err != nil {
+			return fmt.Errorf("enqueue: %w", err)
+		}
+		s.mu.Lock()
+		s.progress.Queued += len(batch)
+		s.mu.Unlock()
+		batch = batch[:0]
+		return nil
+	}
+	now := time.Now()
+	seen := map[hs.FileID]bool{}
+	err := s.Tree.Walk(ctx, user, "/", func(f hs.FileInfo) error {
+		if f.IsDir {
+			return nil
+		}
+		seen[f.ID] = true
+		s.mu.Lock()
+		s.progress.FilesSeen++
+		s.mu.Unlock()
+		st, ok := known[f.ID]
+		if ok && st.ETag == f.ETag && st.Paths[user] == f.Path && slices.Contains(st.Readers, user) && st.Status != hs.StatusPending {
+			return nil
+		}
+		batch = append(batch, hs.IndexJob{FileID: f.ID, User: user, Path: f.Path, Reason: hs.ReasonScan, Time: now})
+		if len(batch) >= enqueueBatch {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("walk: %w", err)
+	}
+	for id, st := range known {
+		if !seen[id] {
+			batch = append(batch, hs.IndexJob{FileID: id, User: user, Path: st.Paths[user], Reason: hs.ReasonScan, Time: now})
+			if len(batch) >= enqueueBatch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
+}
+
+// Request asks for a scan of user ("" = every user) soon, from Run's loop.
+// Repeated requests before the scan starts are merged.
+func (s *Scanner) Request(user hs.UserID) {
+	s.mu.Lock()
+	if s.pending == nil {
+		s.pending = map[hs.UserID]bool{}
+	}
+	s.pending[user] = true
+	if s.wake == nil {
+		s.wake = make(chan struct{}, 1)
+	}
+	wake := s.wake
+	s.mu.Unlock()
+	select {
+	case wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run scans every interval (0 = only on request) and serves Request calls
+// until ctx is done.
+func (s *Scanner) Run(ctx context.Context, interval time.Duration) {
+	s.mu.Lock()
+	if s.wake == nil {
+		s.wake = make(chan struct{}, 1)
+	}
+	wake := s.wake
+	s.mu.Unlock()
+	var tick <-chan time.Time
+	if interval > 0 {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick:
+			s.Request("")
+		case <-wake:
+			s.mu.Lock()
+			req := s.pending
+			s.pending = nil
+			s.mu.Unlock()
+			var err error
+			if req[""] {
+				err = s.ScanAll(ctx, nil)
+			} else {
+				users := make([]hs.UserID, 0, len(req))
+				for u := range req {
+					users = append(users, u)
+				}
+				slices.Sort(users)
+				err = s.scan(ctx, users, nil)
+			}
+			if err != nil && ctx.Err() == nil {
+				s.logger().Warn("reconciliation scan failed", "error", err)
+			}
+		}
+	}
+}
+
+func (s *Scanner) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
+}
