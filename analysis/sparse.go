@@ -1,0 +1,125 @@
+package analysis
+
+import (
+	"math"
+	"slices"
+)
+
+// SparseVector is a sparse vector as the store keeps it: Indices sorted
+// ascending and unique, Values[i] the weight of Indices[i].
+type SparseVector struct {
+	Indices []uint32
+	Values  []float32
+}
+
+// Len returns the number of non-zero entries.
+func (v SparseVector) Len() int { return len(v.Indices) }
+
+// Dot returns the dot product of v and w. Both must be sorted and unique,
+// as every SparseVector this package returns is.
+func (v SparseVector) Dot(w SparseVector) float32 {
+	var sum float32
+	i, j := 0, 0
+	for i < len(v.Indices) && j < len(w.Indices) {
+		switch a, b := v.Indices[i], w.Indices[j]; {
+		case a < b:
+			i++
+		case a > b:
+			j++
+		default:
+			sum += v.Values[i] * w.Values[j]
+			i++
+			j++
+		}
+	}
+	return sum
+}
+
+// BM25 parameters, Qdrant's defaults for k and b.
+const (
+	BM25K = 1.2
+	BM25B = 0.75
+	// BM25AvgLen is the document length, in terms, that the BM25 length
+	// normalisation treats as average. Qdrant does not learn it from the
+	// collection; it is a fixed option (default 256). Our chunks are packed
+	// up to 1000 runes with 200 runes of overlap, and English or German
+	// prose has about 6 runes per word including the space, so a typical
+	// chunk (700–1000 runes) holds 120–170 terms; TestBM25AvgLenFitsChunks
+	// measures it. Japanese chunks yield about one bigram per character and
+	// are therefore treated as long; that only shifts their weights against
+	// each other, since Japanese queries rarely share terms with other text.
+	BM25AvgLen = 150
+)
+
+// TokenID returns the sparse index of a term, as Qdrant's BM25 model
+// computes it: the MurmurHash3 (seed 0) of the UTF-8 bytes, read as an
+// int32, absolute value (Rust's i32::unsigned_abs, so math.MinInt32 maps to
+// 1<<31 rather than overflowing).
+func TokenID(term string) uint32 {
+	return unsignedAbs(murmur3(term, 0))
+}
+
+// unsignedAbs reads h as an int32 and returns its absolute value.
+func unsignedAbs(h uint32) uint32 {
+	if v := int32(h); v < 0 {
+		return uint32(-int64(v))
+	}
+	return h
+}
+
+// BM25Doc returns the document-side BM25 vector of terms (from Terms):
+// for a term seen n times in a document of len(terms) terms,
+//
+//	tf = n·(k+1) / (n + k·(1 − b + b·len/BM25AvgLen))
+//
+// computed as Qdrant does (float64, rounded to float32). IDF is applied by
+// the store (Qdrant's idf modifier). If two terms hash to the same id, their
+// weights are summed.
+func BM25Doc(terms []string) SparseVector {
+	if len(terms) == 0 {
+		return SparseVector{}
+	}
+	counts := make(map[string]int, len(terms))
+	for _, t := range terms {
+		counts[t]++
+	}
+	// The same operations in the same order as Qdrant's term_frequency,
+	// so the float32 results are bit-identical.
+	k, b, avgLen := float64(BM25K), float64(BM25B), float64(BM25AvgLen)
+	docLen := float64(len(terms))
+	norm := 1.0 - b + b*docLen/avgLen
+	weights := make(map[uint32]float32, len(counts))
+	for t, n := range counts {
+		f := float64(n)
+		tf := f * (k + 1.0)
+		tf /= math.FMA(k, norm, f)
+		weights[TokenID(t)] += float32(tf)
+	}
+	return fromMap(weights)
+}
+
+// BM25Query returns the query-side BM25 vector of terms: each distinct
+// term's id with weight 1, as Qdrant's search_embed does.
+func BM25Query(terms []string) SparseVector {
+	weights := make(map[uint32]float32, len(terms))
+	for _, t := range terms {
+		weights[TokenID(t)] = 1
+	}
+	return fromMap(weights)
+}
+
+// fromMap returns the entries of m as a sorted SparseVector.
+func fromMap(m map[uint32]float32) SparseVector {
+	if len(m) == 0 {
+		return SparseVector{}
+	}
+	v := SparseVector{Indices: make([]uint32, 0, len(m)), Values: make([]float32, len(m))}
+	for id := range m {
+		v.Indices = append(v.Indices, id)
+	}
+	slices.Sort(v.Indices)
+	for i, id := range v.Indices {
+		v.Values[i] = m[id]
+	}
+	return v
+}
