@@ -1,0 +1,14 @@
+// Package store keeps the index's points (one per chunk: a dense vector,
+// "bm25" and "trigram" sparse vectors and the file's metadata) and answers
+// the three retrieval legs of a search.
+//
+// Two stores share one method set and one contract (package storetest):
+// Local, an embedded, crash-safe store under a directory, and Qdrant, an
+// adapter for a Qdrant server. Every search and Files call filters by
+// "readers contains the acting user" inside the query; the empty user is
+// rejected, never read as "all users".
+//
+// Scores are Qdrant's: cosine similarity for the dense vector, and for a
+// sparse vector the sum over shared indices of query weight × document
+// weight × IDF (see IDF). Ties are broken by point id.
+package store
