@@ -3,31 +3,27 @@ package analysis
 import (
 	"math"
 	"slices"
+
+	"github.com/hybrid-search/hybridsearch"
 )
 
-// SparseVector is a sparse vector as the store keeps it: Indices sorted
-// ascending and unique, Values[i] the weight of Indices[i].
-type SparseVector struct {
-	Indices []uint32
-	Values  []float32
-}
+// SparseVector is the store's sparse vector type: Indices sorted ascending
+// and unique, Values[i] the weight of Indices[i]. Every SparseVector this
+// package returns has that form.
+type SparseVector = hybridsearch.SparseVector
 
-// Len returns the number of non-zero entries.
-func (v SparseVector) Len() int { return len(v.Indices) }
-
-// Dot returns the dot product of v and w. Both must be sorted and unique,
-// as every SparseVector this package returns is.
-func (v SparseVector) Dot(w SparseVector) float32 {
+// Dot returns the dot product of a and b, which must be sorted and unique.
+func Dot(a, b SparseVector) float32 {
 	var sum float32
 	i, j := 0, 0
-	for i < len(v.Indices) && j < len(w.Indices) {
-		switch a, b := v.Indices[i], w.Indices[j]; {
-		case a < b:
+	for i < len(a.Indices) && j < len(b.Indices) {
+		switch x, y := a.Indices[i], b.Indices[j]; {
+		case x < y:
 			i++
-		case a > b:
+		case x > y:
 			j++
 		default:
-			sum += v.Values[i] * w.Values[j]
+			sum += a.Values[i] * b.Values[j]
 			i++
 			j++
 		}

@@ -40,8 +40,8 @@ func TestBM25Doc(t *testing.T) {
 		analysis.TokenID("foo"):   bm25(1, 4),
 	}
 	checkSorted(t, got)
-	if got.Len() != len(want) {
-		t.Fatalf("BM25Doc(%q) has %d entries, want %d", terms, got.Len(), len(want))
+	if len(got.Indices) != len(want) {
+		t.Fatalf("BM25Doc(%q) has %d entries, want %d", terms, len(got.Indices), len(want))
 	}
 	for i, id := range got.Indices {
 		if w, ok := want[id]; !ok || math.Abs(float64(got.Values[i]-w)) > 1e-6 {
@@ -76,7 +76,7 @@ func TestBM25Empty(t *testing.T) {
 		"cjk trigrams":   analysis.Trigrams("東京都"),
 		"punct trigrams": analysis.Trigrams("... --- ..."),
 	} {
-		if v.Len() != 0 || len(v.Values) != 0 {
+		if len(v.Indices) != 0 || len(v.Values) != 0 {
 			t.Errorf("%s: got %v, want an empty vector", name, v)
 		}
 	}
@@ -85,8 +85,8 @@ func TestBM25Empty(t *testing.T) {
 func TestBM25Query(t *testing.T) {
 	got := analysis.BM25Query([]string{"b", "a", "b", "c"})
 	checkSorted(t, got)
-	if got.Len() != 3 {
-		t.Fatalf("BM25Query has %d entries, want 3", got.Len())
+	if len(got.Indices) != 3 {
+		t.Fatalf("BM25Query has %d entries, want 3", len(got.Indices))
 	}
 	for i, v := range got.Values {
 		if v != 1 {
@@ -109,7 +109,7 @@ func TestBM25Ranking(t *testing.T) {
 	q := analysis.BM25Query(analysis.Terms("belt"))
 	var scores []float32
 	for _, d := range docs {
-		scores = append(scores, q.Dot(analysis.BM25Doc(analysis.Terms(d))))
+		scores = append(scores, analysis.Dot(q, analysis.BM25Doc(analysis.Terms(d))))
 	}
 	if !(scores[1] > scores[0] && scores[0] > scores[2] && scores[2] == 0) {
 		t.Errorf("scores for %q = %v, want doc 1 > doc 0 > doc 2 = 0", "belt", scores)
@@ -120,8 +120,8 @@ func TestTrigrams(t *testing.T) {
 	// "ab" padded is "  ab ": three trigrams, each once.
 	v := analysis.Trigrams("ab")
 	checkSorted(t, v)
-	if v.Len() != 3 {
-		t.Errorf("Trigrams(\"ab\") has %d entries, want 3", v.Len())
+	if len(v.Indices) != 3 {
+		t.Errorf("Trigrams(\"ab\") has %d entries, want 3", len(v.Indices))
 	}
 	// Counts add up over repeated words; the query side is 0/1.
 	doc, query := analysis.Trigrams("aaa aaa"), analysis.TrigramQuery("aaa aaa")
@@ -189,10 +189,10 @@ func TestTrigramsFindTypos(t *testing.T) {
 func TestDot(t *testing.T) {
 	a := analysis.SparseVector{Indices: []uint32{1, 3, 5}, Values: []float32{1, 2, 3}}
 	b := analysis.SparseVector{Indices: []uint32{2, 3, 5, 9}, Values: []float32{7, 10, 100, 1}}
-	if got, want := a.Dot(b), float32(2*10+3*100); got != want {
+	if got, want := analysis.Dot(a, b), float32(2*10+3*100); got != want {
 		t.Errorf("Dot = %v, want %v", got, want)
 	}
-	if got := a.Dot(analysis.SparseVector{}); got != 0 {
+	if got := analysis.Dot(a, analysis.SparseVector{}); got != 0 {
 		t.Errorf("Dot with empty = %v, want 0", got)
 	}
 }
@@ -225,11 +225,11 @@ func sum(v analysis.SparseVector) float32 {
 }
 
 func cosine(a, b analysis.SparseVector) float32 {
-	na, nb := float32(math.Sqrt(float64(a.Dot(a)))), float32(math.Sqrt(float64(b.Dot(b))))
+	na, nb := float32(math.Sqrt(float64(analysis.Dot(a, a)))), float32(math.Sqrt(float64(analysis.Dot(b, b))))
 	if na == 0 || nb == 0 {
 		return 0
 	}
-	return a.Dot(b) / (na * nb)
+	return analysis.Dot(a, b) / (na * nb)
 }
 
 func at(docs []string, i int) string {
@@ -237,4 +237,15 @@ func at(docs []string, i int) string {
 		return ""
 	}
 	return docs[i]
+}
+
+func TestDocVectors(t *testing.T) {
+	text := "Die Straße nach Kubernetes, 東京都"
+	bm25, trigram := analysis.DocVectors(text)
+	if want := analysis.BM25Doc(analysis.Terms(text)); !slices.Equal(bm25.Indices, want.Indices) || !slices.Equal(bm25.Values, want.Values) {
+		t.Errorf("DocVectors bm25 = %v, want %v", bm25, want)
+	}
+	if want := analysis.Trigrams(text); !slices.Equal(trigram.Indices, want.Indices) || !slices.Equal(trigram.Values, want.Values) {
+		t.Errorf("DocVectors trigram = %v, want %v", trigram, want)
+	}
 }

@@ -15,8 +15,12 @@ const trigramSeed = 1
 // trigrams with "kubernetes". Text goes through the same normalisation as
 // Tokens, including ß → "ss", so "Straße" and "Strasse" are identical.
 func Trigrams(text string) SparseVector {
+	return trigramDoc(Tokens(text))
+}
+
+func trigramDoc(toks []Token) SparseVector {
 	weights := make(map[uint32]float32)
-	eachTrigram(text, func(id uint32) { weights[id]++ })
+	eachTrigram(toks, func(id uint32) { weights[id]++ })
 	return fromMap(weights)
 }
 
@@ -24,14 +28,14 @@ func Trigrams(text string) SparseVector {
 // trigram ids as Trigrams, each with weight 1.
 func TrigramQuery(text string) SparseVector {
 	weights := make(map[uint32]float32)
-	eachTrigram(text, func(id uint32) { weights[id] = 1 })
+	eachTrigram(Tokens(text), func(id uint32) { weights[id] = 1 })
 	return fromMap(weights)
 }
 
-func eachTrigram(text string, f func(uint32)) {
+func eachTrigram(toks []Token, f func(uint32)) {
 	buf := make([]rune, 0, 32)
 	var gram []byte
-	for _, t := range Tokens(text) {
+	for _, t := range toks {
 		if t.Kind == KindCJK {
 			continue
 		}
@@ -48,4 +52,15 @@ func eachTrigram(text string, f func(uint32)) {
 			f(murmur3(gram, trigramSeed))
 		}
 	}
+}
+
+// DocVectors returns the BM25 and trigram vectors of a chunk's text, the
+// two sparse vectors the index stores, analysing the text once.
+func DocVectors(text string) (bm25, trigram SparseVector) {
+	toks := Tokens(text)
+	terms := make([]string, len(toks))
+	for i, t := range toks {
+		terms[i] = t.Text
+	}
+	return BM25Doc(terms), trigramDoc(toks)
 }
