@@ -50,10 +50,31 @@ func (f fakeStatus) Status(ctx context.Context, user hs.UserID) (any, error) {
 	return map[string]string{"user": string(user)}, nil
 }
 
+// fakeQueue records enqueued jobs.
+type fakeQueue struct {
+	mu   sync.Mutex
+	jobs []hs.IndexJob
+	err  error
+}
+
+func (f *fakeQueue) Enqueue(ctx context.Context, jobs ...hs.IndexJob) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return f.err
+	}
+	f.jobs = append(f.jobs, jobs...)
+	return nil
+}
+
 func newServer(t *testing.T, life *fakeLifecycle, status handlers.StatusSource) http.Handler {
+	return newServerQ(t, life, status, &fakeQueue{})
+}
+
+func newServerQ(t *testing.T, life *fakeLifecycle, status handlers.StatusSource, q *fakeQueue) http.Handler {
 	t.Helper()
 	s, err := handlers.New(handlers.Deps{
-		AppID: testAppID, AppSecret: testSecret, Lifecycle: life, Status: status,
+		AppID: testAppID, AppSecret: testSecret, Lifecycle: life, Status: status, Enqueue: q,
 		Assets: fstest.MapFS{
 			"js/hybrid_search-main.js": {Data: []byte("console.log(1)")},
 			"img/app.svg":              {Data: []byte("<svg/>")},

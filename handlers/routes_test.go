@@ -80,7 +80,7 @@ func TestInfoXMLRoutesCoverServedRoutes(t *testing.T) {
 		}
 	}
 	s, err := handlers.New(handlers.Deps{AppID: "hybrid_search", AppSecret: "x", Lifecycle: &fakeLifecycle{},
-		Status: fakeStatus{}, Assets: fstest.MapFS{}})
+		Status: fakeStatus{}, Enqueue: &fakeQueue{}, Assets: fstest.MapFS{}})
 	if err != nil {
 		t.Fatal(err)
 	}

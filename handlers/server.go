@@ -20,18 +20,20 @@ type Deps struct {
 	AppSecret string       // required: the AppAPI shared secret
 	Lifecycle Lifecycle    // required
 	Status    StatusSource // required
+	Enqueue   Enqueuer     // required
 	Assets    fs.FS        // required: the frontend build (js/, css/, img/)
 	Logger    *slog.Logger // nil means slog.Default()
 }
 
 // Server holds the handlers and what they need.
 type Server struct {
-	appID  string
-	secret string
-	life   Lifecycle
-	status StatusSource
-	assets fs.FS
-	logger *slog.Logger
+	appID   string
+	secret  string
+	life    Lifecycle
+	status  StatusSource
+	enqueue Enqueuer
+	assets  fs.FS
+	logger  *slog.Logger
 }
 
 // New returns a Server, or an error naming the first missing dependency.
@@ -45,13 +47,15 @@ func New(d Deps) (*Server, error) {
 		return nil, errors.New("handlers: Lifecycle is required")
 	case d.Status == nil:
 		return nil, errors.New("handlers: Status is required")
+	case d.Enqueue == nil:
+		return nil, errors.New("handlers: Enqueue is required")
 	case d.Assets == nil:
 		return nil, errors.New("handlers: Assets is required")
 	}
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, assets: d.Assets, logger: d.Logger}, nil
+	return &Server{appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, enqueue: d.Enqueue, assets: d.Assets, logger: d.Logger}, nil
 }
 
 // Handler returns the app's complete HTTP handler.
@@ -77,6 +81,7 @@ func (s *Server) Register(e *echo.Echo) {
 	// JSON API (through the AppAPI proxy, as the logged-in user).
 	api := e.Group("/api", s.appAPIAuth)
 	api.GET("/status", s.handleStatus)
+	api.POST("/webhook", s.handleWebhook, requireNoUser)
 
 	// Frontend assets loaded by the top-menu page through the proxy.
 	e.GET("/js/*", s.handleAsset, s.appAPIAuth)

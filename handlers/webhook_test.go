@@ -1,0 +1,109 @@
+package handlers_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	hs "github.com/hybrid-search/hybridsearch"
+)
+
+func TestWebhookJobs(t *testing.T) {
+	const ns = `OCP\\Files\\Events\\Node\\`
+	tests := []struct {
+		name string
+		body string
+		want []hs.IndexJob // Time and NotBefore are checked separately
+	}{
+		{"written", `{"event":{"class":"` + ns + `NodeWrittenEvent","node":{"id":437,"path":"/alice/files/Notes/Shopping.md"}},"user":{"uid":"alice","displayName":"Alice"},"time":1700100000}`,
+			[]hs.IndexJob{{FileID: 437, User: "alice", Path: "/Notes/Shopping.md", Event: "NodeWrittenEvent", Reason: hs.ReasonEvent}}},
+		{"created with null user", `{"event":{"class":"` + ns + `NodeCreatedEvent","node":{"id":5,"path":"/bob/files/a b.txt"}},"user":null,"time":1700100000}`,
+			[]hs.IndexJob{{FileID: 5, User: "bob", Path: "/a b.txt", Event: "NodeCreatedEvent", Reason: hs.ReasonEvent}}},
+		{"deleted without id", `{"event":{"class":"` + ns + `NodeDeletedEvent","node":{"path":"/alice/files/x.md"}},"user":{"uid":"alice"},"time":1}`,
+			[]hs.IndexJob{{User: "alice", Path: "/x.md", Event: "NodeDeletedEvent", Reason: hs.ReasonEvent}}},
+		{"renamed", `{"event":{"class":"` + ns + `NodeRenamedEvent","source":{"path":"/alice/files/old.txt"},"target":{"id":599,"path":"/alice/files/new.txt"}},"user":{"uid":"alice"},"time":1}`,
+			[]hs.IndexJob{{FileID: 599, User: "alice", Path: "/new.txt", OldPath: "/old.txt", Event: "NodeRenamedEvent", Reason: hs.ReasonEvent}}},
+		{"restored from trash", `{"event":{"class":"` + ns + `NodeRestoredEvent","source":{"path":"/alice/files_trashbin/files/x.md.d123"},"target":{"id":7,"path":"/alice/files/x.md"}},"user":{"uid":"alice"},"time":1}`,
+			[]hs.IndexJob{{FileID: 7, User: "alice", Path: "/x.md", Event: "NodeRestoredEvent", Reason: hs.ReasonEvent}}},
+		{"copied", `{"event":{"class":"` + ns + `NodeCopiedEvent","source":{"id":7,"path":"/alice/files/x.md"},"target":{"id":8,"path":"/alice/files/y.md"}},"user":{"uid":"alice"},"time":1}`,
+			[]hs.IndexJob{{FileID: 8, User: "alice", Path: "/y.md", OldPath: "/x.md", Event: "NodeCopiedEvent", Reason: hs.ReasonEvent}}},
+		{"moved to appdata", `{"event":{"class":"` + ns + `NodeRenamedEvent","source":{"path":"/alice/files/x.md"},"target":{"id":9,"path":"/appdata_oc1/x.md"}},"user":{"uid":"alice"},"time":1}`,
+			[]hs.IndexJob{{User: "alice", Path: "/x.md", Event: "NodeRenamedEvent", Reason: hs.ReasonEvent}}},
+		{"outside files", `{"event":{"class":"` + ns + `NodeWrittenEvent","node":{"id":3,"path":"/appdata_oc1/preview/3.png"}},"user":null,"time":1}`, nil},
+		{"trash path", `{"event":{"class":"` + ns + `NodeDeletedEvent","node":{"id":3,"path":"/alice/files_trashbin/files/x.d1"}},"user":null,"time":1}`, nil},
+		{"before written is ignored", `{"event":{"class":"` + ns + `BeforeNodeWrittenEvent","node":{"id":3,"path":"/alice/files/x"}},"user":null,"time":1}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := &fakeQueue{}
+			h := newServerQ(t, &fakeLifecycle{}, fakeStatus{}, q)
+			rec := do(h, signed(httptest.NewRequest(http.MethodPost, "/api/webhook", strings.NewReader(tt.body)), ""))
+			if rec.Code != http.StatusOK {
+				t.Fatalf("POST /api/webhook = %d %s", rec.Code, rec.Body.String())
+			}
+			if len(q.jobs) != len(tt.want) {
+				t.Fatalf("jobs = %+v, want %+v", q.jobs, tt.want)
+			}
+			for i, got := range q.jobs {
+				got.Time = time.Time{}
+				if got != tt.want[i] {
+					t.Errorf("job %d = %+v, want %+v", i, got, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestWebhookBeforeDeleteIsDelayed(t *testing.T) {
+	q := &fakeQueue{}
+	h := newServerQ(t, &fakeLifecycle{}, fakeStatus{}, q)
+	body := `{"event":{"class":"OCP\\Files\\Events\\Node\\BeforeNodeDeletedEvent","node":{"id":11,"path":"/alice/files/x.md"}},"user":{"uid":"alice"},"time":1}`
+	before := time.Now()
+	rec := do(h, signed(httptest.NewRequest(http.MethodPost, "/api/webhook", strings.NewReader(body)), ""))
+	if rec.Code != 200 || len(q.jobs) != 1 {
+		t.Fatalf("got %d, jobs %+v", rec.Code, q.jobs)
+	}
+	if j := q.jobs[0]; j.FileID != 11 || !j.NotBefore.After(before) {
+		t.Errorf("job = %+v, want file 11 with NotBefore in the future", j)
+	}
+}
+
+func TestWebhookBadInput(t *testing.T) {
+	tests := []struct {
+		name, body, user string
+		qerr             error
+		want             int
+		wantMsg          string
+	}{
+		{"not json", `{"event":`, "", nil, 400, "not a webhook_listeners event"},
+		{"no class", `{"event":{"node":{"path":"/a/files/x"}}}`, "", nil, 400, "no event class"},
+		{"share event", `{"event":{"class":"OCP\\Share\\Events\\ShareCreatedEvent"}}`, "", nil, 400, "unsupported event class"},
+		{"unknown node event", `{"event":{"class":"OCP\\Files\\Events\\Node\\NodeFrobbedEvent","node":{"path":"/a/files/x"}}}`, "", nil, 400, "unsupported event class"},
+		{"node without path", `{"event":{"class":"OCP\\Files\\Events\\Node\\NodeWrittenEvent","node":{"id":1}}}`, "", nil, 400, "without a node path"},
+		{"rename without source", `{"event":{"class":"OCP\\Files\\Events\\Node\\NodeRenamedEvent","target":{"id":1,"path":"/a/files/x"}}}`, "", nil, 400, "without source and target"},
+		{"from a user through the proxy", `{"event":{"class":"OCP\\Files\\Events\\Node\\NodeWrittenEvent","node":{"id":1,"path":"/a/files/x"}}}`, "mallory", nil, 403, "AppAPI only"},
+		{"queue down", `{"event":{"class":"OCP\\Files\\Events\\Node\\NodeWrittenEvent","node":{"id":1,"path":"/a/files/x"}}}`, "", hs.Errorf(hs.EUNAVAILABLE, "nats: timeout"), 503, "could not queue"},
+		{"oversized", `{"event":{"class":"` + strings.Repeat("x", 1<<20) + `"}}`, "", nil, 413, "too large"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := &fakeQueue{err: tt.qerr}
+			h := newServerQ(t, &fakeLifecycle{}, fakeStatus{}, q)
+			rec := do(h, signed(httptest.NewRequest(http.MethodPost, "/api/webhook", strings.NewReader(tt.body)), tt.user))
+			if rec.Code != tt.want || !strings.Contains(rec.Body.String(), tt.wantMsg) {
+				t.Fatalf("POST /api/webhook = %d %s, want %d with %q", rec.Code, rec.Body.String(), tt.want, tt.wantMsg)
+			}
+			if len(q.jobs) != 0 {
+				t.Errorf("published %d jobs on bad input", len(q.jobs))
+			}
+		})
+	}
+	// Unsigned deliveries are refused.
+	h := newServer(t, &fakeLifecycle{}, fakeStatus{})
+	rec := do(h, httptest.NewRequest(http.MethodPost, "/api/webhook", strings.NewReader(`{}`)))
+	if rec.Code != http.StatusUnauthorized {
+		t.Errorf("unsigned webhook = %d, want 401", rec.Code)
+	}
+}

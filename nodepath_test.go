@@ -1,0 +1,53 @@
+package hybridsearch_test
+
+import (
+	"testing"
+
+	hs "github.com/hybrid-search/hybridsearch"
+)
+
+func TestSplitNodePath(t *testing.T) {
+	tests := []struct {
+		in       string
+		wantUser hs.UserID
+		wantRel  string
+		wantOK   bool
+	}{
+		{"/alice/files/Notes/a.md", "alice", "/Notes/a.md", true},
+		{"/alice/files", "alice", "/", true},
+		{"/alice/files/", "alice", "/", true},
+		{"/bob@example.org/files/ü 日本.txt", "bob@example.org", "/ü 日本.txt", true},
+		{"/alice/files_trashbin/files/a.d1", "", "", false},
+		{"/alice/files_versions/a.v1", "", "", false},
+		{"/appdata_oc/preview/1.png", "", "", false},
+		{"alice/files/a", "", "", false},
+		{"//files/a", "", "", false},
+		{"", "", "", false},
+	}
+	for _, tt := range tests {
+		u, rel, ok := hs.SplitNodePath(tt.in)
+		if u != tt.wantUser || rel != tt.wantRel || ok != tt.wantOK {
+			t.Errorf("SplitNodePath(%q) = %q, %q, %v; want %q, %q, %v", tt.in, u, rel, ok, tt.wantUser, tt.wantRel, tt.wantOK)
+		}
+	}
+}
+
+func TestErrorKinds(t *testing.T) {
+	err := hs.Errorf(hs.ENOTFOUND, "file %d: %w", 3, hs.Errorf(hs.EUNAVAILABLE, "down"))
+	if hs.ErrorKind(err) != hs.ENOTFOUND {
+		t.Errorf("ErrorKind = %q", hs.ErrorKind(err))
+	}
+	if hs.ErrorKind(nil) != "" || hs.ErrorKind(errPlain("x")) != hs.EINTERNAL {
+		t.Error("ErrorKind of nil or plain errors wrong")
+	}
+	if hs.ErrorMessage(errPlain("secret detail")) != "internal error" {
+		t.Error("plain errors must not show their text")
+	}
+	if got := hs.PointID(1, 2); got != hs.PointID(1, 2) || got == hs.PointID(2, 1) || len(got) != 36 || got[14] != '5' {
+		t.Errorf("PointID = %q, want a stable UUIDv5", got)
+	}
+}
+
+type errPlain string
+
+func (e errPlain) Error() string { return string(e) }
