@@ -47,30 +47,56 @@ func writeOCS(w http.ResponseWriter, r *http.Request, status int, message string
 	if data == nil {
 		data = []any{}
 	}
-	meta := map[string]any{"status": map[bool]string{true: "ok", false: "failure"}[ok], "statuscode": code, "message": message}
+	meta := ocsMeta{Status: "failure", StatusCode: code, Message: message}
+	if ok {
+		meta.Status = "ok"
+	}
 	if v1 {
-		meta["totalitems"] = ""
-		meta["itemsperpage"] = ""
+		empty := ""
+		meta.TotalItems, meta.ItemsPerPage = &empty, &empty
 	}
 	if wantsJSON(r) {
+		body, err := phpJSON(ocsEnvelope{OCS: ocsBody{Meta: meta, Data: data}}, true)
+		if err != nil {
+			http.Error(w, "ncsim: encode OCS answer: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(httpStatus)
-		_ = json.NewEncoder(w).Encode(map[string]any{"ocs": map[string]any{"meta": meta, "data": data}})
+		_, _ = w.Write(body)
 		return
 	}
-	w.Header().Set("Content-Type", "text/xml; charset=UTF-8")
+	w.Header().Set("Content-Type", "application/xml; charset=utf-8")
 	w.WriteHeader(httpStatus)
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0"?>` + "\n<ocs>\n <meta>\n")
-	for _, k := range []string{"status", "statuscode", "message", "totalitems", "itemsperpage"} {
-		if v, ok := meta[k]; ok {
-			fmt.Fprintf(&b, "  <%s>%s</%s>\n", k, xmlEscape(fmt.Sprint(v)), k)
-		}
+	fmt.Fprintf(&b, "  <status>%s</status>\n  <statuscode>%d</statuscode>\n  <message>%s</message>\n",
+		meta.Status, meta.StatusCode, xmlEscape(meta.Message))
+	if v1 {
+		b.WriteString("  <totalitems></totalitems>\n  <itemsperpage></itemsperpage>\n")
 	}
 	b.WriteString(" </meta>\n <data>")
 	writeXMLValue(&b, data)
 	b.WriteString("</data>\n</ocs>\n")
 	_, _ = w.Write([]byte(b.String()))
+}
+
+// ocsEnvelope is the OCS answer in the key order Nextcloud writes.
+type ocsEnvelope struct {
+	OCS ocsBody `json:"ocs"`
+}
+
+type ocsBody struct {
+	Meta ocsMeta `json:"meta"`
+	Data any     `json:"data"`
+}
+
+type ocsMeta struct {
+	Status       string  `json:"status"`
+	StatusCode   int     `json:"statuscode"`
+	Message      string  `json:"message"`
+	TotalItems   *string `json:"totalitems,omitempty"`
+	ItemsPerPage *string `json:"itemsperpage,omitempty"`
 }
 
 func wantsJSON(r *http.Request) bool {

@@ -1,20 +1,28 @@
 package ncsim
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
 
 // Server is the simulated Nextcloud. Exported fields are configuration and
-// hooks; set them before the first request.
+// hooks; set them before the first request. Zero durations and counts mean
+// the documented default.
 type Server struct {
 	// BaseURL is the public URL of the simulator (no trailing slash), used in
 	// the NEXTCLOUD_URL handed to ExApps and in absolute links. Start sets it.
 	BaseURL string
 	// AppAPIVersion is the AppAPI version reported in AA-VERSION; default "32.0.0".
 	AppAPIVersion string
+	// ServerVersion is the Nextcloud version string (status.php, capabilities,
+	// the User-Agent of outgoing calls); default "32.0.0".
+	ServerVersion string
 	// InstanceID is the instance id used in oc:id values; default "ocsim0000001".
 	InstanceID string
 	// Now, if non-nil, returns the current time (tests freeze or advance it).
@@ -25,8 +33,52 @@ type Server struct {
 	// is handled.
 	OnRequest func(r *http.Request)
 
+	// LegacyRouteMatching selects how the AppAPI proxy matches ExApp routes.
+	// false (default) is AppAPI >= 33.0.8: the pattern is anchored as
+	// ~^(?:url)~i against "/"+path (falling back to the bare path) and the
+	// first route matching path and verb decides. true is AppAPI <= 33.0.7:
+	// the unanchored /url/i against the bare path, where a route whose access
+	// check fails falls through to later routes.
+	LegacyRouteMatching bool
+
+	// HeartbeatInterval is the pause between heartbeat attempts; default 1s.
+	HeartbeatInterval time.Duration
+	// HeartbeatAttempts is how many heartbeats AppAPI tries; default 600.
+	HeartbeatAttempts int
+	// InitTimeout is how long Install waits for init progress 100; default
+	// 40 minutes (app config app_api/init_timeout).
+	InitTimeout time.Duration
+	// InitRequestTimeout bounds POST /init; default 30s (Nextcloud's client default).
+	InitRequestTimeout time.Duration
+	// EnabledRequestTimeout bounds PUT /enabled; default 60s.
+	EnabledRequestTimeout time.Duration
+	// ExAppRequestTimeout bounds AppAPI requests made without an explicit
+	// timeout, webhook deliveries to ExApps among them; default 3s.
+	ExAppRequestTimeout time.Duration
+	// WebhookInterval is how often the simulated cron runs queued webhook
+	// jobs; default 1s. Real Nextcloud runs them from cron (every 5 minutes
+	// by default) or dedicated workers, so expect seconds to minutes there.
+	WebhookInterval time.Duration
+	// WebhookURLTimeout bounds webhook calls to absolute URLs; default 30s.
+	WebhookURLTimeout time.Duration
+	// ThrottleBaseDelay is the brute-force delay unit: after n failed logins
+	// from an IP, its next login attempts wait base*2^n. Default 1ms
+	// (Nextcloud: 100ms), so single failures do not slow tests.
+	ThrottleBaseDelay time.Duration
+	// ThrottleMaxDelay caps the brute-force delay; default 100ms (Nextcloud: 25s).
+	ThrottleMaxDelay time.Duration
+	// ThrottleMaxAttempts is the number of failed attempts after which login
+	// attempts from that IP get HTTP 429; default 10 (as Nextcloud).
+	ThrottleMaxAttempts int
+	// HTTPClient, if non-nil, is used for calls to ExApps and webhook URLs.
+	// It must not follow a cookie jar.
+	HTTPClient *http.Client
+
 	initOnce sync.Once
 	mux      *http.ServeMux
+	client   *http.Client
+	baseCtx  context.Context // canceled by Close
+	cancel   context.CancelFunc
 
 	mu        sync.Mutex
 	users     map[string]*user     // by uid
@@ -36,6 +88,8 @@ type Server struct {
 	failures  map[string][]failure // injected failures, by path prefix
 	events    []Event              // every event fired, in order
 	subs      []func(Event)        // event subscribers (webhook dispatch, tests)
+	httpSrv   *http.Server         // set by Start
+	closed    bool
 
 	files filesState  // files side: trees, ids, trash, shares
 	hooks appAPIState // AppAPI side: UI registrations, webhooks, deliveries
@@ -51,8 +105,16 @@ func (s *Server) init() {
 		if s.AppAPIVersion == "" {
 			s.AppAPIVersion = "32.0.0"
 		}
+		if s.ServerVersion == "" {
+			s.ServerVersion = "32.0.0"
+		}
 		if s.InstanceID == "" {
 			s.InstanceID = "ocsim0000001"
+		}
+		s.baseCtx, s.cancel = context.WithCancel(context.Background())
+		s.client = s.HTTPClient
+		if s.client == nil {
+			s.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 		}
 		s.users = map[string]*user{}
 		s.sessions = map[string]string{}
@@ -90,7 +152,61 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("injected failure %d", status), status)
 		return
 	}
+	if !s.throttleLogin(w, r) {
+		return
+	}
+	// The proxy sees raw paths: ServeMux would redirect paths with ".."
+	// before AppAPI's own ".." check could answer 404.
+	if strings.HasPrefix(r.URL.Path, proxyPrefix) {
+		s.handleProxy(w, r)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// Start listens on addr ("127.0.0.1:0" picks a free port), serves the
+// simulator in the background, sets BaseURL to "http://<host:port>" and
+// returns it. Close stops it.
+func (s *Server) Start(addr string) (string, error) {
+	s.init()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("ncsim start %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	s.mu.Lock()
+	s.httpSrv = srv
+	s.mu.Unlock()
+	s.BaseURL = "http://" + ln.Addr().String()
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.logf("ncsim: serve: %v", err)
+		}
+	}()
+	return s.BaseURL, nil
+}
+
+// Close stops the server started by Start, the webhook cron and any
+// in-flight calls to ExApps. Queued webhook jobs are dropped. It is safe to
+// call more than once.
+func (s *Server) Close() {
+	s.init()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	srv := s.httpSrv
+	s.stopWebhookCronLocked()
+	s.mu.Unlock()
+	s.cancel()
+	if srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}
+	s.client.CloseIdleConnections()
 }
 
 // FailNext makes the next request whose path starts with pathPrefix (and
@@ -107,7 +223,7 @@ func (s *Server) takeFailure(r *http.Request) (int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for prefix, fs := range s.failures {
-		if len(r.URL.Path) < len(prefix) || r.URL.Path[:len(prefix)] != prefix {
+		if !strings.HasPrefix(r.URL.Path, prefix) {
 			continue
 		}
 		for i, f := range fs {
@@ -135,4 +251,51 @@ func (s *Server) notImplemented(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	s.logf("ncsim: unhandled %s %s", r.Method, r.URL.Path)
 	http.Error(w, "ncsim: route not simulated", http.StatusNotImplemented)
+}
+
+// Timing and limit defaults, applied when the field is zero.
+
+func durationOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+func (s *Server) heartbeatInterval() time.Duration {
+	return durationOr(s.HeartbeatInterval, time.Second)
+}
+func (s *Server) initTimeout() time.Duration { return durationOr(s.InitTimeout, 40*time.Minute) }
+func (s *Server) initRequestTimeout() time.Duration {
+	return durationOr(s.InitRequestTimeout, 30*time.Second)
+}
+func (s *Server) enabledRequestTimeout() time.Duration {
+	return durationOr(s.EnabledRequestTimeout, 60*time.Second)
+}
+func (s *Server) exAppRequestTimeout() time.Duration {
+	return durationOr(s.ExAppRequestTimeout, 3*time.Second)
+}
+func (s *Server) webhookInterval() time.Duration { return durationOr(s.WebhookInterval, time.Second) }
+func (s *Server) webhookURLTimeout() time.Duration {
+	return durationOr(s.WebhookURLTimeout, 30*time.Second)
+}
+func (s *Server) throttleBaseDelay() time.Duration {
+	return durationOr(s.ThrottleBaseDelay, time.Millisecond)
+}
+func (s *Server) throttleMaxDelay() time.Duration {
+	return durationOr(s.ThrottleMaxDelay, 100*time.Millisecond)
+}
+
+func (s *Server) heartbeatAttempts() int {
+	if s.HeartbeatAttempts > 0 {
+		return s.HeartbeatAttempts
+	}
+	return 600
+}
+
+func (s *Server) throttleMaxAttempts() int {
+	if s.ThrottleMaxAttempts > 0 {
+		return s.ThrottleMaxAttempts
+	}
+	return 10
 }

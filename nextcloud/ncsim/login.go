@@ -1,0 +1,137 @@
+package ncsim
+
+import (
+	"html/template"
+	"net/http"
+	"strings"
+)
+
+var loginTemplate = template.Must(template.New("login").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head data-requesttoken="{{.Token}}"><meta charset="utf-8"><title>Login - Nextcloud</title></head>
+<body id="body-login">
+<main>
+<h1>Log in to Nextcloud (simulated)</h1>
+{{if .Error}}<p class="warning" id="login-error">{{.Error}}</p>{{end}}
+<form method="post" action="/index.php/login" name="login">
+<input type="hidden" name="requesttoken" value="{{.Token}}">
+<input type="hidden" name="redirect_url" value="{{.Redirect}}">
+<p><label for="user">Account name</label> <input type="text" name="user" id="user" value="{{.User}}" autocomplete="username" required></p>
+<p><label for="password">Password</label> <input type="password" name="password" id="password" autocomplete="current-password" required></p>
+<p><button type="submit" id="submit">Log in</button></p>
+</form>
+</main>
+</body>
+</html>
+`))
+
+type loginPage struct {
+	Token, Redirect, User, Error string
+}
+
+// handleLoginPage serves GET /index.php/login: the login form, or a
+// redirect for a user who is already logged in.
+func (s *Server) handleLoginPage(w http.ResponseWriter, r *http.Request) {
+	redirect := r.URL.Query().Get("redirect_url")
+	if uid, ok := s.sessionUser(r); ok && uid != "" {
+		http.Redirect(w, r, safeRedirect(redirect), http.StatusSeeOther)
+		return
+	}
+	s.writeLogin(w, http.StatusOK, loginPage{Redirect: redirect, User: r.URL.Query().Get("user")})
+}
+
+func (s *Server) writeLogin(w http.ResponseWriter, status int, p loginPage) {
+	p.Token = randomNonce()
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache, no-store, must-revalidate")
+	w.WriteHeader(status)
+	_ = loginTemplate.Execute(w, p)
+}
+
+// handleLogin serves POST /index.php/login (user, password, redirect_url).
+// The login password and the app password are both accepted, as
+// Session::login does. Success sets the nc_session_id cookie and redirects
+// to redirect_url when it is a local path.
+func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form", http.StatusBadRequest)
+		return
+	}
+	uid, pw, redirect := r.PostForm.Get("user"), r.PostForm.Get("password"), r.PostForm.Get("redirect_url")
+	if !s.checkPassword(uid, pw, true) {
+		s.registerAttempt(clientIP(r), throttleLogin)
+		s.logf("ncsim: failed web login for %q", uid)
+		s.writeLogin(w, http.StatusOK, loginPage{Redirect: redirect, User: uid, Error: "Wrong login or password."})
+		return
+	}
+	s.resetAttempts(clientIP(r), throttleLogin)
+	s.LoginCookie(w, uid)
+	http.Redirect(w, r, safeRedirect(redirect), http.StatusSeeOther)
+}
+
+// LoginCookie opens a web session for uid and sets its nc_session_id
+// cookie on w, as a successful login does. It panics if uid is unknown.
+func (s *Server) LoginCookie(w http.ResponseWriter, uid string) {
+	http.SetCookie(w, s.NewSession(uid))
+}
+
+// NewSession opens a web session for uid and returns its cookie, for tests
+// and tools that drive pages without the login form. It panics if uid is
+// unknown.
+func (s *Server) NewSession(uid string) *http.Cookie {
+	s.init()
+	if !s.userExists(uid) {
+		panic("ncsim: NewSession: no user " + uid)
+	}
+	token := randomNonce()
+	s.mu.Lock()
+	s.sessions[token] = uid
+	s.mu.Unlock()
+	s.logf("ncsim: web login of %s", uid)
+	return &http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode}
+}
+
+// safeRedirect accepts local paths only; anything else goes to Files.
+func safeRedirect(u string) string {
+	if strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "//") && !strings.HasPrefix(u, `/\`) {
+		return u
+	}
+	return "/index.php/apps/files/"
+}
+
+// handleLogout serves GET /index.php/logout: it ends the session.
+func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		s.mu.Lock()
+		delete(s.sessions, c.Value)
+		s.mu.Unlock()
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true})
+	http.Redirect(w, r, "/index.php/login?clear=1", http.StatusSeeOther)
+}
+
+// handleRoot serves GET / and /index.php/: Files for a logged-in user,
+// the login page otherwise.
+func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.requireLogin(w, r); ok {
+		http.Redirect(w, r, "/index.php/apps/files/", http.StatusSeeOther)
+	}
+}
+
+// handleFilesPage serves GET /index.php/apps/files/: a stand-in for the
+// Files app that shows the navigation (the ExApps' top-menu entries).
+func (s *Server) handleFilesPage(w http.ResponseWriter, r *http.Request) {
+	uid, ok := s.requireLogin(w, r)
+	if !ok {
+		return
+	}
+	nav := s.navEntries(uid, "files")
+	var b strings.Builder
+	b.WriteString(`<div id="app-content"><h2>Files (simulated)</h2><p>Apps:</p><ul id="ncsim-apps">`)
+	for _, e := range nav[1:] {
+		b.WriteString(`<li><a href="` + template.HTMLEscapeString(e.Href) + `">` + template.HTMLEscapeString(e.Name) + `</a></li>`)
+	}
+	b.WriteString(`</ul></div>`)
+	d := pageData{Title: "Files", AppID: "files", Nav: nav, Content: template.HTML(b.String())}
+	s.renderPage(w, http.StatusOK, uid, d)
+}
