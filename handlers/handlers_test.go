@@ -43,7 +43,7 @@ func (f *fakeLifecycle) SetEnabled(ctx context.Context, enabled bool) error {
 // fakeStatus reports the acting user back.
 type fakeStatus struct{ err error }
 
-func (f fakeStatus) Status(ctx context.Context, user hs.UserID) (any, error) {
+func (f fakeStatus) Status(ctx context.Context, user hs.UserID, all bool) (any, error) {
 	if f.err != nil {
 		return nil, f.err
 	}

@@ -9,14 +9,16 @@ import (
 	hs "github.com/hybrid-search/hybridsearch"
 )
 
-// StatusSource reports the app's state as one user sees it.
+// StatusSource reports the app's state as one user sees it, or for every
+// user when all is set (admins only; the source checks).
 type StatusSource interface {
-	Status(ctx context.Context, user hs.UserID) (any, error)
+	Status(ctx context.Context, user hs.UserID, all bool) (any, error)
 }
 
-// handleStatus answers GET /api/status for the acting user.
+// handleStatus answers GET /api/status[?all=1] for the acting user.
 func (s *Server) handleStatus(c echo.Context) error {
-	st, err := s.status.Status(c.Request().Context(), actingUser(c))
+	all := c.QueryParam("all") == "1" || c.QueryParam("all") == "true"
+	st, err := s.status.Status(c.Request().Context(), actingUser(c), all)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,142 @@
+package indexing
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	hs "github.com/hybrid-search/hybridsearch"
+)
+
+// Check probes one component; nil means healthy.
+type Check func(ctx context.Context) error
+
+// Reporter answers "how far is indexing, and is everything healthy?" for
+// the status API and the status command.
+type Reporter struct {
+	Version  string
+	States   StateLister
+	Pending  func(ctx context.Context) (int, error) // jobs waiting or in flight
+	Scanner  *Scanner                               // may be nil
+	Pipeline *Pipeline                              // may be nil
+	Checks   map[string]Check                       // by component: "nats", "nextcloud", "store", "embedder"
+	// IsAdmin, if non-nil, decides who may ask for every user's status.
+	IsAdmin func(ctx context.Context, user hs.UserID) (bool, error)
+
+	mu     sync.Mutex
+	sample struct {
+		at        time.Time
+		processed int64
+	}
+	rate float64 // jobs per second over the last sampling window
+}
+
+// ComponentStatus is one component's health.
+type ComponentStatus struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+}
+
+// Report is the body of GET /api/status.
+type Report struct {
+	Version    string                     `json:"version"`
+	User       hs.UserID                  `json:"user"`
+	Summary                               //
+	Queue      QueueStatus                `json:"queue"`
+	Scan       *ScanProgress              `json:"scan,omitempty"`
+	Counters   *Counters                  `json:"counters,omitempty"`
+	Components map[string]ComponentStatus `json:"components"`
+}
+
+// QueueStatus tells how much work waits and when it should be done.
+type QueueStatus struct {
+	Pending       int     `json:"pending"`
+	JobsPerSecond float64 `json:"jobs_per_second"`
+	ETASeconds    float64 `json:"eta_seconds"` // 0 when nothing waits or the rate is unknown
+	Error         string  `json:"error,omitempty"`
+}
+
+// Status reports for user; with all, every user's counts (admins only).
+func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (Report, error) {
+	if user == "" {
+		return Report{}, hs.Errorf(hs.EUNAUTHORIZED, "status needs a signed-in user")
+	}
+	if all {
+		if r.IsAdmin == nil {
+			return Report{}, hs.Errorf(hs.EUNAUTHORIZED, "only admins may see every user's status")
+		}
+		ok, err := r.IsAdmin(ctx, user)
+		if err != nil {
+			return Report{}, err
+		}
+		if !ok {
+			return Report{}, hs.Errorf(hs.EUNAUTHORIZED, "only admins may see every user's status")
+		}
+	}
+	rep := Report{Version: r.Version, User: user, Components: r.components(ctx)}
+	sum, err := Summarize(ctx, r.States, user, all)
+	if err != nil {
+		return Report{}, err
+	}
+	rep.Summary = sum
+	if r.Pending != nil {
+		n, err := r.Pending(ctx)
+		if err != nil {
+			rep.Queue.Error = hs.ErrorMessage(err)
+		}
+		rep.Queue.Pending = n
+	}
+	if r.Pipeline != nil {
+		c := r.Pipeline.Counters()
+		rep.Counters = &c
+		rep.Queue.JobsPerSecond = r.observe(c.Processed)
+		if rep.Queue.Pending > 0 && rep.Queue.JobsPerSecond > 0 {
+			rep.Queue.ETASeconds = float64(rep.Queue.Pending) / rep.Queue.JobsPerSecond
+		}
+	}
+	if r.Scanner != nil {
+		p := r.Scanner.Progress()
+		rep.Scan = &p
+	}
+	return rep, nil
+}
+
+// observe updates the processing rate from the running job count.
+func (r *Reporter) observe(processed int64) float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	if r.sample.at.IsZero() {
+		r.sample.at, r.sample.processed = now, processed
+		return 0
+	}
+	if d := now.Sub(r.sample.at); d >= 2*time.Second {
+		r.rate = float64(processed-r.sample.processed) / d.Seconds()
+		r.sample.at, r.sample.processed = now, processed
+	}
+	return r.rate
+}
+
+// components runs every check concurrently, each bounded to 3 s.
+func (r *Reporter) components(ctx context.Context) map[string]ComponentStatus {
+	out := map[string]ComponentStatus{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for name, check := range r.Checks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+			defer cancel()
+			st := ComponentStatus{OK: true}
+			if err := check(cctx); err != nil {
+				st = ComponentStatus{Error: hs.ErrorMessage(err)}
+			}
+			mu.Lock()
+			out[name] = st
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return out
+}
