@@ -57,7 +57,7 @@ type fakeQueue struct {
 	err  error
 }
 
-func (f *fakeQueue) Enqueue(ctx context.Context, jobs ...hs.IndexJob) error {
+func (f *fakeQueue) Publish(ctx context.Context, jobs ...hs.IndexJob) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
@@ -74,7 +74,7 @@ func newServer(t *testing.T, life *fakeLifecycle, status handlers.StatusSource) 
 func newServerQ(t *testing.T, life *fakeLifecycle, status handlers.StatusSource, q *fakeQueue) http.Handler {
 	t.Helper()
 	s, err := handlers.New(handlers.Deps{
-		AppID: testAppID, AppSecret: testSecret, Lifecycle: life, Status: status, Enqueue: q,
+		AppID: testAppID, AppSecret: testSecret, Lifecycle: life, Status: status, Publish: q,
 		Assets: fstest.MapFS{
 			"js/hybrid_search-main.js": {Data: []byte("console.log(1)")},
 			"img/app.svg":              {Data: []byte("<svg/>")},

@@ -20,7 +20,7 @@ type Deps struct {
 	AppSecret string       // required: the AppAPI shared secret
 	Lifecycle Lifecycle    // required
 	Status    StatusSource // required
-	Enqueue   Enqueuer     // required
+	Publish   Publisher    // required
 	Assets    fs.FS        // required: the frontend build (js/, css/, img/)
 	Logger    *slog.Logger // nil means slog.Default()
 }
@@ -31,7 +31,7 @@ type Server struct {
 	secret  string
 	life    Lifecycle
 	status  StatusSource
-	enqueue Enqueuer
+	publish Publisher
 	assets  fs.FS
 	logger  *slog.Logger
 }
@@ -47,15 +47,15 @@ func New(d Deps) (*Server, error) {
 		return nil, errors.New("handlers: Lifecycle is required")
 	case d.Status == nil:
 		return nil, errors.New("handlers: Status is required")
-	case d.Enqueue == nil:
-		return nil, errors.New("handlers: Enqueue is required")
+	case d.Publish == nil:
+		return nil, errors.New("handlers: Publish is required")
 	case d.Assets == nil:
 		return nil, errors.New("handlers: Assets is required")
 	}
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, enqueue: d.Enqueue, assets: d.Assets, logger: d.Logger}, nil
+	return &Server{appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, assets: d.Assets, logger: d.Logger}, nil
 }
 
 // Handler returns the app's complete HTTP handler.

@@ -13,9 +13,9 @@ import (
 	hs "github.com/hybrid-search/hybridsearch"
 )
 
-// Enqueuer queues index jobs; it returns once the queue has them durably.
-type Enqueuer interface {
-	Enqueue(ctx context.Context, jobs ...hs.IndexJob) error
+// Publisher queues index jobs; it returns once the queue has them durably.
+type Publisher interface {
+	Publish(ctx context.Context, jobs ...hs.IndexJob) error
 }
 
 // publishTimeout keeps the webhook answer inside Nextcloud's 3 s budget.
@@ -69,7 +69,7 @@ func (s *Server) handleWebhook(c echo.Context) error {
 	if len(jobs) > 0 {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), publishTimeout)
 		defer cancel()
-		if err := s.enqueue.Enqueue(ctx, jobs...); err != nil {
+		if err := s.publish.Publish(ctx, jobs...); err != nil {
 			return hs.WrapError(hs.EUNAVAILABLE, err, "could not queue the event")
 		}
 	}

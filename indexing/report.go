@@ -74,11 +74,13 @@ func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (Report
 		}
 	}
 	rep := Report{Version: r.Version, User: user, Components: r.components(ctx)}
-	sum, err := Summarize(ctx, r.States, user, all)
-	if err != nil {
-		return Report{}, err
+	if r.States != nil {
+		sum, err := Summarize(ctx, r.States, user, all)
+		if err != nil {
+			return Report{}, err
+		}
+		rep.Summary = sum
 	}
-	rep.Summary = sum
 	if r.Pending != nil {
 		n, err := r.Pending(ctx)
 		if err != nil {
