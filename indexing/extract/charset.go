@@ -43,7 +43,11 @@ func decodeText(data []byte) (string, error) {
 	}
 	sample := data[:min(len(data), sampleLen)]
 	if e := utf16Guess(sample); e != nil {
-		return decodeWith(e, data)
+		s, _ := decodeWith(e, data)
+		if p := controlRunes(s[:min(len(s), sampleLen)]); p > maxControlPercent {
+			return "", notTextError{p}
+		}
+		return s, nil
 	}
 	if p := controlPercent(sample); p > maxControlPercent {
 		return "", notTextError{p}
@@ -141,6 +145,21 @@ func controlPercent(sample []byte) float64 {
 		}
 	}
 	return float64(n) * 100 / float64(len(sample))
+}
+
+// controlRunes is controlPercent for decoded text.
+func controlRunes(s string) float64 {
+	var n, all int
+	for _, r := range s {
+		all++
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\v' && r != '\f' && r != '\r' && r != 0x1b || r == 0x7f {
+			n++
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(n) * 100 / float64(all)
 }
 
 // mostlyUTF8 reports whether sample holds more valid multi-byte UTF-8

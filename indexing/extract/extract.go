@@ -121,7 +121,9 @@ func Supported(name, mime string) bool {
 const sniffLen = 3072
 
 // Extract reads the file name of the given MIME type from r and returns its
-// text. An empty file gives an empty Body and no error. Errors:
+// text. The format comes from mime, else the extension of name, else (when
+// mime is empty or generic, like application/octet-stream) the content.
+// An empty file gives an empty Body and no error, whatever its type. Errors:
 // EINVALID for an unsupported format (wrapping ErrUnsupported), a corrupt,
 // encrypted or hostile file, binary data declared as text, or a parse that
 // outlived Timeout; ETOOLARGE for an input over MaxInputBytes;
@@ -136,7 +138,13 @@ func (x *Extractor) Extract(ctx context.Context, name, mime string, r io.Reader)
 	if err != nil {
 		return hybridsearch.Text{}, readError(name, err)
 	}
-	if f == fmtUnknown && len(data) > 0 {
+	if len(data) == 0 {
+		if f == fmtUnknown {
+			return hybridsearch.Text{Extractor: "empty"}, nil
+		}
+		return hybridsearch.Text{Extractor: string(f)}, nil
+	}
+	if f == fmtUnknown && genericTypes[mediaType(mime)] {
 		f = sniff(data)
 	}
 	if f == fmtUnknown {
@@ -156,9 +164,6 @@ func (x *Extractor) Extract(ctx context.Context, name, mime string, r io.Reader)
 		if f = sniffZip(data); f == fmtUnknown {
 			return hybridsearch.Text{}, unsupported(name, mime)
 		}
-	}
-	if len(data) == 0 {
-		return hybridsearch.Text{Extractor: string(f)}, nil
 	}
 	return x.run(ctx, name, f, data, lim)
 }

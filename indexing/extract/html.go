@@ -139,11 +139,11 @@ func (w *htmlWalker) walk(n *html.Node, depth int) error {
 		}
 		w.pre++
 		err := w.children(n, depth)
-		w.pre--
-		if err != nil {
-			return err
+		if err == nil {
+			err = w.flush()
 		}
-		return w.flush()
+		w.pre--
+		return err
 	case atom.Table:
 		if err := w.flush(); err != nil {
 			return err

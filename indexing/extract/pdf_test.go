@@ -1,0 +1,83 @@
+package extract_test
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/indexing/extract"
+)
+
+// pdfExtractors are the two PDF paths: poppler's pdftotext when it is
+// installed, and the pure-Go fallback that a missing PDFToText selects.
+func pdfExtractors(t *testing.T) []struct {
+	name string
+	x    *extract.Extractor
+} {
+	t.Helper()
+	out := []struct {
+		name string
+		x    *extract.Extractor
+	}{{"pdf-go", &extract.Extractor{PDFToText: "/nonexistent/pdftotext"}}}
+	if path, err := exec.LookPath("pdftotext"); err == nil {
+		out = append(out, struct {
+			name string
+			x    *extract.Extractor
+		}{"pdftotext", &extract.Extractor{PDFToText: path}})
+	} else {
+		t.Log("pdftotext not installed (apt-get install poppler-utils): testing the pure-Go parser only")
+	}
+	return out
+}
+
+func TestPDF(t *testing.T) {
+	data := pdfFixture(t, "Prüfbericht 東京", false,
+		[]string{"Grüße aus Köln", "zweite Zeile"},
+		[]string{},
+		[]string{"日本語のテキスト", "Seite drei"})
+	wantPages := []string{"Grüße aus Köln\nzweite Zeile", "", "日本語のテキスト\nSeite drei"}
+	for _, e := range pdfExtractors(t) {
+		t.Run(e.name, func(t *testing.T) {
+			got := mustExtract(t, e.x, "bericht.pdf", "application/pdf", data)
+			if got.Extractor != e.name {
+				t.Errorf("Extractor = %q, want %q", got.Extractor, e.name)
+			}
+			if got.Title != "Prüfbericht 東京" {
+				t.Errorf("Title = %q, want %q", got.Title, "Prüfbericht 東京")
+			}
+			if len(got.Pages) != len(wantPages) {
+				t.Fatalf("Pages = %+v, want %d pages; body:\n%s", got.Pages, len(wantPages), got.Body)
+			}
+			for i, want := range wantPages {
+				if p := strings.TrimSpace(pageText(got, got.Pages[i])); p != want {
+					t.Errorf("page %d = %q, want %q", i+1, p, want)
+				}
+			}
+		})
+	}
+}
+
+func TestPDFErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		data    []byte
+		wantMsg string
+	}{
+		{"garbage", []byte("this is not a PDF at all, just some words"), "corrupt pdf"},
+		{"truncated", pdfFixture(t, "x", false, []string{"text"})[:200], "corrupt pdf"},
+		{"encrypted", pdfFixture(t, "x", true, []string{"geheim"}), "encrypted pdf"},
+	}
+	for _, e := range pdfExtractors(t) {
+		for _, tt := range tests {
+			t.Run(e.name+"/"+tt.name, func(t *testing.T) {
+				got, err := e.x.Extract(context.Background(), "x.pdf", "application/pdf", bytes.NewReader(tt.data))
+				if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID || !strings.Contains(err.Error(), tt.wantMsg) {
+					t.Fatalf("Extract = %q, %v; want EINVALID %q", got.Body, err, tt.wantMsg)
+				}
+			})
+		}
+	}
+}
