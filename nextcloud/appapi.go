@@ -38,9 +38,9 @@ func (c *Client) SetInitError(ctx context.Context, msg string) error {
 // AppEnabled reports whether AppAPI has this app enabled. It works while
 // the app is disabled too.
 func (c *Client) AppEnabled(ctx context.Context) (bool, error) {
-	var enabled bool
+	var enabled json.RawMessage // the DB column: 1 or 0, or a bool
 	err := c.ocs(ctx, "", http.MethodGet, appAPI+"/ex-app/state", nil, nil, &enabled)
-	return enabled, err
+	return jsonBool(enabled), err
 }
 
 // TopMenu is an entry in Nextcloud's top navigation that opens an

@@ -4,15 +4,16 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/hybrid-search/hybridsearch"
 )
 
 // Download opens the content of file p as user (GET). The FileInfo comes
-// from the response headers (ID from OC-FileId, ETag, MIME, Size,
-// Modified). The caller closes the reader. maxBytes > 0 caps the size: a
+// from the response headers and describes exactly the bytes returned:
+// Path, ETag, MIME, Size and Modified. Nextcloud's GET carries no file id,
+// permissions or owner, so those stay zero; take them from Stat or
+// FindByID. The caller closes the reader. maxBytes > 0 caps the size: a
 // larger Content-Length is ETOOLARGE at once, and a body that runs past
 // the cap makes Read fail with ETOOLARGE. maxBytes <= 0 means no cap.
 func (c *Client) Download(ctx context.Context, user hybridsearch.UserID, p string, maxBytes int64) (io.ReadCloser, hybridsearch.FileInfo, error) {
@@ -62,22 +63,7 @@ func headerInfo(p string, resp *http.Response) hybridsearch.FileInfo {
 	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		fi.Modified = t.UTC()
 	}
-	fi.ID = parseOCID(resp.Header.Get("OC-FileId"))
 	return fi
-}
-
-// parseOCID reads the file id from an oc:id / OC-FileId value: the
-// zero-padded id followed by the instance id ("00000007oc9l3j5ur4db").
-func parseOCID(s string) hybridsearch.FileID {
-	end := 0
-	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
-		end++
-	}
-	n, err := strconv.ParseInt(s[:end], 10, 64)
-	if err != nil {
-		return 0
-	}
-	return hybridsearch.FileID(n)
 }
 
 // cappedReader fails with ETOOLARGE once more than max bytes arrive.

@@ -344,7 +344,6 @@ func TestDownloadCapWithoutContentLength(t *testing.T) {
 	c, _ := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("ETag", `"e1"`)
-		w.Header().Set("OC-FileId", "00000042ocsim0000001")
 		w.Header().Set("Last-Modified", "Wed, 20 Jul 2022 05:12:23 GMT")
 		for range 10 {
 			_, _ = io.WriteString(w, strings.Repeat("x", 100))
@@ -356,7 +355,7 @@ func TestDownloadCapWithoutContentLength(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	want := hybridsearch.FileInfo{ID: 42, Path: "/big.txt", ETag: "e1", MIME: "text/plain",
+	want := hybridsearch.FileInfo{Path: "/big.txt", ETag: "e1", MIME: "text/plain",
 		Modified: time.Date(2022, 7, 20, 5, 12, 23, 0, time.UTC)}
 	if fi != want {
 		t.Errorf("Download info = %+v, want %+v", fi, want)

@@ -151,23 +151,6 @@ func kindOf(err error) string {
 	return hybridsearch.ErrorKind(err)
 }
 
-func TestParseOCID(t *testing.T) {
-	tests := []struct {
-		in   string
-		want hybridsearch.FileID
-	}{
-		{"00000007oc9l3j5ur4db", 7},
-		{"123456789oc9l3j5ur4db", 123456789},
-		{"", 0},
-		{"ocxyz", 0},
-	}
-	for _, tt := range tests {
-		if got := parseOCID(tt.in); got != tt.want {
-			t.Errorf("parseOCID(%q) = %d, want %d", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestUnquoteETag(t *testing.T) {
 	for in, want := range map[string]string{`"abc"`: "abc", `W/"abc"`: "abc", "abc": "abc", ` "a" `: "a", `"`: `"`} {
 		if got := unquoteETag(in); got != want {

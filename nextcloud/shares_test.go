@@ -1,0 +1,64 @@
+package nextcloud_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/nextcloud"
+)
+
+func TestShares(t *testing.T) {
+	e := newEnv(t)
+	sim := e.needSim(t)
+	seedFiles(t, sim)
+	ctx := context.Background()
+	report := simStat(t, sim, "bob", "/Shared/report.md")
+
+	got, err := e.c.SharedWithMe(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("SharedWithMe(alice) = %+v, want one share", got)
+	}
+	s := got[0]
+	if s.ID == "" || s.ShareType != nextcloud.ShareUser || s.ShareWith != "alice" || s.Owner != "bob" ||
+		s.FileOwner != "bob" || s.FileID != report.ID || s.FileTarget != "/report.md" || s.ItemType != "file" ||
+		s.Permissions == 0 || s.Created.IsZero() {
+		t.Errorf("SharedWithMe(alice) = %+v", s)
+	}
+
+	of, err := e.c.SharesOf(ctx, "bob", "/Shared/report.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(of) != 1 || of[0].ID != s.ID || of[0].ShareWith != "alice" || of[0].FileID != report.ID || of[0].Path != "/Shared/report.md" {
+		t.Errorf("SharesOf(bob, report) = %+v", of)
+	}
+
+	none, err := e.c.SharedWithMe(ctx, "carol")
+	if err != nil || len(none) != 0 {
+		t.Errorf("SharedWithMe(carol) = %+v, %v, want none", none, err)
+	}
+	none, err = e.c.SharesOf(ctx, "alice", "/top.txt")
+	if err != nil || len(none) != 0 {
+		t.Errorf("SharesOf(unshared) = %+v, %v, want none", none, err)
+	}
+	_, err = e.c.SharesOf(ctx, "bob", "/Shared/missing.md")
+	wantKind(t, "SharesOf missing", err, hybridsearch.ENOTFOUND)
+}
+
+// TestSharedWithMeDiscovered runs against a real server too.
+func TestSharedWithMeDiscovered(t *testing.T) {
+	e := newEnv(t)
+	shares, err := e.c.SharedWithMe(context.Background(), e.user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range shares {
+		if s.FileID == 0 || s.FileTarget == "" {
+			t.Errorf("share %+v: want a file id and a target", s)
+		}
+	}
+}
