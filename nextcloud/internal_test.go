@@ -198,3 +198,21 @@ func TestBaseURL(t *testing.T) {
 		}
 	}
 }
+
+func TestReadAllCapsBodies(t *testing.T) {
+	b, err := readAll("GET /x", io.LimitReader(zeros{}, maxBody))
+	if err != nil || len(b) != maxBody {
+		t.Fatalf("readAll(maxBody) = %d bytes, %v", len(b), err)
+	}
+	_, err = readAll("GET /x", io.LimitReader(zeros{}, maxBody+1))
+	if k := kindOf(err); k != hybridsearch.ETOOLARGE {
+		t.Errorf("readAll(maxBody+1) kind = %q (%v), want %s", k, err, hybridsearch.ETOOLARGE)
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(b []byte) (int, error) {
+	clear(b)
+	return len(b), nil
+}

@@ -128,7 +128,7 @@ func (c *Client) getJSON(ctx context.Context, r *request, out any) error {
 		return statusError(r.op(), status, e.Message)
 	}
 	if err := json.Unmarshal(b, out); err != nil {
-		return errorf(hybridsearch.EINTERNAL, "%s: decode JSON: %v", r.op(), err)
+		return errorf(hybridsearch.EINTERNAL, "%s: decode JSON: %w", r.op(), err)
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ func (c *Client) ocs(ctx context.Context, user hybridsearch.UserID, method, path
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return errorf(hybridsearch.EINVALID, "%s: encode body: %v", r.op(), err)
+			return errorf(hybridsearch.EINVALID, "%s: encode body: %w", r.op(), err)
 		}
 		r.body, r.ctype = b, "application/json"
 	}
@@ -59,7 +59,7 @@ func decodeOCS(op string, status int, b []byte, out any) error {
 		return statusError(op, code, msg)
 	}
 	if jsonErr != nil {
-		return errorf(hybridsearch.EINTERNAL, "%s: not an OCS JSON response: %v", op, jsonErr)
+		return errorf(hybridsearch.EINTERNAL, "%s: not an OCS JSON response: %w", op, jsonErr)
 	}
 	if !ocsOK(meta.Status, meta.StatusCode) {
 		return statusError(op, meta.StatusCode, meta.Message)
@@ -68,7 +68,7 @@ func decodeOCS(op string, status int, b []byte, out any) error {
 		return nil
 	}
 	if err := json.Unmarshal(env.OCS.Data, out); err != nil {
-		return errorf(hybridsearch.EINTERNAL, "%s: decode OCS data: %v", op, err)
+		return errorf(hybridsearch.EINTERNAL, "%s: decode OCS data: %w", op, err)
 	}
 	return nil
 }

@@ -97,7 +97,7 @@ func (c *Client) multistatus(ctx context.Context, r *request, user hybridsearch.
 	}
 	infos, err := parseMultistatus(b, user)
 	if err != nil {
-		return nil, errorf(hybridsearch.EINTERNAL, "%s: %v", r.op(), err)
+		return nil, errorf(hybridsearch.EINTERNAL, "%s: %w", r.op(), err)
 	}
 	return infos, nil
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/hybrid-search/hybridsearch"
 )
@@ -66,7 +65,7 @@ func (w *Webhook) UnmarshalJSON(b []byte) error {
 		AuthMethod:   jsonString(raw.AuthMethod),
 		AuthData:     jsonString(raw.AuthData),
 	}
-	if t := strings.TrimSpace(string(raw.TokenNeeded)); t != "" && t != "null" {
+	if !isEmptyData(raw.TokenNeeded) {
 		w.TokenNeeded = raw.TokenNeeded
 	}
 	return nil
