@@ -173,7 +173,7 @@ func hrefs(rs []msResponse) []string {
 }
 
 // davURL is the WebDAV URL of path in uid's tree.
-func davURL(uid, path string) string { return "/remote.php/dav/files/" + uid + path }
+func davURL(uid, path string) string { return "/remote.php/dav/files/" + uid + encodeDAVPath(path) }
 
 // mustPanic fails unless fn panics.
 func mustPanic(t *testing.T, name string, fn func()) {

@@ -103,6 +103,10 @@ func (s *Server) davOtherUser(w http.ResponseWriter, r *http.Request, t davTarge
 		writeDAVError(w, http.StatusNotFound, exNotFound, "Principal with name "+t.uid+" not found")
 		return
 	}
+	if dir, name := splitPath(t.path); dir == "/" && (r.Method == http.MethodPut || r.Method == "MKCOL") {
+		writeDAVError(w, http.StatusForbidden, exForbidden, "Permission denied to create file (filename "+name+")")
+		return
+	}
 	if t.path != "/" {
 		writeDAVError(w, http.StatusNotFound, exNotFound, "File not found: "+strings.TrimPrefix(t.path, "/")+" in '"+t.uid+"'")
 		return
@@ -162,11 +166,16 @@ func (s *Server) davPropfind(w http.ResponseWriter, r *http.Request, t davTarget
 
 // renderEntry adds e's response to ms. Callers hold files.mu.
 func (s *Server) renderEntry(ms *multistatus, base, uid string, e entry, props []propName, allprop bool) {
+	found, missing := s.renderProps(uid, e, props, allprop)
+	ms.response(davHref(base, e.path, e.n.isDir), found, missing)
+}
+
+// renderProps evaluates props for e; allprop means Sabre's allprop set,
+// with no 404 propstat. Callers hold files.mu.
+func (s *Server) renderProps(uid string, e entry, props []propName, allprop bool) (found []propVal, missing []propName) {
 	if allprop {
 		props = allProps
 	}
-	var found []propVal
-	var missing []propName
 	for _, p := range props {
 		v, ok := s.propValue(uid, e, p)
 		switch {
@@ -176,7 +185,7 @@ func (s *Server) renderEntry(ms *multistatus, base, uid string, e entry, props [
 			missing = append(missing, p)
 		}
 	}
-	ms.response(davHref(base, e.path, e.n.isDir), found, missing)
+	return found, missing
 }
 
 // propValue returns the inner XML of property p of e as uid sees it, or
@@ -190,9 +199,9 @@ func (s *Server) propValue(uid string, e entry, p propName) (string, bool) {
 	case propName{nsDAV, "getlastmodified"}:
 		return unixTime(n.mtime).Format(http.TimeFormat), true
 	case propName{nsDAV, "getetag"}:
-		return xmlEscape(`"` + n.etag + `"`), true
+		return davText(`"` + n.etag + `"`), true
 	case propName{nsDAV, "getcontenttype"}:
-		return xmlEscape(mimeFor(n.name)), !n.isDir
+		return davText(mimeFor(n.name)), !n.isDir
 	case propName{nsDAV, "getcontentlength"}:
 		return itoa(n.size), !n.isDir
 	case propName{nsDAV, "resourcetype"}:
@@ -205,7 +214,7 @@ func (s *Server) propValue(uid string, e entry, p propName) (string, bool) {
 		if e.path == "/" {
 			name = uid
 		}
-		return xmlEscape(name), true
+		return davText(name), true
 	case propName{nsDAV, "quota-used-bytes"}:
 		return itoa(fs.viewSize(uid, e)), n.isDir
 	case propName{nsDAV, "quota-available-bytes"}:
@@ -230,9 +239,9 @@ func (s *Server) propValue(uid string, e entry, p propName) (string, bool) {
 		}
 		return b.String(), true
 	case propName{nsOC, "owner-id"}:
-		return xmlEscape(n.owner), true
+		return davText(n.owner), true
 	case propName{nsOC, "owner-display-name"}:
-		return xmlEscape(s.displayName(n.owner)), true
+		return davText(s.displayName(n.owner)), true
 	case propName{nsNC, "has-preview"}:
 		return strconv.FormatBool(!n.isDir && hasPreview(mimeFor(n.name))), true
 	case propName{nsNC, "mount-type"}:

@@ -105,7 +105,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	ms := newMultistatus()
 	for _, e := range hits {
-		s.renderEntry(ms, "/remote.php/dav/files/"+me, me, e, q.props, len(q.props) == 0)
+		// FileSearchBackend builds hrefs without the trailing slash of folders.
+		found, missing := s.renderProps(me, e, q.props, len(q.props) == 0)
+		ms.response(encodeDAVPath("/remote.php/dav/files/"+me+e.path), found, missing)
 	}
 	ms.write(w)
 }

@@ -220,19 +220,19 @@ func (s *Server) renderTrashEntry(ms *multistatus, base, uid string, te trashEnt
 		ok := true
 		switch p {
 		case propName{nsNC, "trashbin-filename"}, propName{nsNC, "trashbin-title"}:
-			v = xmlEscape(name)
+			v = davText(name)
 		case propName{nsNC, "trashbin-original-location"}:
-			v = xmlEscape(location)
+			v = davText(location)
 		case propName{nsNC, "trashbin-deletion-time"}:
 			v = strconv.FormatInt(it.deletedAt, 10)
 		case propName{nsNC, "trashbin-deleted-by-id"}:
-			v = xmlEscape(it.deletedBy)
+			v = davText(it.deletedBy)
 		case propName{nsNC, "trashbin-deleted-by-display-name"}:
-			v = xmlEscape(s.displayName(it.deletedBy))
+			v = davText(s.displayName(it.deletedBy))
 		case propName{nsDAV, "displayname"}:
-			v = xmlEscape(name)
+			v = davText(name)
 		case propName{nsDAV, "getcontenttype"}:
-			v, ok = xmlEscape(mimeFor(name)), !te.n.isDir
+			v, ok = davText(mimeFor(name)), !te.n.isDir
 		default:
 			v, ok = s.propValue(uid, entry{n: te.n, path: "/" + it.name + te.rel}, p)
 		}

@@ -127,7 +127,7 @@ func newMultistatus() *multistatus {
 // missing ones in a 404 propstat.
 func (m *multistatus) response(href string, found []propVal, missing []propName) {
 	m.b.WriteString("<d:response><d:href>")
-	m.b.WriteString(xmlEscape(href))
+	m.b.WriteString(davText(href))
 	m.b.WriteString("</d:href>")
 	if len(found) > 0 {
 		m.b.WriteString("<d:propstat><d:prop>")
@@ -190,7 +190,7 @@ func writeDAVError(w http.ResponseWriter, status int, class, msg string) {
   <s:exception>%s</s:exception>
   <s:message>%s</s:message>
 </d:error>
-`, xmlEscape(class), xmlEscape(msg))
+`, davText(class), davText(msg))
 }
 
 // writeFSError writes err as a Sabre exception.
@@ -216,6 +216,12 @@ func encodeDAVPath(p string) string {
 		fmt.Fprintf(&b, "%%%02X", c)
 	}
 	return b.String()
+}
+
+// davText escapes element text the way Sabre's XML writer does: only
+// &, < and > (quotes stay as they are, as in "etag").
+func davText(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
 // davHref builds the href of path p under base; folders end in "/".
