@@ -201,6 +201,9 @@ func (s *Server) Close() {
 	s.stopWebhookCronLocked()
 	s.mu.Unlock()
 	s.cancel()
+	// Wait for a webhook batch in flight; its calls end with baseCtx.
+	s.hooks.webhooks.runMu.Lock()
+	s.hooks.webhooks.runMu.Unlock()
 	if srv != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
