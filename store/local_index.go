@@ -1,0 +1,457 @@
+package store
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/hybrid-search/hybridsearch"
+)
+
+// Kinds of logged operations.
+const (
+	opWrite  byte = 1 // WriteFile: meta and the file's complete point set
+	opMeta   byte = 2 // UpdateFileMeta
+	opDelete byte = 3 // DeleteFile: meta.ID only
+)
+
+// op is one logged change: what a WAL record holds and what index.apply
+// performs, on the live path and on replay alike.
+type op struct {
+	kind   byte
+	meta   hybridsearch.FileMeta
+	points []pointIn // opWrite, in chunk order
+}
+
+// pointIn is a point on its way into the index: dense already normalised,
+// sparse vectors sorted copies owned by the index once applied.
+type pointIn struct {
+	id      string
+	chunk   hybridsearch.Chunk
+	dense   []float32 // nil when the point has no dense vector
+	bm25    hybridsearch.SparseVector
+	trigram hybridsearch.SparseVector
+}
+
+// encode appends the op, tagged with its sequence number.
+func (o *op) encode(e *encoder, seq uint64) {
+	e.uvarint(seq)
+	e.byte(o.kind)
+	switch o.kind {
+	case opWrite:
+		e.meta(o.meta)
+		e.uvarint(uint64(len(o.points)))
+		for _, p := range o.points {
+			e.point(p.id, p.chunk, p.dense, p.bm25, p.trigram)
+		}
+	case opMeta:
+		e.meta(o.meta)
+	case opDelete:
+		e.varint(int64(o.meta.ID))
+	}
+}
+
+// decodeOp reads what op.encode wrote.
+func decodeOp(b []byte) (uint64, *op, error) {
+	d := decoder{b: b}
+	seq := d.uvarint()
+	o := &op{kind: d.byte()}
+	switch o.kind {
+	case opWrite:
+		o.meta = d.meta()
+		n := d.count(1)
+		o.points = make([]pointIn, n)
+		for i := range o.points {
+			o.points[i] = d.point(o.meta.ID)
+		}
+	case opMeta:
+		o.meta = d.meta()
+	case opDelete:
+		o.meta.ID = hybridsearch.FileID(d.varint())
+	default:
+		d.fail()
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.fail()
+	}
+	return seq, o, d.err
+}
+
+// pointRec is a stored point. Its file metadata lives in its fileRec.
+type pointRec struct {
+	id      string
+	chunk   hybridsearch.Chunk
+	slot    int32
+	dense   bool
+	bm25    hybridsearch.SparseVector
+	trigram hybridsearch.SparseVector
+}
+
+// fileRec is a stored file: its metadata and its points in chunk order.
+type fileRec struct {
+	meta   hybridsearch.FileMeta
+	points []*pointRec
+	slots  []int32 // the points' slots, sorted
+}
+
+// posting is one point's weight for one sparse index.
+type posting struct {
+	slot int32
+	w    float32
+}
+
+// invIndex is the inverted index of one named sparse vector.
+type invIndex struct {
+	postings map[uint32][]posting // sorted by slot
+	docs     int                  // points with a non-empty vector: IDF's N
+}
+
+// index is the in-memory state of a Local store. Points live in slots:
+// slot s owns slab[s*dim:(s+1)*dim], its normalised dense vector. Freed
+// slots are reused. Only apply mutates an index.
+type index struct {
+	dim    int
+	slab   []float32
+	slots  []*pointRec // nil when free
+	file   []*fileRec  // file of each slot
+	dense  []bool      // whether a slot has a dense vector
+	free   []int32
+	files  map[hybridsearch.FileID]*fileRec
+	users  map[hybridsearch.UserID][]int32 // sorted slots each reader may see
+	hashes map[string][]int32              // chunk hash -> slots with a dense vector
+	sparse [2]invIndex                     // VectorBM25, VectorTrigram
+	points int
+}
+
+func newIndex(dim int) *index {
+	x := &index{
+		dim:    dim,
+		files:  make(map[hybridsearch.FileID]*fileRec),
+		users:  make(map[hybridsearch.UserID][]int32),
+		hashes: make(map[string][]int32),
+	}
+	for i := range x.sparse {
+		x.sparse[i].postings = make(map[uint32][]posting)
+	}
+	return x
+}
+
+// sparseIndex returns the inverted index of a checked sparse vector name.
+func (x *index) sparseIndex(name string) *invIndex {
+	if name == VectorTrigram {
+		return &x.sparse[1]
+	}
+	return &x.sparse[0]
+}
+
+// check returns the error the op would meet against the current state,
+// and whether it changes nothing (so it need not be logged).
+func (x *index) check(o *op) (noop bool, err error) {
+	f := x.files[o.meta.ID]
+	switch o.kind {
+	case opWrite:
+		if f == nil && len(o.points) == 0 {
+			return true, nil
+		}
+		for _, p := range o.points {
+			if p.dense != nil && x.dim != 0 && len(p.dense) != x.dim {
+				return false, hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", o.meta.ID, len(p.dense), x.dim)
+			}
+		}
+	case opMeta:
+		if f == nil {
+			return false, hybridsearch.Errorf(hybridsearch.ENOTFOUND, "store: file %d has no points", o.meta.ID)
+		}
+	case opDelete:
+		return f == nil, nil
+	}
+	return false, nil
+}
+
+// apply performs a checked op. On replay an op may meet a state it was not
+// checked against (an update of a file deleted since); it then does what
+// leaves the state consistent, or reports a mismatched dimension.
+func (x *index) apply(o *op) error {
+	switch o.kind {
+	case opWrite:
+		for _, p := range o.points {
+			if p.dense != nil && x.dim != 0 && len(p.dense) != x.dim {
+				return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", o.meta.ID, len(p.dense), x.dim)
+			}
+		}
+		x.deleteFile(o.meta.ID)
+		x.writeFile(o.meta, o.points)
+	case opMeta:
+		x.updateMeta(o.meta)
+	case opDelete:
+		x.deleteFile(o.meta.ID)
+	}
+	return nil
+}
+
+// writeFile adds a file that has no points now.
+func (x *index) writeFile(meta hybridsearch.FileMeta, points []pointIn) {
+	if len(points) == 0 {
+		return
+	}
+	f := &fileRec{meta: meta, points: make([]*pointRec, len(points)), slots: make([]int32, len(points))}
+	for i, p := range points {
+		if p.dense != nil && x.dim == 0 {
+			x.setDim(len(p.dense))
+		}
+		s := x.alloc()
+		r := &pointRec{id: p.id, chunk: p.chunk, slot: s, dense: p.dense != nil, bm25: p.bm25, trigram: p.trigram}
+		x.slots[s], x.file[s], x.dense[s] = r, f, r.dense
+		if r.dense {
+			copy(x.slab[int(s)*x.dim:], p.dense)
+			if h := r.chunk.Hash; h != "" {
+				x.hashes[h] = append(x.hashes[h], s)
+			}
+		}
+		x.sparse[0].add(s, r.bm25)
+		x.sparse[1].add(s, r.trigram)
+		f.points[i], f.slots[i] = r, s
+	}
+	slices.Sort(f.slots)
+	x.files[meta.ID] = f
+	x.points += len(points)
+	for _, u := range meta.Readers {
+		x.users[u] = addSlots(x.users[u], f.slots)
+	}
+}
+
+// deleteFile removes a file's points, if it has any.
+func (x *index) deleteFile(id hybridsearch.FileID) {
+	f := x.files[id]
+	if f == nil {
+		return
+	}
+	for _, u := range f.meta.Readers {
+		x.setUser(u, removeSlots(x.users[u], f.slots))
+	}
+	for _, r := range f.points {
+		s := r.slot
+		if r.dense {
+			h := r.chunk.Hash
+			if rest := removeSlots(x.hashes[h], []int32{s}); len(rest) > 0 {
+				x.hashes[h] = rest
+			} else {
+				delete(x.hashes, h)
+			}
+		}
+		x.sparse[0].remove(s, r.bm25)
+		x.sparse[1].remove(s, r.trigram)
+		x.slots[s], x.file[s], x.dense[s] = nil, nil, false
+		x.free = append(x.free, s)
+	}
+	delete(x.files, id)
+	x.points -= len(f.points)
+}
+
+// updateMeta replaces a file's metadata and moves its slots between the
+// readers' lists. An absent file is left absent.
+func (x *index) updateMeta(meta hybridsearch.FileMeta) {
+	f := x.files[meta.ID]
+	if f == nil {
+		return
+	}
+	for _, u := range f.meta.Readers {
+		if _, ok := slices.BinarySearch(meta.Readers, u); !ok {
+			x.setUser(u, removeSlots(x.users[u], f.slots))
+		}
+	}
+	for _, u := range meta.Readers {
+		if _, ok := slices.BinarySearch(f.meta.Readers, u); !ok {
+			x.users[u] = addSlots(x.users[u], f.slots)
+		}
+	}
+	f.meta = meta
+}
+
+func (x *index) setUser(u hybridsearch.UserID, slots []int32) {
+	if len(slots) == 0 {
+		delete(x.users, u)
+		return
+	}
+	x.users[u] = slots
+}
+
+// alloc returns a free slot, growing the slot arrays when none is free.
+func (x *index) alloc() int32 {
+	if n := len(x.free); n > 0 {
+		s := x.free[n-1]
+		x.free = x.free[:n-1]
+		return s
+	}
+	s := int32(len(x.slots))
+	x.slots = append(x.slots, nil)
+	x.file = append(x.file, nil)
+	x.dense = append(x.dense, false)
+	if x.dim > 0 {
+		x.slab = slices.Grow(x.slab, x.dim)[:len(x.slab)+x.dim]
+		clear(x.slab[len(x.slab)-x.dim:])
+	}
+	return s
+}
+
+// setDim fixes the dense dimension and sizes the slab for existing slots.
+func (x *index) setDim(dim int) {
+	x.dim = dim
+	x.slab = make([]float32, len(x.slots)*dim, max(len(x.slots), 64)*dim)
+}
+
+// vector returns slot s's dense vector, aliased into the slab.
+func (x *index) vector(s int32) []float32 {
+	return x.slab[int(s)*x.dim : (int(s)+1)*x.dim : (int(s)+1)*x.dim]
+}
+
+// add indexes slot s's sparse vector.
+func (ix *invIndex) add(s int32, v hybridsearch.SparseVector) {
+	if len(v.Indices) == 0 {
+		return
+	}
+	ix.docs++
+	for j, i := range v.Indices {
+		pl := ix.postings[i]
+		k, _ := slices.BinarySearchFunc(pl, s, cmpPosting)
+		ix.postings[i] = slices.Insert(pl, k, posting{slot: s, w: v.Values[j]})
+	}
+}
+
+// remove unindexes slot s's sparse vector.
+func (ix *invIndex) remove(s int32, v hybridsearch.SparseVector) {
+	if len(v.Indices) == 0 {
+		return
+	}
+	ix.docs--
+	for _, i := range v.Indices {
+		pl := ix.postings[i]
+		k, ok := slices.BinarySearchFunc(pl, s, cmpPosting)
+		if !ok {
+			continue
+		}
+		if len(pl) == 1 {
+			delete(ix.postings, i)
+			continue
+		}
+		ix.postings[i] = slices.Delete(pl, k, k+1)
+	}
+}
+
+func cmpPosting(p posting, s int32) int { return cmp.Compare(p.slot, s) }
+
+// addSlots merges the sorted slots add into the sorted list, in place.
+func addSlots(list, add []int32) []int32 {
+	n, m := len(list), len(add)
+	list = slices.Grow(list, m)[:n+m]
+	i, j := n-1, m-1
+	for k := n + m - 1; j >= 0; k-- {
+		if i >= 0 && list[i] > add[j] {
+			list[k] = list[i]
+			i--
+		} else {
+			list[k] = add[j]
+			j--
+		}
+	}
+	return list
+}
+
+// removeSlots removes the sorted slots rm from the sorted list, in place.
+func removeSlots(list, rm []int32) []int32 {
+	out := list[:0]
+	j := 0
+	for _, s := range list {
+		for j < len(rm) && rm[j] < s {
+			j++
+		}
+		if j < len(rm) && rm[j] == s {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// prepare validates a WriteFile call and turns its points into an op:
+// metadata cleaned, points in chunk order, dense vectors normalised copies,
+// sparse vectors sorted copies.
+func prepareWrite(meta hybridsearch.FileMeta, points []hybridsearch.Point) (*op, error) {
+	if err := CheckWrite(meta, points); err != nil {
+		return nil, err
+	}
+	o := &op{kind: opWrite, meta: cleanMeta(meta), points: make([]pointIn, len(points))}
+	for i, p := range points {
+		c := p.Chunk
+		c.Headings = slices.Clone(c.Headings)
+		o.points[i] = pointIn{
+			id:      p.ID,
+			chunk:   c,
+			dense:   normalized(p.Dense),
+			bm25:    sortedSparse(p.BM25),
+			trigram: sortedSparse(p.Trigram),
+		}
+	}
+	slices.SortFunc(o.points, func(a, b pointIn) int { return cmp.Compare(a.chunk.No, b.chunk.No) })
+	return o, nil
+}
+
+// cleanMeta returns meta with sorted, unique, non-empty readers of its own
+// and the modification time in UTC without a monotonic reading.
+func cleanMeta(meta hybridsearch.FileMeta) hybridsearch.FileMeta {
+	r := make([]hybridsearch.UserID, 0, len(meta.Readers))
+	for _, u := range meta.Readers {
+		if u != "" {
+			r = append(r, u)
+		}
+	}
+	slices.Sort(r)
+	meta.Readers = slices.Compact(r)
+	if meta.Modified.IsZero() {
+		meta.Modified = time.Time{}
+	} else {
+		meta.Modified = meta.Modified.UTC()
+	}
+	return meta
+}
+
+// normalized returns a unit-length copy of v (all zeros stay zeros), or nil
+// for an empty v.
+func normalized(v []float32) []float32 {
+	if len(v) == 0 {
+		return nil
+	}
+	var ss float64
+	for _, x := range v {
+		ss += float64(x) * float64(x)
+	}
+	out := make([]float32, len(v))
+	if ss == 0 {
+		return out
+	}
+	inv := 1 / math.Sqrt(ss)
+	for i, x := range v {
+		out[i] = float32(float64(x) * inv)
+	}
+	return out
+}
+
+// sortedSparse returns a copy of v sorted by index, nil slices when empty.
+func sortedSparse(v hybridsearch.SparseVector) hybridsearch.SparseVector {
+	if len(v.Indices) == 0 {
+		return hybridsearch.SparseVector{}
+	}
+	out := hybridsearch.SparseVector{Indices: slices.Clone(v.Indices), Values: slices.Clone(v.Values)}
+	if !slices.IsSorted(out.Indices) {
+		perm := make([]int, len(out.Indices))
+		for i := range perm {
+			perm[i] = i
+		}
+		slices.SortFunc(perm, func(a, b int) int { return cmp.Compare(v.Indices[a], v.Indices[b]) })
+		for k, i := range perm {
+			out.Indices[k], out.Values[k] = v.Indices[i], v.Values[i]
+		}
+	}
+	return out
+}

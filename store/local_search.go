@@ -1,0 +1,347 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/hybrid-search/hybridsearch"
+)
+
+// parallelMin is the number of a user's dense points from which SearchDense
+// splits the scan across GOMAXPROCS goroutines.
+const parallelMin = 4096
+
+// SearchDense returns the user's k points most similar to vec by cosine
+// similarity, best first, ties broken by point id. Points without a dense
+// vector are skipped. It returns an EINVALID error for an empty user, k ≤ 0
+// (k above MaxK is capped) or a vector whose dimension differs from the
+// store's; a store without dense vectors yet returns no hits.
+func (l *Local) SearchDense(ctx context.Context, user hybridsearch.UserID, vec []float32, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error) {
+	k, err := l.checkSearch(ctx, user, k)
+	if err != nil {
+		return nil, wrap(err, "store: search dense")
+	}
+	for _, x := range vec {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: search dense: non-finite query value")
+		}
+	}
+	q := normalized(vec)
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	x := l.idx
+	if x.dim == 0 {
+		return nil, nil
+	}
+	if len(q) != x.dim {
+		return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: search dense: query has dimension %d, the store has %d", len(q), x.dim)
+	}
+	m := newMatcher(f)
+	slots := x.users[user]
+	parts := 1
+	if p := runtime.GOMAXPROCS(0); p > 1 && len(slots) >= parallelMin {
+		parts = min(p, len(slots)/(parallelMin/2))
+	}
+	tops := make([]topK, parts)
+	var wg sync.WaitGroup
+	for i := range tops {
+		tops[i] = topK{k: k, x: x}
+		part := slots[i*len(slots)/parts : (i+1)*len(slots)/parts]
+		if parts == 1 {
+			x.scanDense(ctx, q, part, &m, &tops[i])
+			break
+		}
+		wg.Go(func() { x.scanDense(ctx, q, part, &m, &tops[i]) })
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, wrap(err, "store: search dense")
+	}
+	top := tops[0]
+	for _, t := range tops[1:] {
+		for _, s := range t.h {
+			top.push(s)
+		}
+	}
+	return x.hits(top.sorted()), nil
+}
+
+// scanDense pushes the cosine score of every matching slot with a dense
+// vector into t. It stops early when ctx is done.
+func (x *index) scanDense(ctx context.Context, q []float32, slots []int32, m *matcher, t *topK) {
+	dim := x.dim
+	for i, s := range slots {
+		if i%2048 == 2047 && ctx.Err() != nil {
+			return
+		}
+		if !x.dense[s] || (m.on && !m.match(&x.file[s].meta)) {
+			continue
+		}
+		off := int(s) * dim
+		score := dot(q, x.slab[off:off+dim])
+		if len(t.h) == t.k && score < t.h[0].score {
+			continue
+		}
+		t.push(scored{score: score, slot: s})
+	}
+}
+
+// dot returns the dot product of a and b (len(b) ≥ len(a)) with eight
+// independent accumulators, so the loop is not bound by add latency.
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3, s4, s5, s6, s7 float32
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		aa := a[i : i+8 : i+8]
+		bb := b[i : i+8 : i+8]
+		s0 += aa[0] * bb[0]
+		s1 += aa[1] * bb[1]
+		s2 += aa[2] * bb[2]
+		s3 += aa[3] * bb[3]
+		s4 += aa[4] * bb[4]
+		s5 += aa[5] * bb[5]
+		s6 += aa[6] * bb[6]
+		s7 += aa[7] * bb[7]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}
+
+// SearchSparse returns the user's k best points for the sparse query q on
+// the named vector (VectorBM25 or VectorTrigram), best first, ties broken by
+// point id. A point's score is Σ_i q_i · d_i · IDF(n_i, N) over the indices
+// it shares with q (see IDF; N and n_i count all users' points); points
+// sharing no index are not returned. It returns an EINVALID error for an
+// empty user, an unknown vector name, k ≤ 0 (k above MaxK is capped) or a
+// malformed q.
+func (l *Local) SearchSparse(ctx context.Context, user hybridsearch.UserID, vector string, q hybridsearch.SparseVector, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error) {
+	k, err := l.checkSearch(ctx, user, k)
+	if err == nil {
+		err = CheckSparseName(vector)
+	}
+	if err == nil {
+		err = CheckSparse(vector, q)
+	}
+	if err != nil {
+		return nil, wrap(err, "store: search sparse")
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	x := l.idx
+	ix := x.sparseIndex(vector)
+	slots := x.users[user]
+	if len(slots) == 0 || len(q.Indices) == 0 {
+		return nil, nil
+	}
+	sc := l.scratch.Get().(*scratch)
+	defer l.scratch.Put(sc)
+	sc.reset(len(x.slots))
+	for _, s := range slots {
+		sc.user[s>>6] |= 1 << (s & 63)
+	}
+	for j, i := range q.Indices {
+		pl := ix.postings[i]
+		if len(pl) == 0 {
+			continue
+		}
+		w := q.Values[j] * float32(IDF(len(pl), ix.docs))
+		for _, p := range pl {
+			word, bit := p.slot>>6, uint64(1)<<(p.slot&63)
+			if sc.user[word]&bit == 0 {
+				continue
+			}
+			if sc.seen[word]&bit == 0 {
+				sc.seen[word] |= bit
+				sc.touched = append(sc.touched, p.slot)
+			}
+			sc.scores[p.slot] += w * p.w
+		}
+	}
+	m := newMatcher(f)
+	top := topK{k: k, x: x}
+	for _, s := range sc.touched {
+		if !m.on || m.match(&x.file[s].meta) {
+			top.push(scored{score: sc.scores[s], slot: s})
+		}
+	}
+	return x.hits(top.sorted()), nil
+}
+
+// scratch is the reusable per-query state of a sparse search.
+type scratch struct {
+	scores  []float32 // by slot, zero outside touched
+	seen    []uint64  // bitmap of touched slots
+	user    []uint64  // bitmap of the user's slots
+	touched []int32
+}
+
+// reset readies the scratch for n slots; every buffer is zero or empty.
+func (sc *scratch) reset(n int) {
+	for _, s := range sc.touched {
+		sc.scores[s] = 0
+	}
+	sc.touched = sc.touched[:0]
+	clear(sc.seen)
+	clear(sc.user)
+	if len(sc.scores) < n {
+		sc.scores = make([]float32, n)
+	}
+	if words := (n + 63) / 64; len(sc.seen) < words {
+		sc.seen = make([]uint64, words)
+		sc.user = make([]uint64, words)
+	}
+}
+
+// scored is a candidate hit.
+type scored struct {
+	score float32
+	slot  int32
+}
+
+// topK keeps the k best candidates in a min-heap whose root is the worst.
+type topK struct {
+	k int
+	h []scored
+	x *index
+}
+
+// worse reports whether a ranks below b: a lower score, or the same score
+// and a larger point id.
+func (t *topK) worse(a, b scored) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return t.x.slots[a.slot].id > t.x.slots[b.slot].id
+}
+
+func (t *topK) push(s scored) {
+	if len(t.h) < t.k {
+		t.h = append(t.h, s)
+		for i := len(t.h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !t.worse(t.h[i], t.h[p]) {
+				break
+			}
+			t.h[i], t.h[p] = t.h[p], t.h[i]
+			i = p
+		}
+		return
+	}
+	if !t.worse(t.h[0], s) {
+		return
+	}
+	t.h[0] = s
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(t.h) {
+			break
+		}
+		if c+1 < len(t.h) && t.worse(t.h[c+1], t.h[c]) {
+			c++
+		}
+		if !t.worse(t.h[c], t.h[i]) {
+			break
+		}
+		t.h[i], t.h[c] = t.h[c], t.h[i]
+		i = c
+	}
+}
+
+// sorted returns the candidates best first.
+func (t *topK) sorted() []scored {
+	slices.SortFunc(t.h, func(a, b scored) int {
+		if t.worse(a, b) {
+			return 1
+		}
+		if t.worse(b, a) {
+			return -1
+		}
+		return 0
+	})
+	return t.h
+}
+
+// hits turns ranked candidates into hits carrying their point without
+// vectors.
+func (x *index) hits(top []scored) []hybridsearch.Hit {
+	if len(top) == 0 {
+		return nil
+	}
+	out := make([]hybridsearch.Hit, len(top))
+	for i, s := range top {
+		out[i] = hybridsearch.Hit{Point: x.point(x.slots[s.slot], false), Score: s.score}
+	}
+	return out
+}
+
+// point returns a stored point as a caller-owned Point.
+func (x *index) point(r *pointRec, withVectors bool) hybridsearch.Point {
+	c := r.chunk
+	c.Headings = slices.Clone(c.Headings)
+	p := hybridsearch.Point{ID: r.id, Chunk: c, File: cloneMeta(x.file[r.slot].meta)}
+	if withVectors {
+		if r.dense {
+			p.Dense = slices.Clone(x.vector(r.slot))
+		}
+		p.BM25 = cloneSparse(r.bm25)
+		p.Trigram = cloneSparse(r.trigram)
+	}
+	return p
+}
+
+func cloneMeta(m hybridsearch.FileMeta) hybridsearch.FileMeta {
+	m.Readers = slices.Clone(m.Readers)
+	return m
+}
+
+func cloneSparse(v hybridsearch.SparseVector) hybridsearch.SparseVector {
+	return hybridsearch.SparseVector{Indices: slices.Clone(v.Indices), Values: slices.Clone(v.Values)}
+}
+
+// matcher evaluates a Filter against file metadata.
+type matcher struct {
+	f      hybridsearch.Filter
+	prefix string // cleaned PathPrefix, "" when unset
+	on     bool   // whether the filter filters at all
+}
+
+func newMatcher(f hybridsearch.Filter) matcher {
+	m := matcher{f: f}
+	if f.PathPrefix != "" {
+		m.prefix = CleanPath(f.PathPrefix)
+	}
+	m.on = len(f.Types) > 0 || len(f.MIMEs) > 0 || m.prefix != "" ||
+		!f.ModifiedAfter.IsZero() || !f.ModifiedBefore.IsZero()
+	return m
+}
+
+// match reports whether the file passes every set field of the filter:
+// type in Types, MIME in MIMEs, the path under PathPrefix (see
+// HasPathPrefix), modified strictly after ModifiedAfter and strictly before
+// ModifiedBefore.
+func (m *matcher) match(meta *hybridsearch.FileMeta) bool {
+	f := &m.f
+	switch {
+	case len(f.Types) > 0 && !slices.Contains(f.Types, meta.Type):
+		return false
+	case len(f.MIMEs) > 0 && !slices.Contains(f.MIMEs, meta.MIME):
+		return false
+	case m.prefix != "" && !HasPathPrefix(meta.Path, m.prefix):
+		return false
+	case !f.ModifiedAfter.IsZero() && !meta.Modified.After(f.ModifiedAfter):
+		return false
+	case !f.ModifiedBefore.IsZero() && !meta.Modified.Before(f.ModifiedBefore):
+		return false
+	}
+	return true
+}
+
+// cmpFileID orders file metadata by id.
+func cmpFileID(a, b hybridsearch.FileMeta) int { return cmp.Compare(a.ID, b.ID) }

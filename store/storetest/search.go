@@ -1,0 +1,367 @@
+package storetest
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
+)
+
+func testSearchDenseRanking(t *testing.T, s Store) {
+	q := []float32{1, 0, 0, 0}
+	vecs := map[hybridsearch.FileID][]float32{
+		1: {1, 0, 0, 0},    // cosine 1
+		2: {1, 1, 0, 0},    // 0.7071
+		3: {0, 1, 0, 0},    // 0
+		4: {-1, 0, 0, 0},   // -1
+		5: {2, 0.5, 0, 0},  // 0.9701: length does not matter
+		6: {0.5, 0, 0, 10}, // 0.0499
+	}
+	for id, v := range vecs {
+		m := fileMeta(id, "/f"+string(rune('0'+id))+".md", "alice")
+		mustWrite(t, s, m, simple(m, v))
+	}
+	order := []hybridsearch.FileID{1, 5, 2, 6, 3, 4}
+	tests := []struct {
+		name string
+		k    int
+		want []hybridsearch.FileID
+	}{
+		{"all", 10, order},
+		{"top 2", 2, order[:2]},
+		{"top 1", 1, order[:1]},
+		{"k over the cap", 100000, order},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits := mustDense(t, s, "alice", q, tt.k, hybridsearch.Filter{})
+			var got []hybridsearch.FileID
+			for _, h := range hits {
+				got = append(got, h.Point.Chunk.FileID)
+				if want := cosine(q, vecs[h.Point.Chunk.FileID]); !near(float64(h.Score), want) {
+					t.Errorf("file %d score = %v, want %v", h.Point.Chunk.FileID, h.Score, want)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("SearchDense(k=%d) files = %v, want %v", tt.k, got, tt.want)
+			}
+			checkNoVectors(t, hits)
+		})
+	}
+	hits := mustDense(t, s, "alice", []float32{0, 0, 0, 5}, 1, hybridsearch.Filter{})
+	if len(hits) != 1 || hits[0].Point.Chunk.Text != "text of /f6.md" || hits[0].Point.File.Path != "/f6.md" ||
+		hits[0].Point.ID != hybridsearch.PointID(6, 0) {
+		t.Errorf("hit does not carry its point: %+v", hits)
+	}
+	if _, err := s.SearchDense(t.Context(), "alice", []float32{1, 0, 0}, 10, hybridsearch.Filter{}); err == nil {
+		t.Errorf("SearchDense with a 3-dimensional query = nil error, want one")
+	}
+}
+
+func testSearchSparseIDF(t *testing.T, s Store) {
+	const common, rare = 3, 7
+	docs := []struct {
+		id     hybridsearch.FileID
+		reader hybridsearch.UserID
+		bm25   map[uint32]float32
+	}{
+		{1, "alice", map[uint32]float32{common: 1, rare: 1}},
+		{2, "alice", map[uint32]float32{common: 1}},
+		{3, "alice", map[uint32]float32{common: 2}},
+		{4, "bob", map[uint32]float32{common: 1, rare: 0.5}}, // counts in IDF: it is collection-wide
+		{5, "alice", nil}, // no bm25 vector: not in N
+		{6, "alice", map[uint32]float32{rare: 1}},
+	}
+	for _, d := range docs {
+		m := fileMeta(d.id, "/d"+string(rune('0'+d.id))+".md", d.reader)
+		mustWrite(t, s, m, point(m, 0, "doc", []float32{1, 0, 0, 0}, d.bm25, nil))
+	}
+	const N, nCommon, nRare = 5, 4, 3
+	idfCommon, idfRare := store.IDF(nCommon, N), store.IDF(nRare, N)
+
+	hits := mustSparse(t, s, "alice", "bm25", map[uint32]float32{common: 1, rare: 1}, 10, hybridsearch.Filter{})
+	want := []struct {
+		file  hybridsearch.FileID
+		score float64
+	}{
+		{1, idfCommon + idfRare},
+		{3, 2 * idfCommon},
+		{6, idfRare}, // a rare term outranks a common one
+		{2, idfCommon},
+	}
+	if len(hits) != len(want) {
+		t.Fatalf("SearchSparse returned files %v, want %v", fileIDs(hits), want)
+	}
+	for i, h := range hits {
+		if h.Point.Chunk.FileID != want[i].file || !near(float64(h.Score), want[i].score) {
+			t.Errorf("hit %d = file %d score %v, want file %d score %v", i, h.Point.Chunk.FileID, h.Score, want[i].file, want[i].score)
+		}
+	}
+	checkNoVectors(t, hits)
+
+	hits = mustSparse(t, s, "alice", "bm25", map[uint32]float32{common: 0.5}, 3, hybridsearch.Filter{})
+	wantIDs := append([]string{hybridsearch.PointID(3, 0)}, sortedIDs(1, 2)...)
+	if got := pointIDs(hits); !slices.Equal(got, wantIDs) {
+		t.Errorf("query on the common term = %v, want %v (ties by point id)", got, wantIDs)
+	}
+	if len(hits) == 3 && !near(float64(hits[0].Score), 2*0.5*idfCommon) {
+		t.Errorf("query weight is not applied: score %v, want %v", hits[0].Score, 2*0.5*idfCommon)
+	}
+	if hits := mustSparse(t, s, "alice", "bm25", map[uint32]float32{999: 1}, 10, hybridsearch.Filter{}); len(hits) != 0 {
+		t.Errorf("a term no point has finds %v", pointIDs(hits))
+	}
+	if hits := mustSparse(t, s, "alice", "bm25", nil, 10, hybridsearch.Filter{}); len(hits) != 0 {
+		t.Errorf("an empty query finds %v", pointIDs(hits))
+	}
+}
+
+func testSearchTrigram(t *testing.T, s Store) {
+	a, b, c := fileMeta(1, "/a.md", "alice"), fileMeta(2, "/b.md", "alice"), fileMeta(3, "/c.md", "alice")
+	mustWrite(t, s, a, point(a, 0, "a", nil, nil, map[uint32]float32{5: 1, 9: 1}))
+	mustWrite(t, s, b, point(b, 0, "b", nil, nil, map[uint32]float32{9: 2}))
+	mustWrite(t, s, c, point(c, 0, "c", nil, map[uint32]float32{5: 1}, nil)) // index 5 only in bm25
+
+	hits := mustSparse(t, s, "alice", "trigram", map[uint32]float32{5: 1}, 10, hybridsearch.Filter{})
+	if got := fileIDs(hits); !slices.Equal(got, []hybridsearch.FileID{1}) {
+		t.Fatalf("trigram search finds files %v, want [1]: the vectors are separate", got)
+	}
+	if want := store.IDF(1, 2); !near(float64(hits[0].Score), want) {
+		t.Errorf("trigram score = %v, want %v", hits[0].Score, want)
+	}
+	hits = mustSparse(t, s, "alice", "trigram", map[uint32]float32{5: 1, 9: 1}, 10, hybridsearch.Filter{})
+	if got, want := fileIDs(hits), []hybridsearch.FileID{1, 2}; !slices.Equal(got, want) {
+		t.Errorf("trigram search finds files %v, want %v", got, want)
+	}
+	if len(hits) == 2 && hits[0].Point.Chunk.FileID != 1 {
+		t.Errorf("trigram ranking = %v, want file 1 (both grams) first", pointIDs(hits))
+	}
+	hits = mustSparse(t, s, "alice", "bm25", map[uint32]float32{5: 1}, 10, hybridsearch.Filter{})
+	if got := fileIDs(hits); !slices.Equal(got, []hybridsearch.FileID{3}) {
+		t.Errorf("bm25 search finds files %v, want [3]", got)
+	}
+	if _, err := s.SearchSparse(t.Context(), "alice", "dense", sparse(map[uint32]float32{5: 1}), 10, hybridsearch.Filter{}); err == nil {
+		t.Errorf("SearchSparse on vector %q = nil error, want one", "dense")
+	}
+}
+
+func testIsolation(t *testing.T, s Store) {
+	v := []float32{1, 0, 0, 0}
+	for _, m := range []hybridsearch.FileMeta{
+		fileMeta(1, "/alice.md", "alice"),
+		fileMeta(2, "/bob.md", "bob"),
+		fileMeta(3, "/shared.md", "alice", "bob"),
+		fileMeta(4, "/alice2.md", "alice"),
+	} {
+		mustWrite(t, s, m, simple(m, v))
+	}
+	check := func(t *testing.T, user hybridsearch.UserID, want []hybridsearch.FileID) {
+		t.Helper()
+		legs := map[string][]hybridsearch.Hit{
+			"dense":   mustDense(t, s, user, v, 100, hybridsearch.Filter{}),
+			"bm25":    mustSparse(t, s, user, "bm25", map[uint32]float32{1: 1}, 100, hybridsearch.Filter{}),
+			"trigram": mustSparse(t, s, user, "trigram", map[uint32]float32{2: 1}, 100, hybridsearch.Filter{}),
+		}
+		for leg, hits := range legs {
+			if got := fileIDs(hits); !slices.Equal(got, want) {
+				t.Errorf("%s search by %q finds files %v, want %v", leg, user, got, want)
+			}
+		}
+		if got := mustFiles(t, s, user); !slices.Equal(got, want) {
+			t.Errorf("Files(%q) = %v, want %v", user, got, want)
+		}
+	}
+	check(t, "alice", []hybridsearch.FileID{1, 3, 4})
+	check(t, "bob", []hybridsearch.FileID{2, 3})
+	for _, u := range []hybridsearch.UserID{"carol", "ali", "ALICE", "bob "} {
+		check(t, u, nil)
+	}
+
+	shared := fileMeta(3, "/shared.md", "alice")
+	mustUpdate(t, s, shared)
+	check(t, "alice", []hybridsearch.FileID{1, 3, 4})
+	check(t, "bob", []hybridsearch.FileID{2})
+
+	shared.Readers = []hybridsearch.UserID{"alice", "carol"}
+	mustUpdate(t, s, shared)
+	check(t, "carol", []hybridsearch.FileID{3})
+	check(t, "bob", []hybridsearch.FileID{2})
+
+	metas, err := s.Files(t.Context(), "carol")
+	if err != nil || len(metas) != 1 || !metaEqual(metas[0], shared) {
+		t.Errorf("Files(carol) = %+v, %v, want [%+v]", metas, err, shared)
+	}
+}
+
+func testEmptyUser(t *testing.T, s Store) {
+	m := fileMeta(1, "/a.md", "alice")
+	mustWrite(t, s, m, simple(m, []float32{1, 0, 0, 0}))
+	ctx := t.Context()
+	calls := map[string]func() error{
+		"SearchDense": func() error {
+			_, err := s.SearchDense(ctx, "", []float32{1, 0, 0, 0}, 10, hybridsearch.Filter{})
+			return err
+		},
+		"SearchSparse bm25": func() error {
+			_, err := s.SearchSparse(ctx, "", "bm25", sparse(map[uint32]float32{1: 1}), 10, hybridsearch.Filter{})
+			return err
+		},
+		"SearchSparse trigram": func() error {
+			_, err := s.SearchSparse(ctx, "", "trigram", sparse(map[uint32]float32{2: 1}), 10, hybridsearch.Filter{})
+			return err
+		},
+		"Files": func() error {
+			_, err := s.Files(ctx, "")
+			return err
+		},
+	}
+	for name, call := range calls {
+		if err := call(); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+			t.Errorf("%s with the empty user = %v, want EINVALID", name, err)
+		}
+	}
+}
+
+func testBadArguments(t *testing.T, s Store) {
+	m := fileMeta(1, "/a.md", "alice")
+	mustWrite(t, s, m, simple(m, []float32{1, 0, 0, 0}))
+	for _, k := range []int{0, -1} {
+		if _, err := s.SearchDense(t.Context(), "alice", []float32{1, 0, 0, 0}, k, hybridsearch.Filter{}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+			t.Errorf("SearchDense(k=%d) = %v, want EINVALID", k, err)
+		}
+		if _, err := s.SearchSparse(t.Context(), "alice", "bm25", sparse(map[uint32]float32{1: 1}), k, hybridsearch.Filter{}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+			t.Errorf("SearchSparse(k=%d) = %v, want EINVALID", k, err)
+		}
+	}
+	bad := hybridsearch.SparseVector{Indices: []uint32{1, 2}, Values: []float32{1}}
+	if _, err := s.SearchSparse(t.Context(), "alice", "bm25", bad, 10, hybridsearch.Filter{}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+		t.Errorf("SearchSparse with 2 indices and 1 value = %v, want EINVALID", err)
+	}
+}
+
+func testFilters(t *testing.T, s Store) {
+	t1, t2, t3 := base, base.Add(24*time.Hour), base.Add(48*time.Hour)
+	files := []struct {
+		id       hybridsearch.FileID
+		path     string
+		typ      hybridsearch.DocType
+		mime     string
+		modified time.Time
+	}{
+		{1, "/Documents/x.md", hybridsearch.DocFile, "text/markdown", t1},
+		{2, "/Documents/A/y.md", hybridsearch.DocNote, "text/markdown", t2},
+		{3, "/DocumentsOld/z.pdf", hybridsearch.DocFile, "application/pdf", t3},
+		{4, "/Other/w.txt", hybridsearch.DocFile, "text/plain", t2},
+		{5, "/Documents", hybridsearch.DocFile, "text/plain", t1}, // a file, not the folder
+	}
+	for _, f := range files {
+		m := fileMeta(f.id, f.path, "alice")
+		m.Type, m.MIME, m.Modified = f.typ, f.mime, f.modified
+		mustWrite(t, s, m, simple(m, []float32{1, float32(f.id) / 10, 0, 0}))
+	}
+	all := []hybridsearch.FileID{1, 2, 3, 4, 5}
+	tests := []struct {
+		name   string
+		filter hybridsearch.Filter
+		want   []hybridsearch.FileID
+	}{
+		{"none", hybridsearch.Filter{}, all},
+		{"type note", hybridsearch.Filter{Types: []hybridsearch.DocType{hybridsearch.DocNote}}, []hybridsearch.FileID{2}},
+		{"types file and note", hybridsearch.Filter{Types: []hybridsearch.DocType{hybridsearch.DocFile, hybridsearch.DocNote}}, all},
+		{"mime markdown", hybridsearch.Filter{MIMEs: []string{"text/markdown"}}, []hybridsearch.FileID{1, 2}},
+		{"mimes pdf and plain", hybridsearch.Filter{MIMEs: []string{"application/pdf", "text/plain"}}, []hybridsearch.FileID{3, 4, 5}},
+		{"mime none matches", hybridsearch.Filter{MIMEs: []string{"image/png"}}, nil},
+		{"folder", hybridsearch.Filter{PathPrefix: "/Documents"}, []hybridsearch.FileID{1, 2, 5}},
+		{"folder with slash", hybridsearch.Filter{PathPrefix: "/Documents/"}, []hybridsearch.FileID{1, 2, 5}},
+		{"subfolder", hybridsearch.Filter{PathPrefix: "/Documents/A"}, []hybridsearch.FileID{2}},
+		{"partial name", hybridsearch.Filter{PathPrefix: "/Doc"}, nil},
+		{"other folder", hybridsearch.Filter{PathPrefix: "/DocumentsOld"}, []hybridsearch.FileID{3}},
+		{"root", hybridsearch.Filter{PathPrefix: "/"}, all},
+		{"the file itself", hybridsearch.Filter{PathPrefix: "/Documents/x.md"}, []hybridsearch.FileID{1}},
+		{"modified after, strict", hybridsearch.Filter{ModifiedAfter: t2}, []hybridsearch.FileID{3}},
+		{"modified before, strict", hybridsearch.Filter{ModifiedBefore: t2}, []hybridsearch.FileID{1, 5}},
+		{"modified between", hybridsearch.Filter{ModifiedAfter: t1, ModifiedBefore: t3}, []hybridsearch.FileID{2, 4}},
+		{"folder and type", hybridsearch.Filter{PathPrefix: "/Documents", Types: []hybridsearch.DocType{hybridsearch.DocFile}}, []hybridsearch.FileID{1, 5}},
+		{"everything", hybridsearch.Filter{
+			Types: []hybridsearch.DocType{hybridsearch.DocNote}, MIMEs: []string{"text/markdown"},
+			PathPrefix: "/Documents", ModifiedAfter: t1, ModifiedBefore: t3,
+		}, []hybridsearch.FileID{2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			legs := map[string][]hybridsearch.Hit{
+				"dense":   mustDense(t, s, "alice", []float32{1, 0, 0, 0}, 10, tt.filter),
+				"bm25":    mustSparse(t, s, "alice", "bm25", map[uint32]float32{1: 1}, 10, tt.filter),
+				"trigram": mustSparse(t, s, "alice", "trigram", map[uint32]float32{2: 1}, 10, tt.filter),
+			}
+			for leg, hits := range legs {
+				if got := fileIDs(hits); !slices.Equal(got, tt.want) {
+					t.Errorf("%s search with %+v finds files %v, want %v", leg, tt.filter, got, tt.want)
+				}
+			}
+		})
+	}
+	hits := mustDense(t, s, "bob", []float32{1, 0, 0, 0}, 10, hybridsearch.Filter{PathPrefix: "/"})
+	if len(hits) != 0 {
+		t.Errorf("a filter widened the search to another user's files: %v", fileIDs(hits))
+	}
+}
+
+func testPointsWithoutDense(t *testing.T, s Store) {
+	a, b := fileMeta(1, "/a.md", "alice"), fileMeta(2, "/b.md", "alice")
+	mustWrite(t, s, a, simple(a, []float32{1, 0, 0, 0}))
+	mustWrite(t, s, b, simple(b, nil))
+	if got := fileIDs(mustDense(t, s, "alice", []float32{1, 0, 0, 0}, 10, hybridsearch.Filter{})); !slices.Equal(got, []hybridsearch.FileID{1}) {
+		t.Errorf("dense search finds files %v, want [1]", got)
+	}
+	for _, v := range []string{"bm25", "trigram"} {
+		q := map[uint32]float32{1: 1, 2: 1}
+		if got := fileIDs(mustSparse(t, s, "alice", v, q, 10, hybridsearch.Filter{})); !slices.Equal(got, []hybridsearch.FileID{1, 2}) {
+			t.Errorf("%s search finds files %v, want [1 2]", v, got)
+		}
+	}
+	if st := mustStats(t, s); st.Points != 2 || st.Files != 2 {
+		t.Errorf("Stats() = %+v, want 2 points in 2 files", st)
+	}
+}
+
+func testTieOrder(t *testing.T, s Store) {
+	ids := []hybridsearch.FileID{5, 3, 8, 1, 9, 2}
+	for _, id := range ids {
+		m := fileMeta(id, "/tie"+string(rune('0'+id))+".md", "alice")
+		mustWrite(t, s, m, simple(m, []float32{0, 1, 1, 0}))
+	}
+	want := sortedIDs(ids...)
+	for i := range 3 {
+		legs := map[string][]hybridsearch.Hit{
+			"dense":   mustDense(t, s, "alice", []float32{0, 1, 1, 0}, 10, hybridsearch.Filter{}),
+			"bm25":    mustSparse(t, s, "alice", "bm25", map[uint32]float32{1: 1}, 10, hybridsearch.Filter{}),
+			"trigram": mustSparse(t, s, "alice", "trigram", map[uint32]float32{2: 1}, 10, hybridsearch.Filter{}),
+		}
+		for leg, hits := range legs {
+			if got := pointIDs(hits); !slices.Equal(got, want) {
+				t.Errorf("run %d: tied %s hits = %v, want point id order %v", i, leg, got, want)
+			}
+		}
+	}
+}
+
+func testHealthAndContext(t *testing.T, s Store) {
+	if err := s.Health(t.Context()); err != nil {
+		t.Errorf("Health() = %v, want nil", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	m := fileMeta(1, "/a.md", "alice")
+	if err := s.WriteFile(ctx, m, []hybridsearch.Point{simple(m, []float32{1, 0, 0, 0})}); err == nil {
+		t.Errorf("WriteFile with a cancelled context = nil error")
+	}
+	if _, err := s.SearchDense(ctx, "alice", []float32{1, 0, 0, 0}, 10, hybridsearch.Filter{}); err == nil {
+		t.Errorf("SearchDense with a cancelled context = nil error")
+	}
+	if got := mustPoints(t, s, 1, false); len(got) != 0 {
+		t.Errorf("a write with a cancelled context stored %d points", len(got))
+	}
+}

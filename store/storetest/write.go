@@ -1,0 +1,271 @@
+package storetest
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hybrid-search/hybridsearch"
+)
+
+func testWriteFilePoints(t *testing.T, s Store) {
+	m := fileMeta(1, "/Documents/a.md", "alice", "bob")
+	p0 := point(m, 0, "first chunk", []float32{3, 4, 0, 0}, map[uint32]float32{10: 1.5, 2: 0.5}, map[uint32]float32{7: 2})
+	p0.Chunk.Headings = []string{"Intro", "Part"}
+	p0.Chunk.Page = 3
+	p1 := point(m, 1, "second chunk, no dense vector", nil, map[uint32]float32{11: 1}, nil)
+	p2 := point(m, 2, "third chunk", []float32{0, 0, 0, 2}, nil, map[uint32]float32{8: 1, 9: 1})
+	mustWrite(t, s, m, p2, p0, p1) // any order in, chunk order out
+	want := []hybridsearch.Point{p0, p1, p2}
+
+	got := mustPoints(t, s, 1, false)
+	if len(got) != len(want) {
+		t.Fatalf("FilePoints(1, false) returned %d points, want %d", len(got), len(want))
+	}
+	for i, p := range got {
+		if p.ID != want[i].ID || !chunkEqual(p.Chunk, want[i].Chunk) {
+			t.Errorf("FilePoints(1, false)[%d] = %s %+v, want %s %+v", i, p.ID, p.Chunk, want[i].ID, want[i].Chunk)
+		}
+		if !metaEqual(p.File, m) {
+			t.Errorf("FilePoints(1, false)[%d].File = %+v, want %+v", i, p.File, m)
+		}
+		if p.Dense != nil || len(p.BM25.Indices) > 0 || len(p.Trigram.Indices) > 0 {
+			t.Errorf("FilePoints(1, false)[%d] carries vectors", i)
+		}
+	}
+
+	got = mustPoints(t, s, 1, true)
+	if len(got) != len(want) {
+		t.Fatalf("FilePoints(1, true) returned %d points, want %d", len(got), len(want))
+	}
+	for i, p := range got {
+		if want[i].Dense == nil && p.Dense != nil {
+			t.Errorf("FilePoints(1, true)[%d].Dense = %v, want none", i, p.Dense)
+		}
+		if want[i].Dense != nil && !nearVec(p.Dense, unit(want[i].Dense)) {
+			t.Errorf("FilePoints(1, true)[%d].Dense = %v, want the normalised %v", i, p.Dense, unit(want[i].Dense))
+		}
+		if !sparseEqual(p.BM25, want[i].BM25) || !sparseEqual(p.Trigram, want[i].Trigram) {
+			t.Errorf("FilePoints(1, true)[%d] sparse = %v %v, want %v %v", i, p.BM25, p.Trigram, want[i].BM25, want[i].Trigram)
+		}
+	}
+
+	if got := mustPoints(t, s, 99, true); len(got) != 0 {
+		t.Errorf("FilePoints(absent) = %d points, want none", len(got))
+	}
+	if got, want := mustStats(t, s), (struct{ Points, Files, Dim int }{3, 1, Dim}); got.Points != want.Points || got.Files != want.Files || got.Dim != want.Dim {
+		t.Errorf("Stats() = %+v, want %+v", got, want)
+	}
+}
+
+func testRewriteRemovesExtras(t *testing.T, s Store) {
+	m := fileMeta(1, "/a.md", "alice")
+	mustWrite(t, s, m,
+		point(m, 0, "zero", []float32{1, 0, 0, 0}, map[uint32]float32{1: 1}, nil),
+		point(m, 1, "one", []float32{0, 1, 0, 0}, map[uint32]float32{2: 1}, nil),
+		point(m, 2, "two", []float32{0, 0, 1, 0}, map[uint32]float32{3: 1}, nil),
+	)
+	m.ETag = "new"
+	mustWrite(t, s, m,
+		point(m, 0, "zero v2", []float32{1, 0, 0, 0}, map[uint32]float32{1: 1}, nil),
+		point(m, 1, "one v2", []float32{0, 1, 0, 0}, map[uint32]float32{2: 1}, nil),
+	)
+	got := mustPoints(t, s, 1, false)
+	var texts []string
+	for _, p := range got {
+		texts = append(texts, p.Chunk.Text)
+		if p.File.ETag != "new" {
+			t.Errorf("point %d has etag %q after the rewrite, want %q", p.Chunk.No, p.File.ETag, "new")
+		}
+	}
+	if want := []string{"zero v2", "one v2"}; !slices.Equal(texts, want) {
+		t.Errorf("after rewrite FilePoints texts = %q, want %q", texts, want)
+	}
+	if hits := mustSparse(t, s, "alice", "bm25", map[uint32]float32{3: 1}, 10, hybridsearch.Filter{}); len(hits) != 0 {
+		t.Errorf("removed chunk 2 is still found: %v", pointIDs(hits))
+	}
+	if hits := mustDense(t, s, "alice", []float32{0, 0, 1, 0}, 10, hybridsearch.Filter{}); len(hits) != 2 {
+		t.Errorf("dense search finds %d points after rewrite, want 2", len(hits))
+	}
+	if st := mustStats(t, s); st.Points != 2 || st.Files != 1 {
+		t.Errorf("Stats() = %+v, want 2 points in 1 file", st)
+	}
+
+	mustWrite(t, s, m) // no points: the file is gone
+	if got := mustPoints(t, s, 1, false); len(got) != 0 {
+		t.Errorf("after writing no points FilePoints = %d points, want none", len(got))
+	}
+	if got := mustFiles(t, s, "alice"); len(got) != 0 {
+		t.Errorf("after writing no points Files(alice) = %v, want none", got)
+	}
+}
+
+func testUpdateFileMeta(t *testing.T, s Store) {
+	m := fileMeta(1, "/Old/a.md", "alice", "bob")
+	mustWrite(t, s, m,
+		point(m, 0, "zero", []float32{1, 2, 3, 4}, map[uint32]float32{1: 1}, map[uint32]float32{5: 1}),
+		point(m, 1, "one", []float32{4, 3, 2, 1}, map[uint32]float32{2: 1}, map[uint32]float32{6: 1}),
+	)
+	before := mustPoints(t, s, 1, true)
+
+	n := m
+	n.Path, n.Title, n.MIME, n.ETag = "/New/sub/a.md", "Renamed", "text/plain", "etag-2"
+	n.Modified = base.Add(time.Hour)
+	n.Readers = []hybridsearch.UserID{"alice"}
+	mustUpdate(t, s, n)
+
+	after := mustPoints(t, s, 1, true)
+	if len(after) != len(before) {
+		t.Fatalf("UpdateFileMeta changed the point count from %d to %d", len(before), len(after))
+	}
+	for i := range after {
+		if !metaEqual(after[i].File, n) {
+			t.Errorf("point %d File = %+v, want %+v", i, after[i].File, n)
+		}
+		if !chunkEqual(after[i].Chunk, before[i].Chunk) || !slices.Equal(after[i].Dense, before[i].Dense) ||
+			!sparseEqual(after[i].BM25, before[i].BM25) || !sparseEqual(after[i].Trigram, before[i].Trigram) {
+			t.Errorf("UpdateFileMeta changed point %d: %+v, was %+v", i, after[i], before[i])
+		}
+	}
+
+	q := []float32{1, 2, 3, 4}
+	hits := mustDense(t, s, "alice", q, 10, hybridsearch.Filter{PathPrefix: "/New"})
+	if len(hits) != 2 {
+		t.Fatalf("search under the new path finds %d points, want 2", len(hits))
+	}
+	for _, h := range hits {
+		if !metaEqual(h.Point.File, n) {
+			t.Errorf("hit File = %+v, want the new metadata %+v", h.Point.File, n)
+		}
+	}
+	if hits := mustDense(t, s, "alice", q, 10, hybridsearch.Filter{PathPrefix: "/Old"}); len(hits) != 0 {
+		t.Errorf("search under the old path finds %v, want nothing", pointIDs(hits))
+	}
+	if hits := mustDense(t, s, "bob", q, 10, hybridsearch.Filter{}); len(hits) != 0 {
+		t.Errorf("bob, removed from readers, finds %v", pointIDs(hits))
+	}
+
+	err := s.UpdateFileMeta(t.Context(), fileMeta(99, "/none.md", "alice"))
+	if hybridsearch.ErrorKind(err) != hybridsearch.ENOTFOUND {
+		t.Errorf("UpdateFileMeta(absent) = %v, want ENOTFOUND", err)
+	}
+	if got := mustFiles(t, s, "alice"); !slices.Equal(got, []hybridsearch.FileID{1}) {
+		t.Errorf("UpdateFileMeta(absent) created a file: Files(alice) = %v", got)
+	}
+}
+
+func testDeleteFile(t *testing.T, s Store) {
+	a, b := fileMeta(1, "/a.md", "alice"), fileMeta(2, "/b.md", "alice")
+	mustWrite(t, s, a, simple(a, []float32{1, 0, 0, 0}))
+	mustWrite(t, s, b, simple(b, []float32{1, 0, 0, 0}))
+	if err := s.DeleteFile(t.Context(), 1); err != nil {
+		t.Fatalf("DeleteFile(1) = %v", err)
+	}
+	if got := mustPoints(t, s, 1, false); len(got) != 0 {
+		t.Errorf("FilePoints(deleted) = %d points", len(got))
+	}
+	want := []hybridsearch.FileID{2}
+	if got := mustFiles(t, s, "alice"); !slices.Equal(got, want) {
+		t.Errorf("Files(alice) = %v, want %v", got, want)
+	}
+	if got := fileIDs(mustDense(t, s, "alice", []float32{1, 0, 0, 0}, 10, hybridsearch.Filter{})); !slices.Equal(got, want) {
+		t.Errorf("dense search finds files %v, want %v", got, want)
+	}
+	for _, v := range []string{"bm25", "trigram"} {
+		q := map[uint32]float32{1: 1, 2: 1}
+		if got := fileIDs(mustSparse(t, s, "alice", v, q, 10, hybridsearch.Filter{})); !slices.Equal(got, want) {
+			t.Errorf("%s search finds files %v, want %v", v, got, want)
+		}
+	}
+	if st := mustStats(t, s); st.Points != 1 || st.Files != 1 {
+		t.Errorf("Stats() = %+v, want 1 point in 1 file", st)
+	}
+	for _, id := range []hybridsearch.FileID{1, 99} {
+		if err := s.DeleteFile(t.Context(), id); err != nil {
+			t.Errorf("DeleteFile(absent %d) = %v, want nil", id, err)
+		}
+	}
+}
+
+func testVectorsByHash(t *testing.T, s Store) {
+	a, b := fileMeta(1, "/a.md", "alice"), fileMeta(2, "/b.md", "bob")
+	mustWrite(t, s, a,
+		point(a, 0, "shared text", []float32{1, 1, 0, 0}, nil, nil),
+		point(a, 1, "only in a", []float32{0, 0, 2, 0}, nil, nil),
+	)
+	mustWrite(t, s, b,
+		point(b, 0, "shared text", []float32{1, 1, 0, 0}, nil, nil),
+		point(b, 1, "not embedded", nil, map[uint32]float32{1: 1}, nil),
+	)
+	got, err := s.VectorsByHash(t.Context(), []string{hash("shared text"), hash("only in a"), hash("not embedded"), hash("absent")})
+	if err != nil {
+		t.Fatalf("VectorsByHash = %v", err)
+	}
+	want := map[string][]float32{
+		hash("shared text"): unit([]float32{1, 1, 0, 0}),
+		hash("only in a"):   unit([]float32{0, 0, 2, 0}),
+	}
+	if len(got) != len(want) {
+		t.Errorf("VectorsByHash returned %d vectors, want %d", len(got), len(want))
+	}
+	for h, w := range want {
+		if !nearVec(got[h], w) {
+			t.Errorf("VectorsByHash[%s…] = %v, want %v", h[:8], got[h], w)
+		}
+	}
+
+	if err := s.DeleteFile(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.VectorsByHash(t.Context(), []string{hash("shared text"), hash("only in a")})
+	if err != nil {
+		t.Fatalf("VectorsByHash = %v", err)
+	}
+	if _, ok := got[hash("only in a")]; ok || len(got) != 1 {
+		t.Errorf("after deleting file 1 VectorsByHash has %d vectors, want only the shared one", len(got))
+	}
+	if got, err := s.VectorsByHash(t.Context(), nil); err != nil || len(got) != 0 {
+		t.Errorf("VectorsByHash(nil) = %v, %v, want empty", got, err)
+	}
+}
+
+func testInvalidWrites(t *testing.T, s Store) {
+	m := fileMeta(1, "/a.md", "alice")
+	mustWrite(t, s, m, simple(m, []float32{1, 0, 0, 0}))
+	tests := []struct {
+		name   string
+		points func() []hybridsearch.Point
+		kind   string // "" means any error
+	}{
+		{"wrong point id", func() []hybridsearch.Point {
+			p := simple(m, []float32{0, 1, 0, 0})
+			p.ID = hybridsearch.PointID(2, 0)
+			return []hybridsearch.Point{p}
+		}, hybridsearch.EINVALID},
+		{"wrong file", func() []hybridsearch.Point {
+			p := simple(m, []float32{0, 1, 0, 0})
+			p.Chunk.FileID = 2
+			return []hybridsearch.Point{p}
+		}, hybridsearch.EINVALID},
+		{"repeated sparse index", func() []hybridsearch.Point {
+			p := simple(m, []float32{0, 1, 0, 0})
+			p.BM25 = hybridsearch.SparseVector{Indices: []uint32{4, 4}, Values: []float32{1, 1}}
+			return []hybridsearch.Point{p}
+		}, hybridsearch.EINVALID},
+		{"other dimension", func() []hybridsearch.Point {
+			return []hybridsearch.Point{simple(m, []float32{0, 1, 0})}
+		}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := s.WriteFile(t.Context(), m, tt.points())
+			if err == nil || (tt.kind != "" && hybridsearch.ErrorKind(err) != tt.kind) {
+				t.Errorf("WriteFile = %v, want a %q error", err, tt.kind)
+			}
+			got := mustPoints(t, s, 1, true)
+			if len(got) != 1 || !nearVec(got[0].Dense, []float32{1, 0, 0, 0}) {
+				t.Errorf("a failed write changed the file: %+v", got)
+			}
+		})
+	}
+}
