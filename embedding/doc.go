@@ -1,0 +1,20 @@
+// Package embedding turns text into dense vectors through self-hosted
+// Ollama (github.com/ollama/ollama/api).
+//
+// Ollama embeds one request at a time per model, so throughput comes from
+// batching (fewer round trips) and from several hosts used together: a large
+// EmbedDocuments call is cut into batches that run concurrently, at most one
+// in flight per host, and a host that cannot be reached is skipped for a
+// while and its batch sent elsewhere. A query goes to the least busy host and
+// its vector is kept in an LRU cache.
+//
+// Many embedding models expect an instruction prefix before documents and
+// before queries ("search_document: " / "search_query: " for nomic-embed-text);
+// forgetting it quietly ruins retrieval. The prefix table (PrefixesFor) adds
+// them, so callers always pass plain text.
+//
+// Every error carries a root error kind (hybridsearch.Errorf): an
+// unreachable, overloaded or slow host and a model that is not pulled yet are
+// EUNAVAILABLE (retry later), an input the model rejects is EINVALID, and a
+// malformed response is EINTERNAL. Errors never contain the embedded text.
+package embedding

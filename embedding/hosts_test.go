@@ -1,0 +1,160 @@
+package embedding_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hybrid-search/hybridsearch/embedding"
+	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
+)
+
+func TestTwoHostsShareTheWork(t *testing.T) {
+	a, b := embeddingtest.NewServer(t), embeddingtest.NewServer(t)
+	for _, s := range []*embeddingtest.Server{a, b} {
+		s.SetCost(200*time.Microsecond, false) // not serial: the client must hold back by itself
+	}
+	c := newOllama(t, func(o *embedding.OllamaOptions) { o.BatchSize = 8 }, a, b)
+	in := texts(128, func(i int) string { return fmt.Sprintf("text %d", i) })
+	got, err := c.EmbedDocuments(ctxT(t), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(in) {
+		t.Fatalf("got %d vectors, want %d", len(got), len(in))
+	}
+	na, nb := inputCount(a.EmbedRequests()), inputCount(b.EmbedRequests())
+	if na == 0 || nb == 0 || na+nb != len(in) {
+		t.Errorf("inputs per host = %d + %d, want both > 0 and %d in all", na, nb, len(in))
+	}
+	for name, s := range map[string]*embeddingtest.Server{"a": a, "b": b} {
+		if m := s.MaxInFlight(); m != 1 {
+			t.Errorf("host %s had %d embed requests in flight at once, want 1", name, m)
+		}
+	}
+}
+
+func TestConcurrentCallsKeepOneBatchPerHost(t *testing.T) {
+	srv := embeddingtest.NewServer(t)
+	srv.SetCost(200*time.Microsecond, false)
+	c := newOllama(t, func(o *embedding.OllamaOptions) { o.BatchSize = 4 }, srv)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for w := range errs {
+		wg.Go(func() {
+			_, errs[w] = c.EmbedDocuments(ctxT(t), texts(16, func(i int) string { return fmt.Sprintf("worker %d text %d", w, i) }))
+		})
+	}
+	wg.Wait()
+	for w, err := range errs {
+		if err != nil {
+			t.Errorf("worker %d: %v", w, err)
+		}
+	}
+	if m := srv.MaxInFlight(); m != 1 {
+		t.Errorf("embed requests in flight at once = %d, want 1", m)
+	}
+	if n := inputCount(srv.EmbedRequests()); n != 64 {
+		t.Errorf("inputs sent = %d, want 64", n)
+	}
+}
+
+func TestHostDownOtherServesEverything(t *testing.T) {
+	a, b := embeddingtest.NewServer(t), embeddingtest.NewServer(t)
+	b.Down()
+	c := newOllama(t, func(o *embedding.OllamaOptions) { o.HostCooldown = 50 * time.Millisecond }, a, b)
+	in := texts(100, func(i int) string { return fmt.Sprintf("text %d", i) })
+	if _, err := c.EmbedDocuments(ctxT(t), in); err != nil {
+		t.Fatalf("EmbedDocuments with one host down: %v", err)
+	}
+	if _, err := c.EmbedQuery(ctxT(t), "question"); err != nil {
+		t.Fatalf("EmbedQuery with one host down: %v", err)
+	}
+	if n := inputCount(a.EmbedRequests()); n != 101 {
+		t.Errorf("inputs served by the live host = %d, want 101", n)
+	}
+
+	// Back up: after the cooldown the host takes work again.
+	b.Up()
+	await(t, "the recovered host to receive a batch", func() bool {
+		if _, err := c.EmbedDocuments(ctxT(t), in); err != nil {
+			t.Fatalf("EmbedDocuments after Up: %v", err)
+		}
+		return len(b.EmbedRequests()) > 0
+	})
+}
+
+func TestHostGoesDownMidway(t *testing.T) {
+	a, b := embeddingtest.NewServer(t), embeddingtest.NewServer(t)
+	c := newOllama(t, func(o *embedding.OllamaOptions) { o.BatchSize = 10 }, a, b)
+	if _, err := c.Probe(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	b.Down()
+	in := texts(60, func(i int) string { return fmt.Sprintf("text %d", i) })
+	got, err := c.EmbedDocuments(ctxT(t), in)
+	if err != nil {
+		t.Fatalf("EmbedDocuments: %v", err)
+	}
+	if len(got) != 60 || inputCount(a.EmbedRequests()) != 60 {
+		t.Errorf("got %d vectors, live host served %d inputs; want 60 and 60", len(got), inputCount(a.EmbedRequests()))
+	}
+}
+
+func TestModelOnOneHostOnly(t *testing.T) {
+	a, b := embeddingtest.NewServer(t), embeddingtest.NewServer(t)
+	a.SetModels() // not pulled on a
+	c := newOllama(t, func(o *embedding.OllamaOptions) { o.BatchSize = 10 }, a, b)
+	if _, err := c.EmbedDocuments(ctxT(t), texts(40, func(i int) string { return fmt.Sprint("t", i) })); err != nil {
+		t.Fatalf("EmbedDocuments: %v", err)
+	}
+	if n := inputCount(b.EmbedRequests()); n != 40 {
+		t.Errorf("host with the model served %d inputs, want 40", n)
+	}
+}
+
+func TestQueryGoesToLeastBusyHost(t *testing.T) {
+	a, b := embeddingtest.NewServer(t), embeddingtest.NewServer(t)
+	c := newOllama(t, nil, a, b)
+	if _, err := c.Probe(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	a.SetCost(300*time.Millisecond, true)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.EmbedDocuments(ctxT(t), []string{"a long document batch"})
+		done <- err
+	}()
+	await(t, "the batch to reach host a", func() bool { return a.MaxInFlight() == 1 })
+	if _, err := c.EmbedQuery(ctxT(t), "quick question"); err != nil {
+		t.Fatal(err)
+	}
+	if reqs := b.EmbedRequests(); len(reqs) != 1 || reqs[0].Inputs[0] != "search_query: quick question" {
+		t.Errorf("host b requests = %+v, want the query", reqs)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAllHostsDown(t *testing.T) {
+	a, b := embeddingtest.NewServer(t), embeddingtest.NewServer(t)
+	c := newOllama(t, nil, a, b)
+	if _, err := c.Probe(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	a.Down()
+	b.Down()
+	for _, call := range []func() error{
+		func() error {
+			_, err := c.EmbedDocuments(ctxT(t), texts(70, func(i int) string { return fmt.Sprint("t", i) }))
+			return err
+		},
+		func() error { _, err := c.EmbedQuery(ctxT(t), "q"); return err },
+	} {
+		if err := call(); err == nil {
+			t.Error("want an error with every host down")
+		}
+	}
+}

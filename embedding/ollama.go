@@ -1,0 +1,357 @@
+package embedding
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ollama/ollama/api"
+	"golang.org/x/sync/errgroup"
+
+	hs "github.com/hybrid-search/hybridsearch"
+)
+
+// Defaults for OllamaOptions.
+const (
+	DefaultBatchSize    = 32
+	DefaultKeepAlive    = 30 * time.Minute
+	DefaultTimeout      = 60 * time.Second
+	DefaultHostCooldown = 30 * time.Second
+	defaultOllamaPort   = "11434"
+)
+
+// OllamaOptions configure an Ollama client. Zero fields take the defaults.
+type OllamaOptions struct {
+	// Hosts are base URLs ("http://gpu1:11434"); "host:port" and a bare host
+	// (port 11434) are accepted too. Several hosts are used together, each
+	// given at most one document batch at a time.
+	Hosts []string
+	// Model is the Ollama model name, e.g. "nomic-embed-text" or
+	// "nomic-embed-text:latest". It selects the prefixes (PrefixesFor).
+	Model string
+	// BatchSize is the number of inputs per /api/embed request; 0 means
+	// DefaultBatchSize.
+	BatchSize int
+	// KeepAlive is how long Ollama keeps the model loaded after a request;
+	// 0 means DefaultKeepAlive, negative means forever.
+	KeepAlive time.Duration
+	// Timeout bounds each request (not a whole EmbedDocuments call); 0 means
+	// DefaultTimeout. It applies through the request context, so it also
+	// holds with a caller-supplied HTTPClient.
+	Timeout time.Duration
+	// HTTPClient carries the requests; nil means a plain http.Client. Wrap
+	// its Transport to add credentials for a reverse proxy.
+	HTTPClient *http.Client
+	// Logger receives warnings (unknown model, host failures) and debug
+	// lines per request; nil means slog.Default(). Texts are never logged.
+	Logger *slog.Logger
+
+	// NumCtx caps options.num_ctx sent with every request; 0 means the
+	// model's trained context length from /api/show. Set it lower to save
+	// memory on long-context models (qwen3-embedding: 32k).
+	NumCtx int
+	// QueryCacheSize is the number of query vectors kept; 0 means
+	// DefaultQueryCacheSize, negative turns the cache off.
+	QueryCacheSize int
+	// HostCooldown is how long a host that failed (unreachable, timed out,
+	// model missing) is skipped while other hosts remain; 0 means
+	// DefaultHostCooldown.
+	HostCooldown time.Duration
+}
+
+// Info is what /api/show reports about the model.
+type Info struct {
+	Model         string   // the configured model name
+	Dim           int      // <arch>.embedding_length
+	ContextLength int      // <arch>.context_length (trained context, in tokens)
+	Family        string   // details.family, e.g. "nomic-bert"; the architecture if absent
+	Capabilities  []string // e.g. ["embedding"]
+}
+
+// Ollama embeds documents and queries through one or more Ollama servers.
+// It is safe for concurrent use; NewOllama does no I/O.
+type Ollama struct {
+	model     string
+	prefixes  Prefixes
+	batch     int
+	keepAlive time.Duration
+	timeout   time.Duration
+	numCtx    int
+	log       *slog.Logger
+	cache     *QueryCache // nil when off
+	pool      *pool
+
+	probeSem chan struct{} // one probe at a time
+	infoMu   sync.Mutex
+	info     *Info // set once a probe succeeds
+}
+
+// NewOllama checks o and returns a client. It returns an EINVALID error for
+// a missing model, no hosts or a host that is not an http(s) URL.
+func NewOllama(o OllamaOptions) (*Ollama, error) {
+	if strings.TrimSpace(o.Model) == "" {
+		return nil, hs.Errorf(hs.EINVALID, "embedding: no ollama model configured")
+	}
+	if len(o.Hosts) == 0 {
+		return nil, hs.Errorf(hs.EINVALID, "embedding: no ollama hosts configured")
+	}
+	c := &Ollama{
+		model:     o.Model,
+		batch:     orDefault(o.BatchSize, DefaultBatchSize),
+		keepAlive: orDefault(o.KeepAlive, DefaultKeepAlive),
+		timeout:   orDefault(o.Timeout, DefaultTimeout),
+		numCtx:    o.NumCtx,
+		log:       o.Logger,
+		probeSem:  make(chan struct{}, 1),
+	}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	hosts := make([]*host, 0, len(o.Hosts))
+	for _, raw := range o.Hosts {
+		u, err := parseHost(raw)
+		if err != nil {
+			return nil, err
+		}
+		name := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+		hosts = append(hosts, &host{name: name, client: api.NewClient(u, hc)})
+	}
+	c.pool = newPool(hosts, orDefault(o.HostCooldown, DefaultHostCooldown))
+	if o.QueryCacheSize >= 0 {
+		c.cache = NewQueryCache(o.QueryCacheSize)
+	}
+	var known bool
+	c.prefixes, known = PrefixesFor(o.Model)
+	if !known {
+		c.log.Warn("embedding model has no known prefixes; sending texts without any", "model", o.Model)
+	}
+	return c, nil
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// parseHost accepts "http://h:p/base", "h:p" and "h" (port 11434).
+func parseHost(raw string) (*url.URL, error) {
+	s := strings.TrimRight(strings.TrimSpace(raw), "/")
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+		if u, err := url.Parse(s); err == nil && u.Port() == "" {
+			s = "http://" + u.Host + ":" + defaultOllamaPort + u.Path
+		}
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return nil, hs.Errorf(hs.EINVALID, "embedding: ollama host %q is not an http(s) URL", raw)
+	}
+	return u, nil
+}
+
+// Model returns the configured model name.
+func (o *Ollama) Model() string { return o.model }
+
+// Prefixes returns the document and query prefixes in use.
+func (o *Ollama) Prefixes() Prefixes { return o.prefixes }
+
+// Dim returns the vector dimension, probing the hosts on first use.
+func (o *Ollama) Dim(ctx context.Context) (int, error) {
+	info, err := o.Probe(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return info.Dim, nil
+}
+
+// EmbedDocuments returns one unit vector per text, in order, each text sent
+// with the model's document prefix. Texts are split into batches of
+// BatchSize that run concurrently, one per host; a batch whose host cannot
+// be reached is retried on another host. An empty text is an EINVALID
+// error; see the package doc for the other error kinds. No text means no
+// request.
+func (o *Ollama) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) == 0 {
+		return [][]float32{}, nil
+	}
+	inputs := make([]string, len(texts))
+	for i, t := range texts {
+		if strings.TrimSpace(t) == "" {
+			return nil, hs.Errorf(hs.EINVALID, "embedding: document %d of %d is empty", i, len(texts))
+		}
+		inputs[i] = o.prefixes.Document + t
+	}
+	info, err := o.Probe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(inputs))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(len(o.pool.hosts))
+	for start := 0; start < len(inputs); start += o.batch {
+		end := min(start+o.batch, len(inputs))
+		g.Go(func() error {
+			vecs, err := o.embedBatch(gctx, inputs[start:end], info, true)
+			if err != nil {
+				return err
+			}
+			copy(out[start:end], vecs)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EmbedQuery returns the unit vector of one search query, sent with the
+// model's query prefix to the least busy host. Vectors are cached by
+// (model, prefix+text); a cache hit sends nothing. An empty query is an
+// EINVALID error.
+func (o *Ollama) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, hs.Errorf(hs.EINVALID, "embedding: empty query")
+	}
+	input := o.prefixes.Query + text
+	if o.cache != nil {
+		if v, ok := o.cache.Get(o.model, input); ok {
+			return v, nil
+		}
+	}
+	info, err := o.Probe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	vecs, err := o.embedBatch(ctx, []string{input}, info, false)
+	if err != nil {
+		return nil, err
+	}
+	if o.cache != nil {
+		o.cache.Put(o.model, input, vecs[0])
+	}
+	return vecs[0], nil
+}
+
+// Health reports whether at least one host answers (HEAD /). It returns an
+// EUNAVAILABLE error naming the first failing host when none does.
+func (o *Ollama) Health(ctx context.Context) error {
+	errs := make([]error, len(o.pool.hosts))
+	var wg sync.WaitGroup
+	for i, h := range o.pool.hosts {
+		wg.Go(func() {
+			rctx, cancel := context.WithTimeout(ctx, o.timeout)
+			defer cancel()
+			if err := h.client.Heartbeat(rctx); err != nil {
+				errs[i] = classify(ctx, "heartbeat", h.name, o.model, err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err == nil {
+			return nil
+		}
+	}
+	return errs[0]
+}
+
+// embedBatch embeds inputs on one host. With wait it queues for an idle
+// host (document batches); without, it takes the least busy host at once
+// (queries). On a host failure it tries the next host until all were tried.
+func (o *Ollama) embedBatch(ctx context.Context, inputs []string, info Info, wait bool) ([][]float32, error) {
+	tried := make(map[*host]bool)
+	var last error
+	for {
+		var h *host
+		var ok bool
+		if wait {
+			var err error
+			h, ok, err = o.pool.acquire(ctx, tried)
+			if err != nil {
+				return nil, hs.Errorf(hs.EUNAVAILABLE, "embedding: waiting for an ollama host: %w", err)
+			}
+		} else {
+			h, ok = o.pool.pick(tried)
+		}
+		if !ok {
+			if last == nil {
+				last = hs.Errorf(hs.EUNAVAILABLE, "embedding: no ollama host to try")
+			}
+			return nil, last
+		}
+		vecs, err := o.embedOn(ctx, h, inputs, info)
+		o.pool.release(h, isHostError(err))
+		if err == nil {
+			return vecs, nil
+		}
+		if !isHostError(err) || ctx.Err() != nil {
+			return nil, err
+		}
+		o.log.Warn("ollama host failed; skipping it for a while", "host", h.name, "error", err)
+		tried[h] = true
+		last = err
+	}
+}
+
+// embedOn sends one /api/embed request to h and checks the vectors.
+func (o *Ollama) embedOn(ctx context.Context, h *host, inputs []string, info Info) ([][]float32, error) {
+	rctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	truncate := true
+	req := &api.EmbedRequest{
+		Model:     o.model,
+		Input:     inputs,
+		KeepAlive: &api.Duration{Duration: o.keepAlive},
+		Truncate:  &truncate,
+		Options:   map[string]any{},
+	}
+	if n := o.contextSize(info); n > 0 {
+		req.Options["num_ctx"] = n
+	}
+	start := time.Now()
+	resp, err := h.client.Embed(rctx, req)
+	if err != nil {
+		return nil, classify(ctx, "embed", h.name, o.model, err)
+	}
+	o.log.Debug("ollama embed", "host", h.name, "input_count", len(inputs), "duration_ms", time.Since(start).Milliseconds())
+	if len(resp.Embeddings) != len(inputs) {
+		return nil, hs.Errorf(hs.EINTERNAL, "embedding: ollama embed on %s: got %d vectors for %d inputs", h.name, len(resp.Embeddings), len(inputs))
+	}
+	for i, v := range resp.Embeddings {
+		if err := normalize(v, info.Dim); err != nil {
+			return nil, hs.Errorf(hs.EINTERNAL, "embedding: ollama embed on %s: vector %d: %w", h.name, i, err)
+		}
+	}
+	return resp.Embeddings, nil
+}
+
+// contextSize is the num_ctx to request: the trained context, capped by
+// OllamaOptions.NumCtx; 0 when neither is known.
+func (o *Ollama) contextSize(info Info) int {
+	n := info.ContextLength
+	if o.numCtx > 0 && (n == 0 || o.numCtx < n) {
+		n = o.numCtx
+	}
+	return n
+}
+
+// String describes the client for logs.
+func (o *Ollama) String() string {
+	names := make([]string, len(o.pool.hosts))
+	for i, h := range o.pool.hosts {
+		names[i] = h.name
+	}
+	return fmt.Sprintf("ollama(%s on %s)", o.model, strings.Join(names, ", "))
+}
