@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"strings"
 	"time"
-
-	"github.com/ledongthuc/pdf"
 )
 
 // pdf extracts a PDF page by page, recording each page's span. It runs
@@ -140,79 +137,3 @@ func (w *capWriter) Write(p []byte) (int, error) {
 	return w.buf.Write(p)
 }
 
-// pdfGo extracts with github.com/ledongthuc/pdf, rebuilding word spaces
-// and line breaks from glyph positions. A page the parser chokes on is
-// left empty; an unreadable file is EINVALID.
-func (j *job) pdfGo() error {
-	r, err := pdf.NewReader(bytes.NewReader(j.data), int64(len(j.data)))
-	if err != nil {
-		if errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(strings.ToLower(err.Error()), "encrypt") {
-			return j.invalid("encrypted pdf: %v", err)
-		}
-		return j.corrupt(err, "pdf")
-	}
-	j.title = pdfGoTitle(r)
-	n := r.NumPage()
-	if n <= 0 {
-		return j.invalid("corrupt pdf: no pages")
-	}
-	n = min(n, len(j.data)/32+1) // each page object takes more bytes than that
-	for i := 1; i <= n; i++ {
-		if err := j.ctx.Err(); err != nil {
-			return err
-		}
-		j.b.startPage(i)
-		err := j.b.raw(pdfGoPage(r, i))
-		j.b.endPage()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func pdfGoTitle(r *pdf.Reader) (title string) {
-	defer func() {
-		if recover() != nil {
-			title = ""
-		}
-	}()
-	return strings.TrimSpace(clean(r.Trailer().Key("Info").Key("Title").Text()))
-}
-
-// pdfGoPage returns the text of page i: glyphs in content order, a newline
-// where the baseline moves, a space where the gap to the previous glyph is
-// wider than a fraction of the font size.
-func pdfGoPage(r *pdf.Reader, i int) (text string) {
-	defer func() {
-		if recover() != nil {
-			text = ""
-		}
-	}()
-	p := r.Page(i)
-	if p.V.IsNull() {
-		return ""
-	}
-	var sb strings.Builder
-	var prev pdf.Text
-	for k, t := range p.Content().Text {
-		if k > 0 {
-			fs := math.Max(math.Max(prev.FontSize, t.FontSize), 1)
-			end := prev.X + prev.W
-			if prev.W == 0 {
-				end = prev.X + 0.5*prev.FontSize // fonts without widths
-			}
-			switch gap := t.X - end; {
-			case math.Abs(t.Y-prev.Y) > 0.5*fs:
-				sb.WriteByte('\n')
-			case gap > 0.15*fs && prev.S != " " && t.S != " ":
-				sb.WriteByte(' ')
-			case t.X < prev.X-fs && prev.S != " " && t.S != " ":
-				sb.WriteByte(' ')
-			}
-		}
-		sb.WriteString(t.S)
-		prev = t
-	}
-	return sb.String()
-}
