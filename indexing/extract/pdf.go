@@ -136,4 +136,3 @@ func (w *capWriter) Write(p []byte) (int, error) {
 	}
 	return w.buf.Write(p)
 }
-
