@@ -91,3 +91,5 @@ func inputCount(reqs []embeddingtest.Request) int {
 	}
 	return n
 }
+
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }

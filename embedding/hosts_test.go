@@ -1,6 +1,7 @@
 package embedding_test
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -156,5 +157,33 @@ func TestAllHostsDown(t *testing.T) {
 		if err := call(); err == nil {
 			t.Error("want an error with every host down")
 		}
+	}
+}
+
+// BenchmarkEmbedDocuments shows throughput against Ollama-like hosts that
+// serve one request at a time: two hosts should take about half the time.
+func BenchmarkEmbedDocuments(b *testing.B) {
+	for _, hosts := range []int{1, 2} {
+		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) {
+			var urls []string
+			for range hosts {
+				s := embeddingtest.NewServer(b)
+				s.SetModels(embeddingtest.KnownModel("all-minilm")) // small vectors: measure waiting, not JSON
+				s.SetCost(500*time.Microsecond, true)
+				urls = append(urls, s.URL)
+			}
+			c, err := embedding.NewOllama(embedding.OllamaOptions{Hosts: urls, Model: "all-minilm", Logger: discard()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			in := texts(256, func(i int) string { return fmt.Sprintf("benchmark text %d", i) })
+			ctx := context.Background()
+			for b.Loop() {
+				if _, err := c.EmbedDocuments(ctx, in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*len(in))/b.Elapsed().Seconds(), "inputs/s")
+		})
 	}
 }

@@ -92,13 +92,17 @@ type Ollama struct {
 }
 
 // NewOllama checks o and returns a client. It returns an EINVALID error for
-// a missing model, no hosts or a host that is not an http(s) URL.
+// a missing model, no hosts, a host that is not an http(s) URL or a
+// negative size or duration (KeepAlive excepted).
 func NewOllama(o OllamaOptions) (*Ollama, error) {
 	if strings.TrimSpace(o.Model) == "" {
 		return nil, hs.Errorf(hs.EINVALID, "embedding: no ollama model configured")
 	}
 	if len(o.Hosts) == 0 {
 		return nil, hs.Errorf(hs.EINVALID, "embedding: no ollama hosts configured")
+	}
+	if o.BatchSize < 0 || o.Timeout < 0 || o.NumCtx < 0 || o.HostCooldown < 0 {
+		return nil, hs.Errorf(hs.EINVALID, "embedding: negative batch size, timeout, num_ctx or host cooldown")
 	}
 	c := &Ollama{
 		model:     o.Model,

@@ -27,6 +27,7 @@ func TestNewOllamaValidation(t *testing.T) {
 		{name: "no model", opts: embedding.OllamaOptions{Hosts: []string{"http://h:1"}}, wantKind: hs.EINVALID},
 		{name: "no hosts", opts: embedding.OllamaOptions{Model: "bge-m3"}, wantKind: hs.EINVALID},
 		{name: "bad scheme", opts: embedding.OllamaOptions{Model: "bge-m3", Hosts: []string{"ftp://h:1"}}, wantKind: hs.EINVALID},
+		{name: "negative batch", opts: embedding.OllamaOptions{Model: "bge-m3", Hosts: []string{"h"}, BatchSize: -1}, wantKind: hs.EINVALID},
 		{name: "empty host", opts: embedding.OllamaOptions{Model: "bge-m3", Hosts: []string{" "}}, wantKind: hs.EINVALID},
 		{name: "host and port", opts: embedding.OllamaOptions{Model: "bge-m3", Hosts: []string{"gpu1:8080"}}, wantStr: "ollama(bge-m3 on http://gpu1:8080)"},
 		{name: "bare host gets 11434", opts: embedding.OllamaOptions{Model: "bge-m3", Hosts: []string{"gpu1"}}, wantStr: "ollama(bge-m3 on http://gpu1:11434)"},

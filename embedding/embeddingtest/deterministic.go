@@ -24,9 +24,7 @@ const DefaultDim = 768
 // forms of a word ("upgrade", "upgrading"), get close vectors. Known model
 // prefixes (embedding.PrefixSchemes) are stripped first, so a query and a
 // document agree whichever prefix they carry. The zero value is ready to use.
-//
-// (The brief asked for a field named Dim; Go does not allow a field and a
-// method of the same name, and Dim must be a method to match Ollama.)
+// The length field is Dimensions because Dim is taken by the method.
 type Deterministic struct {
 	Dimensions int    // vector length; 0 means DefaultDim
 	Name       string // returned by Model; "" means "deterministic"

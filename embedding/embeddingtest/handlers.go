@@ -19,8 +19,8 @@ import (
 // version is the Ollama release whose behaviour the fake copies.
 const version = "0.17.4"
 
-// modified is the fixed modification time of every fake model.
-var modified = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+// modified returns the fixed modification time of every fake model.
+func modified() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &Request{Method: r.Method, Path: r.URL.Path}
@@ -200,7 +200,7 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request, rec *Request
 		"details":      m.details(),
 		"model_info":   m.modelInfo(),
 		"capabilities": m.capabilities(),
-		"modified_at":  modified,
+		"modified_at":  modified(),
 	})
 }
 
@@ -218,7 +218,7 @@ func (s *Server) handleTags(w http.ResponseWriter, rec *Request) {
 		list[i] = map[string]any{
 			"name":        m.Name,
 			"model":       m.Name,
-			"modified_at": modified,
+			"modified_at": modified(),
 			"size":        int64(m.Dim) * 350_000,
 			"digest":      hex.EncodeToString(sum[:]),
 			"details":     m.details(),
