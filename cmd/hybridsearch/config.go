@@ -1,0 +1,265 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is everything the app reads from its environment, read once at
+// start-up by LoadConfig and then passed down as plain values.
+type Config struct {
+	// AppAPI (nextcloud-protocol.md §2).
+	AppID             string
+	AppSecret         string
+	AppVersion        string
+	AppDisplayName    string
+	AppHost           string
+	AppPort           int
+	AAVersion         string
+	NextcloudURL      string // without a trailing /index.php or /
+	PersistentStorage string // data directory
+	ComputeDevice     string
+	HaRPSharedKey     string // set when deployed through HaRP: listen on HaRPSocket
+	HaRPSocket        string
+
+	// Ours.
+	NATSURL      string   // "" = run an embedded NATS server
+	QdrantURL    string   // "" = embedded local store
+	QdrantAPIKey string   //
+	OllamaHosts  []string // base URLs
+	EmbedModel   string
+	ChunkSize    int
+	ChunkOverlap int
+	Workers      int
+	ScanInterval time.Duration
+	MaxFileSize  int64
+	LogLevel     string // debug, info, warn, error
+	LogFormat    string // text, json
+}
+
+// Addr is the TCP address the app listens on when not behind HaRP.
+func (c Config) Addr() string {
+	return fmt.Sprintf("%s:%d", c.AppHost, c.AppPort)
+}
+
+// envVar describes one environment variable: its name, default, whether it
+// is required, what is expected (for the error line and --help) and how it
+// is stored into Config.
+type envVar struct {
+	name     string
+	def      string
+	required bool
+	expect   string
+	set      func(c *Config, v string) error
+}
+
+// envVars is the table of every variable the app reads, in --help order.
+var envVars = []envVar{
+	{"APP_ID", "", true, "the ExApp id, e.g. hybrid_search", setString(func(c *Config) *string { return &c.AppID })},
+	{"APP_SECRET", "", true, "the shared secret AppAPI generated (no ':')", func(c *Config, v string) error {
+		if strings.Contains(v, ":") {
+			return fmt.Errorf("must not contain ':'")
+		}
+		c.AppSecret = v
+		return nil
+	}},
+	{"APP_VERSION", "", true, "the app version, e.g. 1.0.0", setString(func(c *Config) *string { return &c.AppVersion })},
+	{"APP_DISPLAY_NAME", "Hybrid Search", false, "the app's display name", setString(func(c *Config) *string { return &c.AppDisplayName })},
+	{"APP_HOST", "127.0.0.1", false, "the address to listen on", setString(func(c *Config) *string { return &c.AppHost })},
+	{"APP_PORT", "", true, "a TCP port number 1-65535", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("not a port number")
+		}
+		c.AppPort = n
+		return nil
+	}},
+	{"AA_VERSION", "32.0.0", false, "the AppAPI version", setString(func(c *Config) *string { return &c.AAVersion })},
+	{"NEXTCLOUD_URL", "", true, "the Nextcloud base URL, e.g. http://nextcloud.local", func(c *Config, v string) error {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("not an http(s) URL")
+		}
+		v = strings.TrimSuffix(strings.TrimSuffix(v, "/"), "/index.php")
+		c.NextcloudURL = strings.TrimSuffix(v, "/")
+		return nil
+	}},
+	{"APP_PERSISTENT_STORAGE", "./data", false, "a writable directory for the index and queue", setString(func(c *Config) *string { return &c.PersistentStorage })},
+	{"COMPUTE_DEVICE", "CPU", false, "CPU, CUDA or ROCM", func(c *Config, v string) error {
+		switch strings.ToUpper(v) {
+		case "CPU", "CUDA", "ROCM":
+			c.ComputeDevice = strings.ToUpper(v)
+			return nil
+		}
+		return fmt.Errorf("not CPU, CUDA or ROCM")
+	}},
+	{"HP_SHARED_KEY", "", false, "set by HaRP; the app then listens on HP_EXAPP_SOCK", setString(func(c *Config) *string { return &c.HaRPSharedKey })},
+	{"HP_EXAPP_SOCK", "/tmp/exapp.sock", false, "the unix socket used behind HaRP", setString(func(c *Config) *string { return &c.HaRPSocket })},
+	{"NATS_URL", "", false, "nats://host:4222 of an external NATS with JetStream; empty runs NATS embedded", func(c *Config, v string) error {
+		for _, part := range strings.Split(v, ",") {
+			u, err := url.Parse(strings.TrimSpace(part))
+			if err != nil || u.Host == "" || (u.Scheme != "nats" && u.Scheme != "tls" && u.Scheme != "ws" && u.Scheme != "wss") {
+				return fmt.Errorf("not a nats:// URL")
+			}
+		}
+		c.NATSURL = v
+		return nil
+	}},
+	{"QDRANT_URL", "", false, "http(s)://host:6334 (gRPC) of Qdrant; empty uses the embedded store", func(c *Config, v string) error {
+		u, err := url.Parse(v)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return fmt.Errorf("not an http(s)://host:port URL")
+		}
+		c.QdrantURL = v
+		return nil
+	}},
+	{"QDRANT_API_KEY", "", false, "the Qdrant API key, if any", setString(func(c *Config) *string { return &c.QdrantAPIKey })},
+	{"OLLAMA_HOST", "http://127.0.0.1:11434", false, "comma-separated Ollama base URLs, used together", func(c *Config, v string) error {
+		c.OllamaHosts = nil
+		for _, part := range strings.Split(v, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			if !strings.Contains(part, "://") {
+				part = "http://" + part
+			}
+			u, err := url.Parse(part)
+			if err != nil || u.Host == "" {
+				return fmt.Errorf("%q is not a host:port or URL", part)
+			}
+			c.OllamaHosts = append(c.OllamaHosts, strings.TrimSuffix(part, "/"))
+		}
+		if len(c.OllamaHosts) == 0 {
+			return fmt.Errorf("no host given")
+		}
+		return nil
+	}},
+	{"EMBED_MODEL", "nomic-embed-text", false, "the Ollama embedding model", setString(func(c *Config) *string { return &c.EmbedModel })},
+	{"CHUNK_SIZE", "1000", false, "chunk size in characters, 200-8000", setInt(func(c *Config) *int { return &c.ChunkSize }, 200, 8000)},
+	{"CHUNK_OVERLAP", "200", false, "chunk overlap in characters, 0-2000 and below CHUNK_SIZE", setInt(func(c *Config) *int { return &c.ChunkOverlap }, 0, 2000)},
+	{"WORKERS", "2", false, "indexing workers, 1-64", setInt(func(c *Config) *int { return &c.Workers }, 1, 64)},
+	{"SCAN_INTERVAL", "15m", false, "time between reconciliation scans, e.g. 15m (0 turns them off)", func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || (d > 0 && d < time.Minute) {
+			return fmt.Errorf("not a duration of 0 or at least 1m")
+		}
+		c.ScanInterval = d
+		return nil
+	}},
+	{"MAX_FILE_SIZE", "100MB", false, "largest file to index, e.g. 100MB", func(c *Config, v string) error {
+		n, err := parseBytes(v)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("not a size such as 100MB")
+		}
+		c.MaxFileSize = n
+		return nil
+	}},
+	{"LOG_LEVEL", "info", false, "debug, info, warn or error", func(c *Config, v string) error {
+		switch strings.ToLower(v) {
+		case "debug", "info", "warn", "error":
+			c.LogLevel = strings.ToLower(v)
+			return nil
+		}
+		return fmt.Errorf("not debug, info, warn or error")
+	}},
+	{"LOG_FORMAT", "text", false, "text or json", func(c *Config, v string) error {
+		switch strings.ToLower(v) {
+		case "text", "json":
+			c.LogFormat = strings.ToLower(v)
+			return nil
+		}
+		return fmt.Errorf("not text or json")
+	}},
+}
+
+// LoadConfig reads and validates the configuration through getenv. The
+// error names the first bad variable and what is expected, in one line.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	var c Config
+	for _, v := range envVars {
+		val := strings.TrimSpace(getenv(v.name))
+		if val == "" {
+			if v.required {
+				return Config{}, fmt.Errorf("config: %s is not set: expected %s", v.name, v.expect)
+			}
+			if v.def == "" {
+				continue
+			}
+			val = v.def
+		}
+		if err := v.set(&c, val); err != nil {
+			return Config{}, fmt.Errorf("config: %s=%q: %v: expected %s", v.name, redact(v.name, val), err, v.expect)
+		}
+	}
+	if c.ChunkOverlap >= c.ChunkSize {
+		return Config{}, fmt.Errorf("config: CHUNK_OVERLAP=%d: must be below CHUNK_SIZE=%d", c.ChunkOverlap, c.ChunkSize)
+	}
+	return c, nil
+}
+
+// redact hides secrets in error messages.
+func redact(name, val string) string {
+	if strings.Contains(name, "SECRET") || strings.Contains(name, "KEY") {
+		return "…"
+	}
+	return val
+}
+
+func setString(field func(*Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		*field(c) = v
+		return nil
+	}
+}
+
+func setInt(field func(*Config) *int, lo, hi int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < lo || n > hi {
+			return fmt.Errorf("not a whole number from %d to %d", lo, hi)
+		}
+		*field(c) = n
+		return nil
+	}
+}
+
+// parseBytes parses sizes such as 512, 64KB, 100MB, 2GiB.
+func parseBytes(s string) (int64, error) {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"KB", 1000}, {"MB", 1000 * 1000}, {"GB", 1000 * 1000 * 1000}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	return n * mult, nil
+}
+
+// configHelp renders the variable table for --help.
+func configHelp() string {
+	var b strings.Builder
+	for _, v := range envVars {
+		req := ""
+		if v.required {
+			req = " (required)"
+		}
+		def := ""
+		if v.def != "" {
+			def = " [default " + v.def + "]"
+		}
+		fmt.Fprintf(&b, "  %-24s %s%s%s\n", v.name, v.expect, req, def)
+	}
+	return b.String()
+}

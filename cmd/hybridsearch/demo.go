@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/hybrid-search/hybridsearch/appinfo"
+	"github.com/hybrid-search/hybridsearch/exapp"
+	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
+)
+
+// sample is the demo's sample folder, loaded into alice's files.
+//
+//go:embed all:sample
+var sample embed.FS
+
+const demoUsage = `Usage: hybridsearch demo [flags]
+
+Starts a simulated Nextcloud on --addr with users alice and bob, loads a
+sample folder (English, German and Japanese notes and files) into alice's
+files, registers and installs the app exactly as AppAPI does (heartbeat,
+/init with progress, /enabled), and prints one line
+
+  READY {"nextcloud_url": ..., "panel_url": ..., "mcp_url": ..., "users": [...]}
+
+when the app is ready. Open panel_url in a browser and sign in as alice
+with her app password (or the password "alice"). Stop with Ctrl-C.
+
+Environment variables of "hybridsearch serve" such as OLLAMA_HOST and
+EMBED_MODEL are honoured; AppAPI's own variables are set by the simulator.
+
+Flags:
+`
+
+// demoUser is one user in the READY line.
+type demoUser struct {
+	UID         string `json:"uid"`
+	AppPassword string `json:"app_password"`
+}
+
+// readyInfo is the JSON after READY.
+type readyInfo struct {
+	NextcloudURL string     `json:"nextcloud_url"`
+	PanelURL     string     `json:"panel_url"`
+	MCPURL       string     `json:"mcp_url"`
+	Users        []demoUser `json:"users"`
+}
+
+// runDemo runs the simulator and the app together until ctx is cancelled.
+func runDemo(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fl := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	addr := fl.String("addr", "127.0.0.1:8585", "address of the simulated Nextcloud")
+	dir := fl.String("dir", "", "folder to load into alice's files instead of the bundled sample")
+	dataDir := fl.String("data", "", "state directory (index, queue); default a fresh temporary one")
+	fl.Usage = func() {
+		fmt.Fprint(stderr, demoUsage)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if fl.NArg() > 0 {
+		return fmt.Errorf("demo: unexpected argument %q", fl.Arg(0))
+	}
+	level := getenv("LOG_LEVEL")
+	if level == "" {
+		level = "info"
+	}
+	logger := newLogger(stderr, level, "text")
+
+	if *dataDir == "" {
+		tmp, err := os.MkdirTemp("", "hybridsearch-demo-")
+		if err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		*dataDir = tmp
+	}
+
+	sim, simURL, stopSim, err := startSimulator(*addr, logger)
+	if err != nil {
+		return err
+	}
+	defer stopSim()
+
+	alice := sim.AddUser("alice", "Alice Liddell", true)
+	bob := sim.AddUser("bob", "Bob Builder", false)
+	if err := loadSample(sim, "alice", *dir); err != nil {
+		return err
+	}
+
+	m, err := startDemoApp(ctx, sim, *dataDir, getenv, logger)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := m.Close(); err != nil {
+			logger.Error("app shutdown", "error", err)
+		}
+	}()
+
+	installCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := sim.Install(installCtx, m.Config.AppID); err != nil {
+		return fmt.Errorf("demo: installing the app into the simulator: %w", err)
+	}
+
+	info := readyInfo{
+		NextcloudURL: simURL,
+		PanelURL:     simURL + "/index.php/apps/app_api/embedded/" + m.Config.AppID + "/" + exapp.MenuName,
+		MCPURL:       simURL + "/index.php/apps/app_api/proxy/" + m.Config.AppID + "/mcp",
+		Users:        []demoUser{{alice.UID, alice.AppPassword}, {bob.UID, bob.AppPassword}},
+	}
+	line, err := json.Marshal(info)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "READY %s\n", line)
+	logger.Info("demo ready: open the panel URL and sign in as alice", "panel_url", info.PanelURL, "password", "alice")
+
+	select {
+	case <-ctx.Done():
+	case err := <-m.Done():
+		if err != nil {
+			return fmt.Errorf("demo: app stopped: %w", err)
+		}
+	}
+	logger.Info("demo shutting down")
+	return nil
+}
+
+// startSimulator serves a fresh simulator on addr.
+func startSimulator(addr string, logger *slog.Logger) (*ncsim.Server, string, func(), error) {
+	sim := &ncsim.Server{Logf: func(format string, args ...any) {
+		logger.Debug(fmt.Sprintf(format, args...), "component", "ncsim")
+	}}
+	simURL, err := sim.Start(addr)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("demo: simulator address %s: %w", addr, err)
+	}
+	return sim, simURL, sim.Close, nil
+}
+
+// loadSample loads dir, or the bundled sample when dir is "", into uid's
+// files without firing events, as an admin's occ files:scan would.
+func loadSample(sim *ncsim.Server, uid, dir string) error {
+	if dir != "" {
+		if _, err := sim.LoadDir(uid, "/", dir); err != nil {
+			return fmt.Errorf("demo: loading %s: %w", dir, err)
+		}
+		return nil
+	}
+	return fs.WalkDir(sample, "sample", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := sample.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		sim.SeedFile(uid, path.Clean("/"+strings.TrimPrefix(p, "sample/")), data)
+		return nil
+	})
+}
+
+// startDemoApp registers the app from the embedded info.xml with the
+// simulator, the way "occ app_api:app:register" does, and starts it in
+// this process with the environment AppAPI would give it.
+func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, getenv func(string) string, logger *slog.Logger) (*Main, error) {
+	reg, err := ncsim.ParseInfoXML(appinfo.InfoXML)
+	if err != nil {
+		return nil, fmt.Errorf("demo: appinfo/info.xml: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	_ = ln.Close()
+	reg.URL = fmt.Sprintf("http://127.0.0.1:%d", port)
+	reg.Port = port
+	env, err := sim.RegisterExApp(reg)
+	if err != nil {
+		return nil, fmt.Errorf("demo: registering the app: %w", err)
+	}
+	cfg, err := LoadConfig(func(k string) string {
+		if k == "APP_PERSISTENT_STORAGE" {
+			return dataDir
+		}
+		if v, ok := env.Lookup(k); ok {
+			return v
+		}
+		return getenv(k)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
+	m := NewMain(cfg, logger)
+	if err := m.Run(ctx); err != nil {
+		_ = m.Close()
+		return nil, fmt.Errorf("demo: starting the app: %w", err)
+	}
+	return m, nil
+}

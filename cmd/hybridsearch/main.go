@@ -1,0 +1,119 @@
+// Command hybridsearch is the Hybrid Search ExApp for Nextcloud: it keeps a
+// hybrid (semantic + keyword + fuzzy) index of every user's files and notes
+// and answers searches from a panel inside Nextcloud and from MCP clients.
+//
+// Run "hybridsearch help" for the subcommands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Version is the app version; the build may override it with -ldflags.
+var Version = "0.1.0"
+
+const usage = `hybridsearch — hybrid search for Nextcloud (an AppAPI ExApp)
+
+Usage:
+  hybridsearch demo [flags]     run a simulated Nextcloud with the app installed (try this first)
+  hybridsearch serve            run as an ExApp; configured by the environment AppAPI sets
+  hybridsearch version          print the version
+  hybridsearch help             show this text
+
+Run "hybridsearch demo -h" for the demo's flags.
+
+"serve" reads its configuration from these environment variables:
+%s
+AppAPI sets the APP_* variables, NEXTCLOUD_URL and AA_VERSION when it deploys the app.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+// run executes one subcommand and returns the process exit code.
+func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintf(stderr, usage, configHelp())
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch args[0] {
+	case "serve":
+		err = runServe(ctx, args[1:], getenv, stderr)
+	case "demo":
+		err = runDemo(ctx, args[1:], getenv, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "hybridsearch", Version)
+	case "help", "-h", "--help":
+		fmt.Fprintf(stdout, usage, configHelp())
+	default:
+		fmt.Fprintf(stderr, "hybridsearch: unknown command %q\n\n", args[0])
+		fmt.Fprintf(stderr, usage, configHelp())
+		return 2
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "hybridsearch:", err)
+		return 1
+	}
+	return 0
+}
+
+// runServe runs the app in ExApp mode until ctx is cancelled.
+func runServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprintf(stderr, usage, configHelp()) }
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := LoadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
+	m := NewMain(cfg, logger)
+	if err := m.Run(ctx); err != nil {
+		_ = m.Close()
+		return err
+	}
+	logger.Info("serving", "addr", m.ListenAddr(), "version", Version)
+	select {
+	case <-ctx.Done():
+	case err := <-m.Done():
+		if err != nil {
+			logger.Error("server stopped", "error", err)
+		}
+	}
+	logger.Info("shutting down")
+	return m.Close()
+}
+
+// newLogger builds the process logger.
+func newLogger(w io.Writer, level, format string) *slog.Logger {
+	var lv slog.Level
+	_ = lv.UnmarshalText([]byte(strings.ToUpper(level)))
+	opts := &slog.HandlerOptions{Level: lv}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// shutdownTimeout bounds Main.Close.
+const shutdownTimeout = 20 * time.Second
