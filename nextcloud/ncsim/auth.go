@@ -55,11 +55,24 @@ const (
 )
 
 // authenticate identifies the caller of r. Call it once per request: wrong
-// credentials count as a brute-force attempt.
+// credentials count as a brute-force attempt. AppAPI auth is tried first;
+// when it fails, the other login methods still run (OC::handleLogin).
 func (s *Server) authenticate(r *http.Request) principal {
 	if h := r.Header.Get("AUTHORIZATION-APP-API"); h != "" {
-		return s.authAppAPI(r, h)
+		p := s.authAppAPI(r, h)
+		if p.exApp() {
+			return p
+		}
+		if other := s.authenticateUser(r); other.kind != authNone {
+			return other
+		}
+		return p
 	}
+	return s.authenticateUser(r)
+}
+
+// authenticateUser tries Basic, Bearer and the session cookie.
+func (s *Server) authenticateUser(r *http.Request) principal {
 	if h := r.Header.Get("Authorization"); h != "" {
 		scheme, rest, _ := strings.Cut(h, " ")
 		switch strings.ToLower(scheme) {
