@@ -497,3 +497,43 @@ func readAll(t *testing.T, r io.Reader) string {
 	}
 	return string(b)
 }
+
+func TestAppAPIImpersonation(t *testing.T) {
+	f := newFixture(t, "alice", "bob")
+	f.s.SeedFile("alice", "/a.md", []byte("a"))
+	env, err := f.s.RegisterExApp(ExAppRegistration{ID: "hybrid_search", Name: "Hybrid Search", Version: "1.0.0", URL: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aaEnable(t, f.s, "hybrid_search")
+	tests := []struct {
+		name, method, url, as string
+		want                  int
+	}{
+		{"PROPFIND as alice", "PROPFIND", davURL("alice", "/"), "alice", 207},
+		{"GET as alice", "GET", davURL("alice", "/a.md"), "alice", 200},
+		{"SEARCH as alice", "SEARCH", "/remote.php/dav/", "alice", 400}, // empty body
+		{"PROPFIND without a user", "PROPFIND", davURL("alice", "/"), "", 401},
+		{"alice's file as bob", "GET", davURL("alice", "/a.md"), "bob", 404},
+		{"notes as alice", "GET", notesURL, "alice", 200},
+		{"notes without a user", "GET", notesURL, "", 401},
+		{"shares as alice", "GET", sharesURL + "?format=json", "alice", 200},
+		{"shares without a user", "GET", sharesURL + "?format=json", "", 401},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := f.req(tt.method, tt.url, "", "")
+			for k, v := range aaAppHeader(env, tt.as) {
+				r.Header[k] = v
+			}
+			mustStatus(t, serve(f, r), tt.want)
+		})
+	}
+	// A wrong secret is no login at all.
+	r := f.req("PROPFIND", davURL("alice", "/"), "", "")
+	for k, v := range aaAppHeader(env, "alice") {
+		r.Header[k] = v
+	}
+	r.Header.Set("AUTHORIZATION-APP-API", b64("alice:wrong"))
+	mustStatus(t, serve(f, r), http.StatusUnauthorized)
+}

@@ -80,6 +80,10 @@ func (s *Server) handleDAVFiles(w http.ResponseWriter, r *http.Request, t davTar
 	case http.MethodDelete:
 		s.davDelete(w, r, t)
 	case "MKCOL":
+		if err := checkMkcolBody(r); err != nil {
+			writeFSError(w, err)
+			return
+		}
 		if _, err := s.mkdir(t.uid, t.path); err != nil {
 			writeFSError(w, err)
 			return
@@ -87,6 +91,8 @@ func (s *Server) handleDAVFiles(w http.ResponseWriter, r *http.Request, t davTar
 		w.WriteHeader(http.StatusCreated)
 	case "MOVE", "COPY":
 		s.davMoveCopy(w, r, t)
+	case "PROPPATCH":
+		s.davProppatch(w, r, t)
 	case http.MethodOptions:
 		w.Header().Set("DAV", "1, 3, extended-mkcol")
 		w.Header().Set("Allow", "OPTIONS, GET, HEAD, DELETE, PROPFIND, PUT, PROPPATCH, COPY, MOVE, REPORT, SEARCH")
@@ -94,6 +100,24 @@ func (s *Server) handleDAVFiles(w http.ResponseWriter, r *http.Request, t davTar
 	default:
 		s.notImplemented(w, r)
 	}
+}
+
+// checkMkcolBody rejects MKCOL bodies the way Sabre does: a body must be
+// an XML {DAV:}mkcol (extended MKCOL), whose properties are ignored here.
+func checkMkcolBody(r *http.Request) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil || len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	ct := r.Header.Get("Content-Type")
+	if !strings.HasPrefix(ct, "application/xml") && !strings.HasPrefix(ct, "text/xml") {
+		return &fsError{http.StatusUnsupportedMediaType, exUnsupportedMedia, "The request body for the MKCOL request must have an xml Content-Type"}
+	}
+	root, err := parseXMLBody(bytes.NewReader(body))
+	if err != nil || root == nil || root.XMLName.Space != nsDAV || root.XMLName.Local != "mkcol" {
+		return &fsError{http.StatusUnsupportedMediaType, exUnsupportedMedia, "The request body for a MKCOL request must be a {DAV:}mkcol request construct."}
+	}
+	return nil
 }
 
 // davOtherUser answers requests for another user's tree: Nextcloud puts an
@@ -185,13 +209,26 @@ func (s *Server) renderProps(uid string, e entry, props []propName, allprop bool
 			missing = append(missing, p)
 		}
 	}
+	if allprop {
+		found = append(found, deadProps(e.n)...)
+	}
 	return found, missing
 }
 
-// propValue returns the inner XML of property p of e as uid sees it, or
+// propValue returns the inner XML of property p of e, live or dead.
+// Callers hold files.mu.
+func (s *Server) propValue(uid string, e entry, p propName) (string, bool) {
+	if v, ok := s.livePropValue(uid, e, p); ok {
+		return v, true
+	}
+	v, ok := e.n.props[p]
+	return v, ok
+}
+
+// livePropValue returns the inner XML of property p of e as uid sees it, or
 // false when the node has no such property (a 404 propstat). Callers hold
 // files.mu.
-func (s *Server) propValue(uid string, e entry, p propName) (string, bool) {
+func (s *Server) livePropValue(uid string, e entry, p propName) (string, bool) {
 	fs := &s.files
 	n := e.n
 	itoa := func(v int64) string { return strconv.FormatInt(v, 10) }

@@ -309,7 +309,7 @@ func TestOtherUsersTree(t *testing.T) {
 func TestUnknownDAVRoutes(t *testing.T) {
 	f := newFixture(t, "alice")
 	for _, tt := range []struct{ method, url string }{
-		{"PROPPATCH", davURL("alice", "/")},
+		{"LOCK", davURL("alice", "/")},
 		{"PUT", "/remote.php/dav/uploads/alice/123/1"},
 		{"GET", "/remote.php/status.php"},
 	} {
@@ -325,4 +325,58 @@ func serve(f *fixture, r *http.Request) *httptest.ResponseRecorder {
 	w := httptest.NewRecorder()
 	f.s.ServeHTTP(w, r)
 	return w
+}
+
+func TestProppatch(t *testing.T) {
+	f := newFixture(t, "alice")
+	a := f.s.SeedFile("alice", "/a.txt", []byte("a"))
+	patch := func(body string) []msResponse {
+		t.Helper()
+		return parseMultistatus(t, f.do("PROPPATCH", davURL("alice", "/a.txt"), "alice",
+			`<d:propertyupdate xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns" xmlns:x="urn:x">`+body+`</d:propertyupdate>`))
+	}
+	m := f.mark()
+	rs := patch(`<d:set><d:prop><oc:favorite>1</oc:favorite><x:color>red &amp; blue</x:color></d:prop></d:set>`)
+	if len(rs) != 1 || len(rs[0].Props) != 2 {
+		t.Fatalf("PROPPATCH answer = %+v", rs)
+	}
+	sameStrings(t, "favorite events", f.eventsSince(m), nil)
+	rs = parseMultistatus(t, f.do("PROPFIND", davURL("alice", "/a.txt"), "alice",
+		`<d:propfind xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns" xmlns:x="urn:x"><d:prop><oc:favorite/><x:color/></d:prop></d:propfind>`, "Depth", "0"))
+	if rs[0].Props["{http://owncloud.org/ns}favorite"] != "1" || rs[0].Props["{urn:x}color"] != "red &amp; blue" {
+		t.Errorf("props after PROPPATCH = %v", rs[0].Props)
+	}
+	// Protected live properties fail the whole request.
+	w := f.do("PROPPATCH", davURL("alice", "/a.txt"), "alice",
+		`<d:propertyupdate xmlns:d="DAV:" xmlns:x="urn:x"><d:set><d:prop><d:getetag>x</d:getetag><x:shape>round</x:shape></d:prop></d:set></d:propertyupdate>`)
+	mustStatus(t, w, http.StatusMultiStatus)
+	for _, want := range []string{"<d:getetag/></d:prop><d:status>HTTP/1.1 403 Forbidden", "round", "HTTP/1.1 424 Failed Dependency"} {
+		if want == "round" {
+			if strings.Contains(w.Body.String(), want) {
+				t.Errorf("PROPPATCH answer echoes a value")
+			}
+			continue
+		}
+		if !strings.Contains(w.Body.String(), want) {
+			t.Errorf("protected PROPPATCH answer lacks %q:\n%s", want, w.Body.String())
+		}
+	}
+	rs = parseMultistatus(t, f.do("PROPFIND", davURL("alice", "/a.txt"), "alice",
+		`<d:propfind xmlns:d="DAV:" xmlns:x="urn:x"><d:prop><x:shape/></d:prop></d:propfind>`, "Depth", "0"))
+	sameStrings(t, "property of a failed PROPPATCH", rs[0].Missing, []string{"{urn:x}shape"})
+	// d:lastmodified touches the file.
+	m = f.mark()
+	patch(`<d:set><d:prop><d:lastmodified>1500000000</d:lastmodified></d:prop></d:set>`)
+	sameStrings(t, "touch events", f.eventsSince(m), []string{
+		fmt.Sprintf("BeforeNodeTouchedEvent /alice/files/a.txt#%d by alice", a.ID),
+		fmt.Sprintf("NodeTouchedEvent /alice/files/a.txt#%d by alice", a.ID),
+	})
+	if fi, _ := f.s.Stat("alice", "/a.txt"); !fi.Modified.Equal(time.Unix(1_500_000_000, 0)) {
+		t.Errorf("mtime = %v", fi.Modified)
+	}
+	patch(`<d:remove><d:prop><x:color/></d:prop></d:remove>`)
+	rs = parseMultistatus(t, f.do("PROPFIND", davURL("alice", "/a.txt"), "alice",
+		`<d:propfind xmlns:d="DAV:" xmlns:x="urn:x"><d:prop><x:color/></d:prop></d:propfind>`, "Depth", "0"))
+	sameStrings(t, "removed property", rs[0].Missing, []string{"{urn:x}color"})
+	mustStatus(t, f.do("PROPPATCH", davURL("alice", "/a.txt"), "alice", "<nope/>"), http.StatusBadRequest)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -61,6 +62,8 @@ func (e *xmlElem) child(ns, local string) *xmlElem {
 	return nil
 }
 
+var emptyPrefixDecl = regexp.MustCompile(`xmlns:[^=\s]+\s*=\s*(""|'')`)
+
 // parseXMLBody decodes r into a generic element tree; an empty body gives nil.
 func parseXMLBody(r io.Reader) (*xmlElem, error) {
 	raw, err := io.ReadAll(io.LimitReader(r, 4<<20))
@@ -69,6 +72,11 @@ func parseXMLBody(r io.Reader) (*xmlElem, error) {
 	}
 	if strings.TrimSpace(string(raw)) == "" {
 		return nil, nil
+	}
+	if emptyPrefixDecl.Match(raw) {
+		// Namespaces in XML 1.0 forbids undeclaring a prefix; libxml (and
+		// so Sabre) rejects it, Go's decoder does not.
+		return nil, errors.New("invalid namespace declaration: a prefix bound to the empty namespace")
 	}
 	var root xmlElem
 	if err := xml.Unmarshal(raw, &root); err != nil {
@@ -142,6 +150,29 @@ func (m *multistatus) response(href string, found []propVal, missing []propName)
 			writePropElem(&m.b, p, "")
 		}
 		m.b.WriteString("</d:prop><d:status>HTTP/1.1 404 Not Found</d:status></d:propstat>")
+	}
+	m.b.WriteString("</d:response>")
+}
+
+// propstat is a group of empty properties sharing a status line.
+type propstat struct {
+	status string
+	props  []propName
+}
+
+// responseWith adds a <d:response> whose propstats list property names
+// only, as PROPPATCH answers do; empty groups are left out.
+func (m *multistatus) responseWith(href string, stats ...propstat) {
+	m.b.WriteString("<d:response><d:href>" + davText(href) + "</d:href>")
+	for _, st := range stats {
+		if len(st.props) == 0 {
+			continue
+		}
+		m.b.WriteString("<d:propstat><d:prop>")
+		for _, p := range st.props {
+			writePropElem(&m.b, p, "")
+		}
+		m.b.WriteString("</d:prop><d:status>" + st.status + "</d:status></d:propstat>")
 	}
 	m.b.WriteString("</d:response>")
 }
