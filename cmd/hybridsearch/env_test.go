@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hybrid-search/hybridsearch/appinfo"
+	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
+)
+
+// testEnv is the demo's wiring under test: a simulator with alice and bob
+// and the app registered from info.xml and running in this process.
+type testEnv struct {
+	Sim   *ncsim.Server
+	Main  *Main
+	Alice ncsim.User
+	Bob   ncsim.User
+	// getenv is what Main was configured from, for restarts.
+	getenv func(string) string
+}
+
+// envOptions tune newTestEnv.
+type envOptions struct {
+	install bool              // run the install flow (default in MustRunMain)
+	extra   map[string]string // extra environment for the app
+	dataDir string            // "" = t.TempDir()
+	setup   func(sim *ncsim.Server)
+}
+
+// MustRunMain starts the simulator and the app and installs the app.
+func MustRunMain(t *testing.T) *testEnv {
+	t.Helper()
+	return newTestEnv(t, envOptions{install: true})
+}
+
+func newTestEnv(t *testing.T, o envOptions) *testEnv {
+	t.Helper()
+	sim := &ncsim.Server{HeartbeatInterval: 20 * time.Millisecond, WebhookInterval: 50 * time.Millisecond}
+	if _, err := sim.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sim.Close()
+		if u := sim.Unhandled(); len(u) > 0 {
+			t.Errorf("requests the simulator does not know: %v", u)
+		}
+	})
+	env := &testEnv{Sim: sim, Alice: sim.AddUser("alice", "Alice", true), Bob: sim.AddUser("bob", "Bob", false)}
+	if o.setup != nil {
+		o.setup(sim)
+	}
+	reg, err := ncsim.ParseInfoXML(appinfo.InfoXML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.Port = freePort(t)
+	appEnv, err := sim.RegisterExApp(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dataDir := o.dataDir
+	if dataDir == "" {
+		dataDir = t.TempDir()
+	}
+	env.getenv = func(k string) string {
+		if v, ok := o.extra[k]; ok {
+			return v
+		}
+		if k == "APP_PERSISTENT_STORAGE" {
+			return dataDir
+		}
+		if k == "LOG_LEVEL" {
+			return "debug"
+		}
+		return appEnv.Get(k)
+	}
+	env.start(t)
+	if o.install {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := sim.Install(ctx, "hybrid_search"); err != nil {
+			t.Fatalf("install: %v", err)
+		}
+	}
+	return env
+}
+
+// start (re)starts Main from env.getenv.
+func (e *testEnv) start(t *testing.T) {
+	t.Helper()
+	cfg, err := LoadConfig(e.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMain(cfg, slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	if err := m.Run(context.Background()); err != nil {
+		_ = m.Close()
+		t.Fatalf("Main.Run: %v", err)
+	}
+	e.Main = m
+	t.Cleanup(func() {
+		if err := m.Close(); err != nil {
+			t.Errorf("Main.Close: %v", err)
+		}
+	})
+}
+
+// appURL is the app's own base URL.
+func (e *testEnv) appURL() string { return "http://" + e.Main.ListenAddr() }
+
+// proxyGet fetches path through the simulated AppAPI proxy as user (by
+// app password); "" means anonymous.
+func (e *testEnv) proxyGet(t *testing.T, u *ncsim.User, path string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, e.Sim.BaseURL+"/index.php/apps/app_api/proxy/hybrid_search/"+strings.TrimPrefix(path, "/"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u != nil {
+		req.SetBasicAuth(u.UID, u.AppPassword)
+	}
+	return doReq(t, req)
+}
+
+func doReq(t *testing.T, req *http.Request) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// await polls cond until it is true or the deadline passes.
+func await(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// testWriter sends log lines to t.Log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Helper()
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
