@@ -1,0 +1,90 @@
+package queue
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/hybrid-search/hybridsearch"
+)
+
+// codecVersion is the version of the job encoding; a message with another
+// version is refused (Termed) by Run.
+const codecVersion = 1
+
+// envelope is a job on the wire: the IndexJob's fields plus "v".
+type envelope struct {
+	V int `json:"v"`
+	hybridsearch.IndexJob
+}
+
+func encodeJob(job hybridsearch.IndexJob) ([]byte, error) {
+	return json.Marshal(envelope{V: codecVersion, IndexJob: job})
+}
+
+func decodeJob(data []byte) (hybridsearch.IndexJob, error) {
+	var e envelope
+	if err := json.Unmarshal(data, &e); err != nil {
+		return hybridsearch.IndexJob{}, fmt.Errorf("decode job: %w", err)
+	}
+	if e.V != codecVersion {
+		return hybridsearch.IndexJob{}, fmt.Errorf("decode job: version %d, want %d", e.V, codecVersion)
+	}
+	return e.IndexJob, nil
+}
+
+// JobKey returns the key that names a job's file everywhere in the queue:
+// "f.<file id>" when the job has a file id, otherwise "p.<hash>" where hash
+// is the first 16 hex digits of SHA-256(user + "\x00" + path). The job's
+// subject is "hs.jobs." + key; dead letters and Run's leases use the key.
+// A job with neither a file id nor a path is EINVALID.
+func JobKey(job hybridsearch.IndexJob) (string, error) {
+	switch {
+	case job.FileID > 0:
+		return "f." + strconv.FormatInt(int64(job.FileID), 10), nil
+	case job.FileID < 0:
+		return "", hybridsearch.Errorf(hybridsearch.EINVALID, "queue: job: negative file id %d", job.FileID)
+	case job.Path == "":
+		return "", hybridsearch.Errorf(hybridsearch.EINVALID, "queue: job: no file id and no path")
+	}
+	sum := sha256.Sum256([]byte(string(job.User) + "\x00" + job.Path))
+	return "p." + hex.EncodeToString(sum[:8]), nil
+}
+
+// fileKey is the JobKey of a file id.
+func fileKey(id hybridsearch.FileID) string {
+	return "f." + strconv.FormatInt(int64(id), 10)
+}
+
+// MsgID returns the JetStream message id Publish sets on a job: hex digits
+// of SHA-256 over the job's identifying fields (event, file id, path, old
+// path, user, reason and time). Two publishes of the same job within the
+// stream's two-minute duplicate window store one message, so Nextcloud
+// delivering one webhook twice queues it once. Jobs that should not be
+// merged must differ in one of these fields, usually Time.
+func MsgID(job hybridsearch.IndexJob) string {
+	h := sha256.New()
+	for _, f := range []string{
+		"v1", job.Event, strconv.FormatInt(int64(job.FileID), 10), job.Path, job.OldPath,
+		string(job.User), string(job.Reason), job.Time.UTC().Format(time.RFC3339Nano),
+	} {
+		h.Write([]byte(f))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// unavailable marks err as EUNAVAILABLE unless it already has a kind or is
+// the caller's own cancellation.
+func unavailable(err error) error {
+	var e *hybridsearch.Error
+	if err == nil || errors.As(err, &e) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "queue unavailable")
+}

@@ -1,0 +1,185 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/hybrid-search/hybridsearch"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// DeadLetter is a job that failed with a retryable error on every one of
+// its MaxDeliver attempts and is no longer queued.
+type DeadLetter struct {
+	Key      string                `json:"key"` // JobKey of Job
+	Job      hybridsearch.IndexJob `json:"job"`
+	Error    string                `json:"error"`    // the last error, as logged
+	Kind     string                `json:"kind"`     // its error kind
+	Attempts int                   `json:"attempts"` // deliveries made
+	Failed   time.Time             `json:"failed"`
+}
+
+// bury records a dead letter for job and marks the file's state failed.
+// Errors are logged here: the job is terminated either way.
+func (q *Queue) bury(ctx context.Context, key string, job hybridsearch.IndexJob, herr error, attempts int, log *slog.Logger) {
+	d := DeadLetter{Key: key, Job: job, Error: herr.Error(), Kind: hybridsearch.ErrorKind(herr), Attempts: attempts, Failed: time.Now().UTC()}
+	data, err := json.Marshal(d)
+	if err == nil {
+		_, err = q.dead.Put(ctx, key, data)
+	}
+	if err != nil {
+		log.Error("job failed for good; dead letter not written", "kind", d.Kind, "error_text", d.Error, slog.Any("error", err))
+		return
+	}
+	log.Error("job failed for good; moved to dead letters", "kind", d.Kind, slog.Any("error", herr))
+	if job.FileID > 0 {
+		q.markFailed(ctx, job.FileID, d, log)
+	}
+}
+
+// markFailed sets an existing file state to StatusFailed; a file with no
+// state yet is left alone (the dead letter records it).
+func (q *Queue) markFailed(ctx context.Context, id hybridsearch.FileID, d DeadLetter, log *slog.Logger) {
+	st, rev, err := q.States().Get(ctx, id)
+	if err != nil {
+		if hybridsearch.ErrorKind(err) != hybridsearch.ENOTFOUND {
+			log.Warn("file state not marked failed", slog.Any("error", err))
+		}
+		return
+	}
+	st.Status, st.Error, st.Attempts, st.Updated = hybridsearch.StatusFailed, d.Error, d.Attempts, d.Failed
+	if err := q.States().Update(ctx, st, rev); err != nil {
+		log.Warn("file state not marked failed", slog.Any("error", err))
+	}
+}
+
+// DeadLetters returns every dead letter, oldest failure first.
+func (q *Queue) DeadLetters(ctx context.Context) ([]DeadLetter, error) {
+	var out []DeadLetter
+	err := eachEntry(ctx, q.dead, func(e jetstream.KeyValueEntry) error {
+		var d DeadLetter
+		if err := json.Unmarshal(e.Value(), &d); err != nil {
+			q.log.Warn("dead letter unreadable; skipped", "key", e.Key(), slog.Any("error", err))
+			return nil
+		}
+		out = append(out, d)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("queue: dead letters: %w", err)
+	}
+	slices.SortFunc(out, func(a, b DeadLetter) int { return a.Failed.Compare(b.Failed) })
+	return out, nil
+}
+
+// RetryDeadLetter queues the dead letter of file id again, with reason
+// ReasonRetry, and removes the record. ENOTFOUND when there is none.
+func (q *Queue) RetryDeadLetter(ctx context.Context, id hybridsearch.FileID) error {
+	return q.RetryDeadLetterKey(ctx, fileKey(id))
+}
+
+// RetryDeadLetterKey is RetryDeadLetter for any DeadLetter.Key, including
+// jobs that had only a path.
+func (q *Queue) RetryDeadLetterKey(ctx context.Context, key string) error {
+	e, err := q.dead.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrInvalidKey) {
+		return hybridsearch.Errorf(hybridsearch.ENOTFOUND, "queue: no dead letter %s", key)
+	}
+	if err != nil {
+		return unavailable(fmt.Errorf("queue: retry dead letter %s: %w", key, err))
+	}
+	var d DeadLetter
+	if err := json.Unmarshal(e.Value(), &d); err != nil {
+		return hybridsearch.Errorf(hybridsearch.EINTERNAL, "queue: retry dead letter %s: %w", key, err)
+	}
+	job := d.Job
+	job.Reason = hybridsearch.ReasonRetry
+	job.Time = time.Now().UTC()
+	if err := q.Publish(ctx, job); err != nil {
+		return err
+	}
+	if err := q.dead.Delete(ctx, key, jetstream.LastRevision(e.Revision())); err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		return unavailable(fmt.Errorf("queue: retry dead letter %s: %w", key, err))
+	}
+	return nil
+}
+
+// maxDeliveriesAdvisory is the part of the server's max-deliveries
+// advisory the queue reads.
+type maxDeliveriesAdvisory struct {
+	StreamSeq  uint64 `json:"stream_seq"`
+	Deliveries uint64 `json:"deliveries"`
+}
+
+// watchMaxDeliveries buries jobs the server gave up on without a decision
+// from a worker: the last attempt's worker died or lost the connection.
+// On a work-queue stream such a message would otherwise stay forever. One
+// subscriber in the queue group "hs-dead" handles each advisory.
+func (q *Queue) watchMaxDeliveries() (stop func(), err error) {
+	subject := fmt.Sprintf("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.%s.%s", q.opts.Stream, ConsumerName)
+	sub, err := q.nc.QueueSubscribe(subject, "hs-dead", func(m *nats.Msg) {
+		var a maxDeliveriesAdvisory
+		if err := json.Unmarshal(m.Data, &a); err != nil || a.StreamSeq == 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), decideTimeout)
+		defer cancel()
+		q.buryAbandoned(ctx, a)
+	})
+	if err != nil {
+		return nil, unavailable(fmt.Errorf("queue: run: subscribe %s: %w", subject, err))
+	}
+	return func() { _ = sub.Unsubscribe() }, nil
+}
+
+func (q *Queue) buryAbandoned(ctx context.Context, a maxDeliveriesAdvisory) {
+	raw, err := q.stream.GetMsg(ctx, a.StreamSeq)
+	if err != nil {
+		q.log.Debug("abandoned job already gone", "stream_seq", a.StreamSeq, slog.Any("error", err))
+		return // already decided, replaced by a newer job, or removed
+	}
+	log := q.log.With("subject", raw.Subject, "stream_seq", a.StreamSeq)
+	if job, err := decodeJob(raw.Data); err == nil {
+		if key, err := JobKey(job); err == nil {
+			herr := hybridsearch.Errorf(hybridsearch.EINTERNAL, "no decision after %d deliveries (worker lost or ack timeout)", a.Deliveries)
+			q.bury(ctx, key, job, herr, int(a.Deliveries), log.With("key", key, "file_id", job.FileID))
+		}
+	}
+	if err := q.stream.DeleteMsg(ctx, a.StreamSeq); err != nil {
+		log.Warn("abandoned job not removed", slog.Any("error", err))
+	}
+}
+
+// eachEntry calls fn with every live entry of kv, streaming them from the
+// server instead of loading the bucket first.
+func eachEntry(ctx context.Context, kv jetstream.KeyValue, fn func(jetstream.KeyValueEntry) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return unavailable(err)
+	}
+	defer func() { _ = w.Stop() }()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case e, ok := <-w.Updates():
+			if !ok {
+				return unavailable(errors.New("watch closed"))
+			}
+			if e == nil {
+				return nil // initial values done
+			}
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package queue
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/queue/natstest"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// logWriter sends log lines to t.Log until the test's cleanups are done,
+// so late goroutines cannot log into a finished test.
+type logWriter struct {
+	mu   sync.Mutex
+	t    testing.TB
+	done bool
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		w.t.Log(strings.TrimSpace(string(p)))
+	}
+	return len(p), nil
+}
+
+func testLogger(t testing.TB) *slog.Logger {
+	w := &logWriter{t: t}
+	t.Cleanup(func() { w.mu.Lock(); w.done = true; w.mu.Unlock() })
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// fast are options with short timings for tests; fields set in o win.
+func fast(o Options) Options {
+	if o.AckWait == 0 {
+		o.AckWait = 3 * time.Second
+	}
+	if o.Backoff == nil {
+		o.Backoff = []time.Duration{50 * time.Millisecond}
+	}
+	if o.pollWait == 0 {
+		o.pollWait = 200 * time.Millisecond
+	}
+	if o.DrainTimeout == 0 {
+		o.DrainTimeout = 5 * time.Second
+	}
+	return o
+}
+
+// mustOpen starts a server and opens a queue on it with fast options.
+func mustOpen(t testing.TB, o Options) (*Queue, *server.Server, *nats.Conn) {
+	t.Helper()
+	if o.Logger == nil {
+		o.Logger = testLogger(t)
+	}
+	s := natstest.Run(t)
+	nc := natstest.Connect(t, s)
+	q, err := Open(t.Context(), nc, fast(o))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return q, s, nc
+}
+
+// startRun runs q.Run in the background. stop cancels it and returns Run's
+// error; it also runs in t.Cleanup.
+func startRun(t testing.TB, q *Queue, h Handler) (stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- q.Run(ctx, h) }()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() { cancel(); err = <-errc })
+		return err
+	}
+	t.Cleanup(func() { _ = stop() })
+	return stop
+}
+
+// awaitTrue polls cond until it holds or the deadline passes.
+func awaitTrue(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", within, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// awaitPending waits until the queue holds want jobs.
+func awaitPending(t testing.TB, q *Queue, want int, within time.Duration) {
+	t.Helper()
+	var got int
+	awaitTrue(t, within, "pending jobs", func() bool {
+		var err error
+		got, err = q.Pending(context.Background())
+		return err == nil && got == want
+	})
+}
+
+func mustPublish(t testing.TB, q *Queue, jobs ...hybridsearch.IndexJob) {
+	t.Helper()
+	if err := q.Publish(t.Context(), jobs...); err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+}
+
+func fileJob(id hybridsearch.FileID, event string) hybridsearch.IndexJob {
+	return hybridsearch.IndexJob{FileID: id, User: "alice", Path: "/doc.md", Event: event,
+		Reason: hybridsearch.ReasonEvent, Time: time.Now().UTC()}
+}
+
+// calls records handler calls.
+type calls struct {
+	mu   sync.Mutex
+	jobs []hybridsearch.IndexJob
+	at   []time.Time
+}
+
+func (c *calls) add(job hybridsearch.IndexJob) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.jobs = append(c.jobs, job)
+	c.at = append(c.at, time.Now())
+	return len(c.jobs)
+}
+
+func (c *calls) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.jobs)
+}
+
+func (c *calls) snapshot() ([]hybridsearch.IndexJob, []time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]hybridsearch.IndexJob(nil), c.jobs...), append([]time.Time(nil), c.at...)
+}
+
+func contextWithTimeout(t testing.TB, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(t.Context(), d)
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -1,0 +1,230 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Names of the JetStream objects the queue creates.
+const (
+	DefaultStream = "HYBRIDSEARCH_JOBS" // the work-queue stream
+	ConsumerName  = "indexer"           // the one durable pull consumer
+	FilesBucket   = "HS_FILES"          // per-file state
+	DeadBucket    = "HS_DEAD"           // dead letters
+	LeasesBucket  = "HS_LEASES"         // per-file leases
+
+	subjectRoot = "hs.jobs"
+)
+
+// Options configure a Queue. Zero fields take the documented defaults.
+type Options struct {
+	// Stream is the work-queue stream's name; default DefaultStream.
+	Stream string
+	// Workers is how many handlers run at once in Run; default 2.
+	Workers int
+	// MaxDeliver is how many times a job is tried before it becomes a
+	// dead letter; default 8.
+	MaxDeliver int
+	// AckWait is how long the server waits for a decision before it
+	// redelivers; default 2 min. While a handler runs, Run tells the server
+	// the job is in progress every AckWait/3.
+	AckWait time.Duration
+	// Backoff is the delay before retry n (Backoff[n-1]) after a retryable
+	// error; the last entry repeats. Default 5s, 15s, 1m, 5m, 15m, 30m, 1h.
+	Backoff []time.Duration
+	// MaxAckPending caps the jobs delivered and not yet decided, including
+	// jobs waiting out a Backoff delay; default 1000. Workers fetch one job
+	// at a time, so this is not the flow control; it only must be large
+	// enough that failing files in backoff never fill it and stall the rest.
+	MaxAckPending int
+	// HandlerTimeout bounds one handler call; default 10 min.
+	HandlerTimeout time.Duration
+	// DrainTimeout bounds how long Run waits for running handlers after its
+	// context is done; default 30 s.
+	DrainTimeout time.Duration
+	// LeaseTTL, when positive, makes Run hold the lease of the job's JobKey
+	// (see Lease) while a handler runs, so two jobs for one file never
+	// overlap; a job whose lease is held elsewhere is retried later. Zero
+	// (the default) leaves leasing to the handler, which can resolve a
+	// path-only job to its file id first (the indexing pipeline does).
+	LeaseTTL time.Duration
+	// PublishTimeout bounds how long Publish waits for the server's acks
+	// when ctx has no earlier deadline; default 10 s.
+	PublishTimeout time.Duration
+	// Replicas of the stream and buckets; default 1 (3 on a cluster).
+	Replicas int
+	// Logger; nil means slog.Default().
+	Logger *slog.Logger
+
+	// noKeyTTL forces the lease fallback for servers without per-key TTL
+	// (tests only).
+	noKeyTTL bool
+	// pollWait is how long one idle fetch waits; default 1 s (tests use
+	// less, so Run stops sooner).
+	pollWait time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.Stream == "" {
+		o.Stream = DefaultStream
+	}
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+	if o.MaxDeliver <= 0 {
+		o.MaxDeliver = 8
+	}
+	if o.AckWait <= 0 {
+		o.AckWait = 2 * time.Minute
+	}
+	if len(o.Backoff) == 0 {
+		o.Backoff = []time.Duration{5 * time.Second, 15 * time.Second, time.Minute, 5 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour}
+	}
+	if o.MaxAckPending <= 0 {
+		o.MaxAckPending = 1000
+	}
+	if o.HandlerTimeout <= 0 {
+		o.HandlerTimeout = 10 * time.Minute
+	}
+	if o.DrainTimeout <= 0 {
+		o.DrainTimeout = 30 * time.Second
+	}
+	if o.PublishTimeout <= 0 {
+		o.PublishTimeout = 10 * time.Second
+	}
+	if o.Replicas <= 0 {
+		o.Replicas = 1
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.pollWait <= 0 {
+		o.pollWait = time.Second
+	}
+	return o
+}
+
+// Queue is the index-job work queue on JetStream, with the per-file state,
+// dead-letter and lease buckets beside it. It is safe for concurrent use.
+// The caller owns the *nats.Conn and closes it after Run has returned.
+type Queue struct {
+	opts     Options
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	stream   jetstream.Stream
+	consumer jetstream.Consumer
+	files    jetstream.KeyValue
+	dead     jetstream.KeyValue
+	leases   jetstream.KeyValue
+	keyTTL   bool // the leases bucket supports per-key TTL
+	log      *slog.Logger
+}
+
+// Open creates or updates the stream, the durable consumer and the buckets,
+// so calling it again (from another process, or with other Options) is safe.
+// A NATS that does not answer gives an EUNAVAILABLE error.
+func Open(ctx context.Context, nc *nats.Conn, o Options) (*Queue, error) {
+	o = o.withDefaults()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("queue: open: %w", err)
+	}
+	q := &Queue{opts: o, nc: nc, js: js, log: o.Logger.With("component", "queue")}
+	q.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:              o.Stream,
+		Description:       "hybridsearch index jobs, newest per file",
+		Subjects:          []string{subjectRoot + ".>"},
+		Retention:         jetstream.WorkQueuePolicy,
+		Storage:           jetstream.FileStorage,
+		MaxMsgsPerSubject: 1,
+		Discard:           jetstream.DiscardOld,
+		Duplicates:        2 * time.Minute,
+		Replicas:          o.Replicas,
+	})
+	if err != nil {
+		return nil, unavailable(fmt.Errorf("queue: open: stream %s: %w", o.Stream, err))
+	}
+	q.consumer, err = q.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable:       ConsumerName,
+		Description:   "hybridsearch indexing workers",
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       o.AckWait,
+		MaxDeliver:    o.MaxDeliver,
+		MaxAckPending: o.MaxAckPending,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+	})
+	if err != nil {
+		return nil, unavailable(fmt.Errorf("queue: open: consumer %s: %w", ConsumerName, err))
+	}
+	if q.files, err = q.bucket(ctx, jetstream.KeyValueConfig{Bucket: FilesBucket, Description: "hybridsearch per-file state"}); err != nil {
+		return nil, err
+	}
+	if q.dead, err = q.bucket(ctx, jetstream.KeyValueConfig{Bucket: DeadBucket, Description: "hybridsearch dead letters"}); err != nil {
+		return nil, err
+	}
+	if err := q.openLeases(ctx); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+func (q *Queue) bucket(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	cfg.History = 1
+	cfg.Storage = jetstream.FileStorage
+	cfg.Replicas = q.opts.Replicas
+	kv, err := q.js.CreateOrUpdateKeyValue(ctx, cfg)
+	if err != nil {
+		return nil, unavailable(fmt.Errorf("queue: open: bucket %s: %w", cfg.Bucket, err))
+	}
+	return kv, nil
+}
+
+// openLeases creates the leases bucket with per-key TTL when the server
+// has it (nats-server 2.11 and later). Older servers get a bucket whose
+// entries expire after maxLeaseAge; Lease then also treats an entry older
+// than its holder's ttl as expired.
+func (q *Queue) openLeases(ctx context.Context) error {
+	cfg := jetstream.KeyValueConfig{
+		Bucket:      LeasesBucket,
+		Description: "hybridsearch per-file leases",
+		History:     1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    q.opts.Replicas,
+		TTL:         maxLeaseAge,
+	}
+	if !q.opts.noKeyTTL {
+		withTTL := cfg
+		withTTL.LimitMarkerTTL = leaseMarkerTTL
+		kv, err := q.js.CreateOrUpdateKeyValue(ctx, withTTL)
+		if err == nil {
+			q.leases, q.keyTTL = kv, true
+			return nil
+		}
+		if !errors.Is(err, jetstream.ErrLimitMarkerTTLNotSupported) {
+			return unavailable(fmt.Errorf("queue: open: bucket %s: %w", LeasesBucket, err))
+		}
+		q.log.Warn("NATS server has no per-key TTL; leases expire by age check", "bucket", LeasesBucket)
+	}
+	kv, err := q.js.CreateOrUpdateKeyValue(ctx, cfg)
+	if err != nil {
+		return unavailable(fmt.Errorf("queue: open: bucket %s: %w", LeasesBucket, err))
+	}
+	q.leases = kv
+	return nil
+}
+
+// Pending returns the number of jobs waiting plus those delivered and not
+// yet decided (running or waiting out a retry delay).
+func (q *Queue) Pending(ctx context.Context) (int, error) {
+	info, err := q.consumer.Info(ctx)
+	if err != nil {
+		return 0, unavailable(fmt.Errorf("queue: pending: %w", err))
+	}
+	return int(info.NumPending) + info.NumAckPending, nil
+}

@@ -1,0 +1,258 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/hybrid-search/hybridsearch"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+const (
+	// retryWait is the pause after a failed fetch (NATS down).
+	retryWait = time.Second
+	// decideTimeout bounds one ack, nak or term round trip.
+	decideTimeout = 5 * time.Second
+	// drainGrace is how long Run still waits after cancelling handlers
+	// that outlived DrainTimeout.
+	drainGrace = 2 * time.Second
+)
+
+// Handler processes one job. Its error's kind decides what happens to the
+// job; see Run.
+type Handler func(ctx context.Context, job hybridsearch.IndexJob) error
+
+// Run processes jobs with Options.Workers concurrent handlers that all
+// share the one durable consumer, so any number of processes can call Run
+// on the same stream. It blocks until ctx is done, then stops fetching,
+// waits up to DrainTimeout for running handlers (their contexts are not
+// cancelled by ctx, only by HandlerTimeout or the end of the drain) and
+// returns. It returns nil after a clean drain, and an error when handlers
+// were still running at the end of the drain or Run could not start.
+//
+// The handler's error decides the job's fate (this is the only place the
+// mapping lives):
+//   - nil: acked (and the ack confirmed by the server).
+//   - EINVALID, ENOTFOUND, ETOOLARGE: terminated, never retried; the
+//     handler records the reason in the file's state itself.
+//   - anything else (EUNAVAILABLE, ECONFLICT, EUNAUTHORIZED, EINTERNAL, an
+//     error of no kind, a panic, a handler timeout): retried after
+//     Backoff[n-1] for attempt n, until attempt MaxDeliver, which writes a
+//     DeadLetter and terminates the job; an existing file state is marked
+//     StatusFailed.
+//   - ErrLeaseHeld on the last attempt is not a failure: the job is queued
+//     afresh unless a newer job for the file is already waiting.
+//
+// A message that is not a job is terminated and logged. A job whose
+// NotBefore is in the future goes back to the server until then without
+// reaching the handler. While a handler runs, the job's ack timer is reset
+// every AckWait/3; when LeaseTTL is positive the handler runs under the
+// lease of the job's JobKey.
+func (q *Queue) Run(ctx context.Context, handle Handler) error {
+	stop, err := q.watchMaxDeliveries()
+	if err != nil {
+		return err
+	}
+	defer stop()
+	hctx, cancelHandlers := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelHandlers()
+
+	var wg sync.WaitGroup
+	for range q.opts.Workers {
+		wg.Go(func() { q.work(ctx, hctx, handle) })
+	}
+	q.log.Info("queue workers started", "workers", q.opts.Workers, "stream", q.opts.Stream)
+	<-ctx.Done()
+
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	drain := time.NewTimer(q.opts.DrainTimeout)
+	defer drain.Stop()
+	select {
+	case <-done:
+		q.log.Info("queue workers drained")
+		return nil
+	case <-drain.C:
+	}
+	cancelHandlers()
+	select {
+	case <-done:
+	case <-time.After(drainGrace):
+	}
+	return fmt.Errorf("queue: run: handlers still running after drain timeout %s", q.opts.DrainTimeout)
+}
+
+// work is one worker: fetch one job, process it, repeat until ctx is done.
+func (q *Queue) work(ctx, hctx context.Context, handle Handler) {
+	for ctx.Err() == nil {
+		// A fetch is never cut short (a job the server hands to an abandoned
+		// fetch would sit until AckWait), so pollWait also bounds how long
+		// Run takes to stop fetching.
+		batch, err := q.consumer.Fetch(1, jetstream.FetchMaxWait(q.opts.pollWait))
+		if err != nil {
+			q.log.Warn("queue fetch failed", slog.Any("error", err))
+			sleepCtx(ctx, retryWait)
+			continue
+		}
+		for msg := range batch.Messages() {
+			if ctx.Err() != nil {
+				// Arrived while stopping: hand it straight back.
+				_ = msg.Nak()
+				continue
+			}
+			q.process(hctx, msg, handle)
+		}
+		if err := batch.Error(); err != nil && ctx.Err() == nil && !errors.Is(err, jetstream.ErrNoMessages) {
+			q.log.Debug("queue fetch ended", slog.Any("error", err))
+			sleepCtx(ctx, retryWait)
+		}
+	}
+}
+
+// process runs the handler for one message and decides its fate.
+func (q *Queue) process(hctx context.Context, msg jetstream.Msg, handle Handler) {
+	md, err := msg.Metadata()
+	if err != nil {
+		q.log.Error("queue message without metadata", "subject", msg.Subject(), slog.Any("error", err))
+		_ = msg.Term()
+		return
+	}
+	job, err := decodeJob(msg.Data())
+	if err != nil {
+		q.log.Error("queue message is not a job; dropped", "subject", msg.Subject(), "stream_seq", md.Sequence.Stream, slog.Any("error", err))
+		_ = msg.TermWithReason("undecodable")
+		return
+	}
+	key, err := JobKey(job)
+	if err != nil {
+		q.log.Error("queue job names no file; dropped", "subject", msg.Subject(), slog.Any("error", err))
+		_ = msg.TermWithReason("invalid job")
+		return
+	}
+	if wait := time.Until(job.NotBefore); wait > 0 && int(md.NumDelivered) < q.opts.MaxDeliver {
+		// Not due yet (an event that precedes its change): come back then.
+		_ = msg.NakWithDelay(wait)
+		return
+	}
+	start := time.Now()
+	err = q.call(hctx, msg, key, job, handle)
+	log := q.log.With("key", key, "file_id", job.FileID, "user_id", job.User, "attempt", md.NumDelivered,
+		"duration_ms", time.Since(start).Milliseconds())
+	q.decide(hctx, msg, md, key, job, err, log)
+}
+
+// call runs handle with a deadline, the lease and the in-progress ticker,
+// turning a panic into an EINTERNAL error.
+func (q *Queue) call(hctx context.Context, msg jetstream.Msg, key string, job hybridsearch.IndexJob, handle Handler) (err error) {
+	ctx, cancel := context.WithTimeout(hctx, q.opts.HandlerTimeout)
+	defer cancel()
+	stop := q.keepAlive(msg)
+	defer stop()
+	if q.opts.LeaseTTL > 0 {
+		release, err := q.Lease(ctx, key, q.opts.LeaseTTL)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			q.log.Error("queue handler panicked", "key", key, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			err = hybridsearch.Errorf(hybridsearch.EINTERNAL, "queue: handler panic: %v", r)
+		}
+	}()
+	return handle(ctx, job)
+}
+
+// keepAlive tells the server every AckWait/3 that msg is still being
+// worked on, until the returned stop is called.
+func (q *Queue) keepAlive(msg jetstream.Msg) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(q.opts.AckWait / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if err := msg.InProgress(); err != nil {
+					q.log.Warn("queue in-progress signal failed", "subject", msg.Subject(), slog.Any("error", err))
+				}
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}
+
+// decide acks, naks or terminates msg according to the handler's error.
+func (q *Queue) decide(hctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata, key string, job hybridsearch.IndexJob, herr error, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(hctx), decideTimeout)
+	defer cancel()
+	kind := hybridsearch.ErrorKind(herr)
+	attempt := int(md.NumDelivered)
+	var err error
+	switch {
+	case herr == nil:
+		err = msg.DoubleAck(ctx)
+		log.Debug("job done")
+	case kind == hybridsearch.EINVALID || kind == hybridsearch.ENOTFOUND || kind == hybridsearch.ETOOLARGE:
+		err = msg.TermWithReason(kind)
+		log.Info("job dropped", "kind", kind, slog.Any("error", herr))
+	case hctx.Err() != nil:
+		// Shutdown cut the handler short: let another worker have it now.
+		err = msg.Nak()
+		log.Warn("job interrupted by shutdown", slog.Any("error", herr))
+	case attempt < q.opts.MaxDeliver:
+		delay := q.backoff(attempt)
+		err = msg.NakWithDelay(delay)
+		log.Warn("job failed; will retry", "kind", kind, "retry_in_ms", delay.Milliseconds(), slog.Any("error", herr))
+	case errors.Is(herr, ErrLeaseHeld):
+		q.requeue(ctx, md, key, job, log)
+		err = msg.Term()
+	default:
+		q.bury(ctx, key, job, herr, attempt, log)
+		err = msg.TermWithReason("dead letter")
+	}
+	if err != nil {
+		// A replaced (newer job waiting) or expired message cannot be
+		// acked; the server redelivers whatever is still owed.
+		log.Debug("queue decision not confirmed", slog.Any("error", err))
+	}
+}
+
+// backoff returns the delay before the retry that follows attempt.
+func (q *Queue) backoff(attempt int) time.Duration {
+	i := min(max(attempt-1, 0), len(q.opts.Backoff)-1)
+	return q.opts.Backoff[i]
+}
+
+// requeue publishes job again when its message is still the newest for its
+// subject, so a job that only waited for a lease is not lost.
+func (q *Queue) requeue(ctx context.Context, md *jetstream.MsgMetadata, key string, job hybridsearch.IndexJob, log *slog.Logger) {
+	last, err := q.stream.GetLastMsgForSubject(ctx, subjectRoot+"."+key)
+	if err == nil && last.Sequence != md.Sequence.Stream {
+		log.Debug("job waited for its lease; a newer job replaces it")
+		return
+	}
+	if err := q.republish(ctx, job); err != nil {
+		log.Error("job waited for its lease and could not be queued again", slog.Any("error", err))
+		return
+	}
+	log.Info("job waited for its lease; queued again")
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

@@ -1,0 +1,409 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hybrid-search/hybridsearch"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+func TestRunWorkersAreConcurrent(t *testing.T) {
+	t.Parallel()
+	const workers = 3
+	q, _, _ := mustOpen(t, Options{Workers: workers})
+	var running, peak atomic.Int32
+	all := make(chan struct{})
+	var once sync.Once
+	var c calls
+	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+		c.add(job)
+		n := running.Add(1)
+		defer running.Add(-1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		if n == workers {
+			once.Do(func() { close(all) })
+		}
+		select {
+		case <-all:
+		case <-time.After(5 * time.Second):
+		}
+		return nil
+	})
+	for i := range workers {
+		mustPublish(t, q, fileJob(hybridsearch.FileID(i+1), "NodeWrittenEvent"))
+	}
+	awaitPending(t, q, 0, 10*time.Second)
+	if got := peak.Load(); got != workers {
+		t.Errorf("peak concurrent handlers = %d, want %d", got, workers)
+	}
+	if got := c.count(); got != workers {
+		t.Errorf("handler calls = %d, want %d", got, workers)
+	}
+}
+
+func TestRunRetriesUnavailable(t *testing.T) {
+	t.Parallel()
+	backoff := []time.Duration{200 * time.Millisecond, 400 * time.Millisecond}
+	q, _, _ := mustOpen(t, Options{Backoff: backoff})
+	var c calls
+	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+		if c.add(job) < 3 {
+			return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "ollama down")
+		}
+		return nil
+	})
+	mustPublish(t, q, fileJob(1, "NodeWrittenEvent"))
+	awaitTrue(t, 10*time.Second, "third attempt", func() bool { return c.count() >= 3 })
+	awaitPending(t, q, 0, 5*time.Second)
+	_, at := c.snapshot()
+	for i, want := range backoff {
+		if gap := at[i+1].Sub(at[i]); gap < want {
+			t.Errorf("attempt %d came %s after attempt %d, want at least the backoff %s", i+2, gap, i+1, want)
+		}
+	}
+	if got := c.count(); got != 3 {
+		t.Errorf("handler calls = %d, want 3", got)
+	}
+}
+
+func TestRunTermsPermanentErrors(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{hybridsearch.EINVALID, hybridsearch.ENOTFOUND, hybridsearch.ETOOLARGE} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			q, _, _ := mustOpen(t, Options{})
+			var c calls
+			startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+				c.add(job)
+				return hybridsearch.Errorf(kind, "no")
+			})
+			mustPublish(t, q, fileJob(1, "NodeWrittenEvent"))
+			awaitTrue(t, 5*time.Second, "first call", func() bool { return c.count() == 1 })
+			awaitPending(t, q, 0, 5*time.Second)
+			time.Sleep(300 * time.Millisecond) // several backoffs: a retry would show
+			if got := c.count(); got != 1 {
+				t.Errorf("handler calls = %d, want 1 (terminated, not retried)", got)
+			}
+			if dl, _ := q.DeadLetters(t.Context()); len(dl) != 0 {
+				t.Errorf("dead letters = %+v, want none for a permanent error", dl)
+			}
+		})
+	}
+}
+
+func TestRunDeadLetterAndRetry(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{MaxDeliver: 3})
+	states := q.States()
+	if err := states.Put(t.Context(), hybridsearch.FileState{ID: 1, Status: hybridsearch.StatusPending}); err != nil {
+		t.Fatal(err)
+	}
+	var healthy atomic.Bool
+	var c calls
+	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+		c.add(job)
+		if healthy.Load() {
+			return nil
+		}
+		return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "embedder: connection refused")
+	})
+	job := fileJob(1, "NodeWrittenEvent")
+	mustPublish(t, q, job)
+
+	var dead []DeadLetter
+	awaitTrue(t, 10*time.Second, "a dead letter", func() bool {
+		dead, _ = q.DeadLetters(context.Background())
+		return len(dead) == 1
+	})
+	d := dead[0]
+	if d.Key != "f.1" || d.Job.FileID != 1 || d.Attempts != 3 || d.Kind != hybridsearch.EUNAVAILABLE ||
+		!strings.Contains(d.Error, "connection refused") || d.Failed.IsZero() {
+		t.Errorf("dead letter = %+v, want key f.1, 3 attempts, kind unavailable, the error", d)
+	}
+	awaitPending(t, q, 0, 5*time.Second)
+	if got := c.count(); got != 3 {
+		t.Errorf("handler calls = %d, want MaxDeliver = 3", got)
+	}
+	st, _, err := states.Get(t.Context(), 1)
+	if err != nil || st.Status != hybridsearch.StatusFailed || st.Attempts != 3 || !strings.Contains(st.Error, "connection refused") {
+		t.Errorf("file state after dead letter = %+v, %v; want failed with the error", st, err)
+	}
+
+	healthy.Store(true)
+	if err := q.RetryDeadLetter(t.Context(), 1); err != nil {
+		t.Fatalf("RetryDeadLetter: %v", err)
+	}
+	awaitTrue(t, 5*time.Second, "the retried job", func() bool { return c.count() == 4 })
+	jobs, _ := c.snapshot()
+	if got := jobs[3]; got.FileID != 1 || got.Reason != hybridsearch.ReasonRetry || got.Path != job.Path {
+		t.Errorf("retried job = %+v, want file 1 with reason retry", got)
+	}
+	awaitPending(t, q, 0, 5*time.Second)
+	if dl, _ := q.DeadLetters(t.Context()); len(dl) != 0 {
+		t.Errorf("dead letters after retry = %+v, want none", dl)
+	}
+	if err := q.RetryDeadLetter(t.Context(), 1); hybridsearch.ErrorKind(err) != hybridsearch.ENOTFOUND {
+		t.Errorf("RetryDeadLetter of a missing record: %v, want ENOTFOUND", err)
+	}
+}
+
+func TestRunRecoversPanic(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{})
+	var c calls
+	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+		if c.add(job) == 1 {
+			panic("chunker bug")
+		}
+		return nil
+	})
+	mustPublish(t, q, fileJob(1, "NodeWrittenEvent"))
+	awaitTrue(t, 5*time.Second, "the retry after a panic", func() bool { return c.count() == 2 })
+	awaitPending(t, q, 0, 5*time.Second)
+	mustPublish(t, q, fileJob(2, "NodeWrittenEvent"))
+	awaitTrue(t, 5*time.Second, "the next job", func() bool { return c.count() == 3 })
+}
+
+func TestRunPanicIsInternal(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{MaxDeliver: 1})
+	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error { panic("boom") })
+	mustPublish(t, q, fileJob(4, "NodeWrittenEvent"))
+	var dead []DeadLetter
+	awaitTrue(t, 5*time.Second, "a dead letter", func() bool {
+		dead, _ = q.DeadLetters(context.Background())
+		return len(dead) == 1
+	})
+	if dead[0].Kind != hybridsearch.EINTERNAL || !strings.Contains(dead[0].Error, "boom") {
+		t.Errorf("dead letter = %+v, want kind internal with the panic value", dead[0])
+	}
+}
+
+func TestRunInProgressKeepsJobAlive(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{AckWait: time.Second})
+	var c calls
+	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+		c.add(job)
+		select {
+		case <-time.After(2500 * time.Millisecond): // a long embedding run
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return nil
+	})
+	mustPublish(t, q, fileJob(1, "NodeWrittenEvent"))
+	awaitTrue(t, 5*time.Second, "the call", func() bool { return c.count() == 1 })
+	awaitPending(t, q, 0, 10*time.Second)
+	ci, err := q.consumer.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.count(); got != 1 || ci.NumRedelivered != 0 {
+		t.Errorf("handler calls = %d, redelivered = %d; want 1 and 0 (InProgress kept it)", got, ci.NumRedelivered)
+	}
+}
+
+func TestRunNewerJobWaitsForLease(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{Workers: 2, LeaseTTL: 5 * time.Second, MaxDeliver: 3,
+		Backoff: []time.Duration{100 * time.Millisecond}})
+	var running atomic.Int32
+	var overlap atomic.Bool
+	release := make(chan struct{})
+	var c calls
+	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+		if running.Add(1) > 1 {
+			overlap.Store(true)
+		}
+		defer running.Add(-1)
+		if c.add(job) == 1 {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}
+		return nil
+	})
+	mustPublish(t, q, fileJob(9, "first"))
+	awaitTrue(t, 5*time.Second, "the first job to start", func() bool { return c.count() == 1 })
+	mustPublish(t, q, fileJob(9, "second"))
+	// The second job is delivered while the first runs and meets the
+	// lease, more often than MaxDeliver, so it is also queued afresh.
+	awaitTrue(t, 10*time.Second, "repeated deliveries of the second job", func() bool {
+		ci, err := q.consumer.Info(context.Background())
+		return err == nil && ci.Delivered.Consumer >= 6
+	})
+	if got := c.count(); got != 1 {
+		t.Fatalf("handler calls while the first job holds the lease = %d, want 1", got)
+	}
+	if _, err := q.Lease(t.Context(), "f.9", time.Second); !errors.Is(err, ErrLeaseHeld) {
+		t.Errorf("Lease f.9 while the first job runs: %v, want ErrLeaseHeld", err)
+	}
+	close(release)
+	awaitTrue(t, 10*time.Second, "the second job", func() bool { return c.count() == 2 })
+	awaitPending(t, q, 0, 5*time.Second)
+	jobs, _ := c.snapshot()
+	if jobs[0].Event != "first" || jobs[1].Event != "second" || overlap.Load() {
+		t.Errorf("jobs ran as %q, %q (overlap %v); want first then second, never together",
+			jobs[0].Event, jobs[1].Event, overlap.Load())
+	}
+	if dl, _ := q.DeadLetters(t.Context()); len(dl) != 0 {
+		t.Errorf("dead letters = %+v; waiting for a lease must not bury a job", dl)
+	}
+}
+
+func TestRunHonoursNotBefore(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{})
+	var c calls
+	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error { c.add(job); return nil })
+	job := fileJob(1, "BeforeNodeDeletedEvent")
+	job.NotBefore = time.Now().Add(700 * time.Millisecond)
+	mustPublish(t, q, job)
+	awaitTrue(t, 5*time.Second, "the delayed job", func() bool { return c.count() == 1 })
+	if _, at := c.snapshot(); at[0].Before(job.NotBefore) {
+		t.Errorf("job ran %s before its NotBefore", job.NotBefore.Sub(at[0]))
+	}
+}
+
+func TestRunTermsUndecodable(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{})
+	var c calls
+	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error { c.add(job); return nil })
+	for _, data := range []string{"not json", `{"v":99,"file_id":1}`, `{"v":1,"user":"alice"}`} {
+		if _, err := q.js.Publish(t.Context(), "hs.jobs.f.1", []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		awaitPending(t, q, 0, 5*time.Second)
+	}
+	if got := c.count(); got != 0 {
+		t.Errorf("handler calls for messages that are not jobs = %d, want 0", got)
+	}
+	info, _ := q.stream.Info(t.Context())
+	if info.State.Msgs != 0 {
+		t.Errorf("stream still holds %d messages, want 0", info.State.Msgs)
+	}
+}
+
+func TestRunFailingFilesDoNotBlockOthers(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{Workers: 1, Backoff: []time.Duration{time.Minute}})
+	done := make(chan hybridsearch.FileID, 1)
+	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+		if job.FileID <= 10 {
+			return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "down")
+		}
+		done <- job.FileID
+		return nil
+	})
+	for i := range 10 { // more than 4 × Workers in backoff at once
+		mustPublish(t, q, fileJob(hybridsearch.FileID(i+1), "NodeWrittenEvent"))
+	}
+	mustPublish(t, q, fileJob(11, "NodeWrittenEvent"))
+	select {
+	case id := <-done:
+		if id != 11 {
+			t.Errorf("done = %d, want 11", id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a healthy file waited behind files in backoff")
+	}
+}
+
+func TestRunDrainsOnShutdown(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{})
+	started := make(chan struct{})
+	handlerErr := make(chan error, 1)
+	stop := startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+		close(started)
+		time.Sleep(500 * time.Millisecond) // work in flight at shutdown
+		handlerErr <- ctx.Err()
+		return nil
+	})
+	mustPublish(t, q, fileJob(1, "NodeWrittenEvent"))
+	<-started
+	begin := time.Now()
+	if err := stop(); err != nil {
+		t.Fatalf("Run after a clean drain: %v", err)
+	}
+	if d := time.Since(begin); d < 300*time.Millisecond {
+		t.Errorf("Run returned after %s, before its handler finished", d)
+	}
+	if err := <-handlerErr; err != nil {
+		t.Errorf("handler context ended during the drain: %v", err)
+	}
+	if n, _ := q.Pending(t.Context()); n != 0 {
+		t.Errorf("Pending after drain = %d, want 0 (the job was acked)", n)
+	}
+}
+
+func TestRunDrainTimeout(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{DrainTimeout: 200 * time.Millisecond})
+	started := make(chan struct{})
+	stop := startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+		close(started)
+		<-ctx.Done() // ignores shutdown until cancelled
+		return ctx.Err()
+	})
+	mustPublish(t, q, fileJob(1, "NodeWrittenEvent"))
+	<-started
+	if err := stop(); err == nil {
+		t.Fatal("Run returned nil though a handler outlived the drain timeout")
+	}
+	if n, _ := q.Pending(t.Context()); n != 1 {
+		t.Errorf("Pending after an interrupted job = %d, want 1 (handed back)", n)
+	}
+}
+
+func TestAbandonedJobBecomesDeadLetter(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{MaxDeliver: 2, AckWait: time.Second})
+	stop, err := q.watchMaxDeliveries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	mustPublish(t, q, fileJob(5, "NodeWrittenEvent"))
+	for range 2 { // a worker that dies on every attempt: no decision at all
+		awaitTrue(t, 5*time.Second, "a delivery", func() bool {
+			b, err := q.consumer.Fetch(1, jetstream.FetchMaxWait(time.Second))
+			if err != nil {
+				return false
+			}
+			n := 0
+			for range b.Messages() {
+				n++
+			}
+			return n == 1
+		})
+	}
+	var dead []DeadLetter
+	awaitTrue(t, 10*time.Second, "a dead letter", func() bool {
+		// The server gives up when it next looks for work for a fetch.
+		if b, err := q.consumer.Fetch(1, jetstream.FetchMaxWait(200*time.Millisecond)); err == nil {
+			for m := range b.Messages() {
+				t.Errorf("job delivered after MaxDeliver: %s", m.Subject())
+			}
+		}
+		dead, _ = q.DeadLetters(context.Background())
+		return len(dead) == 1
+	})
+	if dead[0].Key != "f.5" || dead[0].Attempts != 2 {
+		t.Errorf("dead letter = %+v, want key f.5 after 2 deliveries", dead[0])
+	}
+	awaitTrue(t, 5*time.Second, "the message to be removed", func() bool {
+		info, err := q.stream.Info(context.Background())
+		return err == nil && info.State.Msgs == 0
+	})
+}

@@ -1,0 +1,132 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+
+	"github.com/hybrid-search/hybridsearch"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// States is the per-file state store: one entry per file id in the
+// JetStream key-value bucket HS_FILES, shared by every worker process.
+// Revisions allow compare-and-set updates.
+type States struct {
+	kv  jetstream.KeyValue
+	log *slog.Logger
+}
+
+// States returns the per-file state store.
+func (q *Queue) States() *States {
+	return &States{kv: q.files, log: q.log}
+}
+
+func stateKey(id hybridsearch.FileID) (string, error) {
+	if id <= 0 {
+		return "", hybridsearch.Errorf(hybridsearch.EINVALID, "queue: state: bad file id %d", id)
+	}
+	return strconv.FormatInt(int64(id), 10), nil
+}
+
+// Get returns the state of file id and its revision for Update.
+// ENOTFOUND when the file has no state.
+func (s *States) Get(ctx context.Context, id hybridsearch.FileID) (hybridsearch.FileState, uint64, error) {
+	key, err := stateKey(id)
+	if err != nil {
+		return hybridsearch.FileState{}, 0, err
+	}
+	e, err := s.kv.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return hybridsearch.FileState{}, 0, hybridsearch.Errorf(hybridsearch.ENOTFOUND, "queue: no state for file %d", id)
+	}
+	if err != nil {
+		return hybridsearch.FileState{}, 0, unavailable(fmt.Errorf("queue: get state %d: %w", id, err))
+	}
+	var st hybridsearch.FileState
+	if err := json.Unmarshal(e.Value(), &st); err != nil {
+		return hybridsearch.FileState{}, 0, hybridsearch.Errorf(hybridsearch.EINTERNAL, "queue: get state %d: %w", id, err)
+	}
+	return st, e.Revision(), nil
+}
+
+// Put stores st under st.ID, whatever was there.
+func (s *States) Put(ctx context.Context, st hybridsearch.FileState) error {
+	key, data, err := encodeState(st)
+	if err != nil {
+		return err
+	}
+	if _, err := s.kv.Put(ctx, key, data); err != nil {
+		return unavailable(fmt.Errorf("queue: put state %s: %w", key, err))
+	}
+	return nil
+}
+
+// Update stores st only if the stored revision is still rev (from Get);
+// rev 0 means "only if there is no state yet". ECONFLICT otherwise: the
+// caller reads again and retries.
+func (s *States) Update(ctx context.Context, st hybridsearch.FileState, rev uint64) error {
+	key, data, err := encodeState(st)
+	if err != nil {
+		return err
+	}
+	if rev == 0 {
+		_, err = s.kv.Create(ctx, key, data)
+	} else {
+		_, err = s.kv.Update(ctx, key, data, rev)
+	}
+	if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		return hybridsearch.Errorf(hybridsearch.ECONFLICT, "queue: update state %s: changed since revision %d", key, rev)
+	}
+	if err != nil {
+		return unavailable(fmt.Errorf("queue: update state %s: %w", key, err))
+	}
+	return nil
+}
+
+// Delete removes the state of file id; deleting a missing state is not an
+// error.
+func (s *States) Delete(ctx context.Context, id hybridsearch.FileID) error {
+	key, err := stateKey(id)
+	if err != nil {
+		return err
+	}
+	if err := s.kv.Purge(ctx, key); err != nil {
+		return unavailable(fmt.Errorf("queue: delete state %s: %w", key, err))
+	}
+	return nil
+}
+
+// List calls fn with every stored state, in no particular order, streaming
+// them from the server rather than loading the bucket into memory. It stops
+// at and returns fn's first error. An unreadable entry is logged and
+// skipped.
+func (s *States) List(ctx context.Context, fn func(hybridsearch.FileState) error) error {
+	err := eachEntry(ctx, s.kv, func(e jetstream.KeyValueEntry) error {
+		var st hybridsearch.FileState
+		if err := json.Unmarshal(e.Value(), &st); err != nil {
+			s.log.Warn("file state unreadable; skipped", "key", e.Key(), slog.Any("error", err))
+			return nil
+		}
+		return fn(st)
+	})
+	if err != nil {
+		return fmt.Errorf("queue: list states: %w", err)
+	}
+	return nil
+}
+
+func encodeState(st hybridsearch.FileState) (string, []byte, error) {
+	key, err := stateKey(st.ID)
+	if err != nil {
+		return "", nil, err
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		return "", nil, hybridsearch.Errorf(hybridsearch.EINVALID, "queue: state %s: %w", key, err)
+	}
+	return key, data, nil
+}

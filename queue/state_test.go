@@ -1,0 +1,126 @@
+package queue
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hybrid-search/hybridsearch"
+)
+
+func TestStates(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{})
+	s := q.States()
+	ctx := t.Context()
+	kindOf := hybridsearch.ErrorKind
+
+	if _, _, err := s.Get(ctx, 1); kindOf(err) != hybridsearch.ENOTFOUND {
+		t.Fatalf("Get of a missing state: %v, want ENOTFOUND", err)
+	}
+	st := hybridsearch.FileState{ID: 1, ETag: "e1", MIME: "text/markdown", Paths: map[hybridsearch.UserID]string{"alice": "/a.md"},
+		Readers: []hybridsearch.UserID{"alice"}, ChunkHashes: []string{"h1"}, Status: hybridsearch.StatusIndexed, Updated: time.Now().UTC()}
+	if err := s.Update(ctx, st, 0); err != nil {
+		t.Fatalf("Update rev 0 (create): %v", err)
+	}
+	if err := s.Update(ctx, st, 0); kindOf(err) != hybridsearch.ECONFLICT {
+		t.Fatalf("Update rev 0 of an existing state: %v, want ECONFLICT", err)
+	}
+	got, rev, err := s.Get(ctx, 1)
+	if err != nil || got.ETag != "e1" || got.Paths["alice"] != "/a.md" || rev == 0 {
+		t.Fatalf("Get = %+v, %d, %v; want the stored state", got, rev, err)
+	}
+	got.ETag = "e2"
+	if err := s.Update(ctx, got, rev); err != nil {
+		t.Fatalf("Update with the current revision: %v", err)
+	}
+	got.ETag = "e3"
+	if err := s.Update(ctx, got, rev); kindOf(err) != hybridsearch.ECONFLICT {
+		t.Fatalf("Update with a stale revision: %v, want ECONFLICT", err)
+	}
+	if st, _, _ := s.Get(ctx, 1); st.ETag != "e2" {
+		t.Errorf("ETag after a refused update = %q, want e2", st.ETag)
+	}
+	for id := hybridsearch.FileID(2); id <= 3; id++ {
+		if err := s.Put(ctx, hybridsearch.FileState{ID: id, Status: hybridsearch.StatusPending}); err != nil {
+			t.Fatalf("Put %d: %v", id, err)
+		}
+	}
+	if err := s.Put(ctx, hybridsearch.FileState{ID: 3, Status: hybridsearch.StatusSkipped}); err != nil {
+		t.Fatalf("Put over: %v", err)
+	}
+	if st, _, _ := s.Get(ctx, 3); st.Status != hybridsearch.StatusSkipped {
+		t.Errorf("status after Put over = %q, want skipped", st.Status)
+	}
+
+	if err := s.Delete(ctx, 2); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if err := s.Delete(ctx, 2); err != nil {
+		t.Fatalf("Delete again: %v", err)
+	}
+	if _, _, err := s.Get(ctx, 2); kindOf(err) != hybridsearch.ENOTFOUND {
+		t.Errorf("Get after Delete: %v, want ENOTFOUND", err)
+	}
+	var ids []hybridsearch.FileID
+	if err := s.List(ctx, func(st hybridsearch.FileState) error { ids = append(ids, st.ID); return nil }); err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	slices.Sort(ids)
+	if want := []hybridsearch.FileID{1, 3}; !slices.Equal(ids, want) {
+		t.Errorf("List ids = %v, want %v", ids, want)
+	}
+	if err := s.Update(ctx, hybridsearch.FileState{ID: 2}, 0); err != nil {
+		t.Errorf("Update rev 0 after Delete: %v, want a fresh create", err)
+	}
+
+	stop := errors.New("enough")
+	n := 0
+	err = s.List(ctx, func(hybridsearch.FileState) error { n++; return stop })
+	if !errors.Is(err, stop) || n != 1 {
+		t.Errorf("List with fn failing: %v after %d calls, want the fn's error after 1", err, n)
+	}
+	for _, bad := range []hybridsearch.FileID{0, -4} {
+		if err := s.Put(ctx, hybridsearch.FileState{ID: bad}); kindOf(err) != hybridsearch.EINVALID {
+			t.Errorf("Put id %d: %v, want EINVALID", bad, err)
+		}
+		if _, _, err := s.Get(ctx, bad); kindOf(err) != hybridsearch.EINVALID {
+			t.Errorf("Get id %d: %v, want EINVALID", bad, err)
+		}
+	}
+}
+
+func TestStatesListEmptyAndMany(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{})
+	s := q.States()
+	n := 0
+	if err := s.List(t.Context(), func(hybridsearch.FileState) error { n++; return nil }); err != nil || n != 0 {
+		t.Fatalf("List of an empty bucket: %d states, %v", n, err)
+	}
+	const many = 1500
+	for i := range many {
+		if err := s.Put(t.Context(), hybridsearch.FileState{ID: hybridsearch.FileID(i + 1), Status: hybridsearch.StatusIndexed}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := make(map[hybridsearch.FileID]bool)
+	if err := s.List(t.Context(), func(st hybridsearch.FileState) error { seen[st.ID] = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != many {
+		t.Errorf("List saw %d states, want %d", len(seen), many)
+	}
+}
+
+func TestStatesUnavailable(t *testing.T) {
+	t.Parallel()
+	q, s, _ := mustOpen(t, Options{})
+	s.Shutdown()
+	ctx, cancel := contextWithTimeout(t, time.Second)
+	defer cancel()
+	if _, _, err := q.States().Get(ctx, 1); hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
+		t.Errorf("Get with NATS down: %v, want EUNAVAILABLE", err)
+	}
+}
