@@ -1,6 +1,8 @@
 package store_test
 
 import (
+	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/hybrid-search/hybridsearch/store"
@@ -16,6 +18,9 @@ func TestLocalContract(t *testing.T) {
 // mustOpen opens a Local store under dir and closes it at cleanup.
 func mustOpen(tb testing.TB, dir string, o store.LocalOptions) *store.Local {
 	tb.Helper()
+	if o.Logger == nil {
+		o.Logger = testLogger(tb)
+	}
 	s, err := store.OpenLocal(dir, o)
 	if err != nil {
 		tb.Fatalf("OpenLocal(%s) = %v", dir, err)
@@ -26,4 +31,16 @@ func mustOpen(tb testing.TB, dir string, o store.LocalOptions) *store.Local {
 		}
 	})
 	return s
+}
+
+// testLogger returns a logger that writes to tb.Log.
+func testLogger(tb testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(tbWriter{tb}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type tbWriter struct{ tb testing.TB }
+
+func (w tbWriter) Write(b []byte) (int, error) {
+	w.tb.Log(strings.TrimSuffix(string(b), "\n"))
+	return len(b), nil
 }
