@@ -216,7 +216,7 @@ func TestLocalSnapshotThenStaleWAL(t *testing.T) {
 	if err := s.DeleteFile(t.Context(), 2); err != nil {
 		t.Fatal(err)
 	}
-	before := crashCopy(t, dir) // WAL with every record, no snapshot
+	before := crashCopy(t, dir)       // WAL with every record, no snapshot
 	if err := s.Close(); err != nil { // writes the snapshot, empties the WAL
 		t.Fatal(err)
 	}
