@@ -52,10 +52,11 @@ var WebhookEvents = []struct{ Class, PathKey string }{
 	{eventPrefix + "NodeDeletedEvent", "event.node.path"},
 }
 
-// InitStep is one part of initialization.
+// InitStep is one part of initialization. Run may call report with the
+// fraction of the step done (0..1) so long steps show progress.
 type InitStep struct {
 	Name string
-	Run  func(ctx context.Context) error
+	Run  func(ctx context.Context, report func(fraction float64)) error
 }
 
 // Lifecycle runs initialization and the enable/disable registrations.
@@ -140,9 +141,17 @@ func (l *Lifecycle) runInit(done chan struct{}) {
 		}
 	}
 	report(0)
+	last := 0
 	for i, step := range l.steps {
 		start := time.Now()
-		if err := retry(ctx, func() error { return step.Run(ctx) }); err != nil {
+		partial := func(f float64) {
+			p := int((float64(i) + min(max(f, 0), 1)) * 100 / float64(len(l.steps)))
+			if p > last && p < 100 {
+				last = p
+				report(p)
+			}
+		}
+		if err := retry(ctx, func() error { return step.Run(ctx, partial) }); err != nil {
 			msg := fmt.Sprintf("initialization step %q failed: %s", step.Name, hs.ErrorMessage(err))
 			l.logger.Error("initialization failed", "step", step.Name, "error", err)
 			if err := l.nc.SetInitError(ctx, msg); err != nil {
@@ -151,7 +160,8 @@ func (l *Lifecycle) runInit(done chan struct{}) {
 			return
 		}
 		l.logger.Info("initialization step done", "step", step.Name, "duration_ms", time.Since(start).Milliseconds())
-		if p := (i + 1) * 100 / len(l.steps); p < 100 {
+		if p := (i + 1) * 100 / len(l.steps); p < 100 && p > last {
+			last = p
 			report(p)
 		}
 	}

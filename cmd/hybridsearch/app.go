@@ -85,8 +85,8 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Lifecycle = exapp.New(ctx, m.Nextcloud, exapp.Options{
 		AppID: cfg.AppID, Version: cfg.AppVersion, DisplayName: cfg.AppDisplayName, Logger: m.Logger,
 		Steps: []exapp.InitStep{
-			{Name: "reach Nextcloud", Run: m.pingNextcloud},
-			{Name: "reach NATS", Run: m.checkNATS},
+			{Name: "reach Nextcloud", Run: func(ctx context.Context, _ func(float64)) error { return m.pingNextcloud(ctx) }},
+			{Name: "reach NATS", Run: func(ctx context.Context, _ func(float64)) error { return m.checkNATS(ctx) }},
 		},
 	})
 	m.Reporter = &indexing.Reporter{Version: cfg.AppVersion, Checks: map[string]indexing.Check{

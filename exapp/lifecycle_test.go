@@ -1,0 +1,261 @@
+package exapp_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/exapp"
+	"github.com/hybrid-search/hybridsearch/nextcloud"
+)
+
+// fakeNC is an in-memory stand-in for the Nextcloud calls the lifecycle makes.
+type fakeNC struct {
+	mu        sync.Mutex
+	progress  []int
+	initErr   string
+	menus     map[string]nextcloud.TopMenu
+	scripts   []string
+	styles    []string
+	states    map[string]any
+	hooks     map[int]nextcloud.Webhook
+	nextID    int
+	failUntil int // calls to SetInitProgress fail with EUNAVAILABLE until this many were made
+	calls     int
+}
+
+func newFake() *fakeNC {
+	return &fakeNC{menus: map[string]nextcloud.TopMenu{}, states: map[string]any{}, hooks: map[int]nextcloud.Webhook{}, nextID: 1}
+}
+
+func (f *fakeNC) SetInitProgress(ctx context.Context, p int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	if f.calls <= f.failUntil {
+		return hs.Errorf(hs.EUNAVAILABLE, "nextcloud: down")
+	}
+	f.progress = append(f.progress, p)
+	return nil
+}
+func (f *fakeNC) SetInitError(ctx context.Context, msg string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.initErr = msg
+	return nil
+}
+func (f *fakeNC) RegisterTopMenu(ctx context.Context, m nextcloud.TopMenu) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.menus[m.Name] = m
+	return nil
+}
+func (f *fakeNC) UnregisterTopMenu(ctx context.Context, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.menus[name]; !ok {
+		return hs.Errorf(hs.ENOTFOUND, "no menu")
+	}
+	delete(f.menus, name)
+	f.scripts, f.styles = nil, nil
+	return nil
+}
+func (f *fakeNC) SetInitialState(ctx context.Context, menu, key string, value any) error {
+	f.states[key] = value
+	return nil
+}
+func (f *fakeNC) RegisterScript(ctx context.Context, menu, path, after string) error {
+	if !contains(f.scripts, path) {
+		f.scripts = append(f.scripts, path)
+	}
+	return nil
+}
+func (f *fakeNC) RegisterStyle(ctx context.Context, menu, path string) error {
+	if !contains(f.styles, path) {
+		f.styles = append(f.styles, path)
+	}
+	return nil
+}
+func (f *fakeNC) ListWebhooks(ctx context.Context, uri string) ([]nextcloud.Webhook, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []nextcloud.Webhook
+	for id := 1; id < f.nextID; id++ {
+		if w, ok := f.hooks[id]; ok && (uri == "" || w.URI == uri) {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+func (f *fakeNC) CreateWebhook(ctx context.Context, s nextcloud.WebhookSpec) (nextcloud.Webhook, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	filter, _ := s.EventFilter.(map[string]any)
+	w := nextcloud.Webhook{ID: f.nextID, AppID: "hybrid_search", HTTPMethod: s.HTTPMethod, URI: s.URI, Event: s.Event, EventFilter: filter}
+	f.hooks[w.ID] = w
+	f.nextID++
+	return w, nil
+}
+func (f *fakeNC) DeleteWebhook(ctx context.Context, id int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.hooks, id)
+	return nil
+}
+func (f *fakeNC) DeleteWebhooksByApp(ctx context.Context, appID string) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for id, w := range f.hooks {
+		if w.AppID == appID {
+			delete(f.hooks, id)
+			n++
+		}
+	}
+	return n, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func newLifecycle(f *fakeNC, steps ...exapp.InitStep) *exapp.Lifecycle {
+	return exapp.New(context.Background(), f, exapp.Options{AppID: "hybrid_search", Version: "0.1.0", DisplayName: "Hybrid Search", Steps: steps})
+}
+
+func TestInitReportsProgress(t *testing.T) {
+	f := newFake()
+	ok := func(ctx context.Context, report func(float64)) error { return nil }
+	l := newLifecycle(f, exapp.InitStep{Name: "a", Run: ok}, exapp.InitStep{Name: "b", Run: ok}, exapp.InitStep{Name: "c", Run: ok}, exapp.InitStep{Name: "d", Run: ok})
+	l.StartInit()
+	l.StartInit() // a second call while running does nothing
+	if err := l.WaitInit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := []int{0, 25, 50, 75, 100}
+	if fmt.Sprint(f.progress) != fmt.Sprint(want) {
+		t.Errorf("progress = %v, want %v", f.progress, want)
+	}
+	if f.initErr != "" {
+		t.Errorf("init error = %q", f.initErr)
+	}
+}
+
+func TestInitStepReportsFraction(t *testing.T) {
+	f := newFake()
+	l := newLifecycle(f, exapp.InitStep{Name: "scan", Run: func(ctx context.Context, report func(float64)) error {
+		report(0.5)
+		return nil
+	}})
+	l.StartInit()
+	_ = l.WaitInit(context.Background())
+	if fmt.Sprint(f.progress) != fmt.Sprint([]int{0, 50, 100}) {
+		t.Errorf("progress = %v, want [0 50 100]", f.progress)
+	}
+}
+
+func TestInitFailureReportsError(t *testing.T) {
+	f := newFake()
+	l := newLifecycle(f,
+		exapp.InitStep{Name: "reach store", Run: func(ctx context.Context, report func(float64)) error {
+			return hs.Errorf(hs.EINVALID, "collection has dimension 384, model gives 768")
+		}},
+		exapp.InitStep{Name: "never", Run: func(ctx context.Context, report func(float64)) error {
+			t.Error("step after a failure ran")
+			return nil
+		}})
+	l.StartInit()
+	_ = l.WaitInit(context.Background())
+	if !strings.Contains(f.initErr, `"reach store"`) || !strings.Contains(f.initErr, "dimension 384") {
+		t.Errorf("init error = %q", f.initErr)
+	}
+	for _, p := range f.progress {
+		if p == 100 {
+			t.Error("progress reached 100 after a failure")
+		}
+	}
+}
+
+func TestInitRetriesTransientErrors(t *testing.T) {
+	f := newFake()
+	f.failUntil = 2 // the first two progress reports fail
+	attempts := 0
+	l := newLifecycle(f, exapp.InitStep{Name: "flaky", Run: func(ctx context.Context, report func(float64)) error {
+		attempts++
+		if attempts < 2 {
+			return hs.Errorf(hs.EUNAVAILABLE, "nats: not yet")
+		}
+		return nil
+	}})
+	start := time.Now()
+	l.StartInit()
+	_ = l.WaitInit(context.Background())
+	if attempts != 2 || f.initErr != "" || f.progress[len(f.progress)-1] != 100 {
+		t.Errorf("attempts = %d, err = %q, progress = %v", attempts, f.initErr, f.progress)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("retries took %s", time.Since(start))
+	}
+}
+
+func TestEnableIsIdempotentAndRepairsWebhooks(t *testing.T) {
+	f := newFake()
+	l := newLifecycle(f)
+	ctx := context.Background()
+	// A stale registration (wrong filter) and a duplicate exist beforehand.
+	_, _ = f.CreateWebhook(ctx, nextcloud.WebhookSpec{HTTPMethod: "POST", URI: exapp.WebhookURI, Event: exapp.WebhookEvents[0].Class, EventFilter: map[string]any{"event.node.path": "/old/"}})
+	good := nextcloud.WebhookSpec{HTTPMethod: "POST", URI: exapp.WebhookURI, Event: exapp.WebhookEvents[1].Class, EventFilter: map[string]any{exapp.WebhookEvents[1].PathKey: `/^\/[^\/]+\/files\//`}}
+	_, _ = f.CreateWebhook(ctx, good)
+	_, _ = f.CreateWebhook(ctx, good)
+	for i := 0; i < 2; i++ {
+		if err := l.SetEnabled(ctx, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hooks, _ := f.ListWebhooks(ctx, exapp.WebhookURI)
+	if len(hooks) != len(exapp.WebhookEvents) {
+		t.Fatalf("%d webhooks, want %d", len(hooks), len(exapp.WebhookEvents))
+	}
+	seen := map[string]bool{}
+	for _, w := range hooks {
+		if seen[w.Event] {
+			t.Errorf("duplicate webhook for %s", w.Event)
+		}
+		seen[w.Event] = true
+		if fmt.Sprint(w.EventFilter) == "map[event.node.path:/old/]" {
+			t.Errorf("stale webhook kept")
+		}
+	}
+	if len(f.menus) != 1 || len(f.scripts) != 1 || len(f.styles) != 1 || f.states[exapp.InitialStateKey] == nil {
+		t.Errorf("UI: menus %v scripts %v styles %v states %v", f.menus, f.scripts, f.styles, f.states)
+	}
+	if err := l.SetEnabled(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if hooks, _ := f.ListWebhooks(ctx, ""); len(hooks) != 0 || len(f.menus) != 0 {
+		t.Errorf("after disable: %d webhooks, %d menus", len(hooks), len(f.menus))
+	}
+	// Disabling twice is harmless (the menu is already gone).
+	if err := l.SetEnabled(ctx, false); err != nil {
+		t.Errorf("second disable: %v", err)
+	}
+}
+
+func TestEnableHookErrors(t *testing.T) {
+	f := newFake()
+	l := exapp.New(context.Background(), f, exapp.Options{AppID: "hybrid_search", DisplayName: "Hybrid Search",
+		OnEnable: func(ctx context.Context) error { return errors.New("scan could not start") }})
+	if err := l.SetEnabled(context.Background(), true); err == nil || !strings.Contains(err.Error(), "scan could not start") {
+		t.Errorf("SetEnabled = %v, want the hook's error", err)
+	}
+}
