@@ -49,6 +49,7 @@ func (j *job) csv() error {
 func guessDelimiter(s string) rune {
 	counts := map[rune]int{',': 0, ';': 0, '\t': 0}
 	quoted, lines := false, 0
+scan:
 	for _, r := range s[:min(len(s), 8<<10)] {
 		switch {
 		case r == '"':
@@ -56,7 +57,7 @@ func guessDelimiter(s string) rune {
 		case quoted:
 		case r == '\n':
 			if lines++; lines == 5 {
-				break
+				break scan
 			}
 		default:
 			if _, ok := counts[r]; ok {

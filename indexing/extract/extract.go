@@ -204,7 +204,7 @@ func (x *Extractor) run(ctx context.Context, name string, f format, data []byte,
 		return hybridsearch.Text{}, hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, ctx.Err(),
 			fmt.Sprintf("extract %s: canceled", name))
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-		return hybridsearch.Text{}, hybridsearch.Errorf(hybridsearch.EINVALID, "extract %s: timed out after %s", name, lim.timeout)
+		return hybridsearch.Text{}, hybridsearch.Errorf(hybridsearch.EINVALID, "extract %s: timed out after %s", name, seconds(lim.timeout))
 	case errors.Is(err, errTruncated):
 		j.extractor += TruncatedSuffix
 	case err != nil && hybridsearch.ErrorKind(err) == hybridsearch.EINTERNAL:
@@ -258,6 +258,14 @@ func readLimited(ctx context.Context, r io.Reader, n int64) ([]byte, error) {
 		}
 	}
 	return buf, nil
+}
+
+// seconds formats whole seconds as "60s" rather than "1m0s".
+func seconds(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return d.String()
 }
 
 func tooLarge(name string, limit int64) error {

@@ -33,6 +33,14 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
+func TestSeconds(t *testing.T) {
+	for d, want := range map[time.Duration]string{60 * time.Second: "60s", 1500 * time.Millisecond: "1.5s"} {
+		if got := seconds(d); got != want {
+			t.Errorf("seconds(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
 func TestCanceledWhileParsing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	x := &Extractor{hook: func(pctx context.Context) {

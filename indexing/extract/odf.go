@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"encoding/xml"
 	"strconv"
 	"strings"
@@ -39,6 +40,9 @@ func (j *job) odf() error {
 	}
 	if !a.has("content.xml") {
 		return j.invalid("corrupt %s: no content.xml", j.format)
+	}
+	if manifest, err := a.readAll("META-INF/manifest.xml"); err == nil && bytes.Contains(manifest, []byte("encryption-data")) {
+		return j.invalid("encrypted %s", j.format)
 	}
 	j.title = a.dcTitle("meta.xml")
 	w := &odfWalker{b: j.b, out: j.b, format: j.format, max: j.lim.maxRunes}

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/ledongthuc/pdf"
 )
 
 // pdf extracts a PDF page by page, recording each page's span. It runs
@@ -27,7 +29,7 @@ func (j *job) pdf() error {
 
 // pdfPoppler runs pdftotext on a temporary copy of the file and splits its
 // output into pages at form feeds. pdfinfo, when it sits beside pdftotext,
-// supplies Title.
+// supplies Title; else the pure-Go parser reads it from the Info dictionary.
 func (j *job) pdfPoppler() error {
 	tmp, err := os.CreateTemp("", "extract-*.pdf")
 	if err != nil {
@@ -52,6 +54,8 @@ func (j *job) pdfPoppler() error {
 		if j.poppler(info, j.pdfinfo, "-enc", "UTF-8", tmp.Name()) == nil {
 			j.title = pdfInfoTitle(info.buf.String())
 		}
+	} else if r, err := pdf.NewReader(bytes.NewReader(j.data), int64(len(j.data))); err == nil {
+		j.title = pdfGoTitle(r)
 	}
 	pages := strings.Split(out.buf.String(), "\f")
 	if len(pages) > 1 && strings.TrimSpace(pages[len(pages)-1]) == "" {

@@ -3,7 +3,9 @@ package extract_test
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,6 +59,21 @@ func TestPDF(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestPDFTitleWithoutPdfinfo(t *testing.T) {
+	path, err := exec.LookPath("pdftotext")
+	if err != nil {
+		t.Skip("pdftotext not installed")
+	}
+	link := filepath.Join(t.TempDir(), "pdftotext") // no pdfinfo beside it
+	if err := os.Symlink(path, link); err != nil {
+		t.Fatal(err)
+	}
+	got := mustExtract(t, &extract.Extractor{PDFToText: link}, "a.pdf", "application/pdf", pdfFixture(t, "Grüße", false, []string{"x"}))
+	if got.Title != "Grüße" || got.Extractor != "pdftotext" {
+		t.Errorf("Extract = title %q by %q, want Grüße by pdftotext", got.Title, got.Extractor)
 	}
 }
 

@@ -28,6 +28,9 @@ type archive struct {
 // openZip opens j.data as a zip and checks what its directory declares: the
 // entry count, the total uncompressed size and each entry's ratio.
 func (j *job) openZip() (*archive, error) {
+	if bytes.HasPrefix(j.data, []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}) {
+		return nil, j.invalid("encrypted or pre-2007 office file (OLE container), not a %s", j.format)
+	}
 	zr, err := zip.NewReader(bytes.NewReader(j.data), int64(len(j.data)))
 	if err != nil {
 		return nil, j.corrupt(err, "zip")
