@@ -300,6 +300,9 @@ func (s *Server) move(uid, src, dst string) (fi FileInfo, err error) {
 			if parent.mount != nil {
 				return nil, errForbidden("Moving a share into another share is not allowed")
 			}
+			if fs.sharedAbove(parent.n) {
+				return nil, errForbidden("Moving a share into a shared folder is not allowed")
+			}
 		case srcDir == dstDir:
 			if fs.perms(from)&permUpdate == 0 {
 				return nil, errForbidden("No rename permission")
@@ -342,6 +345,18 @@ func (s *Server) move(uid, src, dst string) (fi FileInfo, err error) {
 		return []Event{pairEvent(NodeRenamedEvent, uid, src, 0, dst, n.id)}, nil
 	})
 	return fi, err
+}
+
+// sharedAbove reports whether n or one of its ancestors is shared.
+func (fs *filesState) sharedAbove(n *node) bool {
+	for ; n != nil; n = n.parent {
+		for _, sh := range fs.shares {
+			if sh.node == n {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // retargetMounts moves the share mounts of uid below oldDir to newDir.

@@ -235,3 +235,27 @@ func TestTrashedShareComesBack(t *testing.T) {
 		t.Errorf("restored share not mounted: %+v %v", fi, ok)
 	}
 }
+
+func TestMoveIntoAnotherStorage(t *testing.T) {
+	f := newFixture(t, "alice", "bob")
+	f.s.SeedFile("alice", "/Team/keep.md", []byte("k"))
+	f.s.Share("alice", "/Team", "bob")
+	mine := f.s.SeedFile("bob", "/draft.md", []byte("d"))
+	m := f.mark()
+	mustStatus(t, f.do("MOVE", davURL("bob", "/draft.md"), "bob", "", "Destination", davURL("bob", "/Team/draft.md")), http.StatusCreated)
+	moved, ok := f.s.Stat("alice", "/Team/draft.md")
+	if !ok || moved.ID == mine.ID || moved.Owner != "alice" {
+		t.Fatalf("moved into alice's storage = %+v, %v (old id %d)", moved, ok, mine.ID)
+	}
+	sameStrings(t, "events", f.eventsSince(m), []string{
+		fmt.Sprintf("BeforeNodeRenamedEvent /bob/files/draft.md#%d -> /bob/files/Team/draft.md by bob", mine.ID),
+		fmt.Sprintf("NodeRenamedEvent /bob/files/draft.md -> /bob/files/Team/draft.md#%d by bob", moved.ID),
+	})
+	if _, ok := f.s.Stat("bob", "/draft.md"); ok {
+		t.Errorf("source still there")
+	}
+	// Moving a share into another share is refused.
+	f.s.SeedFile("bob", "/Other/x.md", []byte("x"))
+	f.s.Share("bob", "/Other", "alice")
+	mustStatus(t, f.do("MOVE", davURL("alice", "/Other"), "alice", "", "Destination", davURL("alice", "/Team/Other")), http.StatusForbidden)
+}
