@@ -202,7 +202,7 @@ func (x *Extractor) run(ctx context.Context, name string, f format, data []byte,
 	switch {
 	case ctx.Err() != nil:
 		return hybridsearch.Text{}, hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, ctx.Err(),
-			fmt.Sprintf("extract %s: canceled", name))
+			fmt.Sprintf("extract %s: stopped", name))
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
 		return hybridsearch.Text{}, hybridsearch.Errorf(hybridsearch.EINVALID, "extract %s: timed out after %s", name, seconds(lim.timeout))
 	case errors.Is(err, errTruncated):

@@ -8,10 +8,6 @@ import (
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
-	"golang.org/x/text/encoding/japanese"
-	"golang.org/x/text/encoding/korean"
-	"golang.org/x/text/encoding/simplifiedchinese"
-	"golang.org/x/text/encoding/traditionalchinese"
 )
 
 // maxRTFDepth bounds RTF group nesting.
@@ -321,82 +317,3 @@ func (p *rtfParser) endPara() error {
 }
 
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-// codePage maps a Windows code page number to its encoding, nil if unknown.
-func codePage(n int) encoding.Encoding {
-	switch n {
-	case 437:
-		return charmap.CodePage437
-	case 850:
-		return charmap.CodePage850
-	case 852:
-		return charmap.CodePage852
-	case 866:
-		return charmap.CodePage866
-	case 874:
-		return charmap.Windows874
-	case 932:
-		return japanese.ShiftJIS
-	case 936:
-		return simplifiedchinese.GBK
-	case 949:
-		return korean.EUCKR
-	case 950:
-		return traditionalchinese.Big5
-	case 1250:
-		return charmap.Windows1250
-	case 1251:
-		return charmap.Windows1251
-	case 1252:
-		return charmap.Windows1252
-	case 1253:
-		return charmap.Windows1253
-	case 1254:
-		return charmap.Windows1254
-	case 1255:
-		return charmap.Windows1255
-	case 1256:
-		return charmap.Windows1256
-	case 1257:
-		return charmap.Windows1257
-	case 1258:
-		return charmap.Windows1258
-	case 10000:
-		return charmap.Macintosh
-	}
-	return nil
-}
-
-// fontCharset maps an RTF \fcharset number to its encoding; nil means the
-// document's ANSI code page.
-func fontCharset(n int) encoding.Encoding {
-	switch n {
-	case 128:
-		return japanese.ShiftJIS
-	case 129:
-		return korean.EUCKR
-	case 134:
-		return simplifiedchinese.GBK
-	case 136:
-		return traditionalchinese.Big5
-	case 161:
-		return charmap.Windows1253
-	case 162:
-		return charmap.Windows1254
-	case 163:
-		return charmap.Windows1258
-	case 177:
-		return charmap.Windows1255
-	case 178:
-		return charmap.Windows1256
-	case 186:
-		return charmap.Windows1257
-	case 204:
-		return charmap.Windows1251
-	case 222:
-		return charmap.Windows874
-	case 238:
-		return charmap.Windows1250
-	}
-	return nil
-}
