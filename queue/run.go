@@ -54,6 +54,9 @@ type Handler func(ctx context.Context, job hybridsearch.IndexJob) error
 // every AckWait/3; when LeaseTTL is positive the handler runs under the
 // lease of the job's JobKey.
 func (q *Queue) Run(ctx context.Context, handle Handler) error {
+	if handle == nil {
+		return hybridsearch.Errorf(hybridsearch.EINVALID, "queue: run: nil handler")
+	}
 	stop, err := q.watchMaxDeliveries()
 	if err != nil {
 		return err
@@ -151,7 +154,7 @@ func (q *Queue) process(hctx context.Context, msg jetstream.Msg, handle Handler)
 func (q *Queue) call(hctx context.Context, msg jetstream.Msg, key string, job hybridsearch.IndexJob, handle Handler) (err error) {
 	ctx, cancel := context.WithTimeout(hctx, q.opts.HandlerTimeout)
 	defer cancel()
-	stop := q.keepAlive(msg)
+	stop := q.keepAlive(ctx, msg)
 	defer stop()
 	if q.opts.LeaseTTL > 0 {
 		release, err := q.Lease(ctx, key, q.opts.LeaseTTL)
@@ -170,8 +173,10 @@ func (q *Queue) call(hctx context.Context, msg jetstream.Msg, key string, job hy
 }
 
 // keepAlive tells the server every AckWait/3 that msg is still being
-// worked on, until the returned stop is called.
-func (q *Queue) keepAlive(msg jetstream.Msg) (stop func()) {
+// worked on, until stop is called or ctx (the handler's) is done: a
+// handler stuck past its deadline no longer holds the job, which the
+// server then redelivers after AckWait.
+func (q *Queue) keepAlive(ctx context.Context, msg jetstream.Msg) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -180,6 +185,8 @@ func (q *Queue) keepAlive(msg jetstream.Msg) (stop func()) {
 		for {
 			select {
 			case <-done:
+				return
+			case <-ctx.Done():
 				return
 			case <-t.C:
 				if err := msg.InProgress(); err != nil {

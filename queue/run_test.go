@@ -407,3 +407,27 @@ func TestAbandonedJobBecomesDeadLetter(t *testing.T) {
 		return err == nil && info.State.Msgs == 0
 	})
 }
+
+func TestRunHandlerTimeout(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{HandlerTimeout: 200 * time.Millisecond})
+	var c calls
+	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+		if c.add(job) == 1 {
+			<-ctx.Done() // stuck until the deadline
+			return ctx.Err()
+		}
+		return nil
+	})
+	mustPublish(t, q, fileJob(1, "NodeWrittenEvent"))
+	awaitTrue(t, 5*time.Second, "the retry after a timeout", func() bool { return c.count() == 2 })
+	awaitPending(t, q, 0, 5*time.Second)
+}
+
+func TestRunNilHandler(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{})
+	if err := q.Run(t.Context(), nil); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+		t.Errorf("Run(nil): %v, want EINVALID", err)
+	}
+}
