@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hybrid-search/hybridsearch"
 	"github.com/ledongthuc/pdf"
 )
 
@@ -21,11 +22,18 @@ func (j *job) pdf() error {
 	}
 	if j.pdftotext != "" {
 		j.extractor = "pdftotext"
-		return j.pdfPoppler()
+		err := j.pdfPoppler()
+		if !errors.Is(err, errPopplerStart) {
+			return err
+		}
 	}
 	j.extractor = "pdf-go"
 	return j.pdfGo()
 }
+
+// errPopplerStart says pdftotext could not be run at all; the pure-Go
+// parser takes over.
+var errPopplerStart = errors.New("pdftotext did not start")
 
 // pdfPoppler runs pdftotext on a temporary copy of the file and splits its
 // output into pages at form feeds. pdfinfo, when it sits beside pdftotext,
@@ -33,7 +41,7 @@ func (j *job) pdf() error {
 func (j *job) pdfPoppler() error {
 	tmp, err := os.CreateTemp("", "extract-*.pdf")
 	if err != nil {
-		return fmt.Errorf("pdf temp file: %w", err)
+		return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "extract: pdf temp file")
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.Write(j.data)
@@ -41,7 +49,7 @@ func (j *job) pdfPoppler() error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("pdf temp file: %w", err)
+		return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "extract: pdf temp file")
 	}
 	// UTF-8 holds at most 4 bytes per rune; what is past the budget is
 	// dropped while pdftotext runs on (the timeout still bounds it).
@@ -91,7 +99,7 @@ func (j *job) poppler(out *capWriter, name string, args ...string) error {
 	}
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) {
-		return fmt.Errorf("pdf: run %s: %w", name, err)
+		return fmt.Errorf("%w: %s: %w", errPopplerStart, name, err)
 	}
 	reason := popplerReason(stderr.buf.String())
 	if strings.Contains(strings.ToLower(reason), "password") || exit.ExitCode() == 3 {

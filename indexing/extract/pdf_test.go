@@ -98,3 +98,14 @@ func TestPDFErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestPDFBrokenPdftotextFallsBack(t *testing.T) {
+	notExec := filepath.Join(t.TempDir(), "pdftotext")
+	if err := os.WriteFile(notExec, []byte("not a program"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := mustExtract(t, &extract.Extractor{PDFToText: notExec}, "a.pdf", "application/pdf", pdfFixture(t, "", false, []string{"Grüße"}))
+	if got.Extractor != "pdf-go" || strings.TrimSpace(got.Body) != "Grüße" {
+		t.Errorf("Extract = %q by %q, want Grüße by pdf-go", got.Body, got.Extractor)
+	}
+}
