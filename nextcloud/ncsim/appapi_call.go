@@ -24,6 +24,9 @@ type exAppCall struct {
 	header http.Header
 	host   string // Host header to send, if any
 	body   io.Reader
+	// contentLength is the body length when body is a stream of known
+	// size (the proxy); 0 lets net/http decide.
+	contentLength int64
 	// timeout bounds the whole call; 0 means none.
 	timeout time.Duration
 }
@@ -52,6 +55,9 @@ func (s *Server) callExApp(ctx context.Context, app exAppRef, c exAppCall) (resp
 	}
 	if c.host != "" {
 		req.Host = c.host
+	}
+	if c.contentLength > 0 {
+		req.ContentLength = c.contentLength
 	}
 	s.setAppAPIHeaders(req.Header, app, c.uid, c.requestID)
 	if req.Header.Get("Accept-Language") == "" {

@@ -60,7 +60,7 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 	}
 	resp, cancel, err := s.callExApp(r.Context(), ref, exAppCall{
 		method: r.Method, route: proxyTarget(other, r.URL.RawQuery), uid: uid, requestID: requestID(),
-		header: proxyRequestHeader(r, route), host: r.Host, body: proxyBody(r),
+		header: proxyRequestHeader(r, route), host: r.Host, body: proxyBody(r), contentLength: proxyContentLength(r),
 	})
 	if err != nil {
 		s.logf("ncsim: proxy %s: %v", appID, err)
@@ -181,6 +181,13 @@ func proxyBody(r *http.Request) io.Reader {
 		return nil
 	}
 	return r.Body
+}
+
+func proxyContentLength(r *http.Request) int64 {
+	if proxyBody(r) == nil {
+		return 0
+	}
+	return r.ContentLength
 }
 
 // writeProxyResponse is createProxyResponse.
