@@ -9,19 +9,34 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/analysis"
+	"github.com/hybrid-search/hybridsearch/embedding"
 	"github.com/hybrid-search/hybridsearch/exapp"
 	"github.com/hybrid-search/hybridsearch/frontend"
 	"github.com/hybrid-search/hybridsearch/handlers"
 	"github.com/hybrid-search/hybridsearch/indexing"
+	"github.com/hybrid-search/hybridsearch/indexing/chunk"
+	"github.com/hybrid-search/hybridsearch/indexing/extract"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
 	"github.com/hybrid-search/hybridsearch/queue"
+	"github.com/hybrid-search/hybridsearch/store"
 )
+
+// indexStore is what main needs of a store: *store.Local or *store.Qdrant.
+type indexStore interface {
+	indexing.ChunkWriter
+	Health(ctx context.Context) error
+	Stats(ctx context.Context) (store.Stats, error)
+	Close() error
+}
 
 // Main wires every component and owns their lifetimes. Its fields are
 // exported so end-to-end tests can reach the components.
@@ -33,13 +48,18 @@ type Main struct {
 	NATS       *nats.Conn
 	Queue      *queue.Queue
 	Nextcloud  *nextcloud.Client
+	Store      indexStore
+	Embedder   *embedding.Ollama // nil when OLLAMA_HOST=off
+	Pipeline   *indexing.Pipeline
+	Scanner    *indexing.Scanner
+	Reporter   *indexing.Reporter
 	Lifecycle  *exapp.Lifecycle
 	Handlers   *handlers.Server
-	Reporter   *indexing.Reporter
 
 	httpServer *http.Server
 	listener   net.Listener
 	cancel     context.CancelFunc
+	workers    sync.WaitGroup
 	done       chan error
 }
 
@@ -59,48 +79,167 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := os.MkdirAll(cfg.PersistentStorage, 0o700); err != nil {
 		return fmt.Errorf("data directory %s: %w", cfg.PersistentStorage, err)
 	}
-
 	m.Nextcloud = &nextcloud.Client{
 		BaseURL: cfg.NextcloudURL, AppID: cfg.AppID, AppVersion: cfg.AppVersion,
 		AAVersion: cfg.AAVersion, Secret: cfg.AppSecret, Logger: m.Logger,
 	}
-
-	if cfg.NATSURL == "" {
-		ns, err := queue.RunEmbedded(queue.EmbeddedOptions{StoreDir: filepath.Join(cfg.PersistentStorage, "nats"), Logger: m.Logger})
-		if err != nil {
-			return err
-		}
-		m.NATSServer = ns
-	}
-	nc, err := queue.Connect(cfg.NATSURL, m.NATSServer, "hybridsearch")
-	if err != nil {
+	if err := m.openQueue(ctx); err != nil {
 		return err
 	}
-	m.NATS = nc
-	m.Queue, err = queue.Open(ctx, nc, queue.Options{Workers: cfg.Workers, Logger: m.Logger})
-	if err != nil {
+	if err := m.openEmbedder(ctx); err != nil {
 		return err
 	}
-
+	if err := m.openStore(ctx); err != nil {
+		return err
+	}
+	m.buildIndexing()
 	m.Lifecycle = exapp.New(ctx, m.Nextcloud, exapp.Options{
 		AppID: cfg.AppID, Version: cfg.AppVersion, DisplayName: cfg.AppDisplayName, Logger: m.Logger,
 		Steps: []exapp.InitStep{
 			{Name: "reach Nextcloud", Run: func(ctx context.Context, _ func(float64)) error { return m.pingNextcloud(ctx) }},
 			{Name: "reach NATS", Run: func(ctx context.Context, _ func(float64)) error { return m.checkNATS(ctx) }},
+			{Name: "reach the index store", Run: func(ctx context.Context, _ func(float64)) error { return m.Store.Health(ctx) }},
+			{Name: "initial scan", Run: func(ctx context.Context, report func(float64)) error {
+				err := m.Scanner.ScanAll(ctx, report)
+				if hs.ErrorKind(err) == hs.ECONFLICT {
+					return nil // a scan is already running
+				}
+				return err
+			}},
 		},
+		// On enable (after init, and on every re-enable) scan again: changes
+		// between the initial scan and the webhook registration are caught.
+		OnEnable: func(context.Context) error { m.Scanner.Request(""); return nil },
 	})
-	m.Reporter = &indexing.Reporter{Version: cfg.AppVersion, Checks: map[string]indexing.Check{
-		"nats":      m.checkNATS,
-		"nextcloud": m.pingNextcloud,
-	}}
+	var err error
 	m.Handlers, err = handlers.New(handlers.Deps{
-		AppID: cfg.AppID, AppSecret: cfg.AppSecret, Lifecycle: m.Lifecycle, Status: statusSource{m.Reporter}, Publish: m.Queue,
-		Assets: frontend.Assets(), Logger: m.Logger,
+		AppID: cfg.AppID, AppSecret: cfg.AppSecret, Lifecycle: m.Lifecycle, Status: statusSource{m.Reporter},
+		Publish: m.Queue, Assets: frontend.Assets(), Logger: m.Logger,
 	})
 	if err != nil {
 		return err
 	}
+	m.startWorkers(ctx)
 	return m.listen()
+}
+
+// openQueue starts the embedded NATS server (unless NATS_URL is set),
+// connects, and opens the work queue.
+func (m *Main) openQueue(ctx context.Context) error {
+	if m.Config.NATSURL == "" {
+		ns, err := queue.RunEmbedded(queue.EmbeddedOptions{StoreDir: filepath.Join(m.Config.PersistentStorage, "nats"), Logger: m.Logger})
+		if err != nil {
+			return err
+		}
+		m.NATSServer = ns
+	}
+	nc, err := queue.Connect(m.Config.NATSURL, m.NATSServer, "hybridsearch")
+	if err != nil {
+		return err
+	}
+	m.NATS = nc
+	m.Queue, err = queue.Open(ctx, nc, queue.Options{Workers: m.Config.Workers, Logger: m.Logger})
+	return err
+}
+
+// openEmbedder creates the Ollama client unless OLLAMA_HOST=off. It does
+// not need Ollama to be up: indexing waits and retries until it is.
+func (m *Main) openEmbedder(ctx context.Context) error {
+	if len(m.Config.OllamaHosts) == 0 {
+		m.Logger.Info("semantic search is off (OLLAMA_HOST=off): indexing for keyword and fuzzy search only")
+		return nil
+	}
+	o, err := embedding.NewOllama(embedding.OllamaOptions{Hosts: m.Config.OllamaHosts, Model: m.Config.EmbedModel, Logger: m.Logger})
+	if err != nil {
+		return err
+	}
+	m.Embedder = o
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if info, err := o.Probe(pctx); err != nil {
+		m.Logger.Warn("embedding model not reachable yet; files wait until it is", "model", m.Config.EmbedModel, "error", err)
+	} else {
+		m.Logger.Info("embedding model ready", "model", info.Model, "dim", info.Dim, "context_length", info.ContextLength)
+	}
+	return nil
+}
+
+// openStore opens Qdrant (QDRANT_URL) or the embedded local store.
+func (m *Main) openStore(ctx context.Context) error {
+	model := "none"
+	if m.Embedder != nil {
+		model = m.Config.EmbedModel
+	}
+	if m.Config.QdrantURL != "" {
+		dim := 0
+		if m.Embedder != nil {
+			d, err := m.Embedder.Dim(ctx)
+			if err != nil {
+				return fmt.Errorf("qdrant needs the embedding dimension: %w", err)
+			}
+			dim = d
+		}
+		q, err := store.OpenQdrant(ctx, store.QdrantOptions{URL: m.Config.QdrantURL, APIKey: m.Config.QdrantAPIKey, Model: model, Dim: dim, Logger: m.Logger})
+		if err != nil {
+			return err
+		}
+		m.Store = q
+		return nil
+	}
+	dir := filepath.Join(m.Config.PersistentStorage, "index", sanitize(model))
+	l, err := store.OpenLocal(dir, store.LocalOptions{Logger: m.Logger})
+	if err != nil {
+		return err
+	}
+	m.Store = l
+	return nil
+}
+
+// buildIndexing assembles the pipeline, the scanner and the reporter.
+func (m *Main) buildIndexing() {
+	cfg := m.Config
+	m.Scanner = &indexing.Scanner{Tree: m.Nextcloud, Users: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish, Logger: m.Logger}
+	m.Pipeline = &indexing.Pipeline{
+		Files:   m.Nextcloud,
+		Extract: extractor{&extract.Extractor{MaxInputBytes: cfg.MaxFileSize}},
+		Chunk:   chunk.Chunker{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
+		Sparse:  analysis.DocVectors,
+		Store:   m.Store,
+		States:  m.Queue.States(),
+		Lease:   m.Queue,
+		Enqueue: m.Queue.Publish,
+		Rescan:  m.Scanner.Request,
+		Rules:   indexing.Rules{PathGlobs: cfg.ExcludePaths, MIMEs: cfg.ExcludeMIME, MaxSize: cfg.MaxFileSize},
+		Logger:  m.Logger,
+	}
+	checks := map[string]indexing.Check{
+		"nats":      m.checkNATS,
+		"nextcloud": m.pingNextcloud,
+		"store":     m.Store.Health,
+	}
+	if m.Embedder != nil {
+		m.Pipeline.Embed = m.Embedder
+		checks["embedder"] = m.checkEmbedder
+	}
+	m.Reporter = &indexing.Reporter{
+		Version: cfg.AppVersion, States: m.Queue.States(), Pending: m.Queue.Pending,
+		Scanner: m.Scanner, Pipeline: m.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin,
+	}
+}
+
+// startWorkers runs the queue consumers and the periodic scan.
+func (m *Main) startWorkers(ctx context.Context) {
+	m.workers.Add(2)
+	go func() {
+		defer m.workers.Done()
+		if err := m.Queue.Run(ctx, m.Pipeline.Process); err != nil && ctx.Err() == nil {
+			m.Logger.Error("indexing workers stopped", "error", err)
+		}
+	}()
+	go func() {
+		defer m.workers.Done()
+		m.Scanner.Run(ctx, m.Config.ScanInterval)
+	}()
 }
 
 // listen opens the TCP address, or the HaRP unix socket when
@@ -164,8 +303,14 @@ func (m *Main) pingNextcloud(ctx context.Context) error {
 	return err
 }
 
-// Close shuts down in reverse order under a timeout: HTTP first, then
-// background work, then NATS. It is safe to call on a partly started Main.
+func (m *Main) checkEmbedder(ctx context.Context) error {
+	_, err := m.Embedder.Probe(ctx)
+	return err
+}
+
+// Close shuts down in reverse order under a timeout: HTTP first, then the
+// workers (they drain), then the store and NATS. It is safe to call on a
+// partly started Main.
 func (m *Main) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
@@ -180,6 +325,12 @@ func (m *Main) Close() error {
 	}
 	if m.Lifecycle != nil {
 		_ = m.Lifecycle.WaitInit(ctx)
+	}
+	m.workers.Wait()
+	if m.Store != nil {
+		if err := m.Store.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("store close: %w", err))
+		}
 	}
 	if m.NATS != nil {
 		if err := m.NATS.Drain(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
@@ -205,4 +356,19 @@ type statusSource struct{ r *indexing.Reporter }
 
 func (s statusSource) Status(ctx context.Context, user hs.UserID, all bool) (any, error) {
 	return s.r.Status(ctx, user, all)
+}
+
+// extractor adds the format check to extract.Extractor.
+type extractor struct{ *extract.Extractor }
+
+func (extractor) Supported(name, mime string) bool { return extract.Supported(name, mime) }
+
+// sanitize makes a model name usable as a directory name.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, s)
 }

@@ -36,7 +36,9 @@ type Config struct {
 	Workers      int
 	ScanInterval time.Duration
 	MaxFileSize  int64
-	LogLevel     string // debug, info, warn, error
+	ExcludePaths []string // path globs never indexed
+	ExcludeMIME  []string // MIME types never indexed ("image/*" allowed)
+	LogLevel     string   // debug, info, warn, error
 	LogFormat    string // text, json
 }
 
@@ -117,8 +119,11 @@ var envVars = []envVar{
 		return nil
 	}},
 	{"QDRANT_API_KEY", "", false, "the Qdrant API key, if any", setString(func(c *Config) *string { return &c.QdrantAPIKey })},
-	{"OLLAMA_HOST", "http://127.0.0.1:11434", false, "comma-separated Ollama base URLs, used together", func(c *Config, v string) error {
+	{"OLLAMA_HOST", "http://127.0.0.1:11434", false, "comma-separated Ollama base URLs, used together; \"off\" indexes without embeddings (keyword and fuzzy search only)", func(c *Config, v string) error {
 		c.OllamaHosts = nil
+		if strings.EqualFold(v, "off") || strings.EqualFold(v, "none") {
+			return nil
+		}
 		for _, part := range strings.Split(v, ",") {
 			part = strings.TrimSpace(part)
 			if part == "" {
@@ -156,6 +161,14 @@ var envVars = []envVar{
 			return fmt.Errorf("not a size such as 100MB")
 		}
 		c.MaxFileSize = n
+		return nil
+	}},
+	{"EXCLUDE_PATHS", "", false, "comma-separated path globs not to index, e.g. /Photos/**,**/node_modules/**", func(c *Config, v string) error {
+		c.ExcludePaths = splitList(v)
+		return nil
+	}},
+	{"EXCLUDE_MIME", "", false, "comma-separated MIME types not to index, e.g. image/*,video/*", func(c *Config, v string) error {
+		c.ExcludeMIME = splitList(v)
 		return nil
 	}},
 	{"LOG_LEVEL", "info", false, "debug, info, warn or error", func(c *Config, v string) error {
@@ -199,6 +212,17 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("config: CHUNK_OVERLAP=%d: must be below CHUNK_SIZE=%d", c.ChunkOverlap, c.ChunkSize)
 	}
 	return c, nil
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for _, part := range strings.Split(v, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
 }
 
 // redact hides secrets in error messages.

@@ -195,9 +195,17 @@ func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, getenv
 	if err != nil {
 		return nil, fmt.Errorf("demo: registering the app: %w", err)
 	}
+	ollama := getenv("OLLAMA_HOST")
+	if ollama == "" && !reachable(ctx, "127.0.0.1:11434") {
+		logger.Info("no Ollama on 127.0.0.1:11434: semantic search is off in the demo (set OLLAMA_HOST to use one)")
+		ollama = "off"
+	}
 	cfg, err := LoadConfig(func(k string) string {
-		if k == "APP_PERSISTENT_STORAGE" {
+		switch k {
+		case "APP_PERSISTENT_STORAGE":
 			return dataDir
+		case "OLLAMA_HOST":
+			return ollama
 		}
 		if v, ok := env.Lookup(k); ok {
 			return v
@@ -213,4 +221,15 @@ func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, getenv
 		return nil, fmt.Errorf("demo: starting the app: %w", err)
 	}
 	return m, nil
+}
+
+// reachable reports whether something accepts TCP connections on addr.
+func reachable(ctx context.Context, addr string) bool {
+	d := net.Dialer{Timeout: time.Second}
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
