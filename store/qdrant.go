@@ -1,0 +1,388 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/qdrant/go-client/qdrant"
+
+	"github.com/hybrid-search/hybridsearch"
+)
+
+// DefaultQdrantTimeout bounds each Qdrant call when QdrantOptions.Timeout
+// is zero.
+const DefaultQdrantTimeout = 10 * time.Second
+
+// QdrantSchema is the version of the payload layout the adapter writes. It
+// is kept in the collection metadata; a collection of another version is
+// refused.
+const QdrantSchema = 1
+
+// QdrantOptions configures OpenQdrant.
+type QdrantOptions struct {
+	// URL is the gRPC endpoint, "http://host:6334" or "https://host:6334"
+	// (TLS). The port defaults to 6334; empty means http://localhost:6334.
+	URL string
+	// APIKey, if non-empty, is sent as the api-key of every call.
+	APIKey string
+	// Collection names the collection; empty means the name derived from
+	// Model and Dim (see CollectionName).
+	Collection string
+	// Dim is the dense dimension. A new collection is created with it and
+	// an existing one must have it. Zero adopts an existing collection's
+	// dimension and cannot create one.
+	Dim int
+	// Model names the embedding model. It is kept in the collection
+	// metadata, and an existing collection made for another model is
+	// refused. Empty skips the model check.
+	Model string
+	// Timeout bounds every call to Qdrant; zero means DefaultQdrantTimeout.
+	Timeout time.Duration
+	// Logger, if non-nil, receives connection and bootstrap messages; nil
+	// means slog.Default().
+	Logger *slog.Logger
+}
+
+// Qdrant is the store adapter for a Qdrant server (≥ 1.16; tested against
+// the 1.17 API): one collection, one point per chunk with a "dense" cosine
+// vector, "bm25" and "trigram" sparse vectors with the IDF modifier, and
+// the file's metadata in the payload. It has the method set and contract
+// of Local, except that writes are not atomic (WriteFile upserts, then
+// removes the file's other points) and modification times keep whole
+// seconds. Close it when done.
+type Qdrant struct {
+	collection string
+	dim        int
+	timeout    time.Duration
+	log        *slog.Logger
+
+	mu     sync.RWMutex // calls hold RLock; Close takes Lock
+	client *qdrant.Client
+	closed bool
+}
+
+// OpenQdrant connects to Qdrant and bootstraps the collection: it creates
+// it when missing (vectors, metadata and payload indexes), or checks an
+// existing one's dimension, sparse vectors and metadata (EINVALID naming
+// the collection on a mismatch) and adds missing payload indexes. It is
+// idempotent and safe when several processes open the same collection at
+// once. An unreachable server gives an EUNAVAILABLE error, so the caller
+// may retry.
+func OpenQdrant(ctx context.Context, o QdrantOptions) (*Qdrant, error) {
+	cfg, err := qdrantConfig(o)
+	if err != nil {
+		return nil, err
+	}
+	name := o.Collection
+	if name == "" {
+		if o.Dim <= 0 || o.Model == "" {
+			return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant: a collection name, or the model and dimension, are required")
+		}
+		name = CollectionName(o.Model, o.Dim)
+	}
+	if o.Dim < 0 {
+		return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant: negative dimension %d", o.Dim)
+	}
+	client, err := qdrant.NewClient(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: qdrant connect %s: %w", cfg.Host, err)
+	}
+	q := &Qdrant{collection: name, dim: o.Dim, timeout: o.Timeout, log: o.Logger, client: client}
+	if q.timeout <= 0 {
+		q.timeout = DefaultQdrantTimeout
+	}
+	if q.log == nil {
+		q.log = slog.Default()
+	}
+	if err := q.bootstrap(ctx, o.Model); err != nil {
+		client.Close()
+		return nil, err
+	}
+	return q, nil
+}
+
+// CollectionName returns the default collection of a model and dimension,
+// "hybrid_search_<model>_<dim>", the model lowercased with every run of
+// other characters than letters and digits turned into one "_".
+func CollectionName(model string, dim int) string {
+	var b strings.Builder
+	b.WriteString("hybrid_search_")
+	under := true
+	for _, r := range strings.ToLower(model) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			under = false
+		} else if !under {
+			b.WriteByte('_')
+			under = true
+		}
+	}
+	if !under {
+		b.WriteByte('_')
+	}
+	b.WriteString(strconv.Itoa(dim))
+	return b.String()
+}
+
+// qdrantConfig turns the options into a client configuration.
+func qdrantConfig(o QdrantOptions) (*qdrant.Config, error) {
+	raw := o.URL
+	if raw == "" {
+		raw = "http://localhost:6334"
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+		return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant: URL %q is not http(s)://host[:port]", raw)
+	}
+	port := 6334
+	if p := u.Port(); p != "" {
+		port, err = strconv.Atoi(p)
+		if err != nil || port <= 0 || port > 65535 {
+			return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant: URL %q has a bad port", raw)
+		}
+	}
+	return &qdrant.Config{
+		Host:   u.Hostname(),
+		Port:   port,
+		APIKey: o.APIKey,
+		UseTLS: u.Scheme == "https",
+		// OpenQdrant reads and logs the version itself, under its timeout.
+		SkipCompatibilityCheck: true,
+		PoolSize:               1,
+	}, nil
+}
+
+// bootstrap checks the server and makes sure the collection is usable.
+func (q *Qdrant) bootstrap(ctx context.Context, model string) error {
+	var version string
+	err := q.call(ctx, "health check", func(ctx context.Context, c *qdrant.Client) error {
+		r, err := c.HealthCheck(ctx)
+		version = r.GetVersion()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	q.log.Info("store: connected to qdrant", slog.String("version", version), slog.String("collection", q.collection))
+	if v, err := qdrant.ParseVersion(version); err == nil && (v.Major < 1 || v.Major == 1 && v.Minor < 16) {
+		q.log.Warn("store: qdrant is older than 1.16; collection metadata may be lost", slog.String("version", version))
+	}
+	var exists bool
+	err = q.call(ctx, "collection exists "+q.collection, func(ctx context.Context, c *qdrant.Client) (err error) {
+		exists, err = c.CollectionExists(ctx, q.collection)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !exists {
+		if err := q.create(ctx, model); err != nil {
+			return err
+		}
+	}
+	return q.check(ctx, model)
+}
+
+// create creates the collection. Losing a race with another process that
+// creates it at the same time is not an error.
+func (q *Qdrant) create(ctx context.Context, model string) error {
+	if q.dim <= 0 {
+		return hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant collection %q does not exist and no dimension is set to create it", q.collection)
+	}
+	idf := func() *qdrant.SparseVectorParams { return &qdrant.SparseVectorParams{Modifier: qdrant.Modifier_Idf.Enum()} }
+	req := &qdrant.CreateCollection{
+		CollectionName: q.collection,
+		VectorsConfig: qdrant.NewVectorsConfigMap(map[string]*qdrant.VectorParams{
+			VectorDense: {Size: uint64(q.dim), Distance: qdrant.Distance_Cosine},
+		}),
+		SparseVectorsConfig: qdrant.NewSparseVectorsConfig(map[string]*qdrant.SparseVectorParams{
+			VectorBM25: idf(), VectorTrigram: idf(),
+		}),
+		Metadata: map[string]*qdrant.Value{
+			"model":  qdrant.NewValueString(model),
+			"dim":    qdrant.NewValueInt(int64(q.dim)),
+			"schema": qdrant.NewValueInt(QdrantSchema),
+		},
+	}
+	err := q.call(ctx, "create collection "+q.collection, func(ctx context.Context, c *qdrant.Client) error {
+		return c.CreateCollection(ctx, req)
+	})
+	if err == nil {
+		q.log.Info("store: created qdrant collection", slog.String("collection", q.collection), slog.Int("dim", q.dim))
+		return nil
+	}
+	var exists bool
+	if e := q.call(ctx, "collection exists "+q.collection, func(ctx context.Context, c *qdrant.Client) (err error) {
+		exists, err = c.CollectionExists(ctx, q.collection)
+		return err
+	}); e != nil || !exists {
+		return err
+	}
+	return nil // another process created it
+}
+
+// payloadIndexes are the payload fields the adapter filters on, with the
+// index each gets.
+var payloadIndexes = []struct {
+	field  string
+	typ    qdrant.FieldType
+	schema qdrant.PayloadSchemaType
+}{
+	{"readers", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
+	{"file_id", qdrant.FieldType_FieldTypeInteger, qdrant.PayloadSchemaType_Integer},
+	{"mime", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
+	{"type", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
+	{"mtime", qdrant.FieldType_FieldTypeInteger, qdrant.PayloadSchemaType_Integer},
+	{"path_prefixes", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
+	{"hash", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
+}
+
+// check verifies an existing collection against the options, adopts its
+// dimension when none is set and creates missing payload indexes.
+func (q *Qdrant) check(ctx context.Context, model string) error {
+	var info *qdrant.CollectionInfo
+	err := q.call(ctx, "get collection "+q.collection, func(ctx context.Context, c *qdrant.Client) (err error) {
+		info, err = c.GetCollectionInfo(ctx, q.collection)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := q.checkConfig(info, model); err != nil {
+		return err
+	}
+	for _, ix := range payloadIndexes {
+		have, ok := info.GetPayloadSchema()[ix.field]
+		if ok && have.GetDataType() == ix.schema {
+			continue
+		}
+		if ok {
+			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant collection %q indexes %q as %s, want %s",
+				q.collection, ix.field, have.GetDataType(), ix.schema)
+		}
+		req := &qdrant.CreateFieldIndexCollection{
+			CollectionName: q.collection,
+			Wait:           qdrant.PtrOf(true),
+			FieldName:      ix.field,
+			FieldType:      ix.typ.Enum(),
+		}
+		if ix.field == "readers" {
+			req.FieldIndexParams = qdrant.NewPayloadIndexParamsKeyword(&qdrant.KeywordIndexParams{IsTenant: qdrant.PtrOf(true)})
+		}
+		if err := q.call(ctx, "create index "+ix.field, func(ctx context.Context, c *qdrant.Client) error {
+			_, err := c.CreateFieldIndex(ctx, req)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkConfig compares the collection's vectors and metadata with what the
+// adapter writes.
+func (q *Qdrant) checkConfig(info *qdrant.CollectionInfo, model string) error {
+	bad := func(format string, args ...any) error {
+		return hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant collection %q "+format, append([]any{q.collection}, args...)...)
+	}
+	params := info.GetConfig().GetParams()
+	dense := params.GetVectorsConfig().GetParamsMap().GetMap()[VectorDense]
+	switch {
+	case dense == nil:
+		return bad("has no %q vector", VectorDense)
+	case dense.GetDistance() != qdrant.Distance_Cosine:
+		return bad("measures %q by %s, not Cosine", VectorDense, dense.GetDistance())
+	case q.dim > 0 && int(dense.GetSize()) != q.dim:
+		return bad("has dimension %d, not %d: it was made for another model", dense.GetSize(), q.dim)
+	}
+	q.dim = int(dense.GetSize())
+	for _, name := range []string{VectorBM25, VectorTrigram} {
+		sp := params.GetSparseVectorsConfig().GetMap()[name]
+		if sp == nil || sp.GetModifier() != qdrant.Modifier_Idf {
+			return bad("has no %q sparse vector with the IDF modifier", name)
+		}
+	}
+	md := info.GetConfig().GetMetadata()
+	if got := intValue(md["schema"]); got != QdrantSchema {
+		return bad("has payload schema %d, not %d", got, QdrantSchema)
+	}
+	if got := intValue(md["dim"]); got != int64(q.dim) {
+		return bad("metadata says dimension %d, the vectors have %d", got, q.dim)
+	}
+	if got := md["model"].GetStringValue(); model != "" && got != model {
+		return bad("was made for model %q, not %q", got, model)
+	}
+	return nil
+}
+
+// Stats counts the collection's points and files and reports its
+// dimension.
+func (q *Qdrant) Stats(ctx context.Context) (Stats, error) {
+	st := Stats{Dim: q.dim}
+	var n uint64
+	err := q.call(ctx, "stats", func(ctx context.Context, c *qdrant.Client) (err error) {
+		n, err = c.Count(ctx, &qdrant.CountPoints{CollectionName: q.collection, Exact: qdrant.PtrOf(true)})
+		return err
+	})
+	if err != nil || n == 0 {
+		return st, err
+	}
+	st.Points = int(n)
+	err = q.call(ctx, "stats", func(ctx context.Context, c *qdrant.Client) error {
+		hits, err := c.Facet(ctx, &qdrant.FacetCounts{
+			CollectionName: q.collection, Key: "file_id", Limit: qdrant.PtrOf(n), Exact: qdrant.PtrOf(true),
+		})
+		st.Files = len(hits)
+		return err
+	})
+	return st, err
+}
+
+// Health returns nil while Qdrant answers its health check.
+func (q *Qdrant) Health(ctx context.Context) error {
+	return q.call(ctx, "health check", func(ctx context.Context, c *qdrant.Client) error {
+		_, err := c.HealthCheck(ctx)
+		return err
+	})
+}
+
+// Close closes the connection; later calls fail with EUNAVAILABLE.
+// Closing twice is not an error.
+func (q *Qdrant) Close() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return nil
+	}
+	q.closed = true
+	if err := q.client.Close(); err != nil {
+		return fmt.Errorf("store: qdrant close: %w", err)
+	}
+	return nil
+}
+
+// call runs fn under the per-call timeout and maps its error (see
+// qdrantError). op names the operation in the error.
+func (q *Qdrant) call(ctx context.Context, op string, fn func(ctx context.Context, c *qdrant.Client) error) error {
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	if q.closed {
+		return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "store: qdrant %s: store closed", op)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("store: qdrant %s: %w", op, err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, q.timeout)
+	defer cancel()
+	if err := fn(cctx, q.client); err != nil {
+		return qdrantError(ctx, op, err)
+	}
+	return nil
+}

@@ -1,0 +1,183 @@
+package store
+
+import (
+	"slices"
+	"time"
+
+	"github.com/qdrant/go-client/qdrant"
+
+	"github.com/hybrid-search/hybridsearch"
+)
+
+// metaFields are the payload fields of a file's metadata; UpdateFileMeta
+// sets them on every point of the file. path_prefixes (PathPrefixes of
+// path) serves Filter.PathPrefix, mtime is the modification time in unix
+// seconds.
+var metaFields = []string{"file_id", "path", "title", "mime", "type", "mtime", "etag", "size", "readers"}
+
+// pointFields are the payload fields a point is read back from.
+var pointFields = append([]string{"chunk_no", "text", "start", "end", "headings", "page", "hash"}, metaFields...)
+
+// cleanFileMeta returns meta with sorted, unique, non-empty readers of its
+// own and the modification time in UTC, cut to whole seconds as Qdrant
+// keeps it.
+func cleanFileMeta(meta hybridsearch.FileMeta) hybridsearch.FileMeta {
+	var r []hybridsearch.UserID
+	for _, u := range meta.Readers {
+		if u != "" {
+			r = append(r, u)
+		}
+	}
+	slices.Sort(r)
+	meta.Readers = slices.Compact(r)
+	meta.Modified = time.Unix(meta.Modified.Unix(), 0).UTC()
+	return meta
+}
+
+// metaPayload returns the payload of a file's metadata.
+func metaPayload(meta hybridsearch.FileMeta) map[string]*qdrant.Value {
+	readers := make([]string, len(meta.Readers))
+	for i, u := range meta.Readers {
+		readers[i] = string(u)
+	}
+	return map[string]*qdrant.Value{
+		"file_id":       qdrant.NewValueInt(int64(meta.ID)),
+		"path":          qdrant.NewValueString(meta.Path),
+		"path_prefixes": stringList(PathPrefixes(meta.Path)),
+		"title":         qdrant.NewValueString(meta.Title),
+		"mime":          qdrant.NewValueString(meta.MIME),
+		"type":          qdrant.NewValueString(string(meta.Type)),
+		"mtime":         qdrant.NewValueInt(meta.Modified.Unix()),
+		"etag":          qdrant.NewValueString(meta.ETag),
+		"size":          qdrant.NewValueInt(meta.Size),
+		"readers":       stringList(readers),
+	}
+}
+
+// pointPayload returns the whole payload of a point: its chunk and its
+// file's metadata.
+func pointPayload(meta hybridsearch.FileMeta, c hybridsearch.Chunk) map[string]*qdrant.Value {
+	p := metaPayload(meta)
+	p["chunk_no"] = qdrant.NewValueInt(int64(c.No))
+	p["text"] = qdrant.NewValueString(c.Text)
+	p["start"] = qdrant.NewValueInt(int64(c.Start))
+	p["end"] = qdrant.NewValueInt(int64(c.End))
+	p["headings"] = stringList(c.Headings)
+	p["page"] = qdrant.NewValueInt(int64(c.Page))
+	p["hash"] = qdrant.NewValueString(c.Hash)
+	return p
+}
+
+// pointVectors returns the named vectors of a point: the dense vector
+// normalised, the sparse ones sorted; empty vectors are left out, as a
+// point without them.
+func pointVectors(p hybridsearch.Point) *qdrant.Vectors {
+	m := make(map[string]*qdrant.Vector, 3)
+	if len(p.Dense) > 0 {
+		m[VectorDense] = qdrant.NewVectorDense(normalized(p.Dense))
+	}
+	for name, v := range map[string]hybridsearch.SparseVector{VectorBM25: p.BM25, VectorTrigram: p.Trigram} {
+		if len(v.Indices) > 0 {
+			v = sortedSparse(v)
+			m[name] = qdrant.NewVectorSparse(v.Indices, v.Values)
+		}
+	}
+	return qdrant.NewVectorsMap(m)
+}
+
+// pointOf reads a point back from its id, payload and, if present, its
+// vectors.
+func pointOf(id *qdrant.PointId, payload map[string]*qdrant.Value, vectors *qdrant.VectorsOutput) hybridsearch.Point {
+	meta := metaOf(payload)
+	p := hybridsearch.Point{
+		ID: id.GetUuid(),
+		Chunk: hybridsearch.Chunk{
+			FileID:   meta.ID,
+			No:       int(intValue(payload["chunk_no"])),
+			Text:     payload["text"].GetStringValue(),
+			Start:    int(intValue(payload["start"])),
+			End:      int(intValue(payload["end"])),
+			Headings: stringsOf(payload["headings"]),
+			Page:     int(intValue(payload["page"])),
+			Hash:     payload["hash"].GetStringValue(),
+		},
+		File: meta,
+	}
+	named := vectors.GetVectors().GetVectors()
+	if v := named[VectorDense]; v != nil {
+		p.Dense = denseOf(v)
+	}
+	p.BM25 = sparseOf(named[VectorBM25])
+	p.Trigram = sparseOf(named[VectorTrigram])
+	return p
+}
+
+// metaOf reads a file's metadata from a payload.
+func metaOf(payload map[string]*qdrant.Value) hybridsearch.FileMeta {
+	var readers []hybridsearch.UserID
+	for _, u := range stringsOf(payload["readers"]) {
+		readers = append(readers, hybridsearch.UserID(u))
+	}
+	return hybridsearch.FileMeta{
+		ID:       hybridsearch.FileID(intValue(payload["file_id"])),
+		Path:     payload["path"].GetStringValue(),
+		Title:    payload["title"].GetStringValue(),
+		MIME:     payload["mime"].GetStringValue(),
+		Type:     hybridsearch.DocType(payload["type"].GetStringValue()),
+		Modified: time.Unix(intValue(payload["mtime"]), 0).UTC(),
+		ETag:     payload["etag"].GetStringValue(),
+		Size:     intValue(payload["size"]),
+		Readers:  readers,
+	}
+}
+
+// denseOf returns a dense vector as Qdrant returns it, in the current or
+// the deprecated field.
+func denseOf(v *qdrant.VectorOutput) []float32 {
+	if d := v.GetDense(); d != nil {
+		return d.GetData()
+	}
+	return v.GetData() //nolint:staticcheck // servers before 1.14 fill only the deprecated field
+}
+
+// sparseOf returns a sparse vector as Qdrant returns it, in the current or
+// the deprecated fields; nil slices when v is nil or empty.
+func sparseOf(v *qdrant.VectorOutput) hybridsearch.SparseVector {
+	var out hybridsearch.SparseVector
+	if s := v.GetSparse(); s != nil {
+		out = hybridsearch.SparseVector{Indices: s.GetIndices(), Values: s.GetValues()}
+	} else if ix := v.GetIndices(); ix != nil { //nolint:staticcheck // see denseOf
+		out = hybridsearch.SparseVector{Indices: ix.GetData(), Values: v.GetData()} //nolint:staticcheck // see denseOf
+	}
+	if len(out.Indices) == 0 {
+		return hybridsearch.SparseVector{}
+	}
+	return sortedSparse(out)
+}
+
+// stringList returns a list value of strings.
+func stringList(ss []string) *qdrant.Value {
+	vs := make([]*qdrant.Value, len(ss))
+	for i, s := range ss {
+		vs[i] = qdrant.NewValueString(s)
+	}
+	return qdrant.NewValueFromList(vs...)
+}
+
+// stringsOf returns the strings of a list value, nil for an empty one.
+func stringsOf(v *qdrant.Value) []string {
+	var out []string
+	for _, x := range v.GetListValue().GetValues() {
+		out = append(out, x.GetStringValue())
+	}
+	return out
+}
+
+// intValue returns an integer payload value, also when it arrives as a
+// double (a payload written through REST by another client).
+func intValue(v *qdrant.Value) int64 {
+	if d, ok := v.GetKind().(*qdrant.Value_DoubleValue); ok {
+		return int64(d.DoubleValue)
+	}
+	return v.GetIntegerValue()
+}

@@ -1,0 +1,219 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/qdrant/go-client/qdrant"
+
+	"github.com/hybrid-search/hybridsearch"
+)
+
+// Page sizes of the adapter's requests: points per upsert (a 768-dim
+// point with its text is a few KiB, gRPC messages stay far below 4 MiB)
+// and per scroll page.
+const (
+	upsertBatch = 128
+	scrollPage  = 512
+	hashBatch   = 256
+)
+
+// WriteFile makes the file's points exactly points: it upserts them with
+// File set to meta (waiting until Qdrant applied them), then deletes the
+// file's other points. The two steps are not atomic: a failure between
+// them leaves old extra chunks until the next write. Dense vectors are
+// stored normalised. It returns an EINVALID error when a point does not
+// belong to meta (see CheckWrite) or its dense dimension is not the
+// collection's. Writing no points deletes the file.
+func (q *Qdrant) WriteFile(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error {
+	if err := CheckWrite(meta, points); err != nil {
+		return err
+	}
+	for _, p := range points {
+		if len(p.Dense) > 0 && len(p.Dense) != q.dim {
+			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the collection has %d", meta.ID, len(p.Dense), q.dim)
+		}
+	}
+	meta = cleanFileMeta(meta)
+	points = slices.SortedFunc(slices.Values(points), func(a, b hybridsearch.Point) int { return cmp.Compare(a.Chunk.No, b.Chunk.No) })
+	ids := make([]*qdrant.PointId, len(points))
+	for start := 0; start < len(points); start += upsertBatch {
+		batch := points[start:min(start+upsertBatch, len(points))]
+		structs := make([]*qdrant.PointStruct, len(batch))
+		for i, p := range batch {
+			ids[start+i] = qdrant.NewID(p.ID)
+			structs[i] = &qdrant.PointStruct{Id: ids[start+i], Vectors: pointVectors(p), Payload: pointPayload(meta, p.Chunk)}
+		}
+		req := &qdrant.UpsertPoints{CollectionName: q.collection, Wait: qdrant.PtrOf(true), Points: structs}
+		if err := q.call(ctx, fmt.Sprintf("write file %d", meta.ID), func(ctx context.Context, c *qdrant.Client) error {
+			_, err := c.Upsert(ctx, req)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	// The file's points that were not just written: chunk numbers need not
+	// be 0..n-1, so select them by id rather than by a chunk number range.
+	f := fileFilter(meta.ID)
+	if len(ids) > 0 {
+		f.MustNot = []*qdrant.Condition{qdrant.NewHasID(ids...)}
+	}
+	return q.deletePoints(ctx, fmt.Sprintf("write file %d", meta.ID), f)
+}
+
+// UpdateFileMeta sets the metadata payload of every point of the file to
+// meta without touching vectors or text. It returns an ENOTFOUND error
+// when the file has no points.
+func (q *Qdrant) UpdateFileMeta(ctx context.Context, meta hybridsearch.FileMeta) error {
+	op := fmt.Sprintf("update file %d", meta.ID)
+	var n uint64
+	err := q.call(ctx, op, func(ctx context.Context, c *qdrant.Client) (err error) {
+		n, err = c.Count(ctx, &qdrant.CountPoints{CollectionName: q.collection, Filter: fileFilter(meta.ID), Exact: qdrant.PtrOf(true)})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return hybridsearch.Errorf(hybridsearch.ENOTFOUND, "store: file %d is not in the index", meta.ID)
+	}
+	req := &qdrant.SetPayloadPoints{
+		CollectionName: q.collection,
+		Wait:           qdrant.PtrOf(true),
+		Payload:        metaPayload(cleanFileMeta(meta)),
+		PointsSelector: qdrant.NewPointsSelectorFilter(fileFilter(meta.ID)),
+	}
+	return q.call(ctx, op, func(ctx context.Context, c *qdrant.Client) error {
+		_, err := c.SetPayload(ctx, req)
+		return err
+	})
+}
+
+// DeleteFile removes the file's points; an absent file is not an error.
+func (q *Qdrant) DeleteFile(ctx context.Context, id hybridsearch.FileID) error {
+	return q.deletePoints(ctx, fmt.Sprintf("delete file %d", id), fileFilter(id))
+}
+
+// deletePoints deletes the points f selects and waits until Qdrant
+// applied it.
+func (q *Qdrant) deletePoints(ctx context.Context, op string, f *qdrant.Filter) error {
+	req := &qdrant.DeletePoints{CollectionName: q.collection, Wait: qdrant.PtrOf(true), Points: qdrant.NewPointsSelectorFilter(f)}
+	return q.call(ctx, op, func(ctx context.Context, c *qdrant.Client) error {
+		_, err := c.Delete(ctx, req)
+		return err
+	})
+}
+
+// FilePoints returns the file's points in chunk order, with their
+// (normalised) dense and sparse vectors when withVectors is set; none for
+// an absent file.
+func (q *Qdrant) FilePoints(ctx context.Context, id hybridsearch.FileID, withVectors bool) ([]hybridsearch.Point, error) {
+	var out []hybridsearch.Point
+	err := q.scroll(ctx, fmt.Sprintf("file points %d", id), &qdrant.ScrollPoints{
+		Filter:      fileFilter(id),
+		WithPayload: qdrant.NewWithPayloadInclude(pointFields...),
+		WithVectors: qdrant.NewWithVectors(withVectors),
+	}, func(p *qdrant.RetrievedPoint) bool {
+		out = append(out, pointOf(p.GetId(), p.GetPayload(), p.GetVectors()))
+		return true
+	})
+	slices.SortFunc(out, func(a, b hybridsearch.Point) int { return cmp.Compare(a.Chunk.No, b.Chunk.No) })
+	return out, err
+}
+
+// VectorsByHash returns the (normalised) dense vector of a point whose
+// Chunk.Hash is h, for every h in hashes that some point with a dense
+// vector has, in any file, so unchanged text is not embedded twice.
+func (q *Qdrant) VectorsByHash(ctx context.Context, hashes []string) (map[string][]float32, error) {
+	out := make(map[string][]float32)
+	hashes = slices.Compact(slices.Sorted(slices.Values(hashes)))
+	for start := 0; start < len(hashes); start += hashBatch {
+		batch := hashes[start:min(start+hashBatch, len(hashes))]
+		missing := len(batch)
+		err := q.scroll(ctx, "vectors by hash", &qdrant.ScrollPoints{
+			Filter:      &qdrant.Filter{Must: []*qdrant.Condition{qdrant.NewMatchKeywords("hash", batch...)}},
+			WithPayload: qdrant.NewWithPayloadInclude("hash"),
+			WithVectors: qdrant.NewWithVectorsInclude(VectorDense),
+		}, func(p *qdrant.RetrievedPoint) bool {
+			h := p.GetPayload()["hash"].GetStringValue()
+			v := p.GetVectors().GetVectors().GetVectors()[VectorDense]
+			if _, seen := out[h]; !seen && v != nil && len(denseOf(v)) > 0 {
+				out[h] = denseOf(v)
+				missing--
+			}
+			return missing > 0 // the same text in many files: stop once every hash has a vector
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Files returns the metadata of every file whose readers include user,
+// ordered by file id. It returns an EINVALID error for the empty user.
+func (q *Qdrant) Files(ctx context.Context, user hybridsearch.UserID) ([]hybridsearch.FileMeta, error) {
+	if err := CheckUser(user); err != nil {
+		return nil, err
+	}
+	seen := make(map[hybridsearch.FileID]bool)
+	var out []hybridsearch.FileMeta
+	err := q.scroll(ctx, "files of "+string(user), &qdrant.ScrollPoints{
+		Filter:      &qdrant.Filter{Must: []*qdrant.Condition{readersCondition(user)}},
+		WithPayload: qdrant.NewWithPayloadInclude(metaFields...),
+		WithVectors: qdrant.NewWithVectors(false),
+	}, func(p *qdrant.RetrievedPoint) bool {
+		m := metaOf(p.GetPayload())
+		if !seen[m.ID] {
+			seen[m.ID] = true
+			out = append(out, m)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b hybridsearch.FileMeta) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// scroll pages through the points req selects, calling fn for each until
+// it returns false. It fills in the collection, the page size and the
+// offsets.
+func (q *Qdrant) scroll(ctx context.Context, op string, req *qdrant.ScrollPoints, fn func(*qdrant.RetrievedPoint) bool) error {
+	req.CollectionName = q.collection
+	req.Limit = qdrant.PtrOf(uint32(scrollPage))
+	for {
+		var page []*qdrant.RetrievedPoint
+		var next *qdrant.PointId
+		err := q.call(ctx, op, func(ctx context.Context, c *qdrant.Client) (err error) {
+			page, next, err = c.ScrollAndOffset(ctx, req)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for _, p := range page {
+			if !fn(p) {
+				return nil
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		req.Offset = next
+	}
+}
+
+// fileFilter selects a file's points.
+func fileFilter(id hybridsearch.FileID) *qdrant.Filter {
+	return &qdrant.Filter{Must: []*qdrant.Condition{qdrant.NewMatchInt("file_id", int64(id))}}
+}
+
+// readersCondition selects the points user may read: the security filter
+// of every search and listing.
+func readersCondition(user hybridsearch.UserID) *qdrant.Condition {
+	return qdrant.NewMatchKeyword("readers", string(user))
+}

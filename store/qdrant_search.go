@@ -1,0 +1,142 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/qdrant/go-client/qdrant"
+
+	"github.com/hybrid-search/hybridsearch"
+)
+
+// SearchDense returns the user's k points most similar to vec by cosine
+// similarity, best first, ties broken by point id. Points without a dense
+// vector are skipped. It returns an EINVALID error for an empty user, k ≤ 0
+// (k above MaxK is capped) or a vector whose dimension is not the
+// collection's, before sending anything.
+func (q *Qdrant) SearchDense(ctx context.Context, user hybridsearch.UserID, vec []float32, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error) {
+	k, err := checkSearch(user, k)
+	if err != nil {
+		return nil, err
+	}
+	if len(vec) != q.dim {
+		return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: search dense: query has dimension %d, the collection has %d", len(vec), q.dim)
+	}
+	for _, x := range vec {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: search dense: non-finite query value")
+		}
+	}
+	return q.query(ctx, "search dense", &qdrant.QueryPoints{
+		Query:  qdrant.NewQueryDense(vec),
+		Using:  qdrant.PtrOf(VectorDense),
+		Filter: searchFilter(user, f),
+		Limit:  qdrant.PtrOf(uint64(k)),
+	})
+}
+
+// SearchSparse returns the user's k points with the highest score on the
+// sparse vector named vector ("bm25" or "trigram"): Σ q_i · d_i · IDF(n_i,
+// N) over the indices the query and the point share (see IDF), best first,
+// ties broken by point id. Only points sharing an index with q are found;
+// an empty q finds nothing. It returns an EINVALID error for an empty user,
+// k ≤ 0, another vector name or a malformed q, before sending anything.
+func (q *Qdrant) SearchSparse(ctx context.Context, user hybridsearch.UserID, vector string, sq hybridsearch.SparseVector, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error) {
+	k, err := checkSearch(user, k)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckSparseName(vector); err != nil {
+		return nil, err
+	}
+	if err := CheckSparse(vector, sq); err != nil {
+		return nil, err
+	}
+	if len(sq.Indices) == 0 {
+		return nil, nil
+	}
+	sq = sortedSparse(sq)
+	return q.query(ctx, "search "+vector, &qdrant.QueryPoints{
+		Query:  qdrant.NewQuerySparse(sq.Indices, sq.Values),
+		Using:  qdrant.PtrOf(vector),
+		Filter: searchFilter(user, f),
+		Limit:  qdrant.PtrOf(uint64(k)),
+	})
+}
+
+// query runs a search and turns its points into hits ordered by score,
+// then point id.
+func (q *Qdrant) query(ctx context.Context, op string, req *qdrant.QueryPoints) ([]hybridsearch.Hit, error) {
+	req.CollectionName = q.collection
+	req.WithPayload = qdrant.NewWithPayloadInclude(pointFields...)
+	req.WithVectors = qdrant.NewWithVectors(false)
+	var res []*qdrant.ScoredPoint
+	err := q.call(ctx, op, func(ctx context.Context, c *qdrant.Client) (err error) {
+		res, err = c.Query(ctx, req)
+		return err
+	})
+	if err != nil || len(res) == 0 {
+		return nil, err
+	}
+	hits := make([]hybridsearch.Hit, len(res))
+	for i, p := range res {
+		hits[i] = hybridsearch.Hit{Point: pointOf(p.GetId(), p.GetPayload(), nil), Score: p.GetScore()}
+	}
+	slices.SortStableFunc(hits, func(a, b hybridsearch.Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Point.ID, b.Point.ID)
+	})
+	return hits, nil
+}
+
+// checkSearch checks the arguments every search shares and returns k
+// capped at MaxK.
+func checkSearch(user hybridsearch.UserID, k int) (int, error) {
+	if err := CheckUser(user); err != nil {
+		return 0, err
+	}
+	return CheckK(k)
+}
+
+// searchFilter returns the Qdrant filter of a search by user: readers
+// contains user, and every set field of f (type in Types, MIME in MIMEs,
+// PathPrefix in path_prefixes, mtime strictly between ModifiedAfter and
+// ModifiedBefore).
+func searchFilter(user hybridsearch.UserID, f hybridsearch.Filter) *qdrant.Filter {
+	must := []*qdrant.Condition{readersCondition(user)}
+	if len(f.Types) > 0 {
+		types := make([]string, len(f.Types))
+		for i, t := range f.Types {
+			types[i] = string(t)
+		}
+		must = append(must, qdrant.NewMatchKeywords("type", types...))
+	}
+	if len(f.MIMEs) > 0 {
+		must = append(must, qdrant.NewMatchKeywords("mime", f.MIMEs...))
+	}
+	if f.PathPrefix != "" {
+		must = append(must, qdrant.NewMatchKeyword("path_prefixes", CleanPath(f.PathPrefix)))
+	}
+	if !f.ModifiedAfter.IsZero() || !f.ModifiedBefore.IsZero() {
+		r := &qdrant.Range{}
+		if !f.ModifiedAfter.IsZero() {
+			r.Gt = qdrant.PtrOf(unixSeconds(f.ModifiedAfter))
+		}
+		if !f.ModifiedBefore.IsZero() {
+			r.Lt = qdrant.PtrOf(unixSeconds(f.ModifiedBefore))
+		}
+		must = append(must, qdrant.NewRange("mtime", r))
+	}
+	return &qdrant.Filter{Must: must}
+}
+
+// unixSeconds returns t in unix seconds with its fraction, to compare with
+// the whole seconds of mtime.
+func unixSeconds(t time.Time) float64 {
+	return float64(t.Unix()) + float64(t.Nanosecond())/1e9
+}

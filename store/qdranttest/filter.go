@@ -1,0 +1,149 @@
+package qdranttest
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/qdrant/go-client/qdrant"
+)
+
+// checkFilter returns a codes.Unimplemented error for any condition the
+// fake does not evaluate, so a filter is refused as a whole instead of
+// being evaluated wrongly. A nil filter matches every point.
+func checkFilter(f *qdrant.Filter) error {
+	if f == nil {
+		return nil
+	}
+	if f.MinShould != nil {
+		return unimplemented("filter min_should")
+	}
+	for _, list := range [][]*qdrant.Condition{f.Must, f.Should, f.MustNot} {
+		for _, c := range list {
+			if err := checkCondition(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkCondition checks one condition; see checkFilter.
+func checkCondition(c *qdrant.Condition) error {
+	switch x := c.GetConditionOneOf().(type) {
+	case *qdrant.Condition_HasId:
+		for _, id := range x.HasId.GetHasId() {
+			if _, _, err := idKey(id); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *qdrant.Condition_Filter:
+		return checkFilter(x.Filter)
+	case *qdrant.Condition_Field:
+		return checkField(x.Field)
+	}
+	return unimplemented("filter condition %T", c.GetConditionOneOf())
+}
+
+// checkField accepts a field condition on a top-level key with exactly one
+// of: a keyword, keywords, integer or integers match, or a range.
+func checkField(f *qdrant.FieldCondition) error {
+	if f.GetKey() == "" {
+		return invalid("field condition without a key")
+	}
+	if strings.ContainsAny(f.GetKey(), ".[") {
+		return unimplemented("nested payload key %q", f.GetKey())
+	}
+	if f.GeoBoundingBox != nil || f.GeoRadius != nil || f.GeoPolygon != nil || f.ValuesCount != nil ||
+		f.DatetimeRange != nil || f.IsEmpty != nil || f.IsNull != nil || (f.Match != nil) == (f.Range != nil) {
+		return unimplemented("field condition on %q other than one match or one range", f.GetKey())
+	}
+	switch m := f.GetMatch().GetMatchValue().(type) {
+	case nil, *qdrant.Match_Keyword, *qdrant.Match_Keywords, *qdrant.Match_Integer, *qdrant.Match_Integers:
+		return nil
+	default:
+		return unimplemented("match %T on %q", m, f.GetKey())
+	}
+}
+
+// matchFilter reports whether p passes a checked filter: every must
+// condition, at least one should condition if there are any, and no
+// must_not condition.
+func matchFilter(f *qdrant.Filter, p *point) bool {
+	if f == nil {
+		return true
+	}
+	for _, c := range f.Must {
+		if !matchCondition(c, p) {
+			return false
+		}
+	}
+	for _, c := range f.MustNot {
+		if matchCondition(c, p) {
+			return false
+		}
+	}
+	if len(f.Should) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(f.Should, func(c *qdrant.Condition) bool { return matchCondition(c, p) })
+}
+
+// matchCondition evaluates one checked condition. A field condition holds
+// when any value of the field (any element of an array) satisfies it.
+func matchCondition(c *qdrant.Condition, p *point) bool {
+	switch x := c.GetConditionOneOf().(type) {
+	case *qdrant.Condition_HasId:
+		return slices.ContainsFunc(x.HasId.GetHasId(), func(id *qdrant.PointId) bool {
+			key, _, _ := idKey(id)
+			return key == p.key
+		})
+	case *qdrant.Condition_Filter:
+		return matchFilter(x.Filter, p)
+	case *qdrant.Condition_Field:
+		f := x.Field
+		return slices.ContainsFunc(p.values(f.GetKey()), func(v *qdrant.Value) bool {
+			if f.Range != nil {
+				return inRange(f.Range, v)
+			}
+			return matchValue(f.Match, v)
+		})
+	}
+	return false
+}
+
+// matchValue reports whether one payload value satisfies a match. Types
+// must agree: a keyword never matches an integer.
+func matchValue(m *qdrant.Match, v *qdrant.Value) bool {
+	switch x := m.GetMatchValue().(type) {
+	case *qdrant.Match_Keyword:
+		s, ok := v.GetKind().(*qdrant.Value_StringValue)
+		return ok && s.StringValue == x.Keyword
+	case *qdrant.Match_Keywords:
+		s, ok := v.GetKind().(*qdrant.Value_StringValue)
+		return ok && slices.Contains(x.Keywords.GetStrings(), s.StringValue)
+	case *qdrant.Match_Integer:
+		n, ok := v.GetKind().(*qdrant.Value_IntegerValue)
+		return ok && n.IntegerValue == x.Integer
+	case *qdrant.Match_Integers:
+		n, ok := v.GetKind().(*qdrant.Value_IntegerValue)
+		return ok && slices.Contains(x.Integers.GetIntegers(), n.IntegerValue)
+	}
+	return false
+}
+
+// inRange reports whether a numeric payload value lies within every bound
+// of r.
+func inRange(r *qdrant.Range, v *qdrant.Value) bool {
+	var x float64
+	switch n := v.GetKind().(type) {
+	case *qdrant.Value_IntegerValue:
+		x = float64(n.IntegerValue)
+	case *qdrant.Value_DoubleValue:
+		x = n.DoubleValue
+	default:
+		return false
+	}
+	return (r.Lt == nil || x < *r.Lt) && (r.Gt == nil || x > *r.Gt) &&
+		(r.Lte == nil || x <= *r.Lte) && (r.Gte == nil || x >= *r.Gte)
+}
