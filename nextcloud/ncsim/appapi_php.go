@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -72,9 +71,6 @@ func paramInt(params map[string]any, key string) (int, bool) {
 		}
 		return 0, true
 	case float64:
-		if t != math.Trunc(t) {
-			return int(t), true
-		}
 		return int(t), true
 	case json.Number:
 		if i, err := t.Int64(); err == nil {

@@ -75,7 +75,7 @@ func TestWebhookDeliveryToExApp(t *testing.T) {
 }
 
 func TestWebhookQueueControls(t *testing.T) {
-	s, ts := aaServer(t, func(s *Server) { s.WebhookInterval = 30 * time.Millisecond })
+	s, ts := aaServer(t, func(s *Server) { s.WebhookInterval = 150 * time.Millisecond })
 	f := aaHookApp(t, s, ts.URL, nil, map[string]any{"httpMethod": "POST", "uri": "/api/webhook", "event": NodeWrittenEvent})
 	write := func(id int64) {
 		s.emit(Event{Class: NodeWrittenEvent, Node: &Node{ID: id, Path: "/alice/files/f"}, User: "alice"})
@@ -94,7 +94,7 @@ func TestWebhookQueueControls(t *testing.T) {
 	write(3)
 	write(4)
 	write(5)
-	time.Sleep(100 * time.Millisecond) // several cron intervals
+	time.Sleep(200 * time.Millisecond) // more than a cron interval
 	if q := s.QueuedWebhooks(); q != 3 || len(s.Deliveries()) != 2 {
 		t.Fatalf("paused: %d queued, %d delivered", q, len(s.Deliveries()))
 	}
@@ -115,14 +115,14 @@ func TestWebhookQueueControls(t *testing.T) {
 
 	// Delayed: the cron leaves jobs until they are old enough.
 	s.ResumeWebhooks()
-	s.DelayWebhooks(150 * time.Millisecond)
+	s.DelayWebhooks(400 * time.Millisecond)
 	write(6)
-	time.Sleep(80 * time.Millisecond)
+	time.Sleep(200 * time.Millisecond) // past the cron interval, not the delay
 	if s.QueuedWebhooks() != 1 {
 		t.Fatalf("delayed job ran early")
 	}
 	aaAwait(t, "delayed delivery", func() bool { return len(s.Deliveries()) == 6 })
-	if last := s.Deliveries()[5]; last.Delivered.Sub(last.Queued) < 150*time.Millisecond {
+	if last := s.Deliveries()[5]; last.Delivered.Sub(last.Queued) < 400*time.Millisecond {
 		t.Errorf("delayed job ran after %v", last.Delivered.Sub(last.Queued))
 	}
 }
