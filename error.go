@@ -3,6 +3,7 @@ package hybridsearch
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Error kinds. The set is closed; anything else reads as EINTERNAL.
@@ -29,8 +30,10 @@ type Error struct {
 // Error returns the message, followed by the cause when there is one.
 func (e *Error) Error() string {
 	switch {
-	case e.Err != nil && e.Message != "":
+	case e.Err != nil && e.Message != "" && !strings.HasSuffix(e.Message, e.Err.Error()):
 		return e.Message + ": " + e.Err.Error()
+	case e.Message != "":
+		return e.Message
 	case e.Err != nil:
 		return e.Err.Error()
 	}

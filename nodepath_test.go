@@ -34,6 +34,12 @@ func TestSplitNodePath(t *testing.T) {
 
 func TestErrorKinds(t *testing.T) {
 	err := hs.Errorf(hs.ENOTFOUND, "file %d: %w", 3, hs.Errorf(hs.EUNAVAILABLE, "down"))
+	if err.Error() != "file 3: down" {
+		t.Errorf("Error() = %q, want the cause once", err.Error())
+	}
+	if w := hs.WrapError(hs.EUNAVAILABLE, errPlain("dial tcp"), "could not queue"); w.Error() != "could not queue: dial tcp" {
+		t.Errorf("WrapError.Error() = %q", w.Error())
+	}
 	if hs.ErrorKind(err) != hs.ENOTFOUND {
 		t.Errorf("ErrorKind = %q", hs.ErrorKind(err))
 	}

@@ -53,6 +53,7 @@ type Scanner struct {
 
 	mu       sync.Mutex
 	progress ScanProgress
+	turn     chan struct{} // one scan at a time
 	running  bool
 	wake     chan struct{}
 	pending  map[hs.UserID]bool // requested user scans; "" = everyone
@@ -68,8 +69,7 @@ func (s *Scanner) Progress() ScanProgress {
 }
 
 // ScanAll scans every user. report, if non-nil, receives the fraction of
-// users done. Only one ScanAll runs at a time; a second call waits for
-// nothing and returns ECONFLICT.
+// users done. Scans run one at a time: a call waits for a running scan.
 func (s *Scanner) ScanAll(ctx context.Context, report func(fraction float64)) error {
 	users, err := s.Users.ListUsers(ctx)
 	if err != nil {
@@ -85,10 +85,18 @@ func (s *Scanner) ScanUser(ctx context.Context, user hs.UserID) error {
 
 func (s *Scanner) scan(ctx context.Context, users []hs.UserID, report func(float64)) error {
 	s.mu.Lock()
-	if s.running {
-		s.mu.Unlock()
-		return hs.Errorf(hs.ECONFLICT, "a scan is already running")
+	if s.turn == nil {
+		s.turn = make(chan struct{}, 1)
 	}
+	turn := s.turn
+	s.mu.Unlock()
+	select {
+	case turn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-turn }()
+	s.mu.Lock()
 	s.running = true
 	s.progress = ScanProgress{Running: true, Started: time.Now(), UsersTotal: len(users)}
 	s.mu.Unlock()

@@ -100,11 +100,7 @@ func (m *Main) Run(ctx context.Context) error {
 			{Name: "reach NATS", Run: func(ctx context.Context, _ func(float64)) error { return m.checkNATS(ctx) }},
 			{Name: "reach the index store", Run: func(ctx context.Context, _ func(float64)) error { return m.Store.Health(ctx) }},
 			{Name: "initial scan", Run: func(ctx context.Context, report func(float64)) error {
-				err := m.Scanner.ScanAll(ctx, report)
-				if hs.ErrorKind(err) == hs.ECONFLICT {
-					return nil // a scan is already running
-				}
-				return err
+				return m.Scanner.ScanAll(ctx, report)
 			}},
 		},
 		// On enable (after init, and on every re-enable) scan again: changes
@@ -138,7 +134,7 @@ func (m *Main) openQueue(ctx context.Context) error {
 		return err
 	}
 	m.NATS = nc
-	m.Queue, err = queue.Open(ctx, nc, queue.Options{Workers: m.Config.Workers, Logger: m.Logger})
+	m.Queue, err = queue.Open(ctx, nc, queue.Options{Workers: m.Config.Workers, Backoff: m.Config.RetryBackoff, Logger: m.Logger})
 	return err
 }
 

@@ -40,6 +40,10 @@ type Config struct {
 	ExcludeMIME  []string // MIME types never indexed ("image/*" allowed)
 	LogLevel     string   // debug, info, warn, error
 	LogFormat    string // text, json
+
+	// RetryBackoff overrides the queue's retry delays (tests); not read
+	// from the environment.
+	RetryBackoff []time.Duration
 }
 
 // Addr is the TCP address the app listens on when not behind HaRP.

@@ -23,6 +23,7 @@ type testEnv struct {
 	Bob   ncsim.User
 	// getenv is what Main was configured from, for restarts.
 	getenv func(string) string
+	adjust func(c *Config)
 }
 
 // envOptions tune newTestEnv.
@@ -31,6 +32,7 @@ type envOptions struct {
 	extra   map[string]string // extra environment for the app
 	dataDir string            // "" = t.TempDir()
 	setup   func(sim *ncsim.Server)
+	adjust  func(c *Config) // changes the config before Main starts
 }
 
 // MustRunMain starts the simulator and the app and installs the app.
@@ -51,7 +53,7 @@ func newTestEnv(t *testing.T, o envOptions) *testEnv {
 			t.Errorf("requests the simulator does not know: %v", u)
 		}
 	})
-	env := &testEnv{Sim: sim, Alice: sim.AddUser("alice", "Alice", true), Bob: sim.AddUser("bob", "Bob", false)}
+	env := &testEnv{adjust: o.adjust, Sim: sim, Alice: sim.AddUser("alice", "Alice", true), Bob: sim.AddUser("bob", "Bob", false)}
 	if o.setup != nil {
 		o.setup(sim)
 	}
@@ -75,8 +77,13 @@ func newTestEnv(t *testing.T, o envOptions) *testEnv {
 		if k == "APP_PERSISTENT_STORAGE" {
 			return dataDir
 		}
-		if k == "LOG_LEVEL" {
+		switch k {
+		case "LOG_LEVEL":
 			return "debug"
+		case "OLLAMA_HOST":
+			return "off"
+		case "SCAN_INTERVAL":
+			return "0"
 		}
 		return appEnv.Get(k)
 	}
@@ -97,6 +104,10 @@ func (e *testEnv) start(t *testing.T) {
 	cfg, err := LoadConfig(e.getenv)
 	if err != nil {
 		t.Fatal(err)
+	}
+	cfg.RetryBackoff = []time.Duration{200 * time.Millisecond, 500 * time.Millisecond, time.Second}
+	if e.adjust != nil {
+		e.adjust(&cfg)
 	}
 	m := NewMain(cfg, slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err := m.Run(context.Background()); err != nil {
