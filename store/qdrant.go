@@ -196,7 +196,9 @@ func (q *Qdrant) create(ctx context.Context, model string) error {
 	if q.dim <= 0 {
 		return hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant collection %q does not exist and no dimension is set to create it", q.collection)
 	}
-	idf := func() *qdrant.SparseVectorParams { return &qdrant.SparseVectorParams{Modifier: qdrant.Modifier_Idf.Enum()} }
+	idf := func() *qdrant.SparseVectorParams {
+		return &qdrant.SparseVectorParams{Modifier: qdrant.Modifier_Idf.Enum()}
+	}
 	req := &qdrant.CreateCollection{
 		CollectionName: q.collection,
 		VectorsConfig: qdrant.NewVectorsConfigMap(map[string]*qdrant.VectorParams{

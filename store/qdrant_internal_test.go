@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/qdrant/go-client/qdrant"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/hybrid-search/hybridsearch"
+)
+
+func TestQdrantConfig(t *testing.T) {
+	tests := []struct {
+		url  string
+		host string
+		port int
+		tls  bool
+	}{
+		{"", "localhost", 6334, false},
+		{"http://qdrant:6334", "qdrant", 6334, false},
+		{"http://qdrant", "qdrant", 6334, false},
+		{"https://q.example.com:443/", "q.example.com", 443, true},
+		{"http://[::1]:7000", "::1", 7000, false},
+	}
+	for _, tt := range tests {
+		cfg, err := qdrantConfig(QdrantOptions{URL: tt.url, APIKey: "k"})
+		if err != nil {
+			t.Errorf("qdrantConfig(%q) = %v", tt.url, err)
+			continue
+		}
+		if cfg.Host != tt.host || cfg.Port != tt.port || cfg.UseTLS != tt.tls || cfg.APIKey != "k" {
+			t.Errorf("qdrantConfig(%q) = %s:%d tls %v key %q, want %s:%d tls %v", tt.url, cfg.Host, cfg.Port, cfg.UseTLS, cfg.APIKey, tt.host, tt.port, tt.tls)
+		}
+	}
+}
+
+func TestPointOfDeprecatedVectorFields(t *testing.T) {
+	//nolint:staticcheck // servers before 1.14 answer with the deprecated fields
+	vectors := &qdrant.VectorsOutput{VectorsOptions: &qdrant.VectorsOutput_Vectors{Vectors: &qdrant.NamedVectorsOutput{
+		Vectors: map[string]*qdrant.VectorOutput{
+			VectorDense:   {Data: []float32{0.6, 0.8}},
+			VectorBM25:    {Data: []float32{2, 1}, Indices: &qdrant.SparseIndices{Data: []uint32{9, 3}}},
+			VectorTrigram: {Vector: &qdrant.VectorOutput_Sparse{Sparse: &qdrant.SparseVector{Indices: []uint32{4}, Values: []float32{1}}}},
+		},
+	}}}
+	payload := map[string]*qdrant.Value{
+		"file_id": qdrant.NewValueDouble(12), // written through REST as a float
+		"readers": stringList([]string{"alice"}),
+	}
+	p := pointOf(qdrant.NewID("u"), payload, vectors)
+	if !slices.Equal(p.Dense, []float32{0.6, 0.8}) {
+		t.Errorf("dense = %v", p.Dense)
+	}
+	if !slices.Equal(p.BM25.Indices, []uint32{3, 9}) || !slices.Equal(p.BM25.Values, []float32{1, 2}) {
+		t.Errorf("bm25 = %v, want sorted {[3 9] [1 2]}", p.BM25)
+	}
+	if !slices.Equal(p.Trigram.Indices, []uint32{4}) {
+		t.Errorf("trigram = %v", p.Trigram)
+	}
+	if p.File.ID != 12 || p.Chunk.FileID != 12 || !slices.Equal(p.File.Readers, []hybridsearch.UserID{"alice"}) {
+		t.Errorf("file = %+v", p.File)
+	}
+}
+
+func TestQdrantErrorMapping(t *testing.T) {
+	live := context.Background()
+	cancelled, cancel := context.WithCancel(live)
+	cancel()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want string
+	}{
+		{"unavailable", live, status.Error(codes.Unavailable, "down"), hybridsearch.EUNAVAILABLE},
+		{"wrapped by the client", live, fmt.Errorf("Query() failed: %w", status.Error(codes.InvalidArgument, "Wrong input")), hybridsearch.EINVALID},
+		{"rate limited", live, &qdrant.QdrantResourceExhaustedError{Reason: "slow down", RetryAfterS: 3}, hybridsearch.EUNAVAILABLE},
+		{"timeout", live, status.Error(codes.DeadlineExceeded, "deadline"), hybridsearch.EUNAVAILABLE},
+		{"aborted", live, status.Error(codes.Aborted, "conflict"), hybridsearch.EUNAVAILABLE},
+		{"exists", live, status.Error(codes.AlreadyExists, "exists"), hybridsearch.ECONFLICT},
+		{"not a status", live, errors.New("boom"), hybridsearch.EINTERNAL},
+		{"caller gave up", cancelled, status.Error(codes.Canceled, "context canceled"), hybridsearch.EINTERNAL},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := qdrantError(tt.ctx, "op", tt.err)
+			if got := hybridsearch.ErrorKind(err); got != tt.want {
+				t.Errorf("qdrantError(%v) kind = %q, want %q", tt.err, got, tt.want)
+			}
+			if tt.ctx.Err() != nil && !errors.Is(err, context.Canceled) {
+				t.Errorf("qdrantError(%v) = %v, want it to wrap context.Canceled", tt.err, err)
+			}
+		})
+	}
+}

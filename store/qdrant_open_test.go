@@ -1,0 +1,326 @@
+package store_test
+
+import (
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/qdrant/go-client/qdrant"
+
+	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/qdranttest"
+)
+
+func TestOpenQdrantBootstrap(t *testing.T) {
+	srv := qdranttest.NewServer(t)
+	o := fakeOptions(srv)
+	mustOpenQdrant(t, o)
+	mustOpenQdrant(t, o) // idempotent
+
+	if got := len(srv.RequestsFor(qdrant.Collections_Create_FullMethodName)); got != 1 {
+		t.Errorf("opening twice sent %d creates, want 1", got)
+	}
+	indexes := map[string]qdrant.FieldType{}
+	for _, m := range srv.RequestsFor(qdrant.Points_CreateFieldIndex_FullMethodName) {
+		r := m.(*qdrant.CreateFieldIndexCollection)
+		if _, dup := indexes[r.GetFieldName()]; dup {
+			t.Errorf("index %q created twice", r.GetFieldName())
+		}
+		indexes[r.GetFieldName()] = r.GetFieldType()
+		if tenant := r.GetFieldIndexParams().GetKeywordIndexParams().GetIsTenant(); tenant != (r.GetFieldName() == "readers") {
+			t.Errorf("index %q is_tenant = %v", r.GetFieldName(), tenant)
+		}
+	}
+	want := map[string]qdrant.FieldType{
+		"readers": qdrant.FieldType_FieldTypeKeyword, "file_id": qdrant.FieldType_FieldTypeInteger,
+		"mime": qdrant.FieldType_FieldTypeKeyword, "type": qdrant.FieldType_FieldTypeKeyword,
+		"mtime": qdrant.FieldType_FieldTypeInteger, "path_prefixes": qdrant.FieldType_FieldTypeKeyword,
+		"hash": qdrant.FieldType_FieldTypeKeyword,
+	}
+	if len(indexes) != len(want) {
+		t.Errorf("created indexes %v, want %v", indexes, want)
+	}
+	for f, typ := range want {
+		if indexes[f] != typ {
+			t.Errorf("index %q has type %v, want %v", f, indexes[f], typ)
+		}
+	}
+
+	info, err := rawClient(t, srv).GetCollectionInfo(t.Context(), store.CollectionName("nomic-embed-text:v1.5", 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := info.GetConfig().GetParams()
+	if d := params.GetVectorsConfig().GetParamsMap().GetMap()["dense"]; d.GetSize() != 4 || d.GetDistance() != qdrant.Distance_Cosine {
+		t.Errorf("dense vector = %v, want size 4, Cosine", d)
+	}
+	for _, name := range []string{"bm25", "trigram"} {
+		if sp := params.GetSparseVectorsConfig().GetMap()[name]; sp.GetModifier() != qdrant.Modifier_Idf {
+			t.Errorf("sparse vector %s = %v, want the IDF modifier", name, sp)
+		}
+	}
+	md := info.GetConfig().GetMetadata()
+	if md["model"].GetStringValue() != "nomic-embed-text:v1.5" || md["dim"].GetIntegerValue() != 4 || md["schema"].GetIntegerValue() != store.QdrantSchema {
+		t.Errorf("metadata = %v", md)
+	}
+}
+
+func TestOpenQdrantConcurrently(t *testing.T) {
+	srv := qdranttest.NewServer(t)
+	o := fakeOptions(srv)
+	o.Logger = qdrantLogger(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() {
+			s, err := store.OpenQdrant(t.Context(), o)
+			if err == nil {
+				err = s.Close()
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("OpenQdrant #%d = %v", i, err)
+		}
+	}
+	names, err := rawClient(t, srv).ListCollections(t.Context())
+	if err != nil || len(names) != 1 {
+		t.Errorf("collections = %v, %v, want one", names, err)
+	}
+}
+
+func TestOpenQdrantRefusesOtherCollections(t *testing.T) {
+	const name = "shared_collection"
+	good := func() *qdrant.CreateCollection {
+		idf := func() *qdrant.SparseVectorParams {
+			return &qdrant.SparseVectorParams{Modifier: qdrant.Modifier_Idf.Enum()}
+		}
+		return &qdrant.CreateCollection{
+			CollectionName: name,
+			VectorsConfig: qdrant.NewVectorsConfigMap(map[string]*qdrant.VectorParams{
+				"dense": {Size: 4, Distance: qdrant.Distance_Cosine},
+			}),
+			SparseVectorsConfig: qdrant.NewSparseVectorsConfig(map[string]*qdrant.SparseVectorParams{"bm25": idf(), "trigram": idf()}),
+			Metadata:            qdrant.NewValueMap(map[string]any{"model": "m", "dim": 4, "schema": store.QdrantSchema}),
+		}
+	}
+	tests := []struct {
+		name   string
+		create func(c *qdrant.CreateCollection)
+		index  *qdrant.CreateFieldIndexCollection
+		opts   store.QdrantOptions
+		want   string // in the error message
+	}{
+		{"other dimension", nil, nil, store.QdrantOptions{Dim: 8, Model: "m"}, "dimension 4, not 8"},
+		{"other model", nil, nil, store.QdrantOptions{Dim: 4, Model: "other"}, `model "m"`},
+		{"euclid distance", func(c *qdrant.CreateCollection) {
+			c.VectorsConfig.GetParamsMap().Map["dense"].Distance = qdrant.Distance_Euclid
+		}, nil, store.QdrantOptions{Dim: 4}, "Euclid"},
+		{"no dense vector", func(c *qdrant.CreateCollection) {
+			c.VectorsConfig = qdrant.NewVectorsConfigMap(map[string]*qdrant.VectorParams{"other": {Size: 4, Distance: qdrant.Distance_Cosine}})
+		}, nil, store.QdrantOptions{Dim: 4}, `no "dense" vector`},
+		{"bm25 without idf", func(c *qdrant.CreateCollection) {
+			c.SparseVectorsConfig.Map["bm25"] = &qdrant.SparseVectorParams{}
+		}, nil, store.QdrantOptions{Dim: 4}, `"bm25"`},
+		{"no trigram", func(c *qdrant.CreateCollection) {
+			delete(c.SparseVectorsConfig.Map, "trigram")
+		}, nil, store.QdrantOptions{Dim: 4}, `"trigram"`},
+		{"no metadata", func(c *qdrant.CreateCollection) { c.Metadata = nil }, nil, store.QdrantOptions{Dim: 4}, "schema 0"},
+		{"other schema", func(c *qdrant.CreateCollection) {
+			c.Metadata["schema"] = qdrant.NewValueInt(store.QdrantSchema + 1)
+		}, nil, store.QdrantOptions{Dim: 4}, "schema"},
+		{"readers indexed as text", nil, &qdrant.CreateFieldIndexCollection{
+			CollectionName: name, FieldName: "readers", FieldType: qdrant.FieldType_FieldTypeText.Enum(),
+		}, store.QdrantOptions{Dim: 4}, `"readers"`},
+		{"absent, no dimension", func(*qdrant.CreateCollection) {}, nil, store.QdrantOptions{Collection: "absent"}, "no dimension"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := qdranttest.NewServer(t)
+			c := rawClient(t, srv)
+			req := good()
+			if tt.create != nil {
+				tt.create(req)
+			}
+			if err := c.CreateCollection(t.Context(), req); err != nil {
+				t.Fatal(err)
+			}
+			if tt.index != nil {
+				if _, err := c.CreateFieldIndex(t.Context(), tt.index); err != nil {
+					t.Fatal(err)
+				}
+			}
+			o := tt.opts
+			o.URL, o.Logger = srv.URL(), qdrantLogger(t)
+			if o.Collection == "" {
+				o.Collection = name
+			}
+			s, err := store.OpenQdrant(t.Context(), o)
+			if err == nil {
+				s.Close()
+			}
+			if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID || !strings.Contains(err.Error(), o.Collection) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("OpenQdrant = %v, want EINVALID naming %q and saying %q", err, o.Collection, tt.want)
+			}
+		})
+	}
+}
+
+func TestOpenQdrantAdoptsDimension(t *testing.T) {
+	srv := qdranttest.NewServer(t)
+	o := fakeOptions(srv)
+	o.Collection = "mine"
+	mustOpenQdrant(t, o)
+
+	o.Dim, o.Model = 0, ""
+	s := mustOpenQdrant(t, o)
+	st, err := s.Stats(t.Context())
+	if err != nil || st != (store.Stats{Dim: 4}) {
+		t.Errorf("Stats() = %+v, %v, want dimension 4 and nothing stored", st, err)
+	}
+}
+
+func TestOpenQdrantBadOptions(t *testing.T) {
+	tests := []struct {
+		name string
+		o    store.QdrantOptions
+	}{
+		{"no scheme", store.QdrantOptions{URL: "localhost:6334", Dim: 4, Model: "m"}},
+		{"grpc scheme", store.QdrantOptions{URL: "grpc://localhost:6334", Dim: 4, Model: "m"}},
+		{"bad port", store.QdrantOptions{URL: "http://localhost:99999", Dim: 4, Model: "m"}},
+		{"a path", store.QdrantOptions{URL: "http://localhost:6334/qdrant", Dim: 4, Model: "m"}},
+		{"no host", store.QdrantOptions{URL: "http://:6334", Dim: 4, Model: "m"}},
+		{"no model for the name", store.QdrantOptions{Dim: 4}},
+		{"no dimension for the name", store.QdrantOptions{Model: "m"}},
+		{"negative dimension", store.QdrantOptions{Collection: "c", Dim: -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := store.OpenQdrant(t.Context(), tt.o)
+			if err == nil {
+				s.Close()
+			}
+			if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+				t.Errorf("OpenQdrant(%+v) = %v, want EINVALID", tt.o, err)
+			}
+		})
+	}
+}
+
+func TestOpenQdrantUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	s, err := store.OpenQdrant(t.Context(), store.QdrantOptions{URL: "http://" + addr, Dim: 4, Model: "m", Logger: qdrantLogger(t)})
+	if err == nil {
+		s.Close()
+	}
+	if hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
+		t.Errorf("OpenQdrant(closed port) = %v, want EUNAVAILABLE", err)
+	}
+}
+
+func TestQdrantCallTimeout(t *testing.T) {
+	// A server that accepts connections and never answers: every call must
+	// end at the per-call timeout.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	start := time.Now()
+	s, err := store.OpenQdrant(t.Context(), store.QdrantOptions{
+		URL: "http://" + ln.Addr().String(), Dim: 4, Model: "m", Timeout: 200 * time.Millisecond, Logger: qdrantLogger(t),
+	})
+	if err == nil {
+		s.Close()
+	}
+	if hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
+		t.Errorf("OpenQdrant(silent server) = %v, want EUNAVAILABLE", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("OpenQdrant took %v with a 200ms timeout", d)
+	}
+}
+
+func TestQdrantAPIKey(t *testing.T) {
+	srv := qdranttest.NewServer(t)
+	srv.SetAPIKey("secret")
+	o := fakeOptions(srv)
+	o.Logger = qdrantLogger(t)
+	s, err := store.OpenQdrant(t.Context(), o)
+	if err == nil {
+		s.Close()
+	}
+	if hybridsearch.ErrorKind(err) != hybridsearch.EUNAUTHORIZED {
+		t.Errorf("OpenQdrant without the API key = %v, want EUNAUTHORIZED", err)
+	}
+	o.APIKey = "secret"
+	qs := mustOpenQdrant(t, o)
+	if err := qs.Health(t.Context()); err != nil {
+		t.Errorf("Health() with the API key = %v", err)
+	}
+	if _, err := qs.Files(t.Context(), "alice"); err != nil {
+		t.Errorf("Files() with the API key = %v", err)
+	}
+}
+
+func TestCollectionName(t *testing.T) {
+	tests := []struct {
+		model string
+		dim   int
+		want  string
+	}{
+		{"nomic-embed-text", 768, "hybrid_search_nomic_embed_text_768"},
+		{"nomic-embed-text:v1.5", 768, "hybrid_search_nomic_embed_text_v1_5_768"},
+		{"BAAI/bge-M3", 1024, "hybrid_search_baai_bge_m3_1024"},
+		{"--x--", 4, "hybrid_search_x_4"},
+		{"", 4, "hybrid_search_4"},
+	}
+	for _, tt := range tests {
+		if got := store.CollectionName(tt.model, tt.dim); got != tt.want {
+			t.Errorf("CollectionName(%q, %d) = %q, want %q", tt.model, tt.dim, got, tt.want)
+		}
+	}
+}
+
+// rawClient returns a go-client connected to the fake, closed at cleanup.
+func rawClient(tb testing.TB, srv *qdranttest.Server) *qdrant.Client {
+	tb.Helper()
+	host, port, _ := splitURL(tb, srv.URL())
+	c, err := qdrant.NewClient(&qdrant.Config{Host: host, Port: port, SkipCompatibilityCheck: true, PoolSize: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
