@@ -95,28 +95,39 @@ type fileRec struct {
 	slots  []int32 // the points' slots, sorted
 }
 
+// purgeMin is the least number of dead slots worth a purge.
+const purgeMin = 1024
+
 // posting is one point's weight for one sparse index.
 type posting struct {
 	slot int32
 	w    float32
 }
 
+// postingList is the postings of one sparse index.
+type postingList struct {
+	ps   []posting // unordered; includes dead slots' postings until a purge
+	live int       // postings of live points: IDF's n
+}
+
 // invIndex is the inverted index of one named sparse vector.
 type invIndex struct {
-	postings map[uint32][]posting // sorted by slot
-	docs     int                  // points with a non-empty vector: IDF's N
+	postings map[uint32]*postingList
+	docs     int // points with a non-empty vector: IDF's N
 }
 
 // index is the in-memory state of a Local store. Points live in slots:
 // slot s owns slab[s*dim:(s+1)*dim], its normalised dense vector. Freed
-// slots are reused. Only apply mutates an index.
+// slots are reused once their postings are purged. Only apply mutates an
+// index.
 type index struct {
 	dim    int
 	slab   []float32
 	slots  []*pointRec // nil when free
 	file   []*fileRec  // file of each slot
 	dense  []bool      // whether a slot has a dense vector
-	free   []int32
+	free   []int32     // slots ready for reuse
+	dead   []int32     // freed slots whose postings are not purged yet
 	files  map[hybridsearch.FileID]*fileRec
 	users  map[hybridsearch.UserID][]int32 // sorted slots each reader may see
 	hashes map[string][]int32              // chunk hash -> slots with a dense vector
@@ -132,7 +143,7 @@ func newIndex(dim int) *index {
 		hashes: make(map[string][]int32),
 	}
 	for i := range x.sparse {
-		x.sparse[i].postings = make(map[uint32][]posting)
+		x.sparse[i].postings = make(map[uint32]*postingList)
 	}
 	return x
 }
@@ -180,21 +191,28 @@ func (x *index) apply(o *op) error {
 				return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", o.meta.ID, len(p.dense), x.dim)
 			}
 		}
-		x.deleteFile(o.meta.ID)
-		x.writeFile(o.meta, o.points)
+		x.replaceFile(o.meta, o.points)
 	case opMeta:
 		x.updateMeta(o.meta)
 	case opDelete:
-		x.deleteFile(o.meta.ID)
+		x.replaceFile(o.meta, nil)
 	}
 	return nil
 }
 
-// writeFile adds a file that has no points now.
-func (x *index) writeFile(meta hybridsearch.FileMeta, points []pointIn) {
-	if len(points) == 0 {
-		return
+// replaceFile makes the file's points exactly points (none deletes it).
+func (x *index) replaceFile(meta hybridsearch.FileMeta, points []pointIn) {
+	if old := x.files[meta.ID]; old != nil {
+		x.unlink(old)
 	}
+	if len(points) > 0 {
+		x.link(meta, points)
+	}
+	x.purgeDead()
+}
+
+// link stores a file that has no points now.
+func (x *index) link(meta hybridsearch.FileMeta, points []pointIn) {
 	f := &fileRec{meta: meta, points: make([]*pointRec, len(points)), slots: make([]int32, len(points))}
 	for i, p := range points {
 		if p.dense != nil && x.dim == 0 {
@@ -221,12 +239,8 @@ func (x *index) writeFile(meta hybridsearch.FileMeta, points []pointIn) {
 	}
 }
 
-// deleteFile removes a file's points, if it has any.
-func (x *index) deleteFile(id hybridsearch.FileID) {
-	f := x.files[id]
-	if f == nil {
-		return
-	}
+// unlink removes a file's points; their slots are dead until purged.
+func (x *index) unlink(f *fileRec) {
 	for _, u := range f.meta.Readers {
 		x.setUser(u, removeSlots(x.users[u], f.slots))
 	}
@@ -240,12 +254,12 @@ func (x *index) deleteFile(id hybridsearch.FileID) {
 				delete(x.hashes, h)
 			}
 		}
-		x.sparse[0].remove(s, r.bm25)
-		x.sparse[1].remove(s, r.trigram)
+		x.sparse[0].remove(r.bm25)
+		x.sparse[1].remove(r.trigram)
 		x.slots[s], x.file[s], x.dense[s] = nil, nil, false
-		x.free = append(x.free, s)
+		x.dead = append(x.dead, s)
 	}
-	delete(x.files, id)
+	delete(x.files, f.meta.ID)
 	x.points -= len(f.points)
 }
 
@@ -306,7 +320,8 @@ func (x *index) vector(s int32) []float32 {
 	return x.slab[int(s)*x.dim : (int(s)+1)*x.dim : (int(s)+1)*x.dim]
 }
 
-// add indexes slot s's sparse vector.
+// add indexes slot s's sparse vector: postings are appended, so lists are
+// in no particular order.
 func (ix *invIndex) add(s int32, v hybridsearch.SparseVector) {
 	if len(v.Indices) == 0 {
 		return
@@ -314,32 +329,63 @@ func (ix *invIndex) add(s int32, v hybridsearch.SparseVector) {
 	ix.docs++
 	for j, i := range v.Indices {
 		pl := ix.postings[i]
-		k, _ := slices.BinarySearchFunc(pl, s, cmpPosting)
-		ix.postings[i] = slices.Insert(pl, k, posting{slot: s, w: v.Values[j]})
+		if pl == nil {
+			pl = &postingList{}
+			ix.postings[i] = pl
+		}
+		pl.ps = append(pl.ps, posting{slot: s, w: v.Values[j]})
+		pl.live++
 	}
 }
 
-// remove unindexes slot s's sparse vector.
-func (ix *invIndex) remove(s int32, v hybridsearch.SparseVector) {
+// remove unindexes slot s's sparse vector lazily: its postings stay until
+// purge, uncounted in IDF and unreachable by searches (a dead slot is in no
+// user's list), and the slot is not reused before then. A list with no live
+// posting left is dropped at once.
+func (ix *invIndex) remove(v hybridsearch.SparseVector) {
 	if len(v.Indices) == 0 {
 		return
 	}
 	ix.docs--
 	for _, i := range v.Indices {
-		pl := ix.postings[i]
-		k, ok := slices.BinarySearchFunc(pl, s, cmpPosting)
-		if !ok {
-			continue
+		if pl := ix.postings[i]; pl != nil {
+			if pl.live--; pl.live == 0 {
+				delete(ix.postings, i)
+			}
 		}
-		if len(pl) == 1 {
-			delete(ix.postings, i)
-			continue
-		}
-		ix.postings[i] = slices.Delete(pl, k, k+1)
 	}
 }
 
-func cmpPosting(p posting, s int32) int { return cmp.Compare(p.slot, s) }
+// purge drops the postings of the dead slots (a bitmap).
+func (ix *invIndex) purge(dead []uint64) {
+	for _, pl := range ix.postings {
+		out := pl.ps[:0]
+		for _, p := range pl.ps {
+			if dead[p.slot>>6]&(1<<(p.slot&63)) == 0 {
+				out = append(out, p)
+			}
+		}
+		clear(pl.ps[len(out):])
+		pl.ps = out
+	}
+}
+
+// purgeDead purges the postings of dead slots once there are enough of
+// them to pay for a pass over every posting list, and frees the slots.
+func (x *index) purgeDead() {
+	if len(x.dead) < max(purgeMin, len(x.slots)/8) {
+		return
+	}
+	bits := make([]uint64, (len(x.slots)+63)/64)
+	for _, s := range x.dead {
+		bits[s>>6] |= 1 << (s & 63)
+	}
+	for i := range x.sparse {
+		x.sparse[i].purge(bits)
+	}
+	x.free = append(x.free, x.dead...)
+	x.dead = x.dead[:0]
+}
 
 // addSlots merges the sorted slots add into the sorted list, in place.
 func addSlots(list, add []int32) []int32 {

@@ -148,11 +148,11 @@ func (l *Local) SearchSparse(ctx context.Context, user hybridsearch.UserID, vect
 	}
 	for j, i := range q.Indices {
 		pl := ix.postings[i]
-		if len(pl) == 0 {
+		if pl == nil {
 			continue
 		}
-		w := q.Values[j] * float32(IDF(len(pl), ix.docs))
-		for _, p := range pl {
+		w := q.Values[j] * float32(IDF(pl.live, ix.docs))
+		for _, p := range pl.ps {
 			word, bit := p.slot>>6, uint64(1)<<(p.slot&63)
 			if sc.user[word]&bit == 0 {
 				continue

@@ -174,3 +174,39 @@ func TestLocalConcurrent(t *testing.T) {
 	}
 	checkModel(t, mustOpen(t, dir, store.LocalOptions{}), all, rng, testUsers, dim)
 }
+
+// TestLocalChurn rewrites many chunks so dead slots are purged from the
+// posting lists and reused, and checks every leg against brute force.
+func TestLocalChurn(t *testing.T) {
+	const dim = 4
+	rng := rand.New(rand.NewPCG(5, 6))
+	dir := t.TempDir()
+	s := mustOpen(t, dir, store.LocalOptions{})
+	m := newModel()
+	for round := range 5 {
+		for f := 1; f <= 40; f++ {
+			id := hybridsearch.FileID(f)
+			meta := hybridsearch.FileMeta{ID: id, Readers: randReaders(rng, testUsers)}
+			var points []hybridsearch.Point
+			for no := range 20 + rng.IntN(20) {
+				points = append(points, hybridsearch.Point{
+					ID:      hybridsearch.PointID(id, no),
+					Chunk:   hybridsearch.Chunk{FileID: id, No: no, Hash: fmt.Sprint(round, no)},
+					Dense:   randDense(rng, dim),
+					BM25:    randSparse(rng, 40, 6),
+					Trigram: randSparse(rng, 40, 10),
+				})
+			}
+			if err := s.WriteFile(t.Context(), meta, points); err != nil {
+				t.Fatal(err)
+			}
+			m.write(meta, points)
+		}
+		checkModel(t, s, m, rng, testUsers, dim)
+	}
+	if st, _ := s.Stats(t.Context()); st.Points > 40*40 {
+		t.Errorf("Stats().Points = %d after churn", st.Points)
+	}
+	s.Close()
+	checkModel(t, mustOpen(t, dir, store.LocalOptions{}), m, rng, testUsers, dim)
+}
