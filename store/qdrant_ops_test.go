@@ -23,7 +23,7 @@ func TestQdrantSearchRequests(t *testing.T) {
 	s := mustOpenQdrant(t, fakeOptions(srv))
 	m := qmeta(1, "/Documents/a.md", "alice")
 	mustWriteQ(t, s, m, qpoint(m, 0, []float32{1, 0, 0, 0}))
-	after, before := time.Unix(1700000000, 500_000_000), time.Unix(1800000000, 0)
+	after, before := time.Unix(1700000000, 500_000_000), time.Unix(1800000000, 1)
 	f := hybridsearch.Filter{
 		Types: []hybridsearch.DocType{hybridsearch.DocNote}, MIMEs: []string{"text/markdown", "text/plain"},
 		PathPrefix: "/Documents/", ModifiedAfter: after, ModifiedBefore: before,
@@ -68,7 +68,7 @@ func TestQdrantSearchRequests(t *testing.T) {
 			got := describeFilter(q.GetFilter())
 			want := []string{
 				"readers=alice", "type in [note]", "mime in [text/markdown text/plain]",
-				"path_prefixes=/Documents", "mtime > 1700000000.5 < 1800000000.0",
+				"path_prefixes=/Documents", "mtime > 1700000000.0 < 1800000001.0",
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("filter = %q, want %q", got, want)
@@ -108,6 +108,35 @@ func describeFilter(f *qdrant.Filter) []string {
 		out = append(out, "unexpected should/must_not")
 	}
 	return out
+}
+
+func TestQdrantModifiedBetweenSeconds(t *testing.T) {
+	srv := qdranttest.NewServer(t)
+	s := mustOpenQdrant(t, fakeOptions(srv))
+	m := qmeta(1, "/a.md", "alice")
+	m.Modified = time.Unix(1700000001, 0)
+	mustWriteQ(t, s, m, qpoint(m, 0, []float32{1, 0, 0, 0}))
+	at := func(sec, nsec int64) time.Time { return time.Unix(sec, nsec) }
+	tests := []struct {
+		name   string
+		filter hybridsearch.Filter
+		found  bool
+	}{
+		{"after half a second before", hybridsearch.Filter{ModifiedAfter: at(1700000000, 500_000_000)}, true},
+		{"after the same second", hybridsearch.Filter{ModifiedAfter: at(1700000001, 0)}, false},
+		{"after a fraction into it", hybridsearch.Filter{ModifiedAfter: at(1700000001, 1)}, false},
+		{"before a fraction after", hybridsearch.Filter{ModifiedBefore: at(1700000001, 1)}, true},
+		{"before the same second", hybridsearch.Filter{ModifiedBefore: at(1700000001, 0)}, false},
+		{"before a fraction before", hybridsearch.Filter{ModifiedBefore: at(1700000000, 999_999_999)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits, err := s.SearchDense(t.Context(), "alice", []float32{1, 0, 0, 0}, 10, tt.filter)
+			if err != nil || (len(hits) == 1) != tt.found {
+				t.Errorf("found %d hits (%v), want found = %v", len(hits), err, tt.found)
+			}
+		})
+	}
 }
 
 func TestQdrantArgumentErrorsSendNothing(t *testing.T) {

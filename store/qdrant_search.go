@@ -5,7 +5,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/qdrant/go-client/qdrant"
 
@@ -123,20 +122,20 @@ func searchFilter(user hybridsearch.UserID, f hybridsearch.Filter) *qdrant.Filte
 		must = append(must, qdrant.NewMatchKeyword("path_prefixes", CleanPath(f.PathPrefix)))
 	}
 	if !f.ModifiedAfter.IsZero() || !f.ModifiedBefore.IsZero() {
+		// mtime holds whole seconds, so whole-second bounds are exact:
+		// s > t ⟺ s > ⌊t⌋ and s < t ⟺ s < ⌈t⌉ for an integer s.
 		r := &qdrant.Range{}
-		if !f.ModifiedAfter.IsZero() {
-			r.Gt = qdrant.PtrOf(unixSeconds(f.ModifiedAfter))
+		if t := f.ModifiedAfter; !t.IsZero() {
+			r.Gt = qdrant.PtrOf(float64(t.Unix()))
 		}
-		if !f.ModifiedBefore.IsZero() {
-			r.Lt = qdrant.PtrOf(unixSeconds(f.ModifiedBefore))
+		if t := f.ModifiedBefore; !t.IsZero() {
+			ceil := t.Unix()
+			if t.Nanosecond() > 0 {
+				ceil++
+			}
+			r.Lt = qdrant.PtrOf(float64(ceil))
 		}
 		must = append(must, qdrant.NewRange("mtime", r))
 	}
 	return &qdrant.Filter{Must: must}
-}
-
-// unixSeconds returns t in unix seconds with its fraction, to compare with
-// the whole seconds of mtime.
-func unixSeconds(t time.Time) float64 {
-	return float64(t.Unix()) + float64(t.Nanosecond())/1e9
 }
