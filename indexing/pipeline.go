@@ -146,6 +146,9 @@ func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, i
 		return p.pending(ctx, st, info, err)
 	}
 	chunks := p.Chunk.Chunk(info.ID, text)
+	if len(chunks) == 0 {
+		return p.finish(ctx, st, info, hs.StatusSkipped, "no text to index")
+	}
 	meta := p.meta(st, info, text.Title)
 	points, err := p.points(ctx, st, meta, chunks)
 	if err != nil {

@@ -299,7 +299,12 @@ func (m *Main) pingNextcloud(ctx context.Context) error {
 	return err
 }
 
+// checkEmbedder asks every Ollama host now (Health) and whether the model
+// is there (Probe, cached after the first success).
 func (m *Main) checkEmbedder(ctx context.Context) error {
+	if err := m.Embedder.Health(ctx); err != nil {
+		return err
+	}
 	_, err := m.Embedder.Probe(ctx)
 	return err
 }
