@@ -54,8 +54,10 @@ type QdrantOptions struct {
 // vector, "bm25" and "trigram" sparse vectors with the IDF modifier, and
 // the file's metadata in the payload. It has the method set and contract
 // of Local, except that writes are not atomic (WriteFile upserts, then
-// removes the file's other points) and modification times keep whole
-// seconds. Close it when done.
+// removes the file's other points), modification times keep whole
+// seconds, and among hits tied at the k-th score the server picks which
+// are returned (the adapter then orders hits by score, then point id).
+// Close it when done.
 type Qdrant struct {
 	collection string
 	dim        int
@@ -79,15 +81,15 @@ func OpenQdrant(ctx context.Context, o QdrantOptions) (*Qdrant, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Dim < 0 {
+		return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant: negative dimension %d", o.Dim)
+	}
 	name := o.Collection
 	if name == "" {
-		if o.Dim <= 0 || o.Model == "" {
+		if o.Dim == 0 || o.Model == "" {
 			return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant: a collection name, or the model and dimension, are required")
 		}
 		name = CollectionName(o.Model, o.Dim)
-	}
-	if o.Dim < 0 {
-		return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant: negative dimension %d", o.Dim)
 	}
 	client, err := qdrant.NewClient(cfg)
 	if err != nil {
@@ -333,10 +335,14 @@ func (q *Qdrant) Stats(ctx context.Context) (Stats, error) {
 		n, err = c.Count(ctx, &qdrant.CountPoints{CollectionName: q.collection, Exact: qdrant.PtrOf(true)})
 		return err
 	})
-	if err != nil || n == 0 {
-		return st, err
+	if err != nil {
+		return Stats{}, err
+	}
+	if n == 0 {
+		return st, nil
 	}
 	st.Points = int(n)
+	// One facet hit per file: exact, in one request, from the file_id index.
 	err = q.call(ctx, "stats", func(ctx context.Context, c *qdrant.Client) error {
 		hits, err := c.Facet(ctx, &qdrant.FacetCounts{
 			CollectionName: q.collection, Key: "file_id", Limit: qdrant.PtrOf(n), Exact: qdrant.PtrOf(true),
@@ -344,7 +350,10 @@ func (q *Qdrant) Stats(ctx context.Context) (Stats, error) {
 		st.Files = len(hits)
 		return err
 	})
-	return st, err
+	if err != nil {
+		return Stats{}, err
+	}
+	return st, nil
 }
 
 // Health returns nil while Qdrant answers its health check.
