@@ -41,6 +41,14 @@ type LocalOptions struct {
 // crash at any moment loses no acknowledged write and never leaves a write
 // half-applied. Searches run concurrently with each other and only wait for
 // the in-memory part of a write. Close it when done.
+//
+// The directory holds "snapshot" (the state after some record, written to
+// "snapshot.tmp", fsynced and renamed), "wal" (the records after it, each
+// framed with its length and CRC-32C) and "LOCK". Both files start with a
+// magic number that carries the format version. A snapshot is written when
+// the WAL outgrows LocalOptions.CompactBytes and the last snapshot, after
+// which the WAL is emptied; records carry sequence numbers, so after a crash
+// between the two, replay skips the records the snapshot already holds.
 type Local struct {
 	dir  string
 	opts LocalOptions
@@ -327,8 +335,9 @@ func (l *Local) Health(ctx context.Context) error {
 	return l.usable()
 }
 
-// Close waits for a running compaction, writes a snapshot when the WAL
-// holds enough to make one worthwhile, and releases the directory. Writes
+// Close waits for a running compaction, writes a snapshot unless the WAL
+// is small next to the last snapshot (under a quarter of its size: replaying
+// it is cheaper than rewriting the snapshot), and releases the directory. Writes
 // acknowledged before Close are durable either way. Later calls on the
 // store fail with EUNAVAILABLE; closing twice is not an error.
 func (l *Local) Close() error {
@@ -342,7 +351,7 @@ func (l *Local) Close() error {
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 	var errs []error
-	if l.wal.failed() == nil && l.wal.off > magicLen && (l.snapSize == 0 || l.wal.off >= l.snapSize/16) {
+	if l.wal.failed() == nil && l.wal.off > magicLen && (l.snapSize == 0 || l.wal.off >= l.snapSize/4) {
 		errs = append(errs, l.compact())
 	}
 	errs = append(errs, l.wal.sync(l.seq), l.wal.close(), l.lock.Close())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hybrid-search/hybridsearch"
@@ -154,4 +155,23 @@ func BenchmarkWriteFile(b *testing.B) {
 		}
 		i++
 	}
+}
+
+// BenchmarkWriteSmallParallel writes one-chunk files from parallel
+// goroutines: concurrent writers share fsyncs (group commit).
+func BenchmarkWriteSmallParallel(b *testing.B) {
+	s := mustOpen(b, b.TempDir(), store.LocalOptions{})
+	var next atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		rng := rand.New(rand.NewPCG(uint64(next.Add(1)), 1))
+		for pb.Next() {
+			id := hybridsearch.FileID(next.Add(1))
+			meta := hybridsearch.FileMeta{ID: id, Readers: []hybridsearch.UserID{"alice"}}
+			p := hybridsearch.Point{ID: hybridsearch.PointID(id, 0), Chunk: hybridsearch.Chunk{FileID: id}, Dense: randDense(rng, 64)}
+			if err := s.WriteFile(context.Background(), meta, []hybridsearch.Point{p}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,7 +97,7 @@ func TestHelperWriter(t *testing.T) {
 		t.Skip("the child process of TestLocalCrash")
 	}
 	round, _ := strconv.Atoi(os.Getenv(crashRoundEnv))
-	s, err := store.OpenLocal(dir, store.LocalOptions{CompactBytes: 32 << 10, Logger: slog.New(slog.DiscardHandler)})
+	s, err := store.OpenLocal(dir, store.LocalOptions{CompactBytes: 16 << 10, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		fmt.Printf("E open: %v\n", err)
 		os.Exit(2)
@@ -222,6 +223,9 @@ func runCrashChild(t *testing.T, dir string, round, n int, acked map[hybridsearc
 // then records the state found as acknowledged for the next round.
 func verifyCrash(t *testing.T, dir string, acked map[hybridsearch.FileID]crashState, inflight map[hybridsearch.FileID]crashOp) {
 	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, "snapshot.tmp")); err == nil {
+		t.Logf("killed while writing a snapshot")
+	}
 	s, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatalf("reopen after kill: %v", err)

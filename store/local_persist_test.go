@@ -411,3 +411,29 @@ func TestLocalClosed(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalLeftoverTempSnapshot covers a crash while a snapshot was being
+// written: the unfinished temporary file is ignored and removed.
+func TestLocalLeftoverTempSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	s, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeSeq(t, s, 1, 3)
+	crashed := crashCopy(t, dir)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(crashed, "snapshot.tmp")
+	if err := os.WriteFile(tmp, []byte("HSSNP\x00\x00\x01half a snapsh"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s = mustOpen(t, crashed, store.LocalOptions{})
+	if got := fileList(t, s); !slices.Equal(got, seq(1, 3)) {
+		t.Errorf("files = %v, want %v", got, seq(1, 3))
+	}
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("snapshot.tmp is still there: %v", err)
+	}
+}

@@ -40,9 +40,11 @@ type wal struct {
 	buf     []byte        // frame buffer; guarded by Local.wmu
 	written atomic.Uint64 // sequence number of the last record written
 
-	mu      sync.Mutex // serialises fsync
-	durable uint64     // records up to this sequence number are durable; guarded by mu
-	err     error      // sticky fsync or truncate failure; guarded by mu
+	syncMu  sync.Mutex // serialises fsync
+	durable uint64     // records up to this sequence number are durable; guarded by syncMu
+
+	errMu sync.Mutex // not held across I/O, so appends never wait for an fsync
+	err   error      // sticky fsync or truncate failure; guarded by errMu
 }
 
 // openWAL opens or creates the WAL at path and calls apply with every
@@ -200,18 +202,18 @@ func (w *wal) append(o *op, seq uint64) error {
 // sync returns once record seq is durable. A failed fsync leaves the store
 // unusable: the record may or may not survive a crash.
 func (w *wal) sync(seq uint64) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.syncMu.Lock()
+	defer w.syncMu.Unlock()
 	if w.durable >= seq {
-		return nil
+		return nil // an fsync that started after our append covered us
 	}
-	if w.err != nil {
-		return w.err
+	if err := w.failed(); err != nil {
+		return err
 	}
 	target := w.written.Load()
 	if err := w.f.Sync(); err != nil {
-		w.err = fmt.Errorf("sync wal: %w", err)
-		return w.err
+		w.fail(fmt.Errorf("sync wal: %w", err))
+		return w.failed()
 	}
 	w.durable = target
 	return nil
@@ -220,9 +222,9 @@ func (w *wal) sync(seq uint64) error {
 // reset empties the log after a snapshot has made records up to seq
 // durable. Callers hold Local.wmu.
 func (w *wal) reset(seq uint64) error {
-	w.mu.Lock()
+	w.syncMu.Lock()
 	w.durable = max(w.durable, seq)
-	w.mu.Unlock()
+	w.syncMu.Unlock()
 	if err := w.f.Truncate(magicLen); err != nil {
 		w.fail(fmt.Errorf("truncate wal: %w", err))
 		return w.failed()
@@ -236,8 +238,8 @@ func (w *wal) reset(seq uint64) error {
 }
 
 func (w *wal) fail(err error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.errMu.Lock()
+	defer w.errMu.Unlock()
 	if w.err == nil {
 		w.err = err
 	}
@@ -245,8 +247,8 @@ func (w *wal) fail(err error) {
 
 // failed returns the sticky failure, if any.
 func (w *wal) failed() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.errMu.Lock()
+	defer w.errMu.Unlock()
 	return w.err
 }
 
