@@ -130,7 +130,7 @@ type index struct {
 	dead   []int32     // freed slots whose postings are not purged yet
 	files  map[hybridsearch.FileID]*fileRec
 	users  map[hybridsearch.UserID][]int32 // sorted slots each reader may see
-	hashes map[string][]int32              // chunk hash -> slots with a dense vector
+	hashes map[string][]int32              // chunk hash -> slots with a dense vector, unordered
 	sparse [2]invIndex                     // VectorBM25, VectorTrigram
 	points int
 }
@@ -248,7 +248,7 @@ func (x *index) unlink(f *fileRec) {
 		s := r.slot
 		if r.dense {
 			h := r.chunk.Hash
-			if rest := removeSlots(x.hashes[h], []int32{s}); len(rest) > 0 {
+			if rest := slices.DeleteFunc(x.hashes[h], func(v int32) bool { return v == s }); len(rest) > 0 {
 				x.hashes[h] = rest
 			} else {
 				delete(x.hashes, h)

@@ -35,6 +35,30 @@ func (x *index) invariants() error {
 			}
 		}
 	}
+	for h, slots := range x.hashes {
+		if len(slots) == 0 {
+			return fmt.Errorf("hash %q: empty list", h)
+		}
+		for _, s := range slots {
+			if r := x.slots[s]; r == nil || !r.dense || r.chunk.Hash != h {
+				return fmt.Errorf("hash %q: slot %d is not a live point with that hash and a dense vector", h, s)
+			}
+		}
+	}
+	withHash := 0
+	for _, r := range x.slots {
+		if r != nil && r.dense && r.chunk.Hash != "" {
+			withHash++
+		}
+	}
+	if n := func() (n int) {
+		for _, slots := range x.hashes {
+			n += len(slots)
+		}
+		return n
+	}(); n != withHash {
+		return fmt.Errorf("%d slots in hash lists, want %d", n, withHash)
+	}
 	dead := map[int32]bool{}
 	for _, s := range x.dead {
 		dead[s] = true
@@ -102,7 +126,7 @@ func TestIndexInvariants(t *testing.T) {
 			meta := hybridsearch.FileMeta{ID: id, Readers: users[:rng.IntN(4)]}
 			var points []hybridsearch.Point
 			for no := range rng.IntN(60) {
-				p := hybridsearch.Point{ID: hybridsearch.PointID(id, no), Chunk: hybridsearch.Chunk{FileID: id, No: no}}
+				p := hybridsearch.Point{ID: hybridsearch.PointID(id, no), Chunk: hybridsearch.Chunk{FileID: id, No: no, Hash: fmt.Sprint(rng.IntN(40))}}
 				for _, v := range []*hybridsearch.SparseVector{&p.BM25, &p.Trigram} {
 					for _, term := range rng.Perm(50)[:rng.IntN(8)] {
 						v.Indices = append(v.Indices, uint32(term))

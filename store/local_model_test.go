@@ -201,6 +201,7 @@ func checkModel(t *testing.T, s *store.Local, m *model, rng *rand.Rand, users []
 			t.Errorf("Files(%s) = %v, want %v", u, got, want)
 		}
 	}
+	checkHashes(t, s, m)
 	st, err := s.Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -289,6 +290,38 @@ func randOps(t *testing.T, s *store.Local, m *model, rng *rand.Rand, n int, user
 				t.Fatalf("DeleteFile(%d) = %v", id, err)
 			}
 			delete(m.files, id)
+		}
+	}
+}
+
+// checkHashes checks VectorsByHash against the model: a vector for exactly
+// the hashes some point with a dense vector has, and it is one of theirs.
+func checkHashes(t *testing.T, s *store.Local, m *model) {
+	t.Helper()
+	byHash := map[string][][]float32{}
+	for _, ps := range m.files {
+		for _, p := range ps {
+			if p.Dense != nil && p.Chunk.Hash != "" {
+				byHash[p.Chunk.Hash] = append(byHash[p.Chunk.Hash], p.Dense)
+			}
+		}
+	}
+	var hashes []string
+	for i := range 25 {
+		hashes = append(hashes, fmt.Sprint(i))
+	}
+	got, err := s.VectorsByHash(t.Context(), hashes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hashes {
+		v, ok := got[h]
+		if ok != (len(byHash[h]) > 0) {
+			t.Errorf("VectorsByHash has %q: %v, model: %v", h, ok, len(byHash[h]) > 0)
+			continue
+		}
+		if ok && !slices.ContainsFunc(byHash[h], func(w []float32) bool { return cos64(v, w) > 0.99999 }) {
+			t.Errorf("VectorsByHash[%q] = %v is no live point's vector", h, v)
 		}
 	}
 }
