@@ -25,9 +25,21 @@ func (x *index) invariants() error {
 	if live != x.points || live+len(x.free)+len(x.dead) != len(x.slots) {
 		return fmt.Errorf("%d live, %d free, %d dead of %d slots; points %d", live, len(x.free), len(x.dead), len(x.slots), x.points)
 	}
+	entries, want := 0, 0
+	for _, r := range x.slots {
+		if r != nil {
+			want += len(x.file[r.slot].meta.Readers)
+		}
+	}
 	for u, slots := range x.users {
-		if !slices.IsSorted(slots) || len(slots) == 0 {
-			return fmt.Errorf("user %s: slots unsorted or empty", u)
+		entries += len(slots)
+		if len(slots) == 0 {
+			return fmt.Errorf("user %s: no slots", u)
+		}
+		for i := 1; i < len(slots); i++ {
+			if slots[i] <= slots[i-1] {
+				return fmt.Errorf("user %s: slots not strictly increasing", u)
+			}
 		}
 		for _, s := range slots {
 			if x.slots[s] == nil || !slices.Contains(x.file[s].meta.Readers, u) {
@@ -58,6 +70,9 @@ func (x *index) invariants() error {
 		return n
 	}(); n != withHash {
 		return fmt.Errorf("%d slots in hash lists, want %d", n, withHash)
+	}
+	if entries != want {
+		return fmt.Errorf("%d entries in user lists, want %d", entries, want)
 	}
 	dead := map[int32]bool{}
 	for _, s := range x.dead {
