@@ -1,82 +1,10 @@
 package store
 
 import (
-	"cmp"
-	"math"
 	"slices"
-	"time"
 
 	"github.com/hybrid-search/hybridsearch"
 )
-
-// Kinds of logged operations.
-const (
-	opWrite  byte = 1 // WriteFile: meta and the file's complete point set
-	opMeta   byte = 2 // UpdateFileMeta
-	opDelete byte = 3 // DeleteFile: meta.ID only
-)
-
-// op is one logged change: what a WAL record holds and what index.apply
-// performs, on the live path and on replay alike.
-type op struct {
-	kind   byte
-	meta   hybridsearch.FileMeta
-	points []pointIn // opWrite, in chunk order
-}
-
-// pointIn is a point on its way into the index: dense already normalised,
-// sparse vectors sorted copies owned by the index once applied.
-type pointIn struct {
-	id      string
-	chunk   hybridsearch.Chunk
-	dense   []float32 // nil when the point has no dense vector
-	bm25    hybridsearch.SparseVector
-	trigram hybridsearch.SparseVector
-}
-
-// encode appends the op, tagged with its sequence number.
-func (o *op) encode(e *encoder, seq uint64) {
-	e.uvarint(seq)
-	e.byte(o.kind)
-	switch o.kind {
-	case opWrite:
-		e.meta(o.meta)
-		e.uvarint(uint64(len(o.points)))
-		for _, p := range o.points {
-			e.point(p.id, p.chunk, p.dense, p.bm25, p.trigram)
-		}
-	case opMeta:
-		e.meta(o.meta)
-	case opDelete:
-		e.varint(int64(o.meta.ID))
-	}
-}
-
-// decodeOp reads what op.encode wrote.
-func decodeOp(b []byte) (uint64, *op, error) {
-	d := decoder{b: b}
-	seq := d.uvarint()
-	o := &op{kind: d.byte()}
-	switch o.kind {
-	case opWrite:
-		o.meta = d.meta()
-		n := d.count(1)
-		o.points = make([]pointIn, n)
-		for i := range o.points {
-			o.points[i] = d.point(o.meta.ID)
-		}
-	case opMeta:
-		o.meta = d.meta()
-	case opDelete:
-		o.meta.ID = hybridsearch.FileID(d.varint())
-	default:
-		d.fail()
-	}
-	if d.err == nil && len(d.b) != 0 {
-		d.fail()
-	}
-	return seq, o, d.err
-}
 
 // pointRec is a stored point. Its file metadata lives in its fileRec.
 type pointRec struct {
@@ -93,27 +21,6 @@ type fileRec struct {
 	meta   hybridsearch.FileMeta
 	points []*pointRec
 	slots  []int32 // the points' slots, sorted
-}
-
-// purgeMin is the least number of dead slots worth a purge.
-const purgeMin = 1024
-
-// posting is one point's weight for one sparse index.
-type posting struct {
-	slot int32
-	w    float32
-}
-
-// postingList is the postings of one sparse index.
-type postingList struct {
-	ps   []posting // unordered; includes dead slots' postings until a purge
-	live int       // postings of live points: IDF's n
-}
-
-// invIndex is the inverted index of one named sparse vector.
-type invIndex struct {
-	postings map[uint32]*postingList
-	docs     int // points with a non-empty vector: IDF's N
 }
 
 // index is the in-memory state of a Local store. Points live in slots:
@@ -320,73 +227,6 @@ func (x *index) vector(s int32) []float32 {
 	return x.slab[int(s)*x.dim : (int(s)+1)*x.dim : (int(s)+1)*x.dim]
 }
 
-// add indexes slot s's sparse vector: postings are appended, so lists are
-// in no particular order.
-func (ix *invIndex) add(s int32, v hybridsearch.SparseVector) {
-	if len(v.Indices) == 0 {
-		return
-	}
-	ix.docs++
-	for j, i := range v.Indices {
-		pl := ix.postings[i]
-		if pl == nil {
-			pl = &postingList{}
-			ix.postings[i] = pl
-		}
-		pl.ps = append(pl.ps, posting{slot: s, w: v.Values[j]})
-		pl.live++
-	}
-}
-
-// remove unindexes slot s's sparse vector lazily: its postings stay until
-// purge, uncounted in IDF and unreachable by searches (a dead slot is in no
-// user's list), and the slot is not reused before then. A list with no live
-// posting left is dropped at once.
-func (ix *invIndex) remove(v hybridsearch.SparseVector) {
-	if len(v.Indices) == 0 {
-		return
-	}
-	ix.docs--
-	for _, i := range v.Indices {
-		if pl := ix.postings[i]; pl != nil {
-			if pl.live--; pl.live == 0 {
-				delete(ix.postings, i)
-			}
-		}
-	}
-}
-
-// purge drops the postings of the dead slots (a bitmap).
-func (ix *invIndex) purge(dead []uint64) {
-	for _, pl := range ix.postings {
-		out := pl.ps[:0]
-		for _, p := range pl.ps {
-			if dead[p.slot>>6]&(1<<(p.slot&63)) == 0 {
-				out = append(out, p)
-			}
-		}
-		clear(pl.ps[len(out):])
-		pl.ps = out
-	}
-}
-
-// purgeDead purges the postings of dead slots once there are enough of
-// them to pay for a pass over every posting list, and frees the slots.
-func (x *index) purgeDead() {
-	if len(x.dead) < max(purgeMin, len(x.slots)/8) {
-		return
-	}
-	bits := make([]uint64, (len(x.slots)+63)/64)
-	for _, s := range x.dead {
-		bits[s>>6] |= 1 << (s & 63)
-	}
-	for i := range x.sparse {
-		x.sparse[i].purge(bits)
-	}
-	x.free = append(x.free, x.dead...)
-	x.dead = x.dead[:0]
-}
-
 // addSlots merges the sorted slots add into the sorted list, in place.
 func addSlots(list, add []int32) []int32 {
 	n, m := len(list), len(add)
@@ -416,88 +256,6 @@ func removeSlots(list, rm []int32) []int32 {
 			continue
 		}
 		out = append(out, s)
-	}
-	return out
-}
-
-// prepare validates a WriteFile call and turns its points into an op:
-// metadata cleaned, points in chunk order, dense vectors normalised copies,
-// sparse vectors sorted copies.
-func prepareWrite(meta hybridsearch.FileMeta, points []hybridsearch.Point) (*op, error) {
-	if err := CheckWrite(meta, points); err != nil {
-		return nil, err
-	}
-	o := &op{kind: opWrite, meta: cleanMeta(meta), points: make([]pointIn, len(points))}
-	for i, p := range points {
-		c := p.Chunk
-		c.Headings = slices.Clone(c.Headings)
-		o.points[i] = pointIn{
-			id:      p.ID,
-			chunk:   c,
-			dense:   normalized(p.Dense),
-			bm25:    sortedSparse(p.BM25),
-			trigram: sortedSparse(p.Trigram),
-		}
-	}
-	slices.SortFunc(o.points, func(a, b pointIn) int { return cmp.Compare(a.chunk.No, b.chunk.No) })
-	return o, nil
-}
-
-// cleanMeta returns meta with sorted, unique, non-empty readers of its own
-// and the modification time in UTC without a monotonic reading.
-func cleanMeta(meta hybridsearch.FileMeta) hybridsearch.FileMeta {
-	r := make([]hybridsearch.UserID, 0, len(meta.Readers))
-	for _, u := range meta.Readers {
-		if u != "" {
-			r = append(r, u)
-		}
-	}
-	slices.Sort(r)
-	meta.Readers = slices.Compact(r)
-	if meta.Modified.IsZero() {
-		meta.Modified = time.Time{}
-	} else {
-		meta.Modified = meta.Modified.UTC()
-	}
-	return meta
-}
-
-// normalized returns a unit-length copy of v (all zeros stay zeros), or nil
-// for an empty v.
-func normalized(v []float32) []float32 {
-	if len(v) == 0 {
-		return nil
-	}
-	var ss float64
-	for _, x := range v {
-		ss += float64(x) * float64(x)
-	}
-	out := make([]float32, len(v))
-	if ss == 0 {
-		return out
-	}
-	inv := 1 / math.Sqrt(ss)
-	for i, x := range v {
-		out[i] = float32(float64(x) * inv)
-	}
-	return out
-}
-
-// sortedSparse returns a copy of v sorted by index, nil slices when empty.
-func sortedSparse(v hybridsearch.SparseVector) hybridsearch.SparseVector {
-	if len(v.Indices) == 0 {
-		return hybridsearch.SparseVector{}
-	}
-	out := hybridsearch.SparseVector{Indices: slices.Clone(v.Indices), Values: slices.Clone(v.Values)}
-	if !slices.IsSorted(out.Indices) {
-		perm := make([]int, len(out.Indices))
-		for i := range perm {
-			perm[i] = i
-		}
-		slices.SortFunc(perm, func(a, b int) int { return cmp.Compare(v.Indices[a], v.Indices[b]) })
-		for k, i := range perm {
-			out.Indices[k], out.Values[k] = v.Indices[i], v.Values[i]
-		}
 	}
 	return out
 }
