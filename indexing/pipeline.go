@@ -52,7 +52,9 @@ func (p *Pipeline) Counters() Counters {
 	return Counters{Processed: p.processed.Load(), Embedded: p.embedded.Load(), Reused: p.reused.Load()}
 }
 
-const leaseTTL = 2 * time.Minute
+// leaseTTL is how long a file's lease outlives a crashed worker; a live
+// holder keeps refreshing it.
+const leaseTTL = 30 * time.Second
 
 // Process handles one job. It returns nil when the file's state is final
 // (indexed, skipped or failed with a recorded reason), and an error of kind

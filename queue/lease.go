@@ -78,10 +78,11 @@ func (q *Queue) takeLease(ctx context.Context, key string, val []byte, ttl time.
 		return 0, hybridsearch.Errorf(hybridsearch.EINVALID, "queue: lease %q: bad key", key)
 	case !errors.Is(err, jetstream.ErrKeyExists):
 		return 0, unavailable(fmt.Errorf("queue: lease %s: %w", key, err))
-	case q.keyTTL:
-		return 0, fmt.Errorf("queue: lease %s: %w", key, ErrLeaseHeld)
 	}
-	// No per-key TTL: take over a lease its holder stopped refreshing.
+	// The lease exists. A holder that stopped refreshing it (it crashed)
+	// loses it after its ttl, even where the server's own key TTL did not
+	// fire (seen after an embedded server restarted: its TTL state is
+	// rebuilt and stale entries can linger).
 	e, err := q.leases.Get(ctx, key)
 	if err != nil {
 		return 0, fmt.Errorf("queue: lease %s: %w", key, ErrLeaseHeld)
@@ -89,6 +90,18 @@ func (q *Queue) takeLease(ctx context.Context, key string, val []byte, ttl time.
 	var held leaseValue
 	if json.Unmarshal(e.Value(), &held) == nil && time.Since(e.Created()) < max(held.TTL, minLeaseTTL) {
 		return 0, fmt.Errorf("queue: lease %s: %w", key, ErrLeaseHeld)
+	}
+	if q.keyTTL {
+		// Remove the stale entry (only if unchanged) and create a fresh one
+		// that carries a TTL again.
+		if err := q.leases.Delete(ctx, key, jetstream.LastRevision(e.Revision())); err != nil {
+			return 0, fmt.Errorf("queue: lease %s: %w", key, ErrLeaseHeld)
+		}
+		rev, err := q.leases.Create(ctx, key, val, opts...)
+		if err != nil {
+			return 0, fmt.Errorf("queue: lease %s: %w", key, ErrLeaseHeld)
+		}
+		return rev, nil
 	}
 	rev, err = q.leases.Update(ctx, key, val, e.Revision())
 	if err != nil {

@@ -54,6 +54,9 @@ type Options struct {
 	// (the default) leaves leasing to the handler, which can resolve a
 	// path-only job to its file id first (the indexing pipeline does).
 	LeaseTTL time.Duration
+	// LeaseRetry is the delay before a job whose file lease is held
+	// elsewhere is tried again (it does not grow like Backoff); default 2 s.
+	LeaseRetry time.Duration
 	// PublishTimeout bounds how long Publish waits for the server's acks
 	// when ctx has no earlier deadline; default 10 s.
 	PublishTimeout time.Duration
@@ -97,6 +100,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PublishTimeout <= 0 {
 		o.PublishTimeout = 10 * time.Second
+	}
+	if o.LeaseRetry <= 0 {
+		o.LeaseRetry = 2 * time.Second
 	}
 	if o.Replicas <= 0 {
 		o.Replicas = 1

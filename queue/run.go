@@ -216,6 +216,11 @@ func (q *Queue) decide(hctx context.Context, msg jetstream.Msg, md *jetstream.Ms
 		// Shutdown cut the handler short: let another worker have it now.
 		err = msg.Nak()
 		log.Warn("job interrupted by shutdown", slog.Any("error", herr))
+	case attempt < q.opts.MaxDeliver && errors.Is(herr, ErrLeaseHeld):
+		// Another worker has the file now (or a crashed one had it, until
+		// its lease expires): look again soon, without growing delays.
+		err = msg.NakWithDelay(q.opts.LeaseRetry)
+		log.Debug("file busy elsewhere; will retry", "retry_in_ms", q.opts.LeaseRetry.Milliseconds())
 	case attempt < q.opts.MaxDeliver:
 		delay := q.backoff(attempt)
 		err = msg.NakWithDelay(delay)

@@ -134,7 +134,12 @@ func (m *Main) openQueue(ctx context.Context) error {
 		return err
 	}
 	m.NATS = nc
-	m.Queue, err = queue.Open(ctx, nc, queue.Options{Workers: m.Config.Workers, Backoff: m.Config.RetryBackoff, Logger: m.Logger})
+	m.Queue, err = queue.Open(ctx, nc, queue.Options{
+		Workers: m.Config.Workers, Backoff: m.Config.RetryBackoff, Logger: m.Logger,
+		// A job held by a process that died is redelivered after AckWait;
+		// live workers keep theirs with InProgress every AckWait/3.
+		AckWait: 30 * time.Second,
+	})
 	return err
 }
 
