@@ -39,7 +39,7 @@ type Config struct {
 	ExcludePaths []string // path globs never indexed
 	ExcludeMIME  []string // MIME types never indexed ("image/*" allowed)
 	LogLevel     string   // debug, info, warn, error
-	LogFormat    string // text, json
+	LogFormat    string   // text, json
 
 	// RetryBackoff overrides the queue's retry delays (tests); not read
 	// from the environment.

@@ -173,4 +173,3 @@ func tail(s string, n int) string {
 	}
 	return s
 }
-
