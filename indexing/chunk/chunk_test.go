@@ -176,8 +176,8 @@ func TestChunkLongSentenceSplitsAtWords(t *testing.T) {
 }
 
 func TestChunkLongWordSplitsAtGraphemes(t *testing.T) {
-	flags := strings.Repeat("🇩🇪🇯🇵", 20)        // regional indicator pairs: two runes per cluster
-	accents := strings.Repeat("e\u0301\u0302", 30) // three runes per cluster
+	flags := strings.Repeat("🇩🇪🇯🇵", 20)             // regional indicator pairs: two runes per cluster
+	accents := strings.Repeat("e\u0301\u0302", 30)  // three runes per cluster
 	family := strings.Repeat("👨\u200d👩\u200d👧", 10) // five runes per cluster
 	for name, body := range map[string]string{"flags": flags, "accents": accents, "zwj": family} {
 		t.Run(name, func(t *testing.T) {
