@@ -1,0 +1,111 @@
+package hybridsearch
+
+import "time"
+
+// Search algorithms: one leg alone, or all three fused.
+const (
+	AlgorithmHybrid   = "hybrid"
+	AlgorithmSemantic = "semantic"
+	AlgorithmKeyword  = "keyword"
+	AlgorithmFuzzy    = "fuzzy"
+)
+
+// Fusion methods for the hybrid algorithm.
+const (
+	FusionRRF    = "rrf"    // weighted reciprocal rank fusion, k = 60
+	FusionLinear = "linear" // weighted sum of per-leg scores normalized to [0, 1]
+	FusionAuto   = "auto"   // weights chosen from the query's shape
+)
+
+// Weights are the per-leg fusion weights: each ≥ 0, sum ≤ 1, not all 0.
+type Weights struct {
+	Semantic float64 `json:"semantic"`
+	Keyword  float64 `json:"keyword"`
+	Fuzzy    float64 `json:"fuzzy"`
+}
+
+// DefaultWeights are used when a request gives none.
+var DefaultWeights = Weights{Semantic: 0.5, Keyword: 0.3, Fuzzy: 0.2}
+
+// SearchRequest is one search by one user.
+type SearchRequest struct {
+	Query     string   `json:"query"`
+	Algorithm string   `json:"algorithm,omitempty"` // "" = hybrid
+	Fusion    string   `json:"fusion,omitempty"`    // "" = rrf
+	Weights   *Weights `json:"weights,omitempty"`   // nil = DefaultWeights
+	TopK      int      `json:"top_k,omitempty"`     // 0 = 10; at most 50
+	// ScoreThreshold drops semantic-leg candidates whose cosine similarity
+	// is below it; 0 turns it off.
+	ScoreThreshold float64 `json:"score_threshold,omitempty"`
+	Filter         Filter  `json:"filter"`
+	Explain        bool    `json:"explain,omitempty"`
+}
+
+// SearchResult is the answer to a SearchRequest.
+type SearchResult struct {
+	Query     string           `json:"query"`
+	Algorithm string           `json:"algorithm"`
+	Fusion    string           `json:"fusion,omitempty"`
+	Weights   Weights          `json:"weights"`
+	Results   []DocumentResult `json:"results"`
+	// Skipped lists legs that could not run (embedder down, ...) and why.
+	Skipped []SkippedLeg `json:"skipped_legs"`
+	// Verification says how results were re-checked against Nextcloud.
+	Verification Verification `json:"verification"`
+	TookMS       float64      `json:"took_ms"`
+}
+
+// SkippedLeg is a retrieval leg that did not run.
+type SkippedLeg struct {
+	Leg    string `json:"leg"`
+	Reason string `json:"reason"`
+}
+
+// Verification reports the access re-check of a result page.
+type Verification struct {
+	Checked int `json:"checked"` // files checked against Nextcloud
+	Dropped int `json:"dropped"` // files the user can no longer reach, removed
+	// Unverified lists files kept without a check because Nextcloud did not
+	// answer (only files the index lists the user as a reader of).
+	Unverified []FileID `json:"unverified,omitempty"`
+}
+
+// DocumentResult is one document in a result page: its best chunk and up
+// to three more matching chunks.
+type DocumentResult struct {
+	FileID   FileID    `json:"file_id"`
+	Title    string    `json:"title"`
+	Path     string    `json:"path"`
+	MIME     string    `json:"mime"`
+	Type     DocType   `json:"type"`
+	Modified time.Time `json:"modified"`
+	Link     string    `json:"link"` // opens the file or note in Nextcloud
+	// Relevance is in [0, 1]; see the search package for what it means.
+	Relevance float64      `json:"relevance"`
+	Excerpt   Excerpt      `json:"excerpt"`
+	More      []Excerpt    `json:"more,omitempty"`
+	Explain   *Explanation `json:"explain,omitempty"`
+}
+
+// Excerpt is one chunk's text with the query terms marked.
+type Excerpt struct {
+	ChunkNo  int      `json:"chunk_no"`
+	Text     string   `json:"text"`
+	Page     int      `json:"page,omitempty"`
+	Headings []string `json:"headings,omitempty"`
+	// Highlights are [start, end) rune offsets into Text.
+	Highlights [][2]int `json:"highlights,omitempty"`
+}
+
+// Explanation shows how a document's best chunk was ranked.
+type Explanation struct {
+	Legs            map[string]LegScore `json:"legs"` // by leg name; absent = not retrieved by that leg
+	Fused           float64             `json:"fused"`
+	IdentifierBoost bool                `json:"identifier_boost"`
+}
+
+// LegScore is one leg's rank (1-based) and raw score for a chunk.
+type LegScore struct {
+	Rank  int     `json:"rank"`
+	Score float64 `json:"score"`
+}
