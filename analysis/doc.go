@@ -6,8 +6,12 @@
 // are found with Unicode word boundaries (UAX #29). Han, Hiragana, Katakana
 // and Hangul runs, which have no spaces between words, become overlapping
 // character bigrams. From the terms the package builds the sparse vectors the
-// store keeps: BM25 term weights that match Qdrant's own BM25 model, and
-// character trigrams for typo-tolerant ("fuzzy") matching. It also finds
+// store keeps: BM25 term weights with Qdrant's formula and term ids
+// (MurmurHash3), so that Qdrant's idf modifier completes them, and character
+// trigrams for typo-tolerant ("fuzzy") matching. Both sides, documents and
+// queries, must be analysed here: Qdrant's own server-side "qdrant/bm25"
+// tokenizer cuts text differently (no CJK bigrams, no ß folding), so its
+// vectors share ids with ours only for plain lowercase words. It also finds
 // identifiers (D40, PII-2024-0042, 30 CFR 75.1725) for verbatim matching,
 // and classifies queries by shape for the fusion step.
 //
