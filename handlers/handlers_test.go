@@ -67,6 +67,29 @@ func (f *fakeQueue) Publish(ctx context.Context, jobs ...hs.IndexJob) error {
 	return nil
 }
 
+// fakeOperator records scan and retry requests.
+type fakeOperator struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (f *fakeOperator) Scan(ctx context.Context, user hs.UserID, all bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if all && user != "admin" {
+		return hs.Errorf(hs.EUNAUTHORIZED, "only admins may act on every user's files")
+	}
+	f.calls = append(f.calls, "scan:"+string(user))
+	return nil
+}
+
+func (f *fakeOperator) Retry(ctx context.Context, user hs.UserID, all bool) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, "retry:"+string(user))
+	return 2, nil
+}
+
 func newServer(t *testing.T, life *fakeLifecycle, status handlers.StatusSource) http.Handler {
 	return newServerQ(t, life, status, &fakeQueue{})
 }
@@ -74,7 +97,7 @@ func newServer(t *testing.T, life *fakeLifecycle, status handlers.StatusSource) 
 func newServerQ(t *testing.T, life *fakeLifecycle, status handlers.StatusSource, q *fakeQueue) http.Handler {
 	t.Helper()
 	s, err := handlers.New(handlers.Deps{
-		AppID: testAppID, AppSecret: testSecret, Lifecycle: life, Status: status, Publish: q,
+		AppID: testAppID, AppSecret: testSecret, Lifecycle: life, Status: status, Publish: q, Operator: &fakeOperator{},
 		Assets: fstest.MapFS{
 			"js/hybrid_search-main.js": {Data: []byte("console.log(1)")},
 			"img/app.svg":              {Data: []byte("<svg/>")},
@@ -287,6 +310,26 @@ func TestAssets(t *testing.T) {
 		rec = do(h, signed(httptest.NewRequest(http.MethodGet, p, nil), "alice"))
 		if rec.Code != http.StatusNotFound {
 			t.Errorf("GET %s = %d, want 404", p, rec.Code)
+		}
+	}
+}
+
+func TestScanAndRetry(t *testing.T) {
+	h := newServer(t, &fakeLifecycle{}, fakeStatus{})
+	tests := []struct {
+		path, user string
+		want       int
+		body       string
+	}{
+		{"/api/scan", "alice", 202, `"scan":"requested"`},
+		{"/api/scan?all=1", "alice", 401, "only admins"},
+		{"/api/scan?all=1", "admin", 202, `"all":true`},
+		{"/api/retry", "bob", 202, `"queued":2`},
+	}
+	for _, tt := range tests {
+		rec := do(h, signed(httptest.NewRequest(http.MethodPost, tt.path, nil), tt.user))
+		if rec.Code != tt.want || !strings.Contains(rec.Body.String(), tt.body) {
+			t.Errorf("POST %s as %s = %d %s, want %d with %s", tt.path, tt.user, rec.Code, rec.Body.String(), tt.want, tt.body)
 		}
 	}
 }

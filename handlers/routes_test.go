@@ -80,7 +80,7 @@ func TestInfoXMLRoutesCoverServedRoutes(t *testing.T) {
 		}
 	}
 	s, err := handlers.New(handlers.Deps{AppID: "hybrid_search", AppSecret: "x", Lifecycle: &fakeLifecycle{},
-		Status: fakeStatus{}, Publish: &fakeQueue{}, Assets: fstest.MapFS{}})
+		Status: fakeStatus{}, Publish: &fakeQueue{}, Operator: &fakeOperator{}, Assets: fstest.MapFS{}})
 	if err != nil {
 		t.Fatal(err)
 	}

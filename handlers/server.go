@@ -21,19 +21,21 @@ type Deps struct {
 	Lifecycle Lifecycle    // required
 	Status    StatusSource // required
 	Publish   Publisher    // required
+	Operator  Operator     // required
 	Assets    fs.FS        // required: the frontend build (js/, css/, img/)
 	Logger    *slog.Logger // nil means slog.Default()
 }
 
 // Server holds the handlers and what they need.
 type Server struct {
-	appID   string
-	secret  string
-	life    Lifecycle
-	status  StatusSource
-	publish Publisher
-	assets  fs.FS
-	logger  *slog.Logger
+	appID    string
+	secret   string
+	life     Lifecycle
+	status   StatusSource
+	publish  Publisher
+	operator Operator
+	assets   fs.FS
+	logger   *slog.Logger
 }
 
 // New returns a Server, or an error naming the first missing dependency.
@@ -49,13 +51,15 @@ func New(d Deps) (*Server, error) {
 		return nil, errors.New("handlers: Status is required")
 	case d.Publish == nil:
 		return nil, errors.New("handlers: Publish is required")
+	case d.Operator == nil:
+		return nil, errors.New("handlers: Operator is required")
 	case d.Assets == nil:
 		return nil, errors.New("handlers: Assets is required")
 	}
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, assets: d.Assets, logger: d.Logger}, nil
+	return &Server{appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, assets: d.Assets, logger: d.Logger}, nil
 }
 
 // Handler returns the app's complete HTTP handler.
@@ -82,6 +86,8 @@ func (s *Server) Register(e *echo.Echo) {
 	api := e.Group("/api", s.appAPIAuth)
 	api.GET("/status", s.handleStatus)
 	api.POST("/webhook", s.handleWebhook, requireNoUser)
+	api.POST("/scan", s.handleScan)
+	api.POST("/retry", s.handleRetry)
 
 	// Frontend assets loaded by the top-menu page through the proxy.
 	e.GET("/js/*", s.handleAsset, s.appAPIAuth)

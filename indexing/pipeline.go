@@ -98,7 +98,7 @@ func (p *Pipeline) Process(ctx context.Context, job hs.IndexJob) error {
 	case info.IsDir:
 		return p.fanOut(ctx, job.User, info)
 	}
-	return p.sync(ctx, st, job.User, info)
+	return p.sync(ctx, st, job.User, info, job.Reason == hs.ReasonRetry)
 }
 
 func (p *Pipeline) state(ctx context.Context, id hs.FileID) (*hs.FileState, error) {
@@ -116,12 +116,12 @@ func (p *Pipeline) state(ctx context.Context, id hs.FileID) (*hs.FileState, erro
 }
 
 // sync makes the index match info, which user can see.
-func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, info hs.FileInfo) error {
+func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, info hs.FileInfo, retry bool) error {
 	changed := addReader(st, user, info.Path)
 	if reason := p.Rules.Excluded(info); reason != "" {
 		return p.finish(ctx, st, info, hs.StatusSkipped, reason)
 	}
-	if st.ETag == info.ETag && (st.Status == hs.StatusIndexed || st.Status == hs.StatusSkipped || st.Status == hs.StatusFailed) {
+	if st.ETag == info.ETag && (st.Status == hs.StatusIndexed || st.Status == hs.StatusSkipped || st.Status == hs.StatusFailed && !retry) {
 		if !changed && st.Modified.Equal(info.Modified) {
 			return nil // nothing new
 		}

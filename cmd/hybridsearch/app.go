@@ -111,6 +111,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Handlers, err = handlers.New(handlers.Deps{
 		AppID: cfg.AppID, AppSecret: cfg.AppSecret, Lifecycle: m.Lifecycle, Status: statusSource{m.Reporter},
 		Publish: m.Queue, Assets: frontend.Assets(), Logger: m.Logger,
+		Operator: &indexing.Control{Scanner: m.Scanner, States: m.Queue.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},
 	})
 	if err != nil {
 		return err

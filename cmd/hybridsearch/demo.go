@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -215,11 +216,17 @@ func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, getenv
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
+	// The CLI commands (status, scan, retry) read the app's environment.
+	envFile := filepath.Join(dataDir, "app.env")
+	if err := os.WriteFile(envFile, []byte(strings.Join(append(env.List(), "APP_PERSISTENT_STORAGE="+dataDir), "\n")+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
 	m := NewMain(cfg, logger)
 	if err := m.Run(ctx); err != nil {
 		_ = m.Close()
 		return nil, fmt.Errorf("demo: starting the app: %w", err)
 	}
+	logger.Info("the CLI can talk to the demo app", "try", "env $(cat "+envFile+" | xargs) hybridsearch status --user alice")
 	return m, nil
 }
 

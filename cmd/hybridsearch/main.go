@@ -27,10 +27,13 @@ const usage = `hybridsearch — hybrid search for Nextcloud (an AppAPI ExApp)
 Usage:
   hybridsearch demo [flags]     run a simulated Nextcloud with the app installed (try this first)
   hybridsearch serve            run as an ExApp; configured by the environment AppAPI sets
+  hybridsearch status --user U  show indexing status (talks to the running app)
+  hybridsearch scan --user U    start a reconciliation scan of U's files (--all: everyone's)
+  hybridsearch retry --user U   queue U's failed files again (--all: everyone's)
   hybridsearch version          print the version
   hybridsearch help             show this text
 
-Run "hybridsearch demo -h" for the demo's flags.
+Run "hybridsearch COMMAND -h" for a command's flags.
 
 "serve" reads its configuration from these environment variables:
 %s
@@ -55,6 +58,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = runServe(ctx, args[1:], getenv, stderr)
 	case "demo":
 		err = runDemo(ctx, args[1:], getenv, stdout, stderr)
+	case "status":
+		err = runStatus(ctx, args[1:], getenv, stdout, stderr)
+	case "scan", "retry":
+		err = runControl(ctx, args[0], args[1:], getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "hybridsearch", Version)
 	case "help", "-h", "--help":
