@@ -86,10 +86,11 @@ func webhookJobs(env webhookEnvelope, now time.Time) ([]hs.IndexJob, error) {
 	if !ok {
 		return nil, hs.Errorf(hs.EINVALID, "unsupported event class %q: only file node events are handled", ev.Class)
 	}
+	// The job's time is when the event arrived, to the nanosecond, not
+	// the envelope's whole-second time: the queue drops a job identical to
+	// one published in the last two minutes, and two writes in the same
+	// second are different changes.
 	at := now
-	if env.Time > 0 {
-		at = time.Unix(env.Time, 0)
-	}
 	job := func(n *webhookNode, old *webhookNode) (hs.IndexJob, bool) {
 		user, rel, ok := hs.SplitNodePath(n.Path)
 		if !ok {

@@ -36,12 +36,12 @@ type envOptions struct {
 }
 
 // MustRunMain starts the simulator and the app and installs the app.
-func MustRunMain(t *testing.T) *testEnv {
+func MustRunMain(t testing.TB) *testEnv {
 	t.Helper()
 	return newTestEnv(t, envOptions{install: true})
 }
 
-func newTestEnv(t *testing.T, o envOptions) *testEnv {
+func newTestEnv(t testing.TB, o envOptions) *testEnv {
 	t.Helper()
 	sim := &ncsim.Server{HeartbeatInterval: 20 * time.Millisecond, WebhookInterval: 50 * time.Millisecond}
 	if _, err := sim.Start("127.0.0.1:0"); err != nil {
@@ -99,7 +99,7 @@ func newTestEnv(t *testing.T, o envOptions) *testEnv {
 }
 
 // start (re)starts Main from env.getenv.
-func (e *testEnv) start(t *testing.T) {
+func (e *testEnv) start(t testing.TB) {
 	t.Helper()
 	cfg, err := LoadConfig(e.getenv)
 	if err != nil {
@@ -139,7 +139,7 @@ func (e *testEnv) proxyGet(t *testing.T, u *ncsim.User, path string) (*http.Resp
 	return doReq(t, req)
 }
 
-func doReq(t *testing.T, req *http.Request) (*http.Response, string) {
+func doReq(t testing.TB, req *http.Request) (*http.Response, string) {
 	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -150,7 +150,7 @@ func doReq(t *testing.T, req *http.Request) (*http.Response, string) {
 	return resp, string(b)
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -161,7 +161,7 @@ func freePort(t *testing.T) int {
 }
 
 // await polls cond until it is true or the deadline passes.
-func await(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+func await(t testing.TB, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {
@@ -173,7 +173,7 @@ func await(t *testing.T, what string, timeout time.Duration, cond func() bool) {
 }
 
 // testWriter sends log lines to t.Log.
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Helper()

@@ -17,7 +17,7 @@ import (
 )
 
 // withOllama runs the app against a fake Ollama.
-func withOllama(t *testing.T) (*embeddingtest.Server, envOptions) {
+func withOllama(t testing.TB) (*embeddingtest.Server, envOptions) {
 	ollama := embeddingtest.NewServer(t)
 	return ollama, envOptions{install: true, extra: map[string]string{"OLLAMA_HOST": ollama.URL, "EMBED_MODEL": "nomic-embed-text"}}
 }
@@ -29,7 +29,7 @@ type indexed struct {
 	points []hs.Point
 }
 
-func (e *testEnv) lookup(t *testing.T, id int64) indexed {
+func (e *testEnv) lookup(t testing.TB, id int64) indexed {
 	t.Helper()
 	ctx := context.Background()
 	st, _, err := e.Main.Queue.States().Get(ctx, hs.FileID(id))
@@ -44,7 +44,7 @@ func (e *testEnv) lookup(t *testing.T, id int64) indexed {
 }
 
 // awaitFile waits until cond holds for file id's index entry.
-func (e *testEnv) awaitFile(t *testing.T, what string, id int64, cond func(ix indexed) bool) indexed {
+func (e *testEnv) awaitFile(t testing.TB, what string, id int64, cond func(ix indexed) bool) indexed {
 	t.Helper()
 	var ix indexed
 	await(t, what, 20*time.Second, func() bool {
@@ -291,4 +291,18 @@ func (e *testEnv) mustStat(t *testing.T, uid, path string) ncsim.FileInfo {
 		t.Fatalf("no %s in %s's files", path, uid)
 	}
 	return f
+}
+
+// Two writes within one second carry identical webhook envelopes (the
+// time is in whole seconds); the second must not be dropped as a duplicate.
+func TestTwoWritesInOneSecond(t *testing.T) {
+	env := newTestEnv(t, envOptions{install: true})
+	f := env.Sim.PutFile("alice", "/fast.md", []byte("first version: ibis"))
+	env.awaitFile(t, "first version", f.ID, isIndexed(f.ETag))
+	g := env.Sim.PutFile("alice", "/fast.md", []byte("second version: heron"))
+	h := env.Sim.PutFile("alice", "/fast.md", []byte("third version: stork"))
+	_ = g
+	env.awaitFile(t, "last version", f.ID, func(ix indexed) bool {
+		return isIndexed(h.ETag)(ix) && strings.Contains(text(ix.points), "stork")
+	})
 }
