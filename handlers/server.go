@@ -22,6 +22,7 @@ type Deps struct {
 	Status    StatusSource // required
 	Publish   Publisher    // required
 	Operator  Operator     // required
+	Search    Searcher     // nil: /api/search answers 503
 	Assets    fs.FS        // required: the frontend build (js/, css/, img/)
 	Logger    *slog.Logger // nil means slog.Default()
 }
@@ -34,6 +35,7 @@ type Server struct {
 	status   StatusSource
 	publish  Publisher
 	operator Operator
+	search   Searcher
 	assets   fs.FS
 	logger   *slog.Logger
 }
@@ -59,7 +61,7 @@ func New(d Deps) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, assets: d.Assets, logger: d.Logger}, nil
+	return &Server{appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, assets: d.Assets, logger: d.Logger}, nil
 }
 
 // Handler returns the app's complete HTTP handler.
@@ -85,6 +87,8 @@ func (s *Server) Register(e *echo.Echo) {
 	// JSON API (through the AppAPI proxy, as the logged-in user).
 	api := e.Group("/api", s.appAPIAuth)
 	api.GET("/status", s.handleStatus)
+	api.GET("/search", s.handleSearch)
+	api.POST("/search", s.handleSearch)
 	api.POST("/webhook", s.handleWebhook, requireNoUser)
 	api.POST("/scan", s.handleScan)
 	api.POST("/retry", s.handleRetry)
