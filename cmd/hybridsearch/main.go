@@ -27,6 +27,7 @@ const usage = `hybridsearch — hybrid search for Nextcloud (an AppAPI ExApp)
 Usage:
   hybridsearch demo [flags]     run a simulated Nextcloud with the app installed (try this first)
   hybridsearch serve            run as an ExApp; configured by the environment AppAPI sets
+  hybridsearch search --user U QUERY   search U's files and notes (talks to the running app)
   hybridsearch status --user U  show indexing status (talks to the running app)
   hybridsearch scan --user U    start a reconciliation scan of U's files (--all: everyone's)
   hybridsearch retry --user U   queue U's failed files again (--all: everyone's)
@@ -58,6 +59,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = runServe(ctx, args[1:], getenv, stderr)
 	case "demo":
 		err = runDemo(ctx, args[1:], getenv, stdout, stderr)
+	case "search":
+		err = runSearch(ctx, args[1:], getenv, stdout, stderr)
 	case "status":
 		err = runStatus(ctx, args[1:], getenv, stdout, stderr)
 	case "scan", "retry":
