@@ -53,6 +53,9 @@ type SearchResult struct {
 	// Verification says how results were re-checked against Nextcloud.
 	Verification Verification `json:"verification"`
 	TookMS       float64      `json:"took_ms"`
+	// Shape is the query's shape ("keyword", "question", "identifier")
+	// when Fusion is auto and chose Weights from it.
+	Shape string `json:"shape,omitempty"`
 }
 
 // SkippedLeg is a retrieval leg that did not run.
@@ -102,6 +105,9 @@ type Explanation struct {
 	Legs            map[string]LegScore `json:"legs"` // by leg name; absent = not retrieved by that leg
 	Fused           float64             `json:"fused"`
 	IdentifierBoost bool                `json:"identifier_boost"`
+	// PhraseBoost is set when the chunk contains a quoted phrase of the
+	// query exactly, which ranks it above chunks that do not.
+	PhraseBoost bool `json:"phrase_boost,omitempty"`
 }
 
 // LegScore is one leg's rank (1-based) and raw score for a chunk.

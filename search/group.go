@@ -1,0 +1,146 @@
+package search
+
+import (
+	"strconv"
+
+	hs "github.com/hybrid-search/hybridsearch"
+)
+
+// maxMore is how many matching chunks besides the best one a document
+// result shows.
+const maxMore = 3
+
+// docGroup is one document in the ranking: its chunks best first.
+type docGroup struct {
+	meta      hs.FileMeta
+	best      Fused
+	chunks    []hs.Point // the best chunk, then up to maxMore more
+	relevance float64
+	path      string // the path as the acting user sees it, once verified
+}
+
+// rank fuses the legs' lists, applies the identifier and phrase boosts and
+// groups the chunks per document, best document first. Every document of
+// every list is returned, so the page can be refilled after access checks.
+func (p *plan) rank(lists []LegList, legs [3]legResult) []*docGroup {
+	points := make(map[ChunkKey]hs.Point)
+	for _, r := range legs {
+		for _, h := range r.hits {
+			points[keyOf(h.Point)] = h.Point
+		}
+	}
+	var fused []Fused
+	switch {
+	case p.fusion == "":
+		fused = Single(lists[0], p.explain)
+	case p.fusion == hs.FusionLinear:
+		fused = Linear(lists, p.explain)
+	default:
+		fused = RRF(lists, RRFK, p.explain)
+	}
+	if len(p.match.ids) > 0 || len(p.match.phrases) > 0 {
+		for i := range fused {
+			fused[i].Match = p.match.chunkMatch(points[fused[i].Key])
+		}
+		Order(fused)
+	}
+	var docs []*docGroup
+	at := make(map[hs.FileID]*docGroup)
+	for _, f := range fused {
+		pt := points[f.Key]
+		d := at[f.Key.File]
+		if d == nil {
+			d = &docGroup{meta: pt.File, best: f, relevance: p.relevance(f, lists)}
+			at[f.Key.File] = d
+			docs = append(docs, d)
+		}
+		if len(d.chunks) <= maxMore {
+			d.chunks = append(d.chunks, pt)
+		}
+	}
+	// A boosted document ranks above documents with higher fused scores;
+	// lift its relevance to theirs, so relevance never rises down the list.
+	for i := len(docs) - 2; i >= 0; i-- {
+		docs[i].relevance = max(docs[i].relevance, docs[i+1].relevance)
+	}
+	return docs
+}
+
+// relevance maps a chunk's fused score to [0, 1]; see the package
+// documentation for what it means per algorithm and fusion.
+func (p *plan) relevance(f Fused, lists []LegList) float64 {
+	var r float64
+	switch p.fusion {
+	case "":
+		l := lists[0]
+		if l.Leg == hs.AlgorithmSemantic {
+			r = f.Score // cosine similarity
+		} else if len(l.Scores) > 0 && l.Scores[0] > 0 {
+			r = f.Score / l.Scores[0] // the list is best first
+		}
+	case hs.FusionLinear:
+		r = f.Score / MaxLinear(lists)
+	default:
+		r = f.Score / MaxRRF(lists, RRFK)
+	}
+	return min(max(r, 0), 1)
+}
+
+// render turns the page's documents into results.
+func (s *Service) render(p *plan, page []*docGroup) []hs.DocumentResult {
+	out := make([]hs.DocumentResult, 0, len(page))
+	for _, d := range page {
+		r := hs.DocumentResult{
+			FileID:    d.meta.ID,
+			Title:     d.meta.Title,
+			Path:      d.meta.Path,
+			MIME:      d.meta.MIME,
+			Type:      d.meta.Type,
+			Modified:  d.meta.Modified,
+			Link:      s.link(d.meta),
+			Relevance: d.relevance,
+			Excerpt:   p.excerpt(d.chunks[0]),
+		}
+		if d.path != "" {
+			r.Path = d.path
+		}
+		for _, c := range d.chunks[1:] {
+			r.More = append(r.More, p.excerpt(c))
+		}
+		if p.explain {
+			r.Explain = &hs.Explanation{
+				Legs:            d.best.Legs,
+				Fused:           d.best.Score,
+				IdentifierBoost: d.best.Match.Identifiers > 0,
+				PhraseBoost:     d.best.Match.Phrases > 0,
+			}
+			if r.Explain.Legs == nil {
+				r.Explain.Legs = map[string]hs.LegScore{}
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// excerpt returns a chunk's text with the query's highlights.
+func (p *plan) excerpt(c hs.Point) hs.Excerpt {
+	return hs.Excerpt{
+		ChunkNo:    c.Chunk.No,
+		Text:       c.Chunk.Text,
+		Page:       c.Chunk.Page,
+		Headings:   c.Chunk.Headings,
+		Highlights: p.match.highlights(c.Chunk.Text),
+	}
+}
+
+// link returns the URL that opens a file or note in Nextcloud: the Files
+// app's permalink /index.php/f/<id>, or the Notes app's
+// /index.php/apps/notes/note/<id> (a note's id is its file id).
+func (s *Service) link(m hs.FileMeta) string {
+	id := strconv.FormatInt(int64(m.ID), 10)
+	if m.Type == hs.DocNote {
+		return s.baseURL + "/index.php/apps/notes/note/" + id
+	}
+	return s.baseURL + "/index.php/f/" + id
+}

@@ -1,0 +1,153 @@
+package search_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/search"
+)
+
+// relevanceQuery is one query of a relevance fixture (queries.json).
+type relevanceQuery struct {
+	Query   string `json:"query"`
+	Comment string `json:"comment"` // why the expectation holds; required
+	// Request fields; empty means the default (hybrid, rrf, default
+	// weights).
+	Algorithm string      `json:"algorithm,omitempty"`
+	Fusion    string      `json:"fusion,omitempty"`
+	Weights   *hs.Weights `json:"weights,omitempty"`
+	User      hs.UserID   `json:"user,omitempty"` // default alice
+	// Want is the expected first results, in order.
+	Want []hs.FileID `json:"want,omitempty"`
+	// WantInTop lists documents that must each be among the first TopN.
+	WantInTop []hs.FileID `json:"want_in_top,omitempty"`
+	TopN      int         `json:"top_n,omitempty"`
+	// NotIn lists documents that must not be returned at all.
+	NotIn []hs.FileID `json:"not_in,omitempty"`
+	// BoostDecides marks a query whose first result would not be first by
+	// plain fusion: it is first because it contains a query identifier,
+	// while a result below it has a higher fused score.
+	BoostDecides bool `json:"boost_decides,omitempty"`
+}
+
+// TestRelevance runs every fixture under testdata/relevance through the
+// real chunker, analyzer, Deterministic embedder, store and Service, on
+// the local store and on the Qdrant adapter, so both rank alike.
+func TestRelevance(t *testing.T) {
+	cases, err := filepath.Glob(filepath.Join("testdata", "relevance", "*"))
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no relevance fixtures: %v", err)
+	}
+	for _, kind := range storeKinds {
+		t.Run(kind.name, func(t *testing.T) {
+			for _, dir := range cases {
+				t.Run(filepath.Base(dir), func(t *testing.T) {
+					var docs []doc
+					var queries []relevanceQuery
+					mustReadJSON(t, filepath.Join(dir, "docs.json"), &docs)
+					mustReadJSON(t, filepath.Join(dir, "queries.json"), &queries)
+					st := kind.open(t)
+					mustIndex(t, st, docs...)
+					svc := mustService(t, st)
+					for _, q := range queries {
+						checkRelevance(t, svc, q)
+					}
+				})
+			}
+		})
+	}
+}
+
+func checkRelevance(t *testing.T, svc *search.Service, q relevanceQuery) {
+	t.Helper()
+	if q.Comment == "" {
+		t.Errorf("query %q has no comment", q.Query)
+	}
+	user := q.User
+	if user == "" {
+		user = "alice"
+	}
+	req := hs.SearchRequest{Query: q.Query, Algorithm: q.Algorithm, Fusion: q.Fusion, Weights: q.Weights, Explain: true}
+	res, err := svc.Search(t.Context(), user, req)
+	if err != nil {
+		t.Errorf("Search(%q) = %v", q.Query, err)
+		return
+	}
+	got := ids(res)
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Errorf("query %q (%s): "+format+"\n  got %v\n  %s", append(append([]any{q.Query, q.Comment}, args...), got, explainLines(res))...)
+	}
+	if len(got) < len(q.Want) || !slices.Equal(got[:len(q.Want)], q.Want) {
+		fail("want first %v", q.Want)
+	}
+	if len(q.WantInTop) > 0 {
+		top := got[:min(q.TopN, len(got))]
+		for _, id := range q.WantInTop {
+			if !slices.Contains(top, id) {
+				fail("want %d in the top %d", id, q.TopN)
+			}
+		}
+	}
+	for _, id := range q.NotIn {
+		if slices.Contains(got, id) {
+			fail("want no %d", id)
+		}
+	}
+	if q.BoostDecides && len(res.Results) > 0 {
+		first := res.Results[0].Explain
+		beaten := false
+		for _, r := range res.Results[1:] {
+			beaten = beaten || r.Explain.Fused > first.Fused
+		}
+		if !first.IdentifierBoost || !beaten {
+			fail("want the first result there by the identifier boost alone")
+		}
+	}
+	for i, r := range res.Results {
+		if r.Relevance < 0 || r.Relevance > 1 || i > 0 && r.Relevance > res.Results[i-1].Relevance {
+			fail("relevance %v of result %d is out of [0, 1] or above the one before", r.Relevance, i)
+		}
+	}
+}
+
+// explainLines formats a result page's explanations for failure messages.
+func explainLines(res hs.SearchResult) string {
+	var b []byte
+	for i, r := range res.Results {
+		b = append(b, "\n    "...)
+		b = append(b, []byte(formatResult(i, r))...)
+	}
+	return string(b)
+}
+
+// TestRelevanceFixturesAreData keeps the fixtures honest: every case has
+// both files.
+func TestRelevanceFixturesAreData(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join("testdata", "relevance", "*"))
+	for _, dir := range dirs {
+		for _, f := range []string{"docs.json", "queries.json"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				t.Errorf("%s: %v", dir, err)
+			}
+		}
+	}
+}
+
+// formatResult is one line of explainLines.
+func formatResult(i int, r hs.DocumentResult) string {
+	s := fmt.Sprintf("%d. file %d %q relevance %.3f", i+1, r.FileID, r.Title, r.Relevance)
+	if e := r.Explain; e != nil {
+		s += fmt.Sprintf(" fused %.5f identifier %v phrase %v", e.Fused, e.IdentifierBoost, e.PhraseBoost)
+		for _, leg := range []string{hs.AlgorithmSemantic, hs.AlgorithmKeyword, hs.AlgorithmFuzzy} {
+			if l, ok := e.Legs[leg]; ok {
+				s += fmt.Sprintf(" %s #%d (%.3f)", leg, l.Rank, l.Score)
+			}
+		}
+	}
+	return s
+}
