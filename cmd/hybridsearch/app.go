@@ -27,12 +27,15 @@ import (
 	"github.com/hybrid-search/hybridsearch/indexing/extract"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
 	"github.com/hybrid-search/hybridsearch/queue"
+	"github.com/hybrid-search/hybridsearch/search"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
 // indexStore is what main needs of a store: *store.Local or *store.Qdrant.
 type indexStore interface {
 	indexing.ChunkWriter
+	search.DenseRetriever
+	search.SparseRetriever
 	Health(ctx context.Context) error
 	Stats(ctx context.Context) (store.Stats, error)
 	Close() error
@@ -53,6 +56,7 @@ type Main struct {
 	Pipeline   *indexing.Pipeline
 	Scanner    *indexing.Scanner
 	Reporter   *indexing.Reporter
+	Search     *search.Service
 	Lifecycle  *exapp.Lifecycle
 	Handlers   *handlers.Server
 
@@ -93,6 +97,9 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.buildIndexing()
+	if err := m.buildSearch(); err != nil {
+		return err
+	}
 	m.Lifecycle = exapp.New(ctx, m.Nextcloud, exapp.Options{
 		AppID: cfg.AppID, Version: cfg.AppVersion, DisplayName: cfg.AppDisplayName, Logger: m.Logger,
 		Steps: []exapp.InitStep{
@@ -111,6 +118,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Handlers, err = handlers.New(handlers.Deps{
 		AppID: cfg.AppID, AppSecret: cfg.AppSecret, Lifecycle: m.Lifecycle, Status: statusSource{m.Reporter},
 		Publish: m.Queue, Assets: frontend.Assets(), Logger: m.Logger,
+		Search:   m.Search,
 		Operator: &indexing.Control{Scanner: m.Scanner, States: m.Queue.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},
 	})
 	if err != nil {
@@ -227,6 +235,20 @@ func (m *Main) buildIndexing() {
 		Version: cfg.AppVersion, States: m.Queue.States(), Pending: m.Queue.Pending,
 		Scanner: m.Scanner, Pipeline: m.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin,
 	}
+}
+
+// buildSearch assembles the search engine over the store.
+func (m *Main) buildSearch() error {
+	o := search.Options{
+		Dense: m.Store, Sparse: m.Store, Access: m.Nextcloud, Requeue: m.Queue.Publish,
+		NextcloudURL: m.Config.NextcloudURL, Logger: m.Logger,
+	}
+	if m.Embedder != nil {
+		o.Embedder = m.Embedder
+	}
+	var err error
+	m.Search, err = search.New(o)
+	return err
 }
 
 // startWorkers runs the queue consumers and the periodic scan.

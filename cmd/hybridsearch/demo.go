@@ -90,6 +90,9 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 		*dataDir = tmp
 	}
 
+	if err := os.MkdirAll(*dataDir, 0o700); err != nil {
+		return fmt.Errorf("demo: data directory: %w", err)
+	}
 	sim, simURL, stopSim, err := startSimulator(*addr, logger)
 	if err != nil {
 		return err
@@ -218,7 +221,12 @@ func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, getenv
 	}
 	// The CLI commands (status, scan, retry) read the app's environment.
 	envFile := filepath.Join(dataDir, "app.env")
-	if err := os.WriteFile(envFile, []byte(strings.Join(append(env.List(), "APP_PERSISTENT_STORAGE="+dataDir), "\n")+"\n"), 0o600); err != nil {
+	var lines strings.Builder
+	for _, kv := range append(env.List(), "APP_PERSISTENT_STORAGE="+dataDir) {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&lines, "%s='%s'\n", k, strings.ReplaceAll(v, "'", `'\''`))
+	}
+	if err := os.WriteFile(envFile, []byte(lines.String()), 0o600); err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
 	m := NewMain(cfg, logger)
@@ -226,7 +234,7 @@ func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, getenv
 		_ = m.Close()
 		return nil, fmt.Errorf("demo: starting the app: %w", err)
 	}
-	logger.Info("the CLI can talk to the demo app", "try", "env $(cat "+envFile+" | xargs) hybridsearch status --user alice")
+	logger.Info("the CLI can talk to the demo app", "try", "set -a; . "+envFile+"; set +a; hybridsearch search --user alice kuberntes")
 	return m, nil
 }
 
