@@ -156,13 +156,20 @@ func openLocal(tb testing.TB) testStore {
 // openQdrant returns the Qdrant adapter against the in-process fake.
 func openQdrant(tb testing.TB) testStore {
 	tb.Helper()
+	s, _ := openQdrantServer(tb)
+	return s
+}
+
+// openQdrantServer returns the Qdrant adapter and the fake it talks to.
+func openQdrantServer(tb testing.TB) (testStore, *qdranttest.Server) {
+	tb.Helper()
 	srv := qdranttest.NewServer(tb)
 	s, err := store.OpenQdrant(tb.Context(), store.QdrantOptions{URL: srv.URL(), Dim: testDim, Model: "nomic-embed-text", Timeout: 10 * time.Second, Logger: testLogger(tb)})
 	if err != nil {
 		tb.Fatalf("OpenQdrant = %v", err)
 	}
 	tb.Cleanup(func() { s.Close() })
-	return s
+	return s, srv
 }
 
 // testLogger writes to the test log.
@@ -257,4 +264,22 @@ func (f *fakeAccess) callCount() int {
 
 func itoa(id hs.FileID) string {
 	return strconv.FormatInt(int64(id), 10)
+}
+
+// fakeClock is a settable Options.Now.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
 }
