@@ -1,0 +1,15 @@
+// Package mcp serves the app's Model Context Protocol endpoint: Streamable
+// HTTP through the official Go SDK, stateless, with JSON responses (the
+// AppAPI proxy buffers responses and keeps no session affinity), so one
+// handler answers clients of the 2025-11-25 revision (initialize, then
+// requests) and of the 2026-07-28 revision (every request on its own).
+//
+// It offers three read-only tools: nc_semantic_search (the search engine,
+// with the parameter names of nextcloud-mcp-server's tool of the same
+// name), nc_get_document (a document's indexed text, in pages) and
+// nc_index_status. The acting user comes from the request context, where
+// the handlers package puts it after AppAPI or bearer-token
+// authentication; a request without one is refused. This is the only
+// package that imports the MCP SDK, and the only place error kinds become
+// MCP tool errors.
+package mcp

@@ -1,0 +1,220 @@
+package mcp_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/mcp"
+)
+
+// TestToolErrors: bad arguments and failures are tool results with
+// isError and a clear message, never protocol errors.
+func TestToolErrors(t *testing.T) {
+	idx := newFakeIndex()
+	url, _ := serve(t, idx, mcp.Options{})
+	cs := connect(t, url, "alice", "2026-07-28")
+	tests := []struct {
+		name  string
+		tool  string
+		args  map[string]any
+		setup func()
+		want  string
+	}{
+		{"missing query", mcp.ToolSearch, map[string]any{}, nil, `missing properties: ["query"]`},
+		{"blank query", mcp.ToolSearch, map[string]any{"query": "   "}, nil, "query is empty"},
+		{"query of the wrong type", mcp.ToolSearch, map[string]any{"query": 42}, nil, "query"},
+		{"limit of the wrong type", mcp.ToolSearch, map[string]any{"query": "q", "limit": "ten"}, nil, "limit"},
+		{"fractional limit", mcp.ToolSearch, map[string]any{"query": "q", "limit": 2.5}, nil, "limit"},
+		{"unknown argument", mcp.ToolSearch, map[string]any{"query": "q", "q": "x"}, nil, `unexpected additional properties ["q"]`},
+		{"unknown algorithm", mcp.ToolSearch, map[string]any{"query": "q", "algorithm": "magic"}, nil, "algorithm"},
+		{"negative weight", mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": -0.5}, nil, "semantic_weight"},
+		{"all weights zero", mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": 0, "keyword_weight": 0, "fuzzy_weight": 0}, nil, "at least one of semantic_weight"},
+		{"weight of the wrong type", mcp.ToolSearch, map[string]any{"query": "q", "keyword_weight": "high"}, nil, "keyword_weight"},
+		{"unknown doc type", mcp.ToolSearch, map[string]any{"query": "q", "doc_types": []string{"pdf"}}, nil, "doc_types"},
+		{"bad date", mcp.ToolSearch, map[string]any{"query": "q", "modified_after": "last tuesday"}, nil, `modified_after "last tuesday" is not an RFC 3339 date`},
+		{"threshold out of range", mcp.ToolSearch, map[string]any{"query": "q", "score_threshold": 7}, nil, "score_threshold"},
+		{"long query", mcp.ToolSearch, map[string]any{"query": strings.Repeat("x", 1001)}, nil, "query"},
+		{"search refuses", mcp.ToolSearch, map[string]any{"query": "q"}, func() { idx.searchErr = hs.Errorf(hs.EINVALID, "search: fusion auto chooses the weights itself") }, "invalid arguments: search: fusion auto chooses the weights itself"},
+		{"search unavailable", mcp.ToolSearch, map[string]any{"query": "q"}, func() { idx.searchErr = hs.Errorf(hs.EUNAVAILABLE, "no retrieval leg could run") }, "temporarily unavailable, try again shortly: no retrieval leg could run"},
+		{"internal error is not shown", mcp.ToolSearch, map[string]any{"query": "q"}, func() { idx.searchErr = errors.New("qdrant: secret detail at 10.0.0.3") }, "internal error (the app's log has the details)"},
+		{"cancelled", mcp.ToolSearch, map[string]any{"query": "q"}, func() { idx.searchErr = fmt.Errorf("search: %w", context.Canceled) }, "cancelled or timed out"},
+		{"missing file id", mcp.ToolDocument, map[string]any{}, nil, `missing properties: ["file_id"]`},
+		{"file id of the wrong type", mcp.ToolDocument, map[string]any{"file_id": "eleven"}, nil, "file_id"},
+		{"zero file id", mcp.ToolDocument, map[string]any{"file_id": 0}, nil, "file_id"},
+		{"unknown file id", mcp.ToolDocument, map[string]any{"file_id": 404}, nil, "not found: no document with file_id 404 that you can read is indexed"},
+		{"chunk out of range", mcp.ToolDocument, map[string]any{"file_id": 11, "chunk": 9}, nil, "chunk 9 is out of range: the document has chunks 0 to 2"},
+		{"offset past the end", mcp.ToolDocument, map[string]any{"file_id": 11, "offset": 5000}, nil, "offset 5000 is past the end of the text (86 characters)"},
+		{"max_chars too small", mcp.ToolDocument, map[string]any{"file_id": 11, "max_chars": 10}, nil, "max_chars"},
+		{"window too large", mcp.ToolDocument, map[string]any{"file_id": 11, "chunk": 1, "window": 50}, nil, "window"},
+		{"nextcloud unavailable", mcp.ToolDocument, map[string]any{"file_id": 11}, func() { idx.accessErr = hs.Errorf(hs.EUNAVAILABLE, "nextcloud: 503") }, "temporarily unavailable, try again shortly: Nextcloud did not confirm that you can read this document"},
+		{"status arguments", mcp.ToolStatus, map[string]any{"all": true}, nil, "unexpected additional properties"},
+		{"status unavailable", mcp.ToolStatus, nil, func() { idx.statusErr = hs.Errorf(hs.EUNAVAILABLE, "queue unavailable") }, "temporarily unavailable"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			idx.searchErr, idx.accessErr, idx.statusErr = nil, nil, nil
+			if tt.setup != nil {
+				tt.setup()
+			}
+			res := call(t, cs, tt.tool, tt.args)
+			if !res.IsError || !strings.Contains(text(res), tt.want) {
+				t.Errorf("isError %v, text %q; want an error containing %q", res.IsError, text(res), tt.want)
+			}
+			if strings.Contains(text(res), "10.0.0.3") {
+				t.Errorf("internal detail leaked: %s", text(res))
+			}
+		})
+	}
+}
+
+// post sends one raw JSON-RPC body as alice and returns status and body.
+func post(t *testing.T, url, body string, header map[string]string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set(testUserHeader, "alice")
+	for k, v := range header {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// modern are the headers and _meta of a 2026-07-28 tools/call.
+func modern(tool, args string) (string, map[string]string) {
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args +
+		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}}}`
+	return body, map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": tool}
+}
+
+// TestBadRequests: malformed traffic gets a clear HTTP or JSON-RPC error
+// and the endpoint keeps working.
+func TestBadRequests(t *testing.T) {
+	url, _ := serve(t, newFakeIndex(), mcp.Options{MaxBodyBytes: 64 << 10})
+	call, callHeaders := modern(mcp.ToolSearch, `{"query":"zebracorn"}`)
+	unknownTool, unknownHeaders := modern("nc_delete_everything", `{}`)
+	tests := []struct {
+		name       string
+		body       string
+		header     map[string]string
+		wantStatus int
+		want       string
+	}{
+		{"not JSON", `{"jsonrpc":"2.0",`, nil, 400, ""},
+		{"not JSON-RPC", `{"hello":"world"}`, nil, 400, ""},
+		{"a JSON-RPC response", `{"jsonrpc":"2.0","id":1,"result":{}}`, nil, 0, ""},
+		{"no Accept", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, map[string]string{"Accept": ""}, 400, "Accept"},
+		{"wrong content type", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, map[string]string{"Content-Type": "text/plain"}, 415, "application/json"},
+		{"unsupported protocol version", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, map[string]string{"MCP-Protocol-Version": "1999-01-01"}, 400, "Unsupported protocol version"},
+		{"unknown method, 2026-07-28", strings.Replace(call, "tools/call", "files/delete", 1), map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "files/delete"}, 404, "-32601"},
+		{"unknown tool", unknownTool, unknownHeaders, 400, `"code":-32602,"message":"unknown tool \"nc_delete_everything\""`},
+		{"unknown tool, legacy", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope","arguments":{}}}`, nil, 200, `"code":-32602,"message":"unknown tool \"nope\""`},
+		{"header and _meta disagree", call, map[string]string{"MCP-Protocol-Version": "2025-11-25", "Mcp-Method": "tools/call", "Mcp-Name": mcp.ToolSearch}, 400, ""},
+		{"oversized request", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nc_semantic_search","arguments":{"query":"` + strings.Repeat("x", 70<<10) + `"}}}`, nil, 413, "exceeds"},
+		{"a good 2026-07-28 call", call, callHeaders, 200, `"structuredContent"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, _, body := post(t, url, tt.body, tt.header)
+			if tt.wantStatus != 0 && status != tt.wantStatus || tt.wantStatus == 0 && status < 400 && status != 202 {
+				t.Errorf("status %d, want %d; body %s", status, tt.wantStatus, body)
+			}
+			if !strings.Contains(body, tt.want) {
+				t.Errorf("body %q does not contain %q", body, tt.want)
+			}
+		})
+	}
+	// A GET (legacy SSE stream) and a DELETE (legacy session end) are not
+	// served by a stateless endpoint.
+	for _, m := range []string{http.MethodGet, http.MethodDelete} {
+		req, _ := http.NewRequestWithContext(t.Context(), m, url, nil)
+		req.Header.Set(testUserHeader, "alice")
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed {
+			t.Errorf("%s: %d, want 405", m, resp.StatusCode)
+		}
+	}
+	// Still serving.
+	if status, _, body := post(t, url, call, callHeaders); status != 200 || !strings.Contains(body, "Zebracorn plan") {
+		t.Errorf("after bad requests: %d %s", status, body)
+	}
+}
+
+// TestUserAndOrigin: no acting user gives 401; a browser request from a
+// foreign origin gives 403; Nextcloud's origin passes.
+func TestUserAndOrigin(t *testing.T) {
+	url, _ := serve(t, newFakeIndex(), mcp.Options{AllowedOrigins: []string{"https://cloud.example.com/", "http://localhost:8080/nextcloud"}})
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	tests := []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"no user", map[string]string{testUserHeader: ""}, 401},
+		{"foreign origin", map[string]string{"Origin": "http://evil.example"}, 403},
+		{"rebound name on our port", map[string]string{"Origin": "http://attacker.test:8080"}, 403},
+		{"null origin", map[string]string{"Origin": "null"}, 403},
+		{"origin with another port", map[string]string{"Origin": "https://cloud.example.com:8443"}, 403},
+		{"Nextcloud's origin", map[string]string{"Origin": "https://CLOUD.example.com:443"}, 200},
+		{"a second allowed origin", map[string]string{"Origin": "http://localhost:8080"}, 200},
+		{"no origin (not a browser)", nil, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, h, body := post(t, url, list, tt.header)
+			if status != tt.want {
+				t.Errorf("status %d, want %d: %s", status, tt.want, body)
+			}
+			if status == 401 && !strings.HasPrefix(h.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("401 without WWW-Authenticate: %v", h)
+			}
+		})
+	}
+}
+
+func TestNewHandlerRequiresDeps(t *testing.T) {
+	idx := newFakeIndex()
+	full := mcp.Options{Search: idx, Chunks: idx, Access: idx, Status: idx}
+	for _, tt := range []struct {
+		name   string
+		change func(*mcp.Options)
+	}{
+		{"Search", func(o *mcp.Options) { o.Search = nil }},
+		{"Chunks", func(o *mcp.Options) { o.Chunks = nil }},
+		{"Access", func(o *mcp.Options) { o.Access = nil }},
+		{"Status", func(o *mcp.Options) { o.Status = nil }},
+	} {
+		o := full
+		tt.change(&o)
+		if _, err := mcp.NewHandler(o); err == nil || !strings.Contains(err.Error(), tt.name) {
+			t.Errorf("NewHandler without %s = %v", tt.name, err)
+		}
+	}
+	if _, err := mcp.NewHandler(full); err != nil {
+		t.Errorf("NewHandler: %v", err)
+	}
+}

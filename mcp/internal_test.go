@@ -1,0 +1,121 @@
+package mcp
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	hs "github.com/hybrid-search/hybridsearch"
+)
+
+func TestOriginOf(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"https://cloud.example.com", "https://cloud.example.com", true},
+		{"https://Cloud.Example.com:443/index.php/apps", "https://cloud.example.com", true},
+		{"http://localhost:80", "http://localhost", true},
+		{"http://127.0.0.1:8080", "http://127.0.0.1:8080", true},
+		{"http://[::1]:8080", "http://[::1]:8080", true},
+		{"null", "", false},
+		{"file:///etc", "", false},
+		{"cloud.example.com", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := originOf(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("originOf(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	long := strings.Repeat("alpha beta gamma ", 60) + "TARGET word here " + strings.Repeat("delta epsilon ", 60)
+	at := len([]rune(strings.Repeat("alpha beta gamma ", 60)))
+	tests := []struct {
+		name                 string
+		e                    hs.Excerpt
+		prefix, suffix, must string
+	}{
+		{"short text is whole", hs.Excerpt{Text: "Short\n\ntext."}, "Short", "text.", "Short text."},
+		{"long text without highlights starts at the start", hs.Excerpt{Text: long}, "alpha", "…", "alpha beta"},
+		{"long text around the first highlight", hs.Excerpt{Text: long, Highlights: [][2]int{{at, at + 6}}}, "…", "…", "TARGET"},
+		{"highlight at the very end", hs.Excerpt{Text: "x " + strings.Repeat("y ", 400) + "END", Highlights: [][2]int{{802, 805}}}, "…", "END", "END"},
+	}
+	for _, tt := range tests {
+		got := excerpt(tt.e)
+		if !strings.HasPrefix(got, tt.prefix) || !strings.HasSuffix(got, tt.suffix) || !strings.Contains(got, tt.must) || len([]rune(got)) > excerptRunes+2 {
+			t.Errorf("%s: excerpt = %q", tt.name, got)
+		}
+	}
+}
+
+func TestWeights(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	tests := []struct {
+		name    string
+		s, k, z *float64
+		want    hs.Weights
+		wantErr bool
+	}{
+		{"all given", f(0.2), f(0.2), f(0.6), hs.Weights{Semantic: 0.2, Keyword: 0.2, Fuzzy: 0.6}, false},
+		{"defaults fill in", nil, f(0.1), nil, hs.Weights{Semantic: 0.5, Keyword: 0.1, Fuzzy: 0.2}, false},
+		{"sum above 1 is scaled", f(2), f(1), f(1), hs.Weights{Semantic: 0.5, Keyword: 0.25, Fuzzy: 0.25}, false},
+		{"negative", f(-1), nil, nil, hs.Weights{}, true},
+		{"all zero", f(0), f(0), f(0), hs.Weights{}, true},
+	}
+	for _, tt := range tests {
+		got, err := weights(tt.s, tt.k, tt.z)
+		if (err != nil) != tt.wantErr || (!tt.wantErr && got != tt.want) {
+			t.Errorf("%s: weights = %+v, %v; want %+v", tt.name, got, err, tt.want)
+		}
+		if err != nil && hs.ErrorKind(err) != hs.EINVALID {
+			t.Errorf("%s: kind %s", tt.name, hs.ErrorKind(err))
+		}
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Time
+		ok   bool
+	}{
+		{"", time.Time{}, true},
+		{"2026-01-31", time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC), true},
+		{"2026-01-31T09:00:00Z", time.Date(2026, 1, 31, 9, 0, 0, 0, time.UTC), true},
+		{"2026-01-31T09:00:00+01:00", time.Date(2026, 1, 31, 8, 0, 0, 0, time.UTC), true},
+		{"2026-01-31T09:00:00", time.Date(2026, 1, 31, 9, 0, 0, 0, time.UTC), true},
+		{"31.01.2026", time.Time{}, false},
+		{"1738310400", time.Time{}, false},
+	}
+	for _, tt := range tests {
+		got, err := parseTime("modified_after", tt.in)
+		if (err == nil) != tt.ok || !got.Equal(tt.want) {
+			t.Errorf("parseTime(%q) = %v, %v", tt.in, got, err)
+		}
+	}
+}
+
+func TestPageEnd(t *testing.T) {
+	text := []rune("one two three\n\nfour five six seven eight nine ten")
+	tests := []struct {
+		start, n, want int
+	}{
+		{0, 100, len(text)},        // fits
+		{0, 17, 15},                // back to the paragraph break
+		{15, 16, 29},               // back to a space
+		{15, 12, 27},               // no space in the last fifth: hard cut
+		{0, 3, 3},                  // no break in the last fifth: hard cut
+		{20, len(text), len(text)}, // the rest
+		{len(text), 10, len(text)}, // at the end
+		{0, len(text) - 1, 46},     // a space near the end
+	}
+	for _, tt := range tests {
+		if got := pageEnd(text, tt.start, tt.n); got != tt.want {
+			t.Errorf("pageEnd(%d, %d) = %d (%q), want %d", tt.start, tt.n, got, string(text[tt.start:got]), tt.want)
+		}
+	}
+}

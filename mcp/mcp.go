@@ -1,0 +1,165 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	hs "github.com/hybrid-search/hybridsearch"
+)
+
+// Searcher runs one search as one user (*search.Service).
+type Searcher interface {
+	Search(ctx context.Context, user hs.UserID, req hs.SearchRequest) (hs.SearchResult, error)
+}
+
+// Chunks returns a file's stored chunks in chunk order, none for a file
+// that is not indexed (the store).
+type Chunks interface {
+	FilePoints(ctx context.Context, id hs.FileID, withVectors bool) ([]hs.Point, error)
+}
+
+// Access looks a file up by id as a user: Nextcloud's own access check
+// (*nextcloud.Client). ENOTFOUND means the user cannot read the file.
+type Access interface {
+	FindByID(ctx context.Context, user hs.UserID, id hs.FileID) (hs.FileInfo, error)
+}
+
+// StatusSource reports one user's indexing status.
+type StatusSource interface {
+	IndexStatus(ctx context.Context, user hs.UserID) (IndexStatus, error)
+}
+
+// DefaultMaxBodyBytes bounds a request body when Options.MaxBodyBytes is 0.
+const DefaultMaxBodyBytes = 1 << 20
+
+// Options configure NewHandler.
+type Options struct {
+	Search Searcher     // required
+	Chunks Chunks       // required
+	Access Access       // required
+	Status StatusSource // required
+	// NextcloudURL is the base of document links, e.g.
+	// "https://cloud.example.com"; empty gives links relative to the
+	// Nextcloud root.
+	NextcloudURL string
+	// AllowedOrigins are the browser origins (or URLs, whose origin is
+	// taken) that may call the endpoint, normally Nextcloud's. A request
+	// with any other Origin header gets 403 (DNS-rebinding protection);
+	// requests without one (MCP clients are not browsers) pass.
+	AllowedOrigins []string
+	// Version is the server version reported to clients.
+	Version string
+	// MaxBodyBytes bounds a request body (413 beyond it); 0 means
+	// DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	Logger       *slog.Logger // nil means slog.Default()
+}
+
+// instructions tell the assistant how the tools fit together.
+const instructions = `Search the user's Nextcloud files and notes. Use nc_semantic_search first: it finds documents by meaning, keywords and approximate spelling, and returns the matching passages with a file_id, a path and a link for each document. To read more of a document, call nc_get_document with its file_id (the whole text in pages, or a window of chunks around a chunk_no from the search). If expected documents are missing, nc_index_status tells whether indexing is still running or failed for some files. Cite documents by title and link.`
+
+// handler is the MCP endpoint.
+type handler struct {
+	o       Options
+	origins map[string]bool
+	mcp     http.Handler
+	log     *slog.Logger
+}
+
+// NewHandler returns the MCP endpoint as an http.Handler, to be mounted
+// behind authentication that puts the acting user into the request
+// context (hs.NewContextWithUser). It refuses requests without a user
+// (401) and browser requests from other origins (403). It returns an
+// error naming the first missing dependency.
+func NewHandler(o Options) (http.Handler, error) {
+	switch {
+	case o.Search == nil:
+		return nil, errors.New("mcp: Search is required")
+	case o.Chunks == nil:
+		return nil, errors.New("mcp: Chunks is required")
+	case o.Access == nil:
+		return nil, errors.New("mcp: Access is required")
+	case o.Status == nil:
+		return nil, errors.New("mcp: Status is required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	o.NextcloudURL = strings.TrimRight(o.NextcloudURL, "/")
+	h := &handler{o: o, origins: map[string]bool{}, log: o.Logger.With("component", "mcp")}
+	for _, a := range o.AllowedOrigins {
+		if origin, ok := originOf(a); ok {
+			h.origins[origin] = true
+		}
+	}
+	srv := sdk.NewServer(&sdk.Implementation{
+		Name: "hybrid_search", Title: "Hybrid Search for Nextcloud", Version: o.Version,
+	}, &sdk.ServerOptions{
+		Instructions: instructions,
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+	})
+	if err := h.addTools(srv); err != nil {
+		return nil, err
+	}
+	h.mcp = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
+		Stateless:    true,
+		JSONResponse: true,
+		Logger:       h.log,
+		// The SDK's own check compares Host with a loopback listener, which
+		// refuses every proxied request when Nextcloud reaches the app on
+		// 127.0.0.1 under its public Host. Every request here is
+		// authenticated, and ServeHTTP checks Origin itself.
+		DisableLocalhostProtection:   true,
+		MaxRequestBodyBytes:          o.MaxBodyBytes,
+		PropagateRequestCancellation: true,
+	})
+	return h, nil
+}
+
+// ServeHTTP checks the origin and the acting user, then hands the request
+// to the SDK.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if o := r.Header.Get("Origin"); o != "" {
+		origin, ok := originOf(o)
+		if !ok || !h.origins[origin] {
+			h.log.Warn("request from a foreign origin refused", "origin", o)
+			http.Error(w, "Forbidden: origin "+o+" may not call this endpoint", http.StatusForbidden)
+			return
+		}
+	}
+	if user, ok := hs.UserFromContext(r.Context()); !ok || user == "" {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		http.Error(w, "Unauthorized: no acting user", http.StatusUnauthorized)
+		return
+	}
+	h.mcp.ServeHTTP(w, r)
+}
+
+// originOf returns the origin "scheme://host[:port]" of an Origin header
+// or URL, lowercase and without a default port.
+func originOf(s string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", false
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return strings.ToLower(u.Scheme) + "://" + host, true
+}

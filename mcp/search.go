@@ -1,0 +1,293 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	hs "github.com/hybrid-search/hybridsearch"
+)
+
+// Search limits, as the search engine has them.
+const (
+	defaultLimit = 10
+	maxLimit     = 50 // larger limits are capped, not refused
+	maxQuery     = 1000
+	excerptRunes = 300
+)
+
+const searchDescription = `Search the signed-in user's Nextcloud files and notes (only documents the user can read). ` +
+	`Hybrid search fuses three retrievals: semantic (meaning, across languages), keyword (BM25; exact identifiers such as "PII-2024-0042" rank first) and fuzzy (typo-tolerant). ` +
+	`Returns, per document, the title, path, link, file_id, a relevance in [0, 1], a short excerpt and the matching passages (chunks) in full. ` +
+	`Use nc_get_document with the file_id to read more of a document.`
+
+// searchInput are nc_semantic_search's arguments: the names and defaults
+// of nextcloud-mcp-server's tool, plus fusion and the filters.
+type searchInput struct {
+	Query          string   `json:"query"`
+	Limit          int      `json:"limit,omitempty"`
+	ScoreThreshold float64  `json:"score_threshold,omitempty"`
+	Algorithm      string   `json:"algorithm,omitempty"`
+	SemanticWeight *float64 `json:"semantic_weight,omitempty"`
+	KeywordWeight  *float64 `json:"keyword_weight,omitempty"`
+	FuzzyWeight    *float64 `json:"fuzzy_weight,omitempty"`
+	Fusion         string   `json:"fusion,omitempty"`
+	DocTypes       []string `json:"doc_types,omitempty"`
+	PathPrefix     string   `json:"path_prefix,omitempty"`
+	ModifiedAfter  string   `json:"modified_after,omitempty"`
+	ModifiedBefore string   `json:"modified_before,omitempty"`
+}
+
+func searchInputSchema() (*jsonschema.Schema, error) {
+	weight := func(leg string, d float64) func(*jsonschema.Schema) {
+		return all(atLeast(0), describe(fmt.Sprintf("Weight of the %s leg in hybrid search, ≥ 0 (default %g). Weights that sum to more than 1 are scaled to sum to 1. Ignored by the other algorithms.", leg, d)))
+	}
+	date := "an RFC 3339 date (2026-01-31) or date-time (2026-01-31T09:00:00Z)"
+	return schemaFor[searchInput](map[string]func(*jsonschema.Schema){
+		"query":           all(describe("What to look for: a question, keywords or an identifier."), maxLength(maxQuery), func(p *jsonschema.Schema) { one := 1; p.MinLength = &one }),
+		"limit":           all(describe(fmt.Sprintf("Most documents to return, 1 to %d (larger values are capped).", maxLimit)), atLeast(1), def(defaultLimit)),
+		"score_threshold": all(describe("Drop semantic matches whose cosine similarity is below this, -1 to 1; 0 keeps all."), between(-1, 1), def(0)),
+		"algorithm":       all(describe("hybrid (all three fused), semantic, keyword or fuzzy."), oneOf(hs.AlgorithmHybrid, hs.AlgorithmSemantic, hs.AlgorithmKeyword, hs.AlgorithmFuzzy), def(hs.AlgorithmHybrid)),
+		"semantic_weight": weight("semantic", hs.DefaultWeights.Semantic),
+		"keyword_weight":  weight("keyword", hs.DefaultWeights.Keyword),
+		"fuzzy_weight":    weight("fuzzy", hs.DefaultWeights.Fuzzy),
+		"fusion":          all(describe("How hybrid search fuses the legs: rrf (weighted reciprocal rank fusion), linear (weighted normalized scores) or auto (weights chosen from the query's shape; send no weights with it)."), oneOf(hs.FusionRRF, hs.FusionLinear, hs.FusionAuto), def(hs.FusionRRF)),
+		"doc_types":       all(describe(`Only these document types: "file", "note" or both.`), func(p *jsonschema.Schema) { p.Items.Enum = []any{string(hs.DocFile), string(hs.DocNote)} }),
+		"path_prefix":     all(describe(`Only documents in this folder, e.g. "/Projects/2026".`), maxLength(4096)),
+		"modified_after":  describe("Only documents modified at or after this time: " + date + "."),
+		"modified_before": describe("Only documents modified before this time: " + date + "."),
+	})
+}
+
+// searchOutput is nc_semantic_search's structured result.
+type searchOutput struct {
+	Query       string         `json:"query"`
+	Algorithm   string         `json:"algorithm"`
+	Fusion      string         `json:"fusion,omitempty"`
+	Results     []searchResult `json:"results"`
+	TotalFound  int            `json:"total_found"`
+	SkippedLegs []skippedLeg   `json:"skipped_legs,omitempty"`
+	TookMS      float64        `json:"took_ms"`
+}
+
+type skippedLeg struct {
+	Leg    string `json:"leg"`
+	Reason string `json:"reason"`
+}
+
+// searchResult is one document.
+type searchResult struct {
+	FileID    int64     `json:"file_id"`
+	Title     string    `json:"title"`
+	Path      string    `json:"path"`
+	Link      string    `json:"link"`
+	DocType   string    `json:"doc_type"`
+	MIME      string    `json:"mime"`
+	Modified  time.Time `json:"modified"`
+	Relevance float64   `json:"relevance"`
+	Excerpt   string    `json:"excerpt"`
+	Chunks    []chunk   `json:"chunks"` // the best passage first
+}
+
+// chunk is one passage of a document.
+type chunk struct {
+	ChunkNo  int      `json:"chunk_no"`
+	Text     string   `json:"text"`
+	Page     int      `json:"page,omitempty"`
+	Headings []string `json:"headings,omitempty"`
+}
+
+// search runs nc_semantic_search.
+func (h *handler) search(ctx context.Context, user hs.UserID, in searchInput) (searchOutput, string, error) {
+	req, err := in.request()
+	if err != nil {
+		return searchOutput{}, "", err
+	}
+	res, err := h.o.Search.Search(ctx, user, req)
+	if err != nil {
+		return searchOutput{}, "", err
+	}
+	out := searchOutput{Query: req.Query, Algorithm: res.Algorithm, Fusion: res.Fusion, Results: []searchResult{}, TookMS: res.TookMS}
+	if out.Algorithm == "" {
+		out.Algorithm = req.Algorithm
+	}
+	for _, s := range res.Skipped {
+		out.SkippedLegs = append(out.SkippedLegs, skippedLeg(s))
+	}
+	for _, d := range res.Results {
+		r := searchResult{
+			FileID: int64(d.FileID), Title: d.Title, Path: d.Path, Link: d.Link, DocType: string(d.Type),
+			MIME: d.MIME, Modified: d.Modified, Relevance: d.Relevance, Excerpt: excerpt(d.Excerpt),
+		}
+		for _, e := range append([]hs.Excerpt{d.Excerpt}, d.More...) {
+			r.Chunks = append(r.Chunks, chunk{ChunkNo: e.ChunkNo, Text: e.Text, Page: e.Page, Headings: e.Headings})
+		}
+		out.Results = append(out.Results, r)
+	}
+	out.TotalFound = len(out.Results)
+	return out, renderSearch(out), nil
+}
+
+// request turns the arguments into a search request.
+func (in searchInput) request() (hs.SearchRequest, error) {
+	req := hs.SearchRequest{
+		Query: strings.TrimSpace(in.Query), Algorithm: in.Algorithm, Fusion: in.Fusion,
+		TopK: in.Limit, ScoreThreshold: in.ScoreThreshold,
+	}
+	if req.Query == "" {
+		return req, hs.Errorf(hs.EINVALID, "query is empty")
+	}
+	switch {
+	case req.TopK <= 0:
+		req.TopK = defaultLimit
+	case req.TopK > maxLimit:
+		req.TopK = maxLimit
+	}
+	if req.Algorithm == "" {
+		req.Algorithm = hs.AlgorithmHybrid
+	}
+	if req.Algorithm == hs.AlgorithmHybrid && (in.SemanticWeight != nil || in.KeywordWeight != nil || in.FuzzyWeight != nil) {
+		w, err := weights(in.SemanticWeight, in.KeywordWeight, in.FuzzyWeight)
+		if err != nil {
+			return req, err
+		}
+		req.Weights = &w
+	}
+	for _, t := range in.DocTypes {
+		req.Filter.Types = append(req.Filter.Types, hs.DocType(t))
+	}
+	if p := strings.TrimSpace(in.PathPrefix); p != "" && p != "/" {
+		req.Filter.PathPrefix = "/" + strings.Trim(p, "/")
+	}
+	var err error
+	if req.Filter.ModifiedAfter, err = parseTime("modified_after", in.ModifiedAfter); err != nil {
+		return req, err
+	}
+	if req.Filter.ModifiedBefore, err = parseTime("modified_before", in.ModifiedBefore); err != nil {
+		return req, err
+	}
+	return req, nil
+}
+
+// weights fills the weights not given with the defaults, checks them and
+// scales them to sum to 1 when they sum to more (nextcloud-mcp-server
+// accepts any non-negative weights; only their ratios matter).
+func weights(semantic, keyword, fuzzy *float64) (hs.Weights, error) {
+	w := hs.DefaultWeights
+	for _, x := range []struct {
+		name string
+		v    *float64
+		dst  *float64
+	}{{"semantic_weight", semantic, &w.Semantic}, {"keyword_weight", keyword, &w.Keyword}, {"fuzzy_weight", fuzzy, &w.Fuzzy}} {
+		if x.v == nil {
+			continue
+		}
+		if math.IsNaN(*x.v) || math.IsInf(*x.v, 0) || *x.v < 0 {
+			return w, hs.Errorf(hs.EINVALID, "%s must be a number ≥ 0, got %v", x.name, *x.v)
+		}
+		*x.dst = *x.v
+	}
+	sum := w.Semantic + w.Keyword + w.Fuzzy
+	if sum == 0 {
+		return w, hs.Errorf(hs.EINVALID, "at least one of semantic_weight, keyword_weight and fuzzy_weight must be above 0")
+	}
+	if sum > 1 {
+		w = hs.Weights{Semantic: w.Semantic / sum, Keyword: w.Keyword / sum, Fuzzy: w.Fuzzy / sum}
+	}
+	return w, nil
+}
+
+// parseTime reads an RFC 3339 date or date-time; "" is the zero time.
+func parseTime(name, s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", time.DateOnly} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, hs.Errorf(hs.EINVALID, "%s %q is not an RFC 3339 date (2026-01-31) or date-time (2026-01-31T09:00:00Z)", name, s)
+}
+
+// excerpt is up to excerptRunes of a chunk around its first highlight,
+// on one line.
+func excerpt(e hs.Excerpt) string {
+	text := []rune(e.Text)
+	start := 0
+	if len(e.Highlights) > 0 && len(text) > excerptRunes {
+		hl := min(max(e.Highlights[0][0], 0), len(text))
+		start = min(max(hl-excerptRunes/4, 0), len(text)-excerptRunes)
+		// Start at a word; moving forward keeps the highlight inside.
+		for i := start; i > 0 && i < start+20 && i < hl; i++ {
+			if unicode.IsSpace(text[i-1]) {
+				start = i
+				break
+			}
+		}
+	}
+	end := min(start+excerptRunes, len(text))
+	s := strings.Join(strings.Fields(string(text[start:end])), " ")
+	if start > 0 {
+		s = "…" + s
+	}
+	if end < len(text) {
+		s += "…"
+	}
+	return s
+}
+
+// renderSearch is the text content: everything an assistant needs,
+// readable.
+func renderSearch(out searchOutput) string {
+	var b strings.Builder
+	switch n := len(out.Results); n {
+	case 0:
+		fmt.Fprintf(&b, "No documents match %q.", out.Query)
+	case 1:
+		fmt.Fprintf(&b, "1 document matches %q:", out.Query)
+	default:
+		fmt.Fprintf(&b, "%d documents match %q:", n, out.Query)
+	}
+	b.WriteString("\n")
+	for _, s := range out.SkippedLegs {
+		fmt.Fprintf(&b, "(The %s search did not run: %s.)\n", s.Leg, s.Reason)
+	}
+	for i, r := range out.Results {
+		fmt.Fprintf(&b, "\n%d. %s — %s\n", i+1, r.Title, r.Path)
+		fmt.Fprintf(&b, "   file_id %d · %s · relevance %.2f", r.FileID, r.DocType, r.Relevance)
+		if !r.Modified.IsZero() {
+			fmt.Fprintf(&b, " · modified %s", r.Modified.UTC().Format(time.DateOnly))
+		}
+		fmt.Fprintf(&b, "\n   %s\n", r.Link)
+		for _, c := range r.Chunks {
+			b.WriteString("   [chunk ")
+			fmt.Fprint(&b, c.ChunkNo)
+			if c.Page > 0 {
+				fmt.Fprintf(&b, ", page %d", c.Page)
+			}
+			if len(c.Headings) > 0 {
+				fmt.Fprintf(&b, ", %s", strings.Join(c.Headings, " › "))
+			}
+			b.WriteString("]\n")
+			b.WriteString(indent(c.Text, "   "))
+			b.WriteString("\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// indent prefixes every line of s.
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}

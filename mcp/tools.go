@@ -1,0 +1,162 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	hs "github.com/hybrid-search/hybridsearch"
+)
+
+// Tool names.
+const (
+	ToolSearch   = "nc_semantic_search"
+	ToolDocument = "nc_get_document"
+	ToolStatus   = "nc_index_status"
+)
+
+// readOnly are the annotations of every tool: they read the index of the
+// user's own Nextcloud, nothing else.
+func readOnly(title string) *sdk.ToolAnnotations {
+	closed := false
+	return &sdk.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: &closed}
+}
+
+// addTools registers the three tools on srv.
+func (h *handler) addTools(srv *sdk.Server) error {
+	in, err := searchInputSchema()
+	if err != nil {
+		return err
+	}
+	sdk.AddTool(srv, &sdk.Tool{
+		Name: ToolSearch, Title: "Search Nextcloud", Description: searchDescription,
+		InputSchema: in, Annotations: readOnly("Search Nextcloud"),
+	}, tool(h, ToolSearch, h.search))
+
+	if in, err = documentInputSchema(); err != nil {
+		return err
+	}
+	sdk.AddTool(srv, &sdk.Tool{
+		Name: ToolDocument, Title: "Read a Nextcloud document", Description: documentDescription,
+		InputSchema: in, Annotations: readOnly("Read a Nextcloud document"),
+	}, tool(h, ToolDocument, h.document))
+
+	sdk.AddTool(srv, &sdk.Tool{
+		Name: ToolStatus, Title: "Search index status", Description: statusDescription,
+		Annotations: readOnly("Search index status"),
+	}, tool(h, ToolStatus, h.status))
+	return nil
+}
+
+// tool adapts fn to the SDK: it takes the acting user from the context,
+// puts fn's text in the result's content (its output becomes the
+// structured content) and turns fn's error into a tool error.
+func tool[In, Out any](h *handler, name string, fn func(ctx context.Context, user hs.UserID, in In) (Out, string, error)) sdk.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
+		var zero Out
+		start := time.Now()
+		user, ok := hs.UserFromContext(ctx)
+		if !ok || user == "" {
+			return nil, zero, errors.New("not signed in: no acting user")
+		}
+		out, text, err := fn(ctx, user, in)
+		attrs := []any{slog.String("tool", name), slog.String("user_id", string(user)), slog.Int64("duration_ms", time.Since(start).Milliseconds())}
+		if err != nil {
+			return nil, zero, h.toolError(ctx, err, attrs)
+		}
+		h.log.Debug("tool call", attrs...)
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+	}
+}
+
+// toolError turns err into the error the SDK reports as a tool result
+// with isError: the user-safe message, prefixed by what the kind means.
+// Internal errors are logged here and shown as a generic message.
+func (h *handler) toolError(ctx context.Context, err error, attrs []any) error {
+	msg := hs.ErrorMessage(err)
+	level := slog.LevelDebug
+	switch hs.ErrorKind(err) {
+	case hs.EINVALID:
+		msg = "invalid arguments: " + msg
+	case hs.ENOTFOUND:
+		msg = "not found: " + msg
+	case hs.EUNAUTHORIZED:
+		msg = "no access: " + msg
+	case hs.ETOOLARGE:
+		msg = "too large: " + msg
+	case hs.ECONFLICT:
+		msg = "conflict, try again: " + msg
+	case hs.EUNAVAILABLE:
+		msg = "temporarily unavailable, try again shortly: " + msg
+		level = slog.LevelWarn
+	default:
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			msg = "cancelled or timed out"
+			break
+		}
+		msg = "internal error (the app's log has the details)"
+		level = slog.LevelError
+	}
+	h.log.Log(ctx, level, "tool call failed", append(attrs, slog.Any("error", err))...)
+	return errors.New(msg)
+}
+
+// schemaFor infers T's JSON schema and lets edit adjust each property.
+func schemaFor[T any](edit map[string]func(p *jsonschema.Schema)) (*jsonschema.Schema, error) {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: schema: %w", err)
+	}
+	for name, fn := range edit {
+		p, ok := s.Properties[name]
+		if !ok {
+			return nil, fmt.Errorf("mcp: schema: no property %q", name)
+		}
+		fn(p)
+	}
+	return s, nil
+}
+
+// describe, bound, etc. are schema edits.
+func describe(text string) func(*jsonschema.Schema) {
+	return func(p *jsonschema.Schema) { p.Description = text }
+}
+
+func def(v any) func(*jsonschema.Schema) {
+	return func(p *jsonschema.Schema) { p.Default, _ = json.Marshal(v) }
+}
+
+func between(lo, hi float64) func(*jsonschema.Schema) {
+	return func(p *jsonschema.Schema) { p.Minimum, p.Maximum = &lo, &hi }
+}
+
+func atLeast(lo float64) func(*jsonschema.Schema) {
+	return func(p *jsonschema.Schema) { p.Minimum = &lo }
+}
+
+func oneOf(values ...string) func(*jsonschema.Schema) {
+	return func(p *jsonschema.Schema) {
+		for _, v := range values {
+			p.Enum = append(p.Enum, v)
+		}
+	}
+}
+
+func maxLength(n int) func(*jsonschema.Schema) {
+	return func(p *jsonschema.Schema) { p.MaxLength = &n }
+}
+
+// all applies several edits.
+func all(edits ...func(*jsonschema.Schema)) func(*jsonschema.Schema) {
+	return func(p *jsonschema.Schema) {
+		for _, e := range edits {
+			e(p)
+		}
+	}
+}
