@@ -56,6 +56,20 @@ func JobKey(job hybridsearch.IndexJob) (string, error) {
 	return "p." + hex.EncodeToString(sum[:8]), nil
 }
 
+// subject returns the subject a job is published on: "hs.jobs.<key>",
+// and for file-id keys one subject per (file, user) — "hs.jobs.f.<id>.u.<16
+// hex of SHA-256(user)>" — so the newest trigger per file and user waits:
+// a job that adds or removes one reader of a shared file is never replaced
+// by another user's event for the same file. The per-file lease keeps the
+// jobs of one file from running at the same time.
+func subject(job hybridsearch.IndexJob, key string) string {
+	if job.FileID > 0 {
+		sum := sha256.Sum256([]byte(job.User))
+		return subjectRoot + "." + key + ".u." + hex.EncodeToString(sum[:8])
+	}
+	return subjectRoot + "." + key
+}
+
 // fileKey is the JobKey of a file id.
 func fileKey(id hybridsearch.FileID) string {
 	return "f." + strconv.FormatInt(int64(id), 10)

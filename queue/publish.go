@@ -32,7 +32,7 @@ func (q *Queue) Publish(ctx context.Context, jobs ...hybridsearch.IndexJob) erro
 		if err != nil {
 			return fmt.Errorf("queue: publish %s: %w", key, err)
 		}
-		m := nats.NewMsg(subjectRoot + "." + key)
+		m := nats.NewMsg(subject(job, key))
 		m.Data = data
 		m.Header.Set(jetstream.MsgIDHeader, MsgID(job))
 		msgs = append(msgs, m)

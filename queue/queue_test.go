@@ -23,7 +23,7 @@ func TestPublishKeepsNewestPerFile(t *testing.T) {
 	if got, want := info.State.Msgs, uint64(2); got != want {
 		t.Errorf("stream holds %d messages after 3 jobs for file 7 and 1 for file 8, want %d", got, want)
 	}
-	raw, err := q.stream.GetLastMsgForSubject(t.Context(), "hs.jobs.f.7")
+	raw, err := q.stream.GetLastMsgForSubject(t.Context(), subject(fileJob(7, ""), "f.7"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,5 +148,24 @@ func TestLeasesUsePerKeyTTL(t *testing.T) {
 	q, _, _ := mustOpen(t, Options{})
 	if !q.keyTTL {
 		t.Errorf("leases bucket on nats-server 2.15 has no per-key TTL")
+	}
+}
+
+// Jobs of different users for one file do not replace each other: a job
+// that adds or drops bob as a reader must survive alice's next event.
+func TestPerUserSubjects(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{})
+	a := fileJob(9, "NodeWrittenEvent")
+	b := a
+	b.User, b.Event = "bob", "scan"
+	mustPublish(t, q, b)
+	mustPublish(t, q, a)
+	info, err := q.stream.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 2 {
+		t.Errorf("stream holds %d messages for two users' jobs on one file, want 2", info.State.Msgs)
 	}
 }

@@ -248,7 +248,7 @@ func (q *Queue) backoff(attempt int) time.Duration {
 // requeue publishes job again when its message is still the newest for its
 // subject, so a job that only waited for a lease is not lost.
 func (q *Queue) requeue(ctx context.Context, md *jetstream.MsgMetadata, key string, job hybridsearch.IndexJob, log *slog.Logger) {
-	last, err := q.stream.GetLastMsgForSubject(ctx, subjectRoot+"."+key)
+	last, err := q.stream.GetLastMsgForSubject(ctx, subject(job, key))
 	if err == nil && last.Sequence != md.Sequence.Stream {
 		log.Debug("job waited for its lease; a newer job replaces it")
 		return
