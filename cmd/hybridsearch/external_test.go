@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/qdrant/go-client/qdrant"
+	"google.golang.org/grpc/codes"
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
@@ -56,4 +57,22 @@ func TestExternalNATSAndQdrant(t *testing.T) {
 	if err != nil || info.State.LastSeq == 0 {
 		t.Errorf("external stream = %+v, %v; want jobs published there", info, err)
 	}
+}
+
+// A store outage: Qdrant refuses writes for a while; the file waits,
+// status says why, and it is indexed once Qdrant answers again.
+func TestStoreOutage(t *testing.T) {
+	qd := qdranttest.NewServer(t)
+	ollama := embeddingtest.NewServer(t)
+	env := newTestEnv(t, envOptions{install: true, extra: map[string]string{
+		"QDRANT_URL": qd.URL(), "OLLAMA_HOST": ollama.URL, "EMBED_MODEL": "nomic-embed-text",
+	}})
+	for i := 0; i < 3; i++ {
+		qd.FailNext(qdrant.Points_Upsert_FullMethodName, codes.Unavailable)
+	}
+	f := env.Sim.PutFile("alice", "/outage.md", []byte("Written while Qdrant refused writes: a dugong."))
+	env.awaitFile(t, "pending with the reason", f.ID, func(ix indexed) bool {
+		return ix.state.Status == hs.StatusPending && strings.Contains(ix.state.Error, "unavailable")
+	})
+	env.awaitFile(t, "indexed after the outage", f.ID, isIndexed(f.ETag))
 }
