@@ -1,0 +1,88 @@
+// What the Nextcloud page shell gives the panel: where the app's proxy is,
+// the CSRF token, initial state, the user's locale and the mount point.
+
+/** The ExApp id; every API call goes through AppAPI's proxy for it. */
+export const APP_ID = 'hybrid_search'
+
+/** webroot returns Nextcloud's web root ("" or "/nextcloud"), never with a trailing slash. */
+export function webroot(win) {
+  const root = win._oc_webroot ?? win.OC?.webroot ?? ''
+  return String(root).replace(/\/+$/, '')
+}
+
+/** proxyBase is the URL prefix of the app's routes, ending in "/". */
+export function proxyBase(win) {
+  return `${webroot(win)}/index.php/apps/app_api/proxy/${APP_ID}/`
+}
+
+/** requestToken is the CSRF token Nextcloud expects in the requesttoken header. */
+export function requestToken(doc) {
+  return doc.head?.dataset?.requesttoken ?? ''
+}
+
+/**
+ * initialState reads a value AppAPI provided for the page (app "app_api"):
+ * base64 of UTF-8 JSON in a hidden input. Missing or broken state gives null.
+ */
+export function initialState(doc, key) {
+  const el = doc.getElementById(`initial-state-app_api-${key}`)
+  if (!el) return null
+  try {
+    const bytes = Uint8Array.from(atob(el.value), (c) => c.charCodeAt(0))
+    return JSON.parse(new TextDecoder().decode(bytes))
+  } catch {
+    return null
+  }
+}
+
+/** locale is the user's locale as a BCP 47 tag ("de-DE"), or undefined for the browser default. */
+export function locale(doc) {
+  const html = doc.documentElement
+  const tag = (html?.dataset?.locale || html?.lang || '').replace(/_/g, '-')
+  if (!tag) return undefined
+  try {
+    return Intl.getCanonicalLocales(tag)[0]
+  } catch {
+    return undefined
+  }
+}
+
+/** isAdmin tells whether Nextcloud says the user is an admin. */
+export function isAdmin(win) {
+  try {
+    return Boolean(win.OC?.isUserAdmin?.())
+  } catch {
+    return false
+  }
+}
+
+/**
+ * mountPoint adds the panel's root element to the page. Nextcloud wraps the
+ * app's <div id="content"> in <main id="content">, so the innermost one is used.
+ */
+export function mountPoint(doc) {
+  const hosts = doc.querySelectorAll('#content')
+  const host = hosts.length ? hosts[hosts.length - 1] : doc.body
+  const el = doc.createElement('div')
+  el.id = 'hybrid-search'
+  host.appendChild(el)
+  return el
+}
+
+/**
+ * nextcloudLink turns a result link into one the browser can follow: http(s)
+ * URLs stay; server-relative Nextcloud paths get the web root in front; any
+ * other scheme (javascript:, data:) gives "".
+ */
+export function nextcloudLink(link, root) {
+  if (typeof link !== 'string') return ''
+  // Browsers ignore tabs, newlines and leading spaces in URLs, so look at the
+  // scheme without them ("java\tscript:" is javascript:).
+  const bare = link.replace(/[\u0000-\u0020\u007f]/g, '')
+  if (!bare) return ''
+  if (/^[a-z][a-z0-9+.-]*:/i.test(bare)) return /^https?:\/\//i.test(bare) ? link.trim() : ''
+  if (bare.startsWith('//') || bare.startsWith('/\\') || bare.startsWith('\\')) return ''
+  if (!link.startsWith('/')) return link
+  if (root && (link === root || link.startsWith(root + '/'))) return link
+  return root + link
+}

@@ -1,0 +1,159 @@
+// Search options as the panel holds them, and their translation into the
+// query string of GET api/search (see SearchRequest in the Go module root).
+
+import { DEFAULT_WEIGHTS, LEGS, validateWeights } from './weights.js'
+
+/** ALGORITHMS are the search algorithms with their labels. */
+export const ALGORITHMS = [
+  { value: 'hybrid', label: 'Hybrid', hint: 'All three methods, fused' },
+  { value: 'semantic', label: 'Semantic', hint: 'By meaning, across languages' },
+  { value: 'keyword', label: 'Keyword', hint: 'Exact words (BM25)' },
+  { value: 'fuzzy', label: 'Fuzzy', hint: 'Tolerates typos and partial words' },
+]
+
+/** FUSIONS are the fusion methods of the hybrid algorithm. */
+export const FUSIONS = [
+  { value: 'rrf', label: 'Reciprocal rank (RRF)' },
+  { value: 'linear', label: 'Linear (normalized scores)' },
+  { value: 'auto', label: 'Automatic (weights from the query)' },
+]
+
+/** TOP_K_CHOICES are the page sizes offered; the server allows at most 50. */
+export const TOP_K_CHOICES = [10, 20, 50]
+
+/** DEFAULT_TOP_K is the server's default page size. */
+export const DEFAULT_TOP_K = 10
+
+/** defaultOptions returns fresh search options with the server's defaults. */
+export function defaultOptions() {
+  return {
+    algorithm: 'hybrid',
+    fusion: 'rrf',
+    weights: { ...DEFAULT_WEIGHTS },
+    topK: DEFAULT_TOP_K,
+    notes: true,
+    files: true,
+    pathPrefix: '',
+    modifiedFrom: '', // YYYY-MM-DD, inclusive, the user's time zone
+    modifiedUntil: '', // YYYY-MM-DD, inclusive
+  }
+}
+
+/** usesWeights tells whether the weights matter for these options. */
+export function usesWeights(opts) {
+  return opts.algorithm === 'hybrid' && opts.fusion !== 'auto'
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+
+/**
+ * dayStart returns the RFC 3339 time (UTC, whole seconds) at which the local
+ * day YYYY-MM-DD starts, shifted by days; "" for an invalid date.
+ */
+export function dayStart(date, days = 0) {
+  const m = DATE.exec(date ?? '')
+  if (!m) return ''
+  const [y, mo, d] = [Number(m[1]), Number(m[2]) - 1, Number(m[3])]
+  const day = new Date(y, mo, d)
+  if (day.getFullYear() !== y || day.getMonth() !== mo || day.getDate() !== d) return ''
+  return new Date(y, mo, d + days).toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
+/** normalizePath makes a path prefix absolute ("Documents/x" → "/Documents/x"). */
+export function normalizePath(p) {
+  const t = (p ?? '').trim()
+  if (!t) return ''
+  return t.startsWith('/') ? t : '/' + t
+}
+
+/**
+ * validateOptions checks the options before a search and returns
+ * {valid, errors, weights} with weights from validateWeights (or null when
+ * the algorithm does not use them).
+ */
+export function validateOptions(opts) {
+  const errors = []
+  let weights = null
+  if (usesWeights(opts)) {
+    weights = validateWeights(opts.weights)
+    errors.push(...weights.errors)
+  }
+  if (!opts.notes && !opts.files) errors.push('Choose notes, files or both.')
+  if (opts.modifiedFrom && !dayStart(opts.modifiedFrom)) errors.push('The “modified from” date is not a valid date.')
+  if (opts.modifiedUntil && !dayStart(opts.modifiedUntil)) errors.push('The “modified until” date is not a valid date.')
+  if (opts.modifiedFrom && opts.modifiedUntil && dayStart(opts.modifiedFrom) && dayStart(opts.modifiedUntil) && opts.modifiedFrom > opts.modifiedUntil) {
+    errors.push('The “modified from” date is after the “modified until” date.')
+  }
+  return { valid: errors.length === 0, errors, weights }
+}
+
+/**
+ * buildSearchParams returns the query string parameters of GET api/search
+ * for query q and options opts. Parameters that equal the server's defaults
+ * are still sent when they matter, so the request says what the panel shows.
+ */
+export function buildSearchParams(q, opts, { explain = true } = {}) {
+  const p = new URLSearchParams()
+  p.set('q', (q ?? '').trim())
+  p.set('algorithm', opts.algorithm)
+  if (opts.algorithm === 'hybrid') {
+    p.set('fusion', opts.fusion)
+    if (opts.fusion !== 'auto') {
+      for (const leg of LEGS) p.set(`${leg}_weight`, String(opts.weights[leg]))
+    }
+  }
+  p.set('top_k', String(opts.topK || DEFAULT_TOP_K))
+  if (opts.notes !== opts.files) p.set('types', opts.notes ? 'note' : 'file')
+  const prefix = normalizePath(opts.pathPrefix)
+  if (prefix) p.set('path_prefix', prefix)
+  const after = dayStart(opts.modifiedFrom)
+  if (after) p.set('modified_after', after)
+  const before = dayStart(opts.modifiedUntil, 1)
+  if (before) p.set('modified_before', before)
+  if (explain) p.set('explain', '1')
+  return p
+}
+
+/**
+ * encodeState writes the query and the options that differ from the
+ * defaults into a URL fragment ("q=…&algorithm=keyword"), so a reload or a
+ * shared link shows the same search.
+ */
+export function encodeState(q, opts) {
+  const d = defaultOptions()
+  const p = new URLSearchParams()
+  if (q) p.set('q', q)
+  if (opts.algorithm !== d.algorithm) p.set('algorithm', opts.algorithm)
+  if (opts.fusion !== d.fusion) p.set('fusion', opts.fusion)
+  for (const leg of LEGS) if (opts.weights[leg] !== d.weights[leg]) p.set(`${leg}_weight`, String(opts.weights[leg]))
+  if (opts.topK !== d.topK) p.set('top_k', String(opts.topK))
+  if (opts.notes !== opts.files) p.set('types', opts.notes ? 'note' : 'file')
+  if (opts.pathPrefix) p.set('path', opts.pathPrefix)
+  if (opts.modifiedFrom) p.set('from', opts.modifiedFrom)
+  if (opts.modifiedUntil) p.set('until', opts.modifiedUntil)
+  return p.toString()
+}
+
+/** decodeState reads what encodeState wrote, ignoring unknown or bad values. */
+export function decodeState(fragment) {
+  const p = new URLSearchParams((fragment ?? '').replace(/^#/, ''))
+  const opts = defaultOptions()
+  const algorithm = p.get('algorithm')
+  if (ALGORITHMS.some((a) => a.value === algorithm)) opts.algorithm = algorithm
+  const fusion = p.get('fusion')
+  if (FUSIONS.some((f) => f.value === fusion)) opts.fusion = fusion
+  for (const leg of LEGS) {
+    const raw = p.get(`${leg}_weight`)
+    const v = raw === null || raw.trim() === '' ? NaN : Number(raw)
+    if (Number.isFinite(v)) opts.weights[leg] = v
+  }
+  const topK = Number(p.get('top_k'))
+  if (TOP_K_CHOICES.includes(topK)) opts.topK = topK
+  const types = p.get('types')
+  if (types === 'note') opts.files = false
+  if (types === 'file') opts.notes = false
+  opts.pathPrefix = p.get('path') ?? ''
+  if (DATE.test(p.get('from') ?? '')) opts.modifiedFrom = p.get('from')
+  if (DATE.test(p.get('until') ?? '')) opts.modifiedUntil = p.get('until')
+  return { q: p.get('q') ?? '', opts }
+}

@@ -1,0 +1,353 @@
+// The panel as a whole, in happy-dom, with a fake API client.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { flushPromises, mount } from '@vue/test-utils'
+import App from '../../src/App.vue'
+import { ApiError, normalizeResult } from '../../src/lib/api.js'
+import kube from '../fixtures/search-kubernetes.json'
+import cjk from '../fixtures/search-cjk.json'
+import busy from '../fixtures/status-busy.json'
+
+function fakeClient({ search, status } = {}) {
+  return {
+    search: vi.fn(search ?? (async () => normalizeResult(kube))),
+    status: vi.fn(status ?? (async () => busy)),
+  }
+}
+
+let wrapper
+function mountApp(client, props = {}) {
+  wrapper = mount(App, { props: { client, locale: 'en-US', ...props }, attachTo: document.body })
+  return wrapper
+}
+
+async function type(w, text) {
+  await w.get('#hs-query').setValue(text)
+}
+
+async function settle() {
+  await vi.advanceTimersByTimeAsync(400)
+  await flushPromises()
+}
+
+beforeEach(() => {
+  vi.useFakeTimers()
+  window.history.replaceState(null, '', '/index.php/apps/app_api/embedded/hybrid_search/search')
+})
+
+afterEach(() => {
+  wrapper?.unmount()
+  wrapper = null
+  vi.useRealTimers()
+})
+
+describe('search', () => {
+  it('searches once after typing stops and renders grouped results', async () => {
+    const client = fakeClient()
+    const w = mountApp(client)
+    await type(w, 'kub')
+    await vi.advanceTimersByTimeAsync(100)
+    await type(w, 'kuberntes upgrade')
+    expect(client.search).not.toHaveBeenCalled()
+    await settle()
+    expect(client.search).toHaveBeenCalledTimes(1)
+    const params = client.search.mock.calls[0][0]
+    expect(params.get('q')).toBe('kuberntes upgrade')
+    expect(params.get('algorithm')).toBe('hybrid')
+    expect(params.get('explain')).toBe('1')
+
+    const items = w.findAll('.hs-result')
+    expect(items).toHaveLength(2)
+    const first = items[0]
+    expect(first.get('.hs-result__link').text()).toBe('Kubernetes upgrade runbook.md')
+    expect(first.get('.hs-result__link').attributes('href')).toBe('/index.php/f/101')
+    expect(first.get('.hs-result__path').text()).toBe('/Documents/Engineering/Kubernetes upgrade runbook.md')
+    expect(first.findAll('.hs-excerpt mark').map((m) => m.text())).toEqual(['Kubernetes', 'upgrade', 'Kubernetes'])
+    expect(first.get('.hs-relevance__label').text()).toBe('relevance')
+    expect(first.get('.hs-relevance__value').text()).toBe('0.93')
+    expect(first.text()).not.toContain('%')
+    expect(first.get('[role="meter"]').attributes('aria-valuenow')).toBe('0.93')
+    expect(first.text()).toContain('modified Aug 15, 2024')
+
+    // The emoji note: rune offsets mark the right words, and it is flagged unverified.
+    const second = items[1]
+    expect(second.findAll('mark').map((m) => m.text())).toEqual(['Kubernetes', 'upgrade'])
+    expect(second.find('.hs-badge--warning').text()).toBe('not re-checked')
+    expect(first.find('.hs-badge--warning').exists()).toBe(false)
+
+    const notices = w.findAll('.hs-notices li').map((n) => n.text())
+    expect(notices[0]).toBe('Semantic search is off: no embedding model is configured')
+    expect(notices[1]).toBe('1 result was removed because you can no longer open it.')
+    expect(notices[2]).toContain('1 result is shown unchecked')
+    expect(w.get('#hs-live').text()).toBe('2 results for “kuberntes upgrade” in 12 ms')
+    expect(w.get('#hs-live').attributes('aria-live')).toBe('polite')
+    expect(w.get('.hs-how').text()).toBe('Hybrid search, RRF fusion, weights semantic 0.5, keyword 0.3, fuzzy 0.2')
+    expect(window.location.hash).toBe('#q=kuberntes+upgrade')
+  })
+
+  it('searches at once on Enter', async () => {
+    const client = fakeClient()
+    const w = mountApp(client)
+    await type(w, 'Apfelkuchen')
+    await w.get('#hs-query').trigger('keydown', { key: 'Enter' })
+    await flushPromises()
+    expect(client.search).toHaveBeenCalledTimes(1)
+    await settle()
+    expect(client.search).toHaveBeenCalledTimes(1)
+  })
+
+  it('shows CJK matches after an emoji', async () => {
+    const client = fakeClient({ search: async () => normalizeResult(cjk) })
+    const w = mountApp(client)
+    await type(w, '紅葉')
+    await settle()
+    expect(w.findAll('mark').map((m) => m.text())).toEqual(['紅葉'])
+    expect(w.get('.hs-excerpt__where').text()).toBe('京都の旅')
+    expect(w.get('.hs-how').text()).toBe('Keyword search')
+  })
+
+  it('ignores an older answer that arrives after a newer one', async () => {
+    let release
+    const client = fakeClient({
+      search: vi.fn()
+        .mockImplementationOnce(() => new Promise((resolve) => { release = () => resolve(normalizeResult(kube)) }))
+        .mockImplementationOnce(async () => normalizeResult(cjk)),
+    })
+    const w = mountApp(client)
+    await type(w, 'kuberntes')
+    await settle()
+    const firstSignal = client.search.mock.calls[0][1]
+    await type(w, '紅葉')
+    await settle()
+    expect(firstSignal.aborted).toBe(true)
+    release()
+    await flushPromises()
+    expect(w.findAll('.hs-result')).toHaveLength(1)
+    expect(w.get('.hs-result__link').text()).toBe('京都の旅')
+  })
+
+  it('switches the algorithm and sends only what it uses', async () => {
+    const client = fakeClient()
+    const w = mountApp(client)
+    await type(w, 'x')
+    await settle()
+    await w.get('input[value="keyword"]').setValue(true)
+    await settle()
+    const params = client.search.mock.calls.at(-1)[0]
+    expect(params.get('algorithm')).toBe('keyword')
+    expect(params.has('fusion')).toBe(false)
+    expect(params.has('semantic_weight')).toBe(false)
+    expect(w.get('.hs-algorithm--active').text()).toBe('Keyword')
+  })
+
+  it('clears on Escape and shows the start screen', async () => {
+    const client = fakeClient()
+    const w = mountApp(client)
+    await type(w, 'x')
+    await settle()
+    await w.get('#hs-query').trigger('keydown', { key: 'Escape' })
+    await settle()
+    expect(w.find('.hs-result').exists()).toBe(false)
+    expect(w.get('.hs-empty--start').text()).toContain('Search the content of your files and notes')
+  })
+
+  it('shows the empty state with other methods to try', async () => {
+    const client = fakeClient({ search: async () => normalizeResult({ query: 'zzz', algorithm: 'keyword', results: [] }) })
+    const w = mountApp(client)
+    await w.get('input[value="keyword"]').setValue(true)
+    await type(w, 'zzz')
+    await settle()
+    expect(w.get('.hs-empty__title').text()).toBe('No results for “zzz”')
+    expect(w.get('#hs-live').text()).toBe('No results for “zzz”')
+    const fuzzy = w.findAll('.hs-empty__actions button').find((b) => b.text().startsWith('Fuzzy'))
+    await fuzzy.trigger('click')
+    await flushPromises()
+    expect(client.search.mock.calls.at(-1)[0].get('algorithm')).toBe('fuzzy')
+  })
+})
+
+describe('errors', () => {
+  it('shows the server message of a 400 and puts weight errors next to the sliders', async () => {
+    const client = fakeClient({ search: async () => { throw new ApiError('weights: the sum must be at most 1', 400, 'invalid') } })
+    const w = mountApp(client)
+    await type(w, 'x')
+    await settle()
+    expect(w.get('.hs-error__title').text()).toBe('The search failed')
+    expect(w.get('.hs-error__message').text()).toBe('weights: the sum must be at most 1')
+    expect(w.get('#hs-live').text()).toBe('Search failed: weights: the sum must be at most 1')
+    expect(w.get('#hs-options').isVisible()).toBe(true)
+    expect(w.get('#hs-weights-msg').text()).toContain('The server says: weights: the sum must be at most 1')
+  })
+
+  it('shows a network error and retries', async () => {
+    const search = vi.fn()
+      .mockRejectedValueOnce(new ApiError('Could not reach the app: Failed to fetch', 0, 'network'))
+      .mockResolvedValueOnce(normalizeResult(kube))
+    const client = fakeClient({ search })
+    const w = mountApp(client)
+    await type(w, 'x')
+    await settle()
+    expect(w.get('.hs-error__title').text()).toBe('Could not reach the app')
+    expect(w.get('.hs-error__message').text()).toBe('Could not reach the app: Failed to fetch')
+    await w.get('.hs-error button').trigger('click')
+    await flushPromises()
+    expect(w.find('.hs-error').exists()).toBe(false)
+    expect(w.findAll('.hs-result')).toHaveLength(2)
+  })
+
+  it('does not search with invalid weights and says why', async () => {
+    const client = fakeClient()
+    const w = mountApp(client)
+    await w.get('.hs-options-toggle').trigger('click')
+    await w.get('#hs-w-semantic').setValue('0.9')
+    await type(w, 'x')
+    await settle()
+    expect(client.search).not.toHaveBeenCalled()
+    expect(w.get('[role="alert"]').text()).toContain('The weights add up to 1.4; together they may be at most 1.')
+    expect(w.get('#hs-w-semantic').attributes('aria-invalid')).toBe('true')
+    expect(w.get('#hs-weights-msg').text()).toContain('Sum 1.4 (at most 1)')
+    await w.get('#hs-w-semantic').setValue('0.4')
+    await settle()
+    expect(client.search).toHaveBeenCalledTimes(1)
+    expect(client.search.mock.calls[0][0].get('semantic_weight')).toBe('0.4')
+  })
+
+  it('disables the weights for automatic fusion', async () => {
+    const client = fakeClient()
+    const w = mountApp(client)
+    await w.get('.hs-options-toggle').trigger('click')
+    await w.get('#hs-options select').setValue('auto')
+    expect(w.get('#hs-w-semantic').attributes('disabled')).toBeDefined()
+    expect(w.text()).toContain('Automatic fusion chooses the weights from the query.')
+  })
+})
+
+describe('result details', () => {
+  it('expands more matches and the ranking explanation', async () => {
+    const w = mountApp(fakeClient())
+    await type(w, 'x')
+    await settle()
+    const first = w.findAll('.hs-result')[0]
+    const [more, explain] = first.findAll('.hs-result__actions button')
+    expect(more.text()).toBe('2 more matches')
+    expect(more.attributes('aria-expanded')).toBe('false')
+    await more.trigger('click')
+    expect(more.attributes('aria-expanded')).toBe('true')
+    expect(first.findAll('.hs-more .hs-excerpt')).toHaveLength(2)
+    expect(first.get('.hs-more').text()).toContain('Upgrading the control plane')
+    await explain.trigger('click')
+    const rows = first.findAll('.hs-explain tbody tr').map((r) => r.findAll('th, td').map((c) => c.text()))
+    expect(rows).toEqual([
+      ['Semantic', 'not found', ''],
+      ['Keyword', '#2', '3.1416'],
+      ['Fuzzy', '#1', '0.6120'],
+    ])
+    expect(first.get('.hs-explain__fused').text()).toBe('Fused score 0.0291')
+  })
+
+  it('puts the web root in front of links and refuses script links', async () => {
+    const bad = structuredClone(kube)
+    bad.results[1].link = 'javascript:alert(1)'
+    const w = mountApp(fakeClient({ search: async () => normalizeResult(bad) }), { webroot: '/nc' })
+    await type(w, 'x')
+    await settle()
+    const links = w.findAll('.hs-result__link')
+    expect(links[0].element.tagName).toBe('A')
+    expect(links[0].attributes('href')).toBe('/nc/index.php/f/101')
+    expect(links[1].element.tagName).toBe('SPAN')
+    expect(w.html()).not.toContain('javascript:')
+  })
+
+  it('moves through results with the arrow keys', async () => {
+    const w = mountApp(fakeClient())
+    await type(w, 'x')
+    await settle()
+    const input = w.get('#hs-query')
+    const links = w.findAll('.hs-result__link')
+    await input.trigger('keydown', { key: 'ArrowDown' })
+    expect(document.activeElement).toBe(links[0].element)
+    await links[0].trigger('keydown', { key: 'ArrowDown' })
+    expect(document.activeElement).toBe(links[1].element)
+    await links[1].trigger('keydown', { key: 'ArrowDown' })
+    expect(document.activeElement).toBe(links[1].element)
+    await links[1].trigger('keydown', { key: 'ArrowUp' })
+    expect(document.activeElement).toBe(links[0].element)
+    await links[0].trigger('keydown', { key: 'ArrowUp' })
+    expect(document.activeElement).toBe(input.element)
+  })
+
+  it('restores a search from the URL fragment', async () => {
+    window.history.replaceState(null, '', '#q=%E7%B4%85%E8%91%89&algorithm=keyword&types=note')
+    const client = fakeClient({ search: async () => normalizeResult(cjk) })
+    const w = mountApp(client)
+    await flushPromises()
+    expect(client.search).toHaveBeenCalledTimes(1)
+    const params = client.search.mock.calls[0][0]
+    expect(params.get('q')).toBe('紅葉')
+    expect(params.get('algorithm')).toBe('keyword')
+    expect(params.get('types')).toBe('note')
+    expect(w.get('#hs-query').element.value).toBe('紅葉')
+    expect(w.get('.hs-options-toggle').attributes('aria-expanded')).toBe('true')
+  })
+})
+
+describe('status view', () => {
+  it('shows counts, queue, scan, health and problems, and refreshes while busy', async () => {
+    const client = fakeClient()
+    const w = mountApp(client)
+    await w.get('#hs-tab-status').trigger('click')
+    await flushPromises()
+    expect(client.status).toHaveBeenCalledTimes(1)
+    const count = (key) => w.get(`[data-count="${key}"] dd`).text()
+    expect(count('indexed')).toBe('1,234')
+    expect(count('pending')).toBe('5')
+    expect(count('failed')).toBe('2')
+    expect(count('chunks')).toBe('56,789')
+    expect(w.get('.hs-queue').text()).toBe('120 jobs waiting · 2.5 jobs/s · about 48 s left')
+    expect(w.get('.hs-scan').text()).toContain('Scanning: 1 of 4 users done')
+    expect(w.get('.hs-component--bad').text()).toContain('unavailable: Ollama at http://ollama:11434 is not reachable')
+    const rows = w.findAll('.hs-problems tbody tr').map((r) => r.findAll('td').map((c) => c.text()).slice(0, 3))
+    expect(rows).toEqual([
+      ['/Documents/scan.pdf', 'failed', 'extract: the PDF is encrypted'],
+      ['/Photos/huge.tiff', 'skipped', 'larger than 50 MB'],
+    ])
+    await vi.advanceTimersByTimeAsync(5000)
+    await flushPromises()
+    expect(client.status).toHaveBeenCalledTimes(2)
+    // Leaving the tab stops the refresh.
+    await w.get('#hs-tab-search').trigger('click')
+    await vi.advanceTimersByTimeAsync(20000)
+    expect(client.status).toHaveBeenCalledTimes(2)
+  })
+
+  it('does not refresh an idle index, and shows errors', async () => {
+    const idle = { ...busy, files: { ...busy.files, pending: 0 }, queue: { pending: 0 }, scan: { running: false } }
+    const status = vi.fn().mockResolvedValueOnce(idle).mockRejectedValueOnce(new ApiError('the app is not reachable', 500))
+    const client = fakeClient({ status })
+    const w = mountApp(client)
+    await w.get('#hs-tab-status').trigger('click')
+    await flushPromises()
+    await vi.advanceTimersByTimeAsync(20000)
+    expect(status).toHaveBeenCalledTimes(1)
+    await w.get('.hs-status__bar button').trigger('click')
+    await flushPromises()
+    expect(w.get('.hs-status [role="alert"]').text()).toContain('the app is not reachable')
+  })
+
+  it('lets admins see every user', async () => {
+    const client = fakeClient({ status: async (_s, all) => (all ? { ...busy, per_user: { alice: { indexed: 3 } } } : busy) })
+    const w = mountApp(client, { admin: true })
+    await w.get('#hs-tab-status').trigger('click')
+    await flushPromises()
+    await w.get('.hs-status__bar input[type="checkbox"]').setValue(true)
+    await flushPromises()
+    expect(client.status.mock.calls.at(-1)[1]).toBe(true)
+    expect(w.get('#hs-st-users').exists()).toBe(true)
+  })
+
+  it('supports arrow keys on the tabs', async () => {
+    const w = mountApp(fakeClient())
+    await w.get('#hs-tab-search').trigger('keydown', { key: 'ArrowRight' })
+    expect(w.get('#hs-tab-status').attributes('aria-selected')).toBe('true')
+    expect(document.activeElement).toBe(w.get('#hs-tab-status').element)
+  })
+})

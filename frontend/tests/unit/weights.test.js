@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_WEIGHTS, formatWeight, validateWeights, weightSum } from '../../src/lib/weights.js'
+
+describe('validateWeights', () => {
+  const cases = [
+    { name: 'defaults', w: DEFAULT_WEIGHTS, valid: true },
+    { name: 'sum exactly 1', w: { semantic: 0.4, keyword: 0.4, fuzzy: 0.2 }, valid: true },
+    { name: 'float noise at 1 (0.1 + 0.2 + 0.7)', w: { semantic: 0.1, keyword: 0.2, fuzzy: 0.7 }, valid: true },
+    { name: 'sum below 1', w: { semantic: 0.1, keyword: 0, fuzzy: 0 }, valid: true },
+    { name: 'one leg only', w: { semantic: 0, keyword: 1, fuzzy: 0 }, valid: true },
+    { name: 'sum above 1', w: { semantic: 0.6, keyword: 0.3, fuzzy: 0.2 }, valid: false, error: 'The weights add up to 1.1; together they may be at most 1.', fields: ['semantic', 'keyword', 'fuzzy'] },
+    { name: 'just above 1', w: { semantic: 0.5, keyword: 0.5, fuzzy: 0.001 }, valid: false, error: 'add up to 1' },
+    { name: 'negative', w: { semantic: -0.1, keyword: 0.3, fuzzy: 0.2 }, valid: false, error: 'The semantic weight must be 0 or more.', fields: ['semantic'] },
+    { name: 'all zero', w: { semantic: 0, keyword: 0, fuzzy: 0 }, valid: false, error: 'At least one weight must be above 0.', fields: ['semantic', 'keyword', 'fuzzy'] },
+    { name: 'not a number', w: { semantic: NaN, keyword: 0.3, fuzzy: 0.2 }, valid: false, error: 'The semantic weight must be a number.', fields: ['semantic'] },
+    { name: 'infinite', w: { semantic: 0.5, keyword: Infinity, fuzzy: 0.2 }, valid: false, error: 'The keyword weight must be a number.', fields: ['keyword'] },
+    { name: 'string', w: { semantic: '0.5', keyword: 0.3, fuzzy: 0.2 }, valid: false, error: 'must be a number' },
+    { name: 'missing leg', w: { semantic: 0.5, keyword: 0.3 }, valid: false, error: 'The fuzzy weight must be a number.' },
+    { name: 'two negatives', w: { semantic: -1, keyword: -1, fuzzy: 0.2 }, valid: false, errors: 2 },
+  ]
+  for (const c of cases) {
+    it(c.name, () => {
+      const got = validateWeights(c.w)
+      expect(got.valid).toBe(c.valid)
+      if (c.valid) expect(got.errors).toEqual([])
+      if (c.error) expect(got.errors.join(' ')).toContain(c.error)
+      if (c.errors) expect(got.errors).toHaveLength(c.errors)
+      if (c.fields) expect(Object.keys(got.fields).sort()).toEqual([...c.fields].sort())
+    })
+  }
+
+  it('does not blame zero legs for a sum above 1', () => {
+    const got = validateWeights({ semantic: 0.8, keyword: 0.7, fuzzy: 0 })
+    expect(got.fields).toEqual({ semantic: true, keyword: true })
+  })
+})
+
+describe('weightSum and formatWeight', () => {
+  it('adds the legs', () => {
+    expect(weightSum({ semantic: 0.25, keyword: 0.25, fuzzy: 0.5 })).toBe(1)
+  })
+  const cases = [
+    { got: formatWeight(0.5), want: '0.5' },
+    { got: formatWeight(1.0000000000000002), want: '1' },
+    { got: formatWeight(0.35), want: '0.35' },
+    { got: formatWeight(NaN), want: '–' },
+  ]
+  for (const c of cases) it(`formats ${c.want}`, () => expect(c.got).toBe(c.want))
+})
