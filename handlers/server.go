@@ -23,6 +23,7 @@ type Deps struct {
 	Publish   Publisher    // required
 	Operator  Operator     // required
 	Search    Searcher     // nil: /api/search answers 503
+	MCP       *MCPDeps     // nil: no /mcp, metadata or token routes
 	Assets    fs.FS        // required: the frontend build (js/, css/, img/)
 	Logger    *slog.Logger // nil means slog.Default()
 }
@@ -36,6 +37,7 @@ type Server struct {
 	publish  Publisher
 	operator Operator
 	search   Searcher
+	mcp      *MCPDeps
 	assets   fs.FS
 	logger   *slog.Logger
 }
@@ -58,10 +60,13 @@ func New(d Deps) (*Server, error) {
 	case d.Assets == nil:
 		return nil, errors.New("handlers: Assets is required")
 	}
+	if err := d.MCP.check(); err != nil {
+		return nil, err
+	}
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, assets: d.Assets, logger: d.Logger}, nil
+	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, assets: d.Assets, logger: d.Logger}, nil
 }
 
 // Handler returns the app's complete HTTP handler.
@@ -97,6 +102,9 @@ func (s *Server) Register(e *echo.Echo) {
 	e.GET("/js/*", s.handleAsset, s.appAPIAuth)
 	e.GET("/css/*", s.handleAsset, s.appAPIAuth)
 	e.GET("/img/*", s.handleAsset, s.appAPIAuth)
+
+	// MCP endpoint, its protected-resource metadata and the token API.
+	s.registerMCP(e)
 }
 
 // requestLogger logs one line per request at debug level, and failures at

@@ -1,0 +1,202 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	hs "github.com/hybrid-search/hybridsearch"
+)
+
+// TokenService issues, lists, revokes and verifies the per-user bearer
+// tokens for direct MCP access (*tokens.Service). Verify returns an
+// EUNAUTHORIZED error for any bad token.
+type TokenService interface {
+	Issue(ctx context.Context, user hs.UserID, name string, ttl time.Duration) (string, hs.Token, error)
+	List(ctx context.Context, user hs.UserID) ([]hs.Token, error)
+	Revoke(ctx context.Context, user hs.UserID, id string) error
+	Verify(ctx context.Context, raw string) (hs.UserID, hs.Token, error)
+}
+
+// MCPDeps are what /mcp, its protected-resource metadata and the token
+// API need. A nil Deps.MCP leaves these routes out.
+type MCPDeps struct {
+	// Handler is the MCP endpoint (mcp.NewHandler); it reads the acting
+	// user from the request context. Required.
+	Handler http.Handler
+	Tokens  TokenService // required
+	// NextcloudURL is Nextcloud's base URL (no trailing slash), from
+	// which the proxied URLs are built. Required.
+	NextcloudURL string
+}
+
+// check reports the first missing dependency; a nil *MCPDeps is fine.
+func (d *MCPDeps) check() error {
+	switch {
+	case d == nil:
+		return nil
+	case d.Handler == nil:
+		return errors.New("handlers: MCP.Handler is required")
+	case d.Tokens == nil:
+		return errors.New("handlers: MCP.Tokens is required")
+	case d.NextcloudURL == "":
+		return errors.New("handlers: MCP.NextcloudURL is required")
+	}
+	return nil
+}
+
+// Paths of the MCP endpoint and of its protected-resource metadata
+// (RFC 9728): the root form and the form for the resource /mcp.
+const (
+	mcpPath          = "/mcp"
+	resourceMetaPath = "/.well-known/oauth-protected-resource"
+)
+
+// registerMCP adds the MCP routes: /mcp for an AppAPI user (through the
+// Nextcloud proxy, which authenticated an app password) or a bearer
+// token (direct access), the protected-resource metadata, and the token
+// API for the acting AppAPI user.
+func (s *Server) registerMCP(e *echo.Echo) {
+	if s.mcp == nil {
+		return
+	}
+	endpoint := echo.WrapHandler(s.mcp.Handler)
+	// POST carries every MCP message; GET and DELETE are answered (405) by
+	// the stateless endpoint itself, as legacy clients expect.
+	for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+		e.Add(m, mcpPath, endpoint, s.mcpAuth)
+	}
+	e.GET(resourceMetaPath, s.handleResourceMetadata)
+	e.GET(resourceMetaPath+mcpPath, s.handleResourceMetadata)
+
+	e.GET("/api/tokens", s.handleTokenList, s.appAPIAuth, requireUser)
+	e.POST("/api/tokens", s.handleTokenIssue, s.appAPIAuth, requireUser)
+	e.DELETE("/api/tokens/:id", s.handleTokenRevoke, s.appAPIAuth, requireUser)
+}
+
+// proxyBase is the app's base URL through the AppAPI proxy.
+func (s *Server) proxyBase() string {
+	return s.mcp.NextcloudURL + "/index.php/apps/app_api/proxy/" + s.appID
+}
+
+// viaProxy reports whether the request came through the AppAPI proxy
+// (its auth headers verify), and with which user ("" = anonymous).
+func (s *Server) viaProxy(r *http.Request) (hs.UserID, bool) {
+	if r.Header.Get("AUTHORIZATION-APP-API") == "" {
+		return "", false
+	}
+	user, err := s.verifyAppAPI(r.Header.Get)
+	return user, err == nil
+}
+
+// base is the app's base URL as the client that sent r reaches it: the
+// proxy URL for proxied requests, else the scheme and Host it used.
+func (s *Server) base(r *http.Request) string {
+	if _, ok := s.viaProxy(r); ok {
+		return s.proxyBase()
+	}
+	scheme := "http"
+	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// mcpAuth admits an AppAPI user or a valid bearer token and puts the user
+// into the request context. Anything else gets 401 with a
+// WWW-Authenticate header naming the protected-resource metadata at the
+// URL the client can reach (the proxy's or the app's own).
+func (s *Server) mcpAuth(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		var user hs.UserID
+		switch {
+		case r.Header.Get("AUTHORIZATION-APP-API") != "":
+			u, err := s.verifyAppAPI(r.Header.Get)
+			if err != nil {
+				return s.challenge(c, "invalid_token", err)
+			}
+			if u == "" {
+				return s.challenge(c, "", hs.Errorf(hs.EUNAUTHORIZED,
+					"sign in: send a Nextcloud app password as Basic or Bearer authorization"))
+			}
+			user = u
+		default:
+			raw, ok := bearerToken(r.Header.Get("Authorization"))
+			if !ok {
+				return s.challenge(c, "", hs.Errorf(hs.EUNAUTHORIZED,
+					"send a token from \"hybridsearch token issue\" as Bearer authorization, or use the Nextcloud proxy URL with an app password"))
+			}
+			u, _, err := s.mcp.Tokens.Verify(r.Context(), raw)
+			if hs.ErrorKind(err) == hs.EUNAUTHORIZED {
+				return s.challenge(c, "invalid_token", err)
+			}
+			if err != nil {
+				return err
+			}
+			user = u
+		}
+		c.SetRequest(r.WithContext(hs.NewContextWithUser(r.Context(), user)))
+		return next(c)
+	}
+}
+
+// challenge sets the RFC 6750 / RFC 9728 WWW-Authenticate header and
+// returns err (EUNAUTHORIZED), which the error handler turns into 401.
+func (s *Server) challenge(c echo.Context, code string, err error) error {
+	v := `Bearer resource_metadata="` + s.base(c.Request()) + resourceMetaPath + mcpPath + `", scope="` + hs.TokenScope + `"`
+	if code != "" {
+		v += `, error="` + code + `", error_description="` + quotable(hs.ErrorMessage(err)) + `"`
+	}
+	c.Response().Header().Set("WWW-Authenticate", v)
+	return err
+}
+
+// quotable drops what may not appear in a quoted header parameter.
+func quotable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '"' || r == '\\' || r < 0x20 || r > 0x7e {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// bearerToken returns the token of "Bearer <token>".
+func bearerToken(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	tok = strings.TrimSpace(tok)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
+		return "", false
+	}
+	return tok, true
+}
+
+// resourceMetadata is the RFC 9728 protected-resource metadata. No
+// authorization server is listed: tokens are issued by the app itself
+// (hybridsearch token issue, /api/tokens), and through the proxy Nextcloud
+// authenticates app passwords.
+type resourceMetadata struct {
+	Resource               string   `json:"resource"`
+	ResourceName           string   `json:"resource_name"`
+	ScopesSupported        []string `json:"scopes_supported"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported"`
+}
+
+// handleResourceMetadata answers GET /.well-known/oauth-protected-resource
+// and …/mcp, public, through the proxy or directly: the resource is the
+// MCP URL the client reaches this way.
+func (s *Server) handleResourceMetadata(c echo.Context) error {
+	c.Response().Header().Set("Access-Control-Allow-Origin", "*")
+	c.Response().Header().Set("Cache-Control", "public, max-age=3600")
+	return c.JSON(http.StatusOK, resourceMetadata{
+		Resource:               s.base(c.Request()) + mcpPath,
+		ResourceName:           "Hybrid Search for Nextcloud",
+		ScopesSupported:        []string{hs.TokenScope},
+		BearerMethodsSupported: []string{"header"},
+	})
+}
