@@ -29,6 +29,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/queue"
 	"github.com/hybrid-search/hybridsearch/search"
 	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/tokens"
 )
 
 // indexStore is what main needs of a store: *store.Local or *store.Qdrant.
@@ -57,6 +58,7 @@ type Main struct {
 	Scanner    *indexing.Scanner
 	Reporter   *indexing.Reporter
 	Search     *search.Service
+	Tokens     *tokens.Service // bearer tokens for direct MCP access
 	Lifecycle  *exapp.Lifecycle
 	Handlers   *handlers.Server
 
@@ -114,11 +116,15 @@ func (m *Main) Run(ctx context.Context) error {
 		// between the initial scan and the webhook registration are caught.
 		OnEnable: func(context.Context) error { m.Scanner.Request(""); return nil },
 	})
-	var err error
+	mcpDeps, err := m.mcpDeps(ctx)
+	if err != nil {
+		return err
+	}
 	m.Handlers, err = handlers.New(handlers.Deps{
 		AppID: cfg.AppID, AppSecret: cfg.AppSecret, Lifecycle: m.Lifecycle, Status: statusSource{m.Reporter},
 		Publish: m.Queue, Assets: frontend.Assets(), Logger: m.Logger,
 		Search:   m.Search,
+		MCP:      mcpDeps,
 		Operator: &indexing.Control{Scanner: m.Scanner, States: m.Queue.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},
 	})
 	if err != nil {
