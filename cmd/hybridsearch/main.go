@@ -31,6 +31,7 @@ Usage:
   hybridsearch status --user U  show indexing status (talks to the running app)
   hybridsearch scan --user U    start a reconciliation scan of U's files (--all: everyone's)
   hybridsearch retry --user U   queue U's failed files again (--all: everyone's)
+  hybridsearch token issue|list|revoke --user U   bearer tokens for direct MCP access
   hybridsearch version          print the version
   hybridsearch help             show this text
 
@@ -65,6 +66,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = runStatus(ctx, args[1:], getenv, stdout, stderr)
 	case "scan", "retry":
 		err = runControl(ctx, args[0], args[1:], getenv, stdout, stderr)
+	case "token":
+		err = runToken(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "hybridsearch", Version)
 	case "help", "-h", "--help":
