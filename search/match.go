@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
@@ -33,6 +34,45 @@ type matcher struct {
 type fuzzyTerm struct {
 	runes   []rune
 	maxDist int
+	counts  letterCounts // when ascii
+	mask    uint64       // letters and digits present, when ascii
+	ascii   bool
+}
+
+// letterCounts counts the ASCII letters and digits of a word, for a cheap
+// lower bound of the edit distance: one edit changes the counts by at most
+// 2 in total (a substitution removes one letter and adds another), so two
+// words whose counts differ by more than 2·d are more than d edits apart.
+type letterCounts [36]int8
+
+func countLetters(w string) (c letterCounts, mask uint64, ok bool) {
+	for i := 0; i < len(w); i++ {
+		var k byte
+		switch b := w[i]; {
+		case 'a' <= b && b <= 'z':
+			k = b - 'a'
+		case '0' <= b && b <= '9':
+			k = 26 + b - '0'
+		default:
+			return c, 0, false
+		}
+		c[k]++
+		mask |= 1 << k
+	}
+	return c, mask, true
+}
+
+// within reports whether the counts differ by at most limit in total.
+func (c *letterCounts) within(o *letterCounts, limit int) bool {
+	d := 0
+	for i := range c {
+		x := int(c[i]) - int(o[i])
+		if x < 0 {
+			x = -x
+		}
+		d += x
+	}
+	return d <= limit
 }
 
 // identifier is a query identifier and its space-separated parts.
@@ -56,7 +96,9 @@ func newMatcher(q analysis.Query) *matcher {
 			m.ascii = append(m.ascii, t.Text)
 		}
 		if n := utf8.RuneCountInString(t.Text); t.Kind == analysis.KindWord && n >= minFuzzyRunes {
-			m.fuzzy = append(m.fuzzy, fuzzyTerm{runes: []rune(t.Text), maxDist: 1 + n/8})
+			f := fuzzyTerm{runes: []rune(t.Text), maxDist: 1 + n/8}
+			f.counts, f.mask, f.ascii = countLetters(t.Text)
+			m.fuzzy = append(m.fuzzy, f)
 		}
 	}
 	for _, id := range q.Identifiers {
@@ -88,7 +130,7 @@ type mark struct {
 // term (and with fuzzy, every word close to a query word) with its rune
 // span, and gap marks standing for the tokens in between.
 func (m *matcher) scan(text string, fuzzy bool) []mark {
-	var out []mark
+	out := make([]mark, 0, len(text)/8)
 	lower := asciiLower(text)
 	pos := 0 // rune offset of i
 	for i := 0; i < len(text); {
@@ -240,9 +282,16 @@ func (m *matcher) isNear(word string) bool {
 	if n < minFuzzyRunes-1 {
 		return false
 	}
+	counts, mask, ascii := countLetters(word)
 	var w []rune
-	for _, f := range m.fuzzy {
+	for i := range m.fuzzy {
+		f := &m.fuzzy[i]
 		if d := n - len(f.runes); d > f.maxDist || -d > f.maxDist {
+			continue
+		}
+		// The letters present differ in at most as many places as the
+		// counts do: a one-instruction check first.
+		if ascii && f.ascii && (bits.OnesCount64(mask^f.mask) > 2*f.maxDist || !counts.within(&f.counts, 2*f.maxDist)) {
 			continue
 		}
 		if w == nil {
@@ -259,9 +308,13 @@ func (m *matcher) isNear(word string) bool {
 // (Damerau-Levenshtein without moving a letter twice), or max+1 once it
 // is sure to exceed max.
 func editDistance(a, b []rune, max int) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	var buf [3][32]int
+	var prev2, prev, cur []int
+	if len(b) < len(buf[0]) {
+		prev2, prev, cur = buf[0][:len(b)+1], buf[1][:len(b)+1], buf[2][:len(b)+1]
+	} else {
+		prev2, prev, cur = make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)
+	}
 	for j := range prev {
 		prev[j] = j
 	}

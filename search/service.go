@@ -141,6 +141,17 @@ func (s *Service) Search(ctx context.Context, user hs.UserID, req hs.SearchReque
 	if err := ctx.Err(); err != nil {
 		return hs.SearchResult{}, fmt.Errorf("search: %w", err)
 	}
+	res, err := s.finish(ctx, user, p, legs)
+	if err != nil {
+		return hs.SearchResult{}, err
+	}
+	res.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	return res, nil
+}
+
+// finish is everything after retrieval: fusion, boosts, grouping, access
+// checks and excerpts.
+func (s *Service) finish(ctx context.Context, user hs.UserID, p *plan, legs [3]legResult) (hs.SearchResult, error) {
 	lists, skipped, err := p.lists(legs)
 	if err != nil {
 		return hs.SearchResult{}, err
@@ -162,6 +173,5 @@ func (s *Service) Search(ctx context.Context, user hs.UserID, req hs.SearchReque
 	if p.fusion == hs.FusionAuto {
 		res.Shape = p.query.Shape.String()
 	}
-	res.TookMS = float64(time.Since(start).Microseconds()) / 1000
 	return res, nil
 }

@@ -1,0 +1,298 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/analysis"
+	"github.com/hybrid-search/hybridsearch/store"
+)
+
+// The benchmarks search a synthetic corpus in store.Local: chunks of 130
+// words drawn from a Zipf distribution over a 30,000-word vocabulary (so
+// posting lists have realistic lengths), 25 chunks per file, all readable
+// by the searching user (the worst case for the per-user filter), with
+// random 768-dimensional dense vectors. Queries are two or three
+// mid-frequency words, every fourth with a typo; their vectors are
+// pre-computed, so query embedding is excluded, and so is the access check
+// (no AccessChecker). Building the corpus is outside the timed part.
+//
+//	go test -run '^$' -bench . -benchtime 2000x ./search/        (10k and 100k)
+//	go test -run '^$' -bench . -benchtime 2000x -short ./search/ (10k only)
+
+const (
+	benchDim        = 768
+	benchVocab      = 30_000
+	benchChunkWords = 130
+	benchPerFile    = 25
+	benchQueries    = 64
+)
+
+// benchCorpus is a built store and its queries.
+type benchCorpus struct {
+	store   *store.Local
+	queries []string
+	vectors map[string][]float32
+}
+
+// benchWords returns the vocabulary: distinct lowercase pseudo-words.
+func benchWords(rng *rand.Rand) []string {
+	syll := strings.Fields("ka ri to ne mu sa lo pe di ga bu ve ho zi ta re no mi su la po de ki gu fa be ro ni te")
+	seen := make(map[string]bool, benchVocab)
+	words := make([]string, 0, benchVocab)
+	for len(words) < benchVocab {
+		n := 2 + rng.IntN(3)
+		var b strings.Builder
+		for range n {
+			b.WriteString(syll[rng.IntN(len(syll))])
+		}
+		if w := b.String(); !seen[w] {
+			seen[w] = true
+			words = append(words, w)
+		}
+	}
+	return words
+}
+
+func randUnit(rng *rand.Rand, dim int) []float32 {
+	v := make([]float32, dim)
+	for i := range v {
+		v[i] = float32(rng.NormFloat64())
+	}
+	analysis.Normalize(v)
+	return v
+}
+
+// buildBenchCorpus writes n chunks into a new store under dir.
+func buildBenchCorpus(b *testing.B, n int) *benchCorpus {
+	b.Helper()
+	start := time.Now()
+	rng := rand.New(rand.NewPCG(7, uint64(n)))
+	words := benchWords(rng)
+	// A chunk's trigram vector is the sum of its words' vectors, so each
+	// word is analysed once (the text is lowercase words and spaces, which
+	// analysis.Tokens cuts exactly at the spaces).
+	wordTri := make([]hs.SparseVector, len(words))
+	for i, w := range words {
+		wordTri[i] = analysis.Trigrams(w)
+	}
+	st, err := store.OpenLocal(b.TempDir(), store.LocalOptions{Dim: benchDim, CompactBytes: 1 << 40})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	zipf := rand.NewZipf(rng, 1.07, 2, benchVocab-1)
+	files := make(chan []hs.Point, 4)
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for range 4 {
+		wg.Go(func() {
+			for points := range files {
+				if err := st.WriteFile(context.Background(), points[0].File, points); err != nil {
+					failed.Store(err)
+				}
+			}
+		})
+	}
+	for f := 0; f*benchPerFile < n; f++ {
+		id := hs.FileID(f + 1)
+		title := words[zipf.Uint64()] + " " + words[zipf.Uint64()]
+		meta := hs.FileMeta{ID: id, Path: fmt.Sprintf("/Documents/%d/%s.md", f%50, title), Title: title, MIME: "text/markdown",
+			Type: hs.DocFile, Modified: time.Unix(1_700_000_000+int64(f), 0).UTC(), Readers: []hs.UserID{"alice", "bob"}}
+		points := make([]hs.Point, 0, benchPerFile)
+		for no := 0; no < benchPerFile && f*benchPerFile+no < n; no++ {
+			ws := make([]int, benchChunkWords)
+			for i := range ws {
+				ws[i] = int(zipf.Uint64())
+			}
+			text, bm25, tri := benchChunk(words, wordTri, title, ws)
+			points = append(points, hs.Point{
+				ID:    hs.PointID(id, no),
+				Chunk: hs.Chunk{FileID: id, No: no, Text: text, Hash: fmt.Sprintf("%d-%d", id, no)},
+				File:  meta, Dense: randUnit(rng, benchDim), BM25: bm25, Trigram: tri,
+			})
+		}
+		files <- points
+	}
+	close(files)
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+	c := &benchCorpus{store: st, vectors: map[string][]float32{}}
+	for i := range benchQueries {
+		k := 2 + rng.IntN(2)
+		q := make([]string, k)
+		for j := range q {
+			q[j] = words[100+rng.IntN(9900)]
+		}
+		if i%4 == 3 { // a typo: two neighbouring letters swapped
+			r := []byte(q[0])
+			j := rng.IntN(len(r) - 1)
+			r[j], r[j+1] = r[j+1], r[j]
+			q[0] = string(r)
+		}
+		query := strings.Join(q, " ")
+		c.queries = append(c.queries, query)
+		c.vectors[query] = randUnit(rng, benchDim)
+	}
+	b.Logf("built %d chunks in %v", n, time.Since(start).Round(time.Millisecond))
+	return c
+}
+
+// benchChunk returns a chunk's text and its BM25 and trigram vectors as
+// indexing computes them from "title\n\ntext".
+func benchChunk(words []string, wordTri []hs.SparseVector, title string, ws []int) (string, hs.SparseVector, hs.SparseVector) {
+	var b strings.Builder
+	terms := strings.Fields(title)
+	tri := map[uint32]float32{}
+	add := func(v hs.SparseVector) {
+		for i, id := range v.Indices {
+			tri[id] += v.Values[i]
+		}
+	}
+	for _, t := range terms {
+		add(analysis.Trigrams(t))
+	}
+	for i, w := range ws {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(words[w])
+		terms = append(terms, words[w])
+		add(wordTri[w])
+	}
+	v := hs.SparseVector{Indices: make([]uint32, 0, len(tri))}
+	for id := range tri {
+		v.Indices = append(v.Indices, id)
+	}
+	slices.Sort(v.Indices)
+	v.Values = make([]float32, len(v.Indices))
+	for i, id := range v.Indices {
+		v.Values[i] = tri[id]
+	}
+	return b.String(), analysis.BM25Doc(terms), v
+}
+
+// vectorEmbedder returns pre-computed query vectors.
+type vectorEmbedder map[string][]float32
+
+func (e vectorEmbedder) EmbedQuery(_ context.Context, text string) ([]float32, error) {
+	return e[text], nil
+}
+
+func (c *benchCorpus) service(b *testing.B) *Service {
+	s, err := New(Options{Embedder: vectorEmbedder(c.vectors), Dense: c.store, Sparse: c.store})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkHybridSearch reports hybrid search latency (p50-ms, p99-ms) at
+// 10,000 and 100,000 chunks, and the share of it spent after retrieval
+// (fusion, boosts, grouping, excerpts and highlights: fuse-group-%).
+func BenchmarkHybridSearch(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
+			if n > 10_000 && testing.Short() {
+				b.Skip("100k chunks take a while to build; skipped with -short")
+			}
+			c := buildBenchCorpus(b, n)
+			s := c.service(b)
+			ctx := context.Background()
+			var lat []time.Duration
+			var finish time.Duration
+			i := 0
+			for b.Loop() {
+				q := c.queries[i%len(c.queries)]
+				i++
+				t0 := time.Now()
+				p, err := newPlan(hs.SearchRequest{Query: q})
+				if err != nil {
+					b.Fatal(err)
+				}
+				legs := s.retrieve(ctx, "alice", p)
+				t1 := time.Now()
+				res, err := s.finish(ctx, "alice", p, legs)
+				t2 := time.Now()
+				if err != nil || len(res.Results) == 0 {
+					b.Fatalf("search %q: %d results, %v", q, len(res.Results), err)
+				}
+				lat = append(lat, t2.Sub(t0))
+				finish += t2.Sub(t1)
+			}
+			b.StopTimer()
+			var total time.Duration
+			for _, d := range lat {
+				total += d
+			}
+			slices.Sort(lat)
+			b.ReportMetric(ms(lat[len(lat)/2]), "p50-ms")
+			b.ReportMetric(ms(lat[min(len(lat)-1, len(lat)*99/100)]), "p99-ms")
+			b.ReportMetric(100*float64(finish)/float64(total), "fuse-group-%")
+		})
+	}
+}
+
+// BenchmarkHybridSearchParallel reports queries per second (qps) with 8
+// concurrent clients at 10,000 chunks.
+func BenchmarkHybridSearchParallel(b *testing.B) {
+	c := buildBenchCorpus(b, 10_000)
+	s := c.service(b)
+	b.Run("chunks=10000/clients=8", func(b *testing.B) {
+		var next atomic.Int64
+		procs := runtime.GOMAXPROCS(0)
+		b.SetParallelism((8 + procs - 1) / procs) // 8 goroutines on 2 cores
+		start := time.Now()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				q := c.queries[int(next.Add(1))%len(c.queries)]
+				if _, err := s.Search(context.Background(), "alice", hs.SearchRequest{Query: q}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "qps")
+	})
+}
+
+// BenchmarkFinish times the work after retrieval alone, on hits already
+// retrieved: what fusion, boosts, grouping and highlighting cost.
+func BenchmarkFinish(b *testing.B) {
+	c := buildBenchCorpus(b, 10_000)
+	s := c.service(b)
+	ctx := context.Background()
+	type prepared struct {
+		p    *plan
+		legs [3]legResult
+	}
+	var ps []prepared
+	for _, q := range c.queries {
+		p, err := newPlan(hs.SearchRequest{Query: q})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ps = append(ps, prepared{p, s.retrieve(ctx, "alice", p)})
+	}
+	i := 0
+	for b.Loop() {
+		x := ps[i%len(ps)]
+		i++
+		if _, err := s.finish(ctx, "alice", x.p, x.legs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
