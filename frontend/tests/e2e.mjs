@@ -4,8 +4,10 @@
 // free port, drives Debian's chromium (never a downloaded browser) through
 // playwright-core: signs in as alice through the login form, opens the
 // panel, searches (typo, German, Japanese), checks highlights, keyboard
-// navigation, error states and the index status against GET api/status,
-// saves screenshots, then stops the demo with SIGTERM.
+// navigation, filters, error states and the index status against GET
+// api/status, saves screenshots (PANEL_SCREENSHOT, default /tmp/panel.png,
+// plus -full, -ja, -status and -mobile variants), then stops the demo with
+// SIGTERM.
 //
 // Usage: npm run test:e2e   (env: CHROMIUM, HYBRIDSEARCH_BIN, PANEL_SCREENSHOT)
 // Prints "ok - …" / "FAIL - …" per check and ends with "e2e: N passed, N failed".
@@ -160,6 +162,12 @@ function resultTitled(page, text) {
   return page.locator('.hs-result', { has: page.locator('.hs-result__link', { hasText: text }) })
 }
 
+// useHybrid selects the hybrid algorithm unless it is selected.
+async function useHybrid(page) {
+  const hybrid = page.locator('.hs-algorithm', { hasText: 'Hybrid' })
+  if (!(await hybrid.getAttribute('class')).includes('hs-algorithm--active')) await hybrid.click()
+}
+
 async function titles(page) {
   return page.locator('.hs-result__link').allTextContents()
 }
@@ -287,7 +295,8 @@ async function main() {
     })
 
     await check('screenshot of the results', async () => {
-      await page.screenshot({ path: SCREENSHOT, fullPage: true })
+      await page.screenshot({ path: SCREENSHOT })
+      await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-full.png'), fullPage: true })
       return SCREENSHOT
     })
 
@@ -334,14 +343,44 @@ async function main() {
         await page.locator('.hs-algorithm', { hasText: label }).click()
         const res = await answered
         const body = await res.json().catch(() => null)
-        assert(res.status() === 200, `${value}: status ${res.status()} ${JSON.stringify(body)}`)
         await page.waitForFunction(() => !['', 'Searching…'].includes(document.querySelector('#hs-live')?.textContent ?? ''))
-        seen.push(`${value}:${body?.results?.length ?? 0}`)
+        if (res.status() === 200) {
+          seen.push(`${value}:${body?.results?.length ?? 0}`)
+          continue
+        }
+        // A method that cannot run (semantic without an embedder) is an
+        // error the panel must show in the server's words.
+        assert(res.status() === 503 && body?.error, `${value}: status ${res.status()} ${JSON.stringify(body)}`)
+        const msg = await page.locator('.hs-error__message').textContent()
+        assert(msg === body.error, `${value}: panel shows ${JSON.stringify(msg)}, server said ${JSON.stringify(body.error)}`)
+        seen.push(`${value}:503 shown`)
       }
       return seen.join(' ')
     })
 
+    await check('filters narrow the results (notes only, folder)', async () => {
+      await useHybrid(page)
+      await page.locator('.hs-options-toggle').click()
+      await page.getByLabel('Files', { exact: true }).uncheck()
+      const notes = await search(page, 'Apfelkuchen')
+      const u = new URL(notes.res.url())
+      assert(u.searchParams.get('types') === 'note', `types=${u.searchParams.get('types')}, want note`)
+      const types = (notes.body?.results ?? []).map((d) => d.type)
+      assert(types.length > 0 && types.every((t) => t === 'note'), `result types ${JSON.stringify(types)}`)
+      await page.getByLabel('Files', { exact: true }).check()
+      await page.getByLabel('In folder').fill('Documents')
+      await page.getByLabel('In folder').press('Tab')
+      const docs = await search(page, 'kuberntes upgrade')
+      assert(new URL(docs.res.url()).searchParams.get('path_prefix') === '/Documents', `path_prefix=${new URL(docs.res.url()).searchParams.get('path_prefix')}`)
+      const paths = await page.locator('.hs-result__path').allTextContents()
+      assert(paths.length > 0 && paths.every((p) => p.startsWith('/Documents/')), `paths ${JSON.stringify(paths)}`)
+      await page.getByRole('button', { name: 'Reset to defaults' }).click()
+      await page.locator('.hs-options-toggle').click()
+      return `${types.length} notes, ${paths.length} in /Documents`
+    })
+
     await check('invalid weights block the search and say why', async () => {
+      await useHybrid(page)
       await page.locator('.hs-options-toggle').click()
       let sent = 0
       const count = (req) => { if (req.url().includes('/api/search?')) sent++ }
@@ -376,6 +415,7 @@ async function main() {
     })
 
     await check('Enter on a result opens it, and Back restores the search', async () => {
+      await useHybrid(page)
       await search(page, 'kuberntes upgrade')
       const link = page.locator('a.hs-result__link').first()
       const href = await link.getAttribute('href')

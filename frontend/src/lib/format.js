@@ -104,8 +104,17 @@ export const KIND_LABELS = {
 /** skippedNotice turns a skipped leg into a sentence ("Semantic search is off: …"). */
 export function skippedNotice(s) {
   const label = LEG_LABELS[s?.leg] ?? (s?.leg ? String(s.leg) : 'A search method')
+  return `${label} search is off${skipReason(s) ? `: ${skipReason(s)}` : '.'}`
+}
+
+/**
+ * skipReason is why a leg was skipped, without a leading "semantic search
+ * is off:" that the server may already have written.
+ */
+export function skipReason(s) {
   const reason = (s?.reason ?? '').trim()
-  return reason ? `${label} search is off: ${reason}` : `${label} search is off.`
+  const leg = String(s?.leg ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  return leg ? reason.replace(new RegExp(`^${leg} search is (off|unavailable)[:.]?\\s*`, 'i'), '') : reason
 }
 
 /** legRows lists an explanation's legs in display order, with absent legs marked. */

@@ -54,7 +54,7 @@ export function highlightSegments(text, ranges) {
  * highlight in view with some context before it. Cuts prefer whitespace and
  * are shown as "…". Text that fits is returned unchanged.
  */
-export function clipSegments(segments, max = 360, before = 80) {
+export function clipSegments(segments, max = 300, before = 60) {
   const total = segments.length ? segments[segments.length - 1].end : 0
   if (total <= max) return segments
   const runes = segments.flatMap((seg) => Array.from(seg.text))

@@ -171,11 +171,37 @@ describe('errors', () => {
     const w = mountApp(client)
     await type(w, 'x')
     await settle()
-    expect(w.get('.hs-error__title').text()).toBe('The search failed')
+    expect(w.get('.hs-error__title').text()).toBe('The search was not accepted')
     expect(w.get('.hs-error__message').text()).toBe('weights: the sum must be at most 1')
     expect(w.get('#hs-live').text()).toBe('Search failed: weights: the sum must be at most 1')
     expect(w.get('#hs-options').isVisible()).toBe(true)
     expect(w.get('#hs-weights-msg').text()).toContain('The server says: weights: the sum must be at most 1')
+  })
+
+  const titles = [
+    { status: 400, want: 'The search was not accepted' },
+    { status: 404, want: 'The search failed' },
+    { status: 500, want: 'The search failed' },
+    { status: 503, want: 'Search is not available right now' },
+  ]
+  for (const c of titles) {
+    it(`titles a ${c.status} "${c.want}"`, async () => {
+      const w = mountApp(fakeClient({ search: async () => { throw new ApiError('server words', c.status) } }))
+      await type(w, 'x')
+      await settle()
+      expect(w.get('.hs-error__title').text()).toBe(c.want)
+      expect(w.get('.hs-error__message').text()).toBe('server words')
+    })
+  }
+
+  it('marks methods the server could not run', async () => {
+    const w = mountApp(fakeClient())
+    await type(w, 'x')
+    await settle()
+    const semantic = w.findAll('.hs-algorithm').find((l) => l.text().startsWith('Semantic'))
+    expect(semantic.classes()).toContain('hs-algorithm--off')
+    expect(semantic.attributes('title')).toBe('Semantic search is off: no embedding model is configured')
+    expect(semantic.text()).toBe('Semantic (off)')
   })
 
   it('shows a network error and retries', async () => {

@@ -97,6 +97,10 @@ describe('search result text', () => {
     expect(skippedNotice(kube.skipped_legs[0])).toBe('Semantic search is off: no embedding model is configured')
     expect(skippedNotice({ leg: 'keyword' })).toBe('Keyword search is off.')
     expect(skippedNotice({ leg: 'rerank', reason: 'x' })).toBe('rerank search is off: x')
+    // The server may already say it; it is said once.
+    expect(skippedNotice({ leg: 'semantic', reason: 'semantic search is off: no embedding model is configured' })).toBe('Semantic search is off: no embedding model is configured')
+    expect(skippedNotice({ leg: 'semantic', reason: 'Semantic search is off.' })).toBe('Semantic search is off.')
+    expect(skippedNotice({ leg: 'fuzzy', reason: 'semantic search is off: x' })).toBe('Fuzzy search is off: semantic search is off: x')
   })
   it('summarizes a result page', () => {
     expect(resultSummary(kube, 'en-US')).toBe('2 results for “kuberntes upgrade” in 12 ms')
