@@ -48,13 +48,15 @@ Flags:
 type demoUser struct {
 	UID         string `json:"uid"`
 	AppPassword string `json:"app_password"`
+	MCPToken    string `json:"mcp_token"` // bearer token for mcp_direct_url
 }
 
 // readyInfo is the JSON after READY.
 type readyInfo struct {
 	NextcloudURL string     `json:"nextcloud_url"`
 	PanelURL     string     `json:"panel_url"`
-	MCPURL       string     `json:"mcp_url"`
+	MCPURL       string     `json:"mcp_url"`        // through the simulated AppAPI proxy, with an app password
+	MCPDirectURL string     `json:"mcp_direct_url"` // the app's own port, with a user's mcp_token
 	Users        []demoUser `json:"users"`
 }
 
@@ -121,11 +123,19 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 		return fmt.Errorf("demo: installing the app into the simulator: %w", err)
 	}
 
+	toks, err := m.demoTokens(ctx, "alice", "bob")
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
 	info := readyInfo{
 		NextcloudURL: simURL,
 		PanelURL:     simURL + "/index.php/apps/app_api/embedded/" + m.Config.AppID + "/" + exapp.MenuName,
 		MCPURL:       simURL + "/index.php/apps/app_api/proxy/" + m.Config.AppID + "/mcp",
-		Users:        []demoUser{{alice.UID, alice.AppPassword}, {bob.UID, bob.AppPassword}},
+		MCPDirectURL: m.DirectMCPURL(),
+		Users: []demoUser{
+			{UID: alice.UID, AppPassword: alice.AppPassword, MCPToken: toks["alice"]},
+			{UID: bob.UID, AppPassword: bob.AppPassword, MCPToken: toks["bob"]},
+		},
 	}
 	line, err := json.Marshal(info)
 	if err != nil {

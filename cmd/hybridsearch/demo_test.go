@@ -72,7 +72,7 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("READY info incomplete: %+v", ready)
 	}
 	alice := ready.Users[0]
-	if alice.UID != "alice" || alice.AppPassword == "" {
+	if alice.UID != "alice" || alice.AppPassword == "" || alice.MCPToken == "" || ready.MCPDirectURL == "" {
 		t.Fatalf("users = %+v", ready.Users)
 	}
 
