@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 )
 
@@ -157,6 +159,15 @@ func checkTSRun(t *testing.T, how string, r tsResult, aliceDoc, bobDoc int64) {
 
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
 
+// basicAuth sends a Nextcloud app password as Basic authorization.
+type basicAuth struct{ user, password string }
+
+func (a basicAuth) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.SetBasicAuth(a.user, a.password)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
 // TestMCPWithTypeScriptClient connects the official TypeScript SDK client
 // through the simulator's AppAPI proxy with alice's app password and
 // directly with her bearer token, calls every tool, and checks that bob's
@@ -186,6 +197,22 @@ func TestMCPWithTypeScriptClient(t *testing.T) {
 	checkTSRun(t, "proxy, Basic", r, aliceDoc.ID, bobDoc.ID)
 	r = runTSClient(t, node, proxied, append([]string{"--bearer", env.Alice.AppPassword}, forbidden...)...)
 	checkTSRun(t, "proxy, app password as Bearer", r, aliceDoc.ID, bobDoc.ID)
+
+	// The Go SDK's 2026-07-28 client (no initialize, per-request _meta and
+	// Mcp-* headers) through the same proxy.
+	goClient := sdk.NewClient(&sdk.Implementation{Name: "go-e2e", Version: "1"}, nil)
+	cs, err := goClient.Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: proxied, MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: basicAuth{"alice", env.Alice.AppPassword}}}, &sdk.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatalf("Go SDK client through the proxy: %v", err)
+	}
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "nc_semantic_search", Arguments: map[string]any{"query": "rollback"}})
+	if err != nil || res.IsError || cs.InitializeResult().ProtocolVersion != "2026-07-28" {
+		t.Errorf("2026-07-28 search through the proxy: %v %+v", err, res)
+	} else if b, _ := json.Marshal(res.StructuredContent); !strings.Contains(string(b), `"file_id":`+itoa(aliceDoc.ID)) || strings.Contains(string(b), bobMarker) {
+		t.Errorf("2026-07-28 search result: %s", b)
+	}
+	_ = cs.Close()
 
 	// 2. Directly with a token issued by the CLI.
 	var out, errb strings.Builder
