@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 
@@ -45,6 +46,11 @@ func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legR
 		wg.Go(func() { out[i].hits, out[i].err = s.runLeg(ctx, user, p, leg) })
 	}
 	wg.Wait()
+	for _, r := range out {
+		if r.err != nil && r.err != errSemanticOff && ctx.Err() == nil {
+			s.log.Warn("A search leg failed; answering without it.", "leg", r.leg, "user_id", user, slog.Any("error", r.err))
+		}
+	}
 	return out
 }
 
