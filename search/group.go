@@ -23,10 +23,10 @@ type docGroup struct {
 // groups the chunks per document, best document first. Every document of
 // every list is returned, so the page can be refilled after access checks.
 func (p *plan) rank(lists []LegList, legs [3]legResult) []*docGroup {
-	points := make(map[ChunkKey]hs.Point)
+	points := make(map[ChunkKey]*hs.Point)
 	for _, r := range legs {
-		for _, h := range r.hits {
-			points[keyOf(h.Point)] = h.Point
+		for i := range r.hits {
+			points[keyOf(r.hits[i].Point)] = &r.hits[i].Point
 		}
 	}
 	var fused []Fused
@@ -40,7 +40,7 @@ func (p *plan) rank(lists []LegList, legs [3]legResult) []*docGroup {
 	}
 	if len(p.match.ids) > 0 || len(p.match.phrases) > 0 {
 		for i := range fused {
-			fused[i].Match = p.match.chunkMatch(points[fused[i].Key])
+			fused[i].Match = p.match.chunkMatch(*points[fused[i].Key])
 		}
 		Order(fused)
 	}
@@ -55,7 +55,7 @@ func (p *plan) rank(lists []LegList, legs [3]legResult) []*docGroup {
 			docs = append(docs, d)
 		}
 		if len(d.chunks) <= maxMore {
-			d.chunks = append(d.chunks, pt)
+			d.chunks = append(d.chunks, *pt)
 		}
 	}
 	// A boosted document ranks above documents with higher fused scores;

@@ -3,6 +3,9 @@ package search
 import (
 	"slices"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
@@ -74,9 +77,9 @@ func (m *matcher) chunkMatch(p hs.Point) Match {
 	}
 	text := matchText(p)
 	if len(m.ids) > 0 {
-		lower, ascii := asciiLower(text), isASCII(text)
+		folded, ok := cheapFold(text)
 		for _, id := range m.ids {
-			if containsIdentifier(text, lower, ascii, id) {
+			if containsIdentifier(text, folded, ok, id) {
 				match.Identifiers++
 			}
 		}
@@ -92,18 +95,41 @@ func (m *matcher) chunkMatch(p hs.Point) Match {
 	return match
 }
 
-// containsIdentifier is analysis.ContainsIdentifier with a cheap pre-check
-// for ASCII text, whose canonical form is just its lowercase: every part
-// of the identifier must occur in it.
-func containsIdentifier(text, lower string, ascii bool, id identifier) bool {
-	if ascii {
+// containsIdentifier is analysis.ContainsIdentifier with a cheap
+// pre-check: when folded is text as analysis.Fold would return it, every
+// part of the identifier must occur in it (the canonical form only also
+// collapses whitespace, which parts do not contain).
+func containsIdentifier(text, folded string, ok bool, id identifier) bool {
+	if ok {
 		for _, part := range id.parts {
-			if !strings.Contains(lower, part) {
+			if !strings.Contains(folded, part) {
 				return false
 			}
 		}
 	}
 	return analysis.ContainsIdentifier(text, id.id)
+}
+
+// foldSpecial are the folds analysis.Fold makes beyond lowercasing.
+var foldSpecial = strings.NewReplacer("ß", "ss", "\u2019", "'")
+
+// cheapFold returns analysis.Fold(text) and true when that is cheap to get
+// exactly: for ASCII, the lowercase; for text already in NFKC without
+// format characters (which Fold drops), the lowercase with ß → ss and
+// U+2019 → '. Otherwise it returns false.
+func cheapFold(text string) (string, bool) {
+	if isASCII(text) {
+		return asciiLower(text), true
+	}
+	for _, r := range text {
+		if unicode.Is(unicode.Cf, r) {
+			return "", false
+		}
+	}
+	if !norm.NFKC.IsNormalString(text) {
+		return "", false
+	}
+	return foldSpecial.Replace(strings.ToLower(text)), true
 }
 
 // matchText is the text a chunk is matched on: its document's title, its

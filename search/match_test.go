@@ -170,3 +170,22 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+// TestCheapFold: when cheapFold claims to be exact, it is analysis.Fold.
+func TestCheapFold(t *testing.T) {
+	texts := append(slices.Clone(scanTexts), "STRASSE Straße ẞ it’s İstanbul ΣΊΣΥΦΟΣ", "plain ascii D40")
+	exact := 0
+	for _, text := range texts {
+		got, ok := cheapFold(text)
+		if !ok {
+			continue
+		}
+		exact++
+		if want := analysis.Fold(text); got != want {
+			t.Errorf("cheapFold(%q) = %q, want %q", text, got, want)
+		}
+	}
+	if exact < 5 {
+		t.Errorf("cheapFold was exact for only %d texts", exact)
+	}
+}
