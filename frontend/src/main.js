@@ -9,7 +9,7 @@ import './style.css'
 
 function start() {
   const info = initialState(document, 'hybrid_search_info') ?? {}
-  const client = createClient({ base: proxyBase(window), token: requestToken(document) })
+  const client = createClient({ base: proxyBase(window), token: () => requestToken(document) })
   createApp(App, {
     client,
     info,

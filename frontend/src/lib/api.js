@@ -35,10 +35,13 @@ export function errorMessage(status, statusText, body) {
 
 /**
  * createClient returns the API client. base is the proxy prefix ending in
- * "/", token the requesttoken; fetchFn defaults to the global fetch.
+ * "/"; token is the requesttoken, or a function returning it (Nextcloud
+ * renews the token on long-open pages, so it is read for every request);
+ * fetchFn defaults to the global fetch.
  */
 export function createClient({ base, token, fetchFn }) {
   const doFetch = fetchFn ?? ((...args) => globalThis.fetch(...args))
+  const currentToken = typeof token === 'function' ? token : () => token
 
   async function request(path, { signal } = {}) {
     let res
@@ -46,7 +49,7 @@ export function createClient({ base, token, fetchFn }) {
       res = await doFetch(base + path, {
         method: 'GET',
         credentials: 'same-origin',
-        headers: { Accept: 'application/json', requesttoken: token ?? '' },
+        headers: { Accept: 'application/json', requesttoken: currentToken() ?? '' },
         signal,
       })
     } catch (e) {

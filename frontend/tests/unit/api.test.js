@@ -25,6 +25,16 @@ describe('createClient', () => {
     expect(got.results[0].title).toBe('Kubernetes upgrade runbook.md')
   })
 
+  it('reads a renewed request token for every request', async () => {
+    const fetchFn = vi.fn(async () => response(200, { files: {} }))
+    let token = 'first'
+    const client = createClient({ base, token: () => token, fetchFn })
+    await client.status()
+    token = 'renewed'
+    await client.status()
+    expect(fetchFn.mock.calls.map((c) => c[1].headers.requesttoken)).toEqual(['first', 'renewed'])
+  })
+
   it('asks for the status, and for every user', async () => {
     const fetchFn = vi.fn(async () => response(200, { files: {} }))
     const client = createClient({ base, token: '', fetchFn })
