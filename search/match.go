@@ -12,8 +12,9 @@ import (
 
 // matcher finds a query's terms, phrases and identifiers in chunk text.
 //
-// It sees text exactly as analysis.Tokens cuts it, but without running the
-// (slow) word segmenter over all of it: words never span whitespace, so the
+// It sees text as analysis.Tokens cuts it (TestScanMatchesTokens compares
+// them on the analyzer's corner cases), but without running the slow word
+// segmenter over all of it: words never span whitespace, so the
 // text is split at whitespace first, and a field made only of ASCII is cut
 // into tokens only when it contains a query term (or, for highlighting, a
 // word close to one). Runs of CJK characters, which the analyzer turns
