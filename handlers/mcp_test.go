@@ -336,6 +336,17 @@ func TestMCPThroughTheProxy(t *testing.T) {
 		!strings.Contains(w.Body.String(), "app password") {
 		t.Errorf("anonymous through the proxy: %d %v %s", w.Code, w.Header(), w.Body.String())
 	}
+	// Oversized and malformed requests get clear errors, not a crash.
+	w = do(env.h, mcpRequest(mcp.ToolSearch, `{"query":"`+strings.Repeat("x", 2<<20)+`"}`, asAppAPI("alice")))
+	if w.Code != http.StatusRequestEntityTooLarge || !strings.Contains(w.Body.String(), "too large") {
+		t.Errorf("2 MiB request: %d %.200s", w.Code, w.Body.String())
+	}
+	bad := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0",`))
+	bad.Header.Set("Content-Type", "application/json")
+	bad.Header.Set("Accept", "application/json, text/event-stream")
+	if w = do(env.h, signed(bad, "alice")); w.Code != http.StatusBadRequest {
+		t.Errorf("broken JSON: %d %s", w.Code, w.Body.String())
+	}
 	// Nextcloud's own pages may call it (same origin as Nextcloud).
 	w = do(env.h, mcpRequest(mcp.ToolStatus, `{}`, asAppAPI("alice"), func(r *http.Request) { r.Header.Set("Origin", ncURL) }))
 	if w.Code != 200 {
