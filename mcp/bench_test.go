@@ -13,9 +13,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/mcp"
 )
 
-// pageSearcher returns the same full page for every query: 10 documents,
-// each with its best chunk and three more of 1,000 characters, the
-// largest usual answer.
+// pageSearcher returns the same page for every query.
 type pageSearcher struct{ res hs.SearchResult }
 
 func (p pageSearcher) Search(ctx context.Context, user hs.UserID, req hs.SearchRequest) (hs.SearchResult, error) {
@@ -25,7 +23,9 @@ func (p pageSearcher) Search(ctx context.Context, user hs.UserID, req hs.SearchR
 // BenchmarkToolCall measures the MCP layer alone: one 2026-07-28
 // nc_semantic_search tools/call through the handler, in process, with the
 // search answered at once (argument validation, the SDK's dispatch,
-// output-schema validation, the text rendering and JSON encoding).
+// output-schema validation, the text rendering and JSON encoding), for a
+// full page (10 documents, each with its best chunk and three more of
+// 1,000 characters: the largest usual answer) and for an empty one.
 //
 //	go test -run '^$' -bench ToolCall ./mcp
 func BenchmarkToolCall(b *testing.B) {
@@ -39,6 +39,11 @@ func BenchmarkToolCall(b *testing.B) {
 		}
 		res.Results = append(res.Results, d)
 	}
+	b.Run("results=10", func(b *testing.B) { benchToolCall(b, res) })
+	b.Run("results=0", func(b *testing.B) { benchToolCall(b, hs.SearchResult{}) })
+}
+
+func benchToolCall(b *testing.B, res hs.SearchResult) {
 	idx := newFakeIndex()
 	h, err := mcp.NewHandler(mcp.Options{Search: pageSearcher{res}, Chunks: idx, Access: idx, Status: idx, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {

@@ -28,28 +28,40 @@ func readOnly(title string) *sdk.ToolAnnotations {
 	return &sdk.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: &closed}
 }
 
-// addTools registers the three tools on srv.
+// addTools registers the three tools on srv. Input schemas are handed to
+// the SDK as JSON: it re-encodes a tool's input schema on every 2026-07-28
+// request (to look for x-mcp-header), which costs about 0.3 ms for a
+// *jsonschema.Schema and next to nothing for raw JSON.
 func (h *handler) addTools(srv *sdk.Server) error {
-	in, err := searchInputSchema()
+	search, err := searchInputSchema()
 	if err != nil {
 		return err
 	}
-	sdk.AddTool(srv, &sdk.Tool{
-		Name: ToolSearch, Title: "Search Nextcloud", Description: searchDescription,
-		InputSchema: in, Annotations: readOnly("Search Nextcloud"),
-	}, tool(h, ToolSearch, h.search))
-
-	if in, err = documentInputSchema(); err != nil {
+	document, err := documentInputSchema()
+	if err != nil {
 		return err
 	}
+	status, err := schemaFor[statusInput](nil)
+	if err != nil {
+		return err
+	}
+	raw := map[string]json.RawMessage{}
+	for name, s := range map[string]*jsonschema.Schema{ToolSearch: search, ToolDocument: document, ToolStatus: status} {
+		if raw[name], err = json.Marshal(s); err != nil {
+			return fmt.Errorf("mcp: schema of %s: %w", name, err)
+		}
+	}
+	sdk.AddTool(srv, &sdk.Tool{
+		Name: ToolSearch, Title: "Search Nextcloud", Description: searchDescription,
+		InputSchema: raw[ToolSearch], Annotations: readOnly("Search Nextcloud"),
+	}, tool(h, ToolSearch, h.search))
 	sdk.AddTool(srv, &sdk.Tool{
 		Name: ToolDocument, Title: "Read a Nextcloud document", Description: documentDescription,
-		InputSchema: in, Annotations: readOnly("Read a Nextcloud document"),
+		InputSchema: raw[ToolDocument], Annotations: readOnly("Read a Nextcloud document"),
 	}, tool(h, ToolDocument, h.document))
-
 	sdk.AddTool(srv, &sdk.Tool{
 		Name: ToolStatus, Title: "Search index status", Description: statusDescription,
-		Annotations: readOnly("Search index status"),
+		InputSchema: raw[ToolStatus], Annotations: readOnly("Search index status"),
 	}, tool(h, ToolStatus, h.status))
 	return nil
 }

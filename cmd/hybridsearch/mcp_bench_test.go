@@ -199,6 +199,7 @@ func BenchmarkMCPSearch(b *testing.B) {
 		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nc_semantic_search","arguments":` + string(args) +
 			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	}
+	mcpBytes := 0 // response bytes of the mcp-appapi calls
 	ways := []struct {
 		name string
 		run  func(q string) error
@@ -218,9 +219,11 @@ func BenchmarkMCPSearch(b *testing.B) {
 			return nil
 		}},
 		{"mcp-appapi", func(q string) error {
-			if code, data := post("/mcp", mcpBody(q), appAPI, true); code != 200 || !bytes.Contains(data, []byte(`"file_id"`)) {
+			code, data := post("/mcp", mcpBody(q), appAPI, true)
+			if code != 200 || !bytes.Contains(data, []byte(`"file_id"`)) {
 				return fmt.Errorf("/mcp: %d %.200s", code, data)
 			}
+			mcpBytes += len(data)
 			return nil
 		}},
 		{"mcp-token", func(q string) error {
@@ -268,6 +271,7 @@ func BenchmarkMCPSearch(b *testing.B) {
 		b.ReportMetric(pct(lat[w], 99), ways[w].name+"-p99-ms")
 	}
 	b.ReportMetric(pct(overhead, 50), "mcp-overhead-p50-ms")
+	b.ReportMetric(float64(mcpBytes)/float64(len(overhead)+8)/1024, "mcp-response-KiB")
 }
 
 // noAccess and noIndexStatus complete the MCP endpoint; the benchmark
