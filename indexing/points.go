@@ -34,7 +34,7 @@ func (p *Pipeline) points(ctx context.Context, st *hs.FileState, meta hs.FileMet
 	points := make([]hs.Point, len(chunks))
 	inputs := make([]string, len(chunks))
 	for i, c := range chunks {
-		inputs[i] = embedInput(meta.Title, c)
+		inputs[i] = EmbedInput(meta.Title, c)
 		bm25, tri := p.Sparse(inputs[i])
 		points[i] = hs.Point{ID: hs.PointID(meta.ID, c.No), Chunk: c, File: meta, BM25: bm25, Trigram: tri}
 	}
@@ -116,10 +116,10 @@ func (p *Pipeline) reusable(ctx context.Context, st *hs.FileState, chunks []hs.C
 	return vecs, nil
 }
 
-// embedInput is what is embedded and analysed for a chunk: the document
+// EmbedInput is what is embedded and analysed for a chunk: the document
 // title and heading path before the chunk text, so a chunk deep in a
 // document still carries what it is about.
-func embedInput(title string, c hs.Chunk) string {
+func EmbedInput(title string, c hs.Chunk) string {
 	var b strings.Builder
 	b.WriteString(title)
 	for _, h := range c.Headings {

@@ -3,6 +3,7 @@ package search_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/hybrid-search/hybridsearch/indexing"
 	"log/slog"
 	"os"
 	"path"
@@ -77,7 +78,7 @@ type testStore interface {
 
 // mustIndex indexes docs the way the indexing pipeline does: the real
 // chunker, the text embedded and analysed as title, headings and chunk
-// (indexing's embedInput), and Deterministic document vectors.
+// (indexing.EmbedInput), and Deterministic document vectors.
 func mustIndex(tb testing.TB, st writer, docs ...doc) {
 	tb.Helper()
 	var emb embeddingtest.Deterministic
@@ -87,7 +88,7 @@ func mustIndex(tb testing.TB, st writer, docs ...doc) {
 		inputs := make([]string, len(chunks))
 		points := make([]hs.Point, len(chunks))
 		for i, c := range chunks {
-			inputs[i] = embedInput(meta.Title, c)
+			inputs[i] = indexing.EmbedInput(meta.Title, c)
 			bm25, tri := analysis.DocVectors(inputs[i])
 			points[i] = hs.Point{ID: hs.PointID(d.ID, c.No), Chunk: c, File: meta, BM25: bm25, Trigram: tri}
 		}
@@ -102,22 +103,6 @@ func mustIndex(tb testing.TB, st writer, docs ...doc) {
 			tb.Fatalf("WriteFile(%d) = %v", d.ID, err)
 		}
 	}
-}
-
-// embedInput mirrors indexing's embedInput: what is embedded and analysed
-// for a chunk.
-func embedInput(title string, c hs.Chunk) string {
-	var b strings.Builder
-	b.WriteString(title)
-	for _, h := range c.Headings {
-		if h != title {
-			b.WriteString(" > ")
-			b.WriteString(h)
-		}
-	}
-	b.WriteString("\n\n")
-	b.WriteString(c.Text)
-	return b.String()
 }
 
 // mustReadJSON decodes a testdata file.

@@ -99,9 +99,30 @@ func (s *Service) runLeg(ctx context.Context, user hs.UserID, p *plan, leg strin
 		if err != nil {
 			return nil, fmt.Errorf("search trigram: %w", err)
 		}
-		return hits, nil
+		return fuzzyFloor(hits), nil
 	}
 	return nil, hs.Errorf(hs.EINTERNAL, "search: unknown leg %q", leg)
+}
+
+// fuzzyMinShare is the share of the best trigram score a fuzzy candidate
+// needs. Almost every text shares a few common trigrams ("the", "ion")
+// with any query; without a floor the fuzzy leg would hand every document
+// to fusion, where even its 30th place earns a fused score.
+const fuzzyMinShare = 0.3
+
+// fuzzyFloor drops fuzzy candidates far below the best one (hits are
+// sorted by score, best first).
+func fuzzyFloor(hits []hs.Hit) []hs.Hit {
+	if len(hits) == 0 {
+		return hits
+	}
+	floor := hits[0].Score * fuzzyMinShare
+	for i, h := range hits {
+		if h.Score < floor {
+			return hits[:i]
+		}
+	}
+	return hits
 }
 
 // lists turns the legs that ran into fusion input and the ones that failed
