@@ -174,9 +174,9 @@ func (x *Extractor) Extract(ctx context.Context, name, mime string, r io.Reader)
 func (x *Extractor) run(ctx context.Context, name string, f format, data []byte, lim limits) (hybridsearch.Text, error) {
 	pctx, cancel := context.WithTimeout(ctx, lim.timeout)
 	defer cancel()
-	if f == fmtPDF {
-		x.once.Do(x.findPoppler)
-	}
+	// Every format reads the poppler paths below, so every call passes the
+	// once barrier (cheap after the first), not only PDFs.
+	x.once.Do(x.findPoppler)
 	j := &job{ctx: pctx, name: name, format: f, data: data, lim: lim, b: newBuilder(pctx, lim.maxRunes),
 		extractor: string(f), pdftotext: x.pdftotext, pdfinfo: x.pdfinfo}
 	done := make(chan error, 1)
