@@ -112,6 +112,7 @@ func (s *Server) Register(e *echo.Echo) {
 func (s *Server) requestLogger() echo.MiddlewareFunc {
 	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
 		LogStatus: true, LogURIPath: true, LogMethod: true, LogLatency: true,
+		HandleError: true, // run the error handler first, so the logged status is the one sent
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
 			level := slog.LevelDebug
 			if v.Status >= 500 {

@@ -18,6 +18,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/analysis"
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
 	"github.com/hybrid-search/hybridsearch/handlers"
+	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 	"github.com/hybrid-search/hybridsearch/queue"
 )
 
@@ -54,12 +55,13 @@ func markdownDoc(r *rand.Rand, n int) []byte {
 	return []byte(b.String())
 }
 
-// awaitIdle waits until the queue is empty.
-func awaitIdle(b *testing.B, env *testEnv) {
-	await(b, "queue idle", 5*time.Minute, func() bool {
-		n, err := env.Main.Queue.Pending(context.Background())
-		return err == nil && n == 0
-	})
+// awaitIndexed waits until every file is indexed at its current etag.
+func awaitIndexed(b *testing.B, env *testEnv, files []ncsim.FileInfo) {
+	for _, f := range files {
+		env.awaitFile(b, "indexed", f.ID, func(ix indexed) bool {
+			return ix.state.Status == hs.StatusIndexed && ix.state.ETag == f.ETag
+		})
+	}
 }
 
 // BenchmarkPipelineThroughput: Markdown corpus through the whole pipeline
@@ -74,10 +76,11 @@ func BenchmarkPipelineThroughput(b *testing.B) {
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
 		before := env.Main.Pipeline.Counters().Embedded
+		var files []ncsim.FileInfo
 		for f := 0; f < 100; f++ {
-			env.Sim.PutFile("alice", fmt.Sprintf("/bench/%d/doc%03d.md", i, f), markdownDoc(r, 10))
+			files = append(files, env.Sim.PutFile("alice", fmt.Sprintf("/bench/%d/doc%03d.md", i, f), markdownDoc(r, 10)))
 		}
-		awaitIdle(b, env)
+		awaitIndexed(b, env, files)
 		chunks += env.Main.Pipeline.Counters().Embedded - before
 	}
 	b.ReportMetric(float64(chunks)/time.Since(start).Seconds(), "chunks/s")
@@ -98,10 +101,11 @@ func BenchmarkEmbedderSaturation(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		before := env.Main.Pipeline.Counters().Embedded
 		start := time.Now()
+		var files []ncsim.FileInfo
 		for f := 0; f < 80; f++ {
-			env.Sim.PutFile("alice", fmt.Sprintf("/sat/%d/doc%03d.md", i, f), markdownDoc(r, 8))
+			files = append(files, env.Sim.PutFile("alice", fmt.Sprintf("/sat/%d/doc%03d.md", i, f), markdownDoc(r, 8)))
 		}
-		awaitIdle(b, env)
+		awaitIndexed(b, env, files)
 		busy += time.Since(start)
 		embedded += env.Main.Pipeline.Counters().Embedded - before
 	}
