@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"github.com/hybrid-search/hybridsearch/analysis"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 
@@ -138,7 +138,7 @@ func (c *collection) setVector(p *point, name string, v *qdrant.Vector) error {
 	}
 	dense = slices.Clone(dense)
 	if params.GetDistance() == qdrant.Distance_Cosine {
-		normalize(dense)
+		analysis.Normalize(dense)
 	}
 	p.dense[name] = dense
 	return nil
@@ -163,21 +163,6 @@ func checkSparse(indices []uint32, values []float32) (sparseVector, error) {
 		}
 	}
 	return sv, nil
-}
-
-// normalize scales v to unit length in place; a zero vector stays zero.
-func normalize(v []float32) {
-	var ss float64
-	for _, x := range v {
-		ss += float64(x) * float64(x)
-	}
-	if ss == 0 {
-		return
-	}
-	inv := 1 / math.Sqrt(ss)
-	for i, x := range v {
-		v[i] = float32(float64(x) * inv)
-	}
 }
 
 // Delete deletes the points a selector picks.

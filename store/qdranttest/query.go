@@ -3,6 +3,7 @@ package qdranttest
 import (
 	"cmp"
 	"context"
+	"github.com/hybrid-search/hybridsearch/analysis"
 	"slices"
 
 	"github.com/qdrant/go-client/qdrant"
@@ -88,7 +89,7 @@ func (c *collection) scoreDense(using string, q []float32, pts []*point) ([]scor
 	q = slices.Clone(q)
 	switch params.GetDistance() {
 	case qdrant.Distance_Cosine:
-		normalize(q)
+		analysis.Normalize(q)
 	case qdrant.Distance_Dot:
 	default:
 		return nil, unimplemented("distance %s", params.GetDistance())
