@@ -21,8 +21,11 @@ type FileState struct {
 	Paths       map[UserID]string `json:"paths"`   // each reader's path to the file
 	Readers     []UserID          `json:"readers"` // sorted
 	ChunkHashes []string          `json:"chunk_hashes,omitempty"`
-	Status      string            `json:"status"`
-	Error       string            `json:"error,omitempty"`
-	Attempts    int               `json:"attempts,omitempty"`
-	Updated     time.Time         `json:"updated"`
+	// Index names the index the file was written to (store and embedding
+	// model); a file indexed elsewhere counts as not indexed here.
+	Index    string    `json:"index,omitempty"`
+	Status   string    `json:"status"`
+	Error    string    `json:"error,omitempty"`
+	Attempts int       `json:"attempts,omitempty"`
+	Updated  time.Time `json:"updated"`
 }

@@ -32,6 +32,10 @@ type Pipeline struct {
 	Rules  Rules
 	// NotesFolder is the Notes app's folder in each user's tree; default "/Notes".
 	NotesFolder string
+	// IndexID names the index written to (store kind and embedding model).
+	// A file state from another index (the model changed, or semantic
+	// search was turned on) is treated as not indexed.
+	IndexID string
 	// EmbedBatch is the number of texts per Embed call; default 64.
 	EmbedBatch int
 	Logger     *slog.Logger
@@ -121,7 +125,7 @@ func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, i
 	if reason := p.Rules.Excluded(info); reason != "" {
 		return p.finish(ctx, st, info, hs.StatusSkipped, reason)
 	}
-	if st.ETag == info.ETag && (st.Status == hs.StatusIndexed || st.Status == hs.StatusSkipped || st.Status == hs.StatusFailed && !retry) {
+	if st.ETag == info.ETag && st.Index == p.IndexID && (st.Status == hs.StatusIndexed || st.Status == hs.StatusSkipped || st.Status == hs.StatusFailed && !retry) {
 		if !changed && st.Modified.Equal(info.Modified) {
 			return nil // nothing new
 		}
@@ -164,7 +168,7 @@ func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, i
 		st.ChunkHashes = append(st.ChunkHashes, c.Hash)
 	}
 	setFile(st, info)
-	st.Status, st.Error, st.Attempts = hs.StatusIndexed, "", 0
+	st.Status, st.Error, st.Attempts, st.Index = hs.StatusIndexed, "", 0, p.IndexID
 	return p.putState(ctx, st)
 }
 
@@ -174,7 +178,7 @@ func (p *Pipeline) finish(ctx context.Context, st *hs.FileState, info hs.FileInf
 		return fmt.Errorf("delete chunks of %d: %w", info.ID, err)
 	}
 	setFile(st, info)
-	st.Status, st.Error, st.ChunkHashes = status, reason, nil
+	st.Status, st.Error, st.ChunkHashes, st.Index = status, reason, nil, p.IndexID
 	p.logger().Info("file not indexed", "file_id", info.ID, "status", status, "reason", reason)
 	return p.putState(ctx, st)
 }

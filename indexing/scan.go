@@ -49,6 +49,9 @@ type Scanner struct {
 	Users   UserLister
 	States  StateLister
 	Enqueue EnqueueFunc
+	// IndexID is the Pipeline's IndexID: files recorded for another index
+	// are queued again.
+	IndexID string
 	Logger  *slog.Logger
 
 	mu       sync.Mutex
@@ -185,7 +188,7 @@ func (s *Scanner) scanOne(ctx context.Context, user hs.UserID, known map[hs.File
 		s.progress.FilesSeen++
 		s.mu.Unlock()
 		st, ok := known[f.ID]
-		if ok && st.ETag == f.ETag && st.Paths[user] == f.Path && slices.Contains(st.Readers, user) && st.Status != hs.StatusPending {
+		if ok && st.ETag == f.ETag && st.Index == s.IndexID && st.Paths[user] == f.Path && slices.Contains(st.Readers, user) && st.Status != hs.StatusPending {
 			return nil
 		}
 		batch = append(batch, hs.IndexJob{FileID: f.ID, User: user, Path: f.Path, Reason: hs.ReasonScan, Time: now})

@@ -65,6 +65,7 @@ type Main struct {
 	httpServer *http.Server
 	listener   net.Listener
 	cancel     context.CancelFunc
+	indexID    string // which index file states refer to
 	workers    sync.WaitGroup
 	done       chan error
 }
@@ -180,11 +181,17 @@ func (m *Main) openEmbedder(ctx context.Context) error {
 	return nil
 }
 
-// openStore opens Qdrant (QDRANT_URL) or the embedded local store.
+// openStore opens Qdrant (QDRANT_URL) or the embedded local store, and
+// names the index (m.indexID) so file states written for another store or
+// model are indexed again.
 func (m *Main) openStore(ctx context.Context) error {
 	model := "none"
 	if m.Embedder != nil {
 		model = m.Config.EmbedModel
+	}
+	m.indexID = "local/" + model
+	if m.Config.QdrantURL != "" {
+		m.indexID = "qdrant/" + m.Config.QdrantURL + "/" + model
 	}
 	if m.Config.QdrantURL != "" {
 		dim := 0
@@ -214,7 +221,7 @@ func (m *Main) openStore(ctx context.Context) error {
 // buildIndexing assembles the pipeline, the scanner and the reporter.
 func (m *Main) buildIndexing() {
 	cfg := m.Config
-	m.Scanner = &indexing.Scanner{Tree: m.Nextcloud, Users: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish, Logger: m.Logger}
+	m.Scanner = &indexing.Scanner{Tree: m.Nextcloud, Users: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish, IndexID: m.indexID, Logger: m.Logger}
 	m.Pipeline = &indexing.Pipeline{
 		Files:   m.Nextcloud,
 		Extract: extractor{&extract.Extractor{MaxInputBytes: cfg.MaxFileSize}},
@@ -226,6 +233,7 @@ func (m *Main) buildIndexing() {
 		Enqueue: m.Queue.Publish,
 		Rescan:  m.Scanner.Request,
 		Rules:   indexing.Rules{PathGlobs: cfg.ExcludePaths, MIMEs: cfg.ExcludeMIME, MaxSize: cfg.MaxFileSize},
+		IndexID: m.indexID,
 		Logger:  m.Logger,
 	}
 	checks := map[string]indexing.Check{

@@ -306,3 +306,33 @@ func TestTwoWritesInOneSecond(t *testing.T) {
 		return isIndexed(h.ETag)(ix) && strings.Contains(text(ix.points), "stork")
 	})
 }
+
+// Turning semantic search on (a new embedding model) starts a new index:
+// files recorded for the old one are indexed again, with vectors.
+func TestModelChangeReindexes(t *testing.T) {
+	env := newTestEnv(t, envOptions{install: true})
+	f := env.Sim.PutFile("alice", "/m.md", []byte("# Model\n\nIndexed before Ollama was configured: a gecko."))
+	env.awaitFile(t, "indexed without vectors", f.ID, isIndexed(f.ETag))
+	if err := env.Main.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ollama := embeddingtest.NewServer(t)
+	old := env.getenv
+	env.getenv = func(k string) string {
+		switch k {
+		case "OLLAMA_HOST":
+			return ollama.URL
+		case "EMBED_MODEL":
+			return "nomic-embed-text"
+		}
+		return old(k)
+	}
+	env.start(t)
+	if err := env.Main.Scanner.ScanAll(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	await(t, "re-indexed with vectors", 20*time.Second, func() bool {
+		pts, err := env.Main.Store.FilePoints(context.Background(), hs.FileID(f.ID), true)
+		return err == nil && len(pts) > 0 && len(pts[0].Dense) == 768
+	})
+}
