@@ -70,9 +70,12 @@ export function mountPoint(doc) {
 }
 
 /**
- * nextcloudLink turns a result link into one the browser can follow: http(s)
- * URLs stay; server-relative Nextcloud paths get the web root in front; any
- * other scheme (javascript:, data:) gives "".
+ * nextcloudLink turns a result link into one the browser can follow: an
+ * http(s) link into Nextcloud ("…/index.php/f/12") is opened on the page's
+ * own Nextcloud, since the app may know Nextcloud under an internal address
+ * (NEXTCLOUD_URL inside Docker); other http(s) URLs stay; server-relative
+ * Nextcloud paths get the web root in front; any other scheme (javascript:,
+ * data:) gives "".
  */
 export function nextcloudLink(link, root) {
   if (typeof link !== 'string') return ''
@@ -80,7 +83,11 @@ export function nextcloudLink(link, root) {
   // scheme without them ("java\tscript:" is javascript:).
   const bare = link.replace(/[\u0000-\u0020\u007f]/g, '')
   if (!bare) return ''
-  if (/^[a-z][a-z0-9+.-]*:/i.test(bare)) return /^https?:\/\//i.test(bare) ? link.trim() : ''
+  if (/^[a-z][a-z0-9+.-]*:/i.test(bare)) {
+    if (!/^https?:\/\//i.test(bare)) return ''
+    const at = bare.indexOf('/index.php/')
+    return at >= 0 ? root + bare.slice(at) : link.trim()
+  }
   if (bare.startsWith('//') || bare.startsWith('/\\') || bare.startsWith('\\')) return ''
   if (!link.startsWith('/')) return link
   if (root && (link === root || link.startsWith(root + '/'))) return link

@@ -76,6 +76,8 @@ describe('nextcloudLink', () => {
     { name: 'server path, sub folder', link: '/index.php/f/12', root: '/nc', want: '/nc/index.php/f/12' },
     { name: 'already has the web root', link: '/nc/index.php/f/12', root: '/nc', want: '/nc/index.php/f/12' },
     { name: 'absolute https', link: 'https://cloud.example.com/f/12', root: '/nc', want: 'https://cloud.example.com/f/12' },
+    { name: 'absolute link into Nextcloud (internal NEXTCLOUD_URL)', link: 'http://nextcloud:8080/index.php/f/12', root: '', want: '/index.php/f/12' },
+    { name: 'absolute note link, sub folder', link: 'https://cloud.example.com/nc/index.php/apps/notes/note/7', root: '/nc', want: '/nc/index.php/apps/notes/note/7' },
     { name: 'relative', link: 'f/12', root: '', want: 'f/12' },
     { name: 'empty', link: '', root: '', want: '' },
     { name: 'missing', link: undefined, root: '', want: '' },
