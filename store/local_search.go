@@ -49,8 +49,8 @@ func (l *Local) SearchDense(ctx context.Context, user hybridsearch.UserID, vec [
 	tops := make([]topK, parts)
 	var wg sync.WaitGroup
 	for i := range tops {
-		tops[i] = topK{k: k, x: x}
 		part := slots[i*len(slots)/parts : (i+1)*len(slots)/parts]
+		tops[i] = topK{k: k, h: make([]scored, 0, min(k, len(part))), x: x}
 		if parts == 1 {
 			x.scanDense(ctx, q, part, &m, &tops[i])
 			break
@@ -70,48 +70,39 @@ func (l *Local) SearchDense(ctx context.Context, user hybridsearch.UserID, vec [
 	return x.hits(top.sorted()), nil
 }
 
+// scanBlock is the number of slots scanDense filters and then scores in one
+// kernel call; its buffers stay on the stack.
+const scanBlock = 256
+
 // scanDense pushes the cosine score of every matching slot with a dense
-// vector into t. It stops early when ctx is done.
+// vector into t. It stops early when ctx is done, checking every 8 blocks.
 func (x *index) scanDense(ctx context.Context, q []float32, slots []int32, m *matcher, t *topK) {
-	dim := x.dim
-	for i, s := range slots {
-		if i%2048 == 2047 && ctx.Err() != nil {
+	var cand [scanBlock]int32
+	var scores [scanBlock]float32
+	dense := x.dense
+	for b := 0; len(slots) > 0; b++ {
+		if b%8 == 7 && ctx.Err() != nil {
 			return
 		}
-		if !x.dense[s] || (m.on && !m.match(&x.file[s].meta)) {
-			continue
+		block := slots[:min(scanBlock, len(slots))]
+		slots = slots[len(block):]
+		n := 0
+		for _, s := range block {
+			if dense[s] && (!m.on || m.match(&x.file[s].meta)) {
+				cand[n] = s
+				n++
+			}
 		}
-		off := int(s) * dim
-		score := dot(q, x.slab[off:off+dim])
-		if len(t.h) == t.k && score < t.h[0].score {
-			continue
+		dotRows(q, x.slab, cand[:n], scores[:n])
+		for i, score := range scores[:n] {
+			// A candidate below the current k-th score cannot enter the
+			// heap; one equal to it still may, on the point-id tie-break.
+			if len(t.h) == t.k && score < t.h[0].score {
+				continue
+			}
+			t.push(scored{score: score, slot: cand[i]})
 		}
-		t.push(scored{score: score, slot: s})
 	}
-}
-
-// dot returns the dot product of a and b (len(b) ≥ len(a)) with eight
-// independent accumulators, so the loop is not bound by add latency.
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3, s4, s5, s6, s7 float32
-	i := 0
-	for ; i+8 <= len(a); i += 8 {
-		aa := a[i : i+8 : i+8]
-		bb := b[i : i+8 : i+8]
-		s0 += aa[0] * bb[0]
-		s1 += aa[1] * bb[1]
-		s2 += aa[2] * bb[2]
-		s3 += aa[3] * bb[3]
-		s4 += aa[4] * bb[4]
-		s5 += aa[5] * bb[5]
-		s6 += aa[6] * bb[6]
-		s7 += aa[7] * bb[7]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
 
 // SearchSparse returns the user's k best points for the sparse query q on
