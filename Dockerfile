@@ -7,7 +7,7 @@
 FROM node:20-bookworm-slim AS frontend
 WORKDIR /src/frontend
 COPY frontend/ ./
-RUN if [ -f package.json ]; then npm ci && npm run build; fi
+RUN if [ -f package.json ]; then (npm ci || npm install --no-save) && npm run build; fi
 
 # 2. Go binary (pure Go, no cgo).
 FROM golang:1.26-bookworm AS build
