@@ -24,12 +24,15 @@ type fileRec struct {
 }
 
 // index is the in-memory state of a Local store. Points live in slots:
-// slot s owns slab[s*dim:(s+1)*dim], its normalised dense vector. Freed
-// slots are reused once their postings are purged. Only apply mutates an
-// index.
+// slot s owns slab[s*dim:(s+1)*dim], its normalised dense vector, and its
+// int8 copy q8[s*dim:(s+1)*dim] described by qrow[s] (see dot8.go; the copy
+// is derived, never stored on disk). Freed slots are reused once their
+// postings are purged. Only apply mutates an index.
 type index struct {
 	dim    int
 	slab   []float32
+	q8     []int8
+	qrow   []quantRow
 	slots  []*pointRec // nil when free
 	file   []*fileRec  // file of each slot
 	dense  []bool      // whether a slot has a dense vector
@@ -130,6 +133,7 @@ func (x *index) link(meta hybridsearch.FileMeta, points []pointIn) {
 		x.slots[s], x.file[s], x.dense[s] = r, f, r.dense
 		if r.dense {
 			copy(x.slab[int(s)*x.dim:], p.dense)
+			x.qrow[s] = quantize(x.vector(s), x.q8[int(s)*x.dim:])
 			if h := r.chunk.Hash; h != "" {
 				x.hashes[h] = append(x.hashes[h], s)
 			}
@@ -212,14 +216,24 @@ func (x *index) alloc() int32 {
 	if x.dim > 0 {
 		x.slab = slices.Grow(x.slab, x.dim)[:len(x.slab)+x.dim]
 		clear(x.slab[len(x.slab)-x.dim:])
+		x.q8 = slices.Grow(x.q8, x.dim)[:len(x.q8)+x.dim]
+		clear(x.q8[len(x.q8)-x.dim:])
+		x.qrow = append(x.qrow, quantRow{})
 	}
 	return s
 }
 
-// setDim fixes the dense dimension and sizes the slab for existing slots.
+// setDim fixes the dense dimension and sizes the slabs for existing slots.
 func (x *index) setDim(dim int) {
 	x.dim = dim
-	x.slab = make([]float32, len(x.slots)*dim, max(len(x.slots), 64)*dim)
+	x.reserve(len(x.slots), max(len(x.slots), 64))
+}
+
+// reserve sizes the slabs for n slots with room for capacity slots.
+func (x *index) reserve(n, capacity int) {
+	x.slab = make([]float32, n*x.dim, capacity*x.dim)
+	x.q8 = make([]int8, n*x.dim, capacity*x.dim)
+	x.qrow = make([]quantRow, n, capacity)
 }
 
 // vector returns slot s's dense vector, aliased into the slab.

@@ -12,6 +12,9 @@ import (
 
 // invariants returns the first broken invariant of the index, or nil.
 func (x *index) invariants() error {
+	if err := x.quantInvariants(); err != nil {
+		return err
+	}
 	live := 0
 	for s, r := range x.slots {
 		if r == nil {

@@ -46,28 +46,49 @@ func (l *Local) SearchDense(ctx context.Context, user hybridsearch.UserID, vec [
 	if p := runtime.GOMAXPROCS(0); p > 1 && len(slots) >= parallelMin {
 		parts = min(p, len(slots)/(parallelMin/2))
 	}
+	quant := len(slots) >= quantMin && x.dim <= quantMaxDim
+	top := x.searchDense(ctx, q, slots, k, &m, parts, quant)
+	if err := ctx.Err(); err != nil {
+		return nil, wrap(err, "store: search dense")
+	}
+	return x.hits(top), nil
+}
+
+// searchDense returns the k best of slots for the unit query q, best first,
+// scanning parts slices of slots in parallel, through the int8 copy when
+// quant is set. Both ways give the same hits and scores. When ctx is done
+// the result is partial.
+func (x *index) searchDense(ctx context.Context, q []float32, slots []int32, k int, m *matcher, parts int, quant bool) []scored {
+	var qq quantQuery
+	if quant {
+		qq = newQuantQuery(q)
+	}
 	tops := make([]topK, parts)
 	var wg sync.WaitGroup
 	for i := range tops {
 		part := slots[i*len(slots)/parts : (i+1)*len(slots)/parts]
 		tops[i] = topK{k: k, h: make([]scored, 0, min(k, len(part))), x: x}
+		scan := func() {
+			if quant {
+				x.scanQuant(ctx, q, &qq, part, m, &tops[i])
+			} else {
+				x.scanDense(ctx, q, part, m, &tops[i])
+			}
+		}
 		if parts == 1 {
-			x.scanDense(ctx, q, part, &m, &tops[i])
+			scan()
 			break
 		}
-		wg.Go(func() { x.scanDense(ctx, q, part, &m, &tops[i]) })
+		wg.Go(scan)
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, wrap(err, "store: search dense")
-	}
 	top := tops[0]
 	for _, t := range tops[1:] {
 		for _, s := range t.h {
 			top.push(s)
 		}
 	}
-	return x.hits(top.sorted()), nil
+	return top.sorted()
 }
 
 // scanBlock is the number of slots scanDense filters and then scores in one

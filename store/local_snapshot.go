@@ -127,10 +127,10 @@ func loadSnapshot(dir string) (x *index, seq uint64, size int64, err error) {
 	}
 	x = newIndex(0)
 	if dim > 0 {
-		x.setDim(int(dim))
+		x.dim = int(dim)
+		x.reserve(0, int(points))
 	}
 	x.slots = make([]*pointRec, 0, points)
-	x.slab = make([]float32, 0, int(points)*int(dim))
 	for i := uint64(0); i < files; i++ {
 		if frame, err = readFrame(r, frame); err != nil {
 			return nil, 0, 0, fmt.Errorf("snapshot %s: file %d of %d: %w", path, i+1, files, badSnapshot(err))
