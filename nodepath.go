@@ -1,25 +1,31 @@
 package hybridsearch
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // SplitNodePath turns an event path "/<uid>/files/<rel>" into the user and
-// "/<rel>". ok is false for anything outside a user's files: trash
-// ("/<uid>/files_trashbin/..."), versions, appdata, or malformed paths.
+// the cleaned "/<rel>". ok is false for anything outside a user's files:
+// trash ("/<uid>/files_trashbin/..."), versions, appdata, paths with ".."
+// segments, or malformed paths.
 func SplitNodePath(p string) (user UserID, rel string, ok bool) {
 	rest, found := strings.CutPrefix(p, "/")
 	if !found {
 		return "", "", false
 	}
-	uid, rest, found := strings.Cut(rest, "/")
-	if !found || uid == "" {
+	uid, rest, _ := strings.Cut(rest, "/")
+	if uid == "" {
 		return "", "", false
 	}
-	if rest == "files" {
-		return UserID(uid), "/", true
-	}
-	rel, found = strings.CutPrefix(rest, "files/")
-	if !found {
+	rest, found = strings.CutPrefix(rest, "files")
+	if !found || (rest != "" && rest[0] != '/') {
 		return "", "", false
 	}
-	return UserID(uid), "/" + strings.TrimSuffix(rel, "/"), true
+	for seg := range strings.SplitSeq(rest, "/") {
+		if seg == ".." {
+			return "", "", false
+		}
+	}
+	return UserID(uid), path.Clean("/" + rest), true
 }

@@ -57,3 +57,14 @@ func TestErrorKinds(t *testing.T) {
 type errPlain string
 
 func (e errPlain) Error() string { return string(e) }
+
+func TestSplitNodePathRejectsDotDot(t *testing.T) {
+	for _, p := range []string{"/alice/files/../bob/files/x", "/alice/files/a/../../x", "/alice/filesx/a"} {
+		if _, _, ok := hs.SplitNodePath(p); ok {
+			t.Errorf("SplitNodePath(%q) ok, want refused", p)
+		}
+	}
+	if _, rel, ok := hs.SplitNodePath("/alice/files//a//b/"); !ok || rel != "/a/b" {
+		t.Errorf("SplitNodePath cleans paths: got %q, %v", rel, ok)
+	}
+}
