@@ -19,9 +19,11 @@ type host struct {
 	lastUsed  uint64    // pool.seq when last handed out; spreads ties
 }
 
-// pool hands out hosts: batches wait for an idle host (Ollama serves one
-// request at a time, so more in flight would only queue there), queries
-// take the least busy one at once. A host that failed is skipped for
+// pool hands out hosts: batches wait for a host with fewer than
+// queueDepth requests in flight (Ollama serves one request at a time; one
+// more waiting in its queue means the runner never idles between batches
+// while this client encodes and sends the next), queries take the least
+// busy one at once. A host that failed is skipped for
 // cooldown unless every remaining host is in the same state.
 type pool struct {
 	hosts    []*host
@@ -32,12 +34,16 @@ type pool struct {
 	changed chan struct{} // closed and replaced whenever a host is released
 }
 
+// queueDepth is how many batches may be in flight to one host: one being
+// embedded and one waiting at Ollama.
+const queueDepth = 2
+
 func newPool(hosts []*host, cooldown time.Duration) *pool {
 	return &pool{hosts: hosts, cooldown: cooldown, changed: make(chan struct{})}
 }
 
-// acquire returns an idle host that is not in tried, waiting while all
-// candidates are busy. It returns ok=false when every host was tried, and
+// acquire returns a host with room (fewer than queueDepth in flight) that
+// is not in tried, waiting while all candidates are full. It returns ok=false when every host was tried, and
 // ctx's error when ctx ends first.
 func (p *pool) acquire(ctx context.Context, tried map[*host]bool) (h *host, ok bool, err error) {
 	for {
@@ -75,7 +81,7 @@ func (p *pool) pick(tried map[*host]bool) (h *host, ok bool) {
 }
 
 // choose picks among the untried hosts, preferring those not cooling down;
-// with idleOnly it skips busy hosts and says whether waiting may help.
+// with idleOnly it skips full hosts and says whether waiting may help.
 // Ties go to the host used least recently. p.mu must be held.
 func (p *pool) choose(tried map[*host]bool, idleOnly bool) (best *host, wait bool) {
 	now := time.Now()
@@ -94,7 +100,7 @@ func (p *pool) choose(tried map[*host]bool, idleOnly bool) (best *host, wait boo
 		set = cooling
 	}
 	for _, h := range set {
-		if idleOnly && h.inflight > 0 {
+		if idleOnly && h.inflight >= queueDepth {
 			continue
 		}
 		if best == nil || h.inflight < best.inflight || (h.inflight == best.inflight && h.lastUsed < best.lastUsed) {

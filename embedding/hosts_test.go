@@ -30,13 +30,13 @@ func TestTwoHostsShareTheWork(t *testing.T) {
 		t.Errorf("inputs per host = %d + %d, want both > 0 and %d in all", na, nb, len(in))
 	}
 	for name, s := range map[string]*embeddingtest.Server{"a": a, "b": b} {
-		if m := s.MaxInFlight(); m != 1 {
-			t.Errorf("host %s had %d embed requests in flight at once, want 1", name, m)
+		if m := s.MaxInFlight(); m > 2 {
+			t.Errorf("host %s had %d embed requests in flight at once, want at most 2 (one embedding, one queued)", name, m)
 		}
 	}
 }
 
-func TestConcurrentCallsKeepOneBatchPerHost(t *testing.T) {
+func TestConcurrentCallsKeepAtMostTwoBatchesPerHost(t *testing.T) {
 	srv := embeddingtest.NewServer(t)
 	srv.SetCost(200*time.Microsecond, false)
 	c := newOllama(t, func(o *embedding.OllamaOptions) { o.BatchSize = 4 }, srv)
@@ -53,8 +53,8 @@ func TestConcurrentCallsKeepOneBatchPerHost(t *testing.T) {
 			t.Errorf("worker %d: %v", w, err)
 		}
 	}
-	if m := srv.MaxInFlight(); m != 1 {
-		t.Errorf("embed requests in flight at once = %d, want 1", m)
+	if m := srv.MaxInFlight(); m > 2 {
+		t.Errorf("embed requests in flight at once = %d, want at most 2", m)
 	}
 	if n := inputCount(srv.EmbedRequests()); n != 64 {
 		t.Errorf("inputs sent = %d, want 64", n)

@@ -57,7 +57,14 @@ func TestPoolAcquireWaitsAndSkipsTried(t *testing.T) {
 	if h2 != b {
 		t.Fatalf("second acquire = %v, want b (a is busy)", h2.name)
 	}
-	// Both busy: the third waits until one is released.
+	// Each host takes a second batch (one embedding, one queued at Ollama).
+	if h3, _, _ := p.acquire(ctx, nil); h3 != a {
+		t.Fatalf("third acquire = %v, want a (least recently used)", h3.name)
+	}
+	if h4, _, _ := p.acquire(ctx, nil); h4 != b {
+		t.Fatalf("fourth acquire = %v, want b", h4.name)
+	}
+	// Both full: the fifth waits until one is released.
 	got := make(chan *host)
 	go func() {
 		h, _, _ := p.acquire(ctx, nil)
@@ -65,7 +72,7 @@ func TestPoolAcquireWaitsAndSkipsTried(t *testing.T) {
 	}()
 	select {
 	case h := <-got:
-		t.Fatalf("acquire returned %s while both hosts were busy", h.name)
+		t.Fatalf("acquire returned %s while both hosts were full", h.name)
 	case <-time.After(20 * time.Millisecond):
 	}
 	p.release(b, false)
