@@ -17,15 +17,10 @@ const nsW = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 // fallback copies of text boxes are skipped. Title comes from
 // docProps/core.xml.
 func (j *job) docx() error {
-	a, err := j.openZip()
+	a, main, err := j.openOOXML("docx", "word/document.xml")
 	if err != nil {
 		return err
 	}
-	main := a.mainPart("/officeDocument", "word/document.xml")
-	if !a.has(main) {
-		return j.invalid("corrupt docx: no %s", main)
-	}
-	j.title = a.dcTitle("docProps/core.xml")
 	w := &docxWalker{b: j.b, styles: a.docxStyles(main)}
 	parts := []string{main}
 	for _, r := range a.rels(main) {

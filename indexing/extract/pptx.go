@@ -20,15 +20,10 @@ const (
 // paragraphs, table rows as lines of cells joined by " | ", then the
 // speaker notes. Each slide is a page. Title comes from docProps/core.xml.
 func (j *job) pptx() error {
-	a, err := j.openZip()
+	a, main, err := j.openOOXML("pptx", "ppt/presentation.xml")
 	if err != nil {
 		return err
 	}
-	main := a.mainPart("/officeDocument", "ppt/presentation.xml")
-	if !a.has(main) {
-		return j.invalid("corrupt pptx: no %s", main)
-	}
-	j.title = a.dcTitle("docProps/core.xml")
 	for i, s := range a.pptxSlides(main) {
 		bb := &blockBuffer{max: j.lim.maxRunes}
 		w := &pptxWalker{out: bb}

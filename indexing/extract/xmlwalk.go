@@ -169,3 +169,20 @@ func (a *archive) mainPart(suffix, fallback string) string {
 	}
 	return fallback
 }
+
+// openOOXML opens an Office Open XML package: the zip (through the zip
+// guard), its main part (found through the package relationships, else
+// fallback) and the title from docProps/core.xml. kind names the format in
+// the error for a package without its main part.
+func (j *job) openOOXML(kind, fallback string) (*archive, string, error) {
+	a, err := j.openZip()
+	if err != nil {
+		return nil, "", err
+	}
+	main := a.mainPart("/officeDocument", fallback)
+	if !a.has(main) {
+		return nil, "", j.invalid("corrupt %s: no %s", kind, main)
+	}
+	j.title = a.dcTitle("docProps/core.xml")
+	return a, main, nil
+}
