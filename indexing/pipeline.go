@@ -65,9 +65,6 @@ const leaseTTL = 30 * time.Second
 // EUNAVAILABLE or ECONFLICT when the job should be retried later.
 func (p *Pipeline) Process(ctx context.Context, job hs.IndexJob) error {
 	p.processed.Add(1)
-	if now := p.now(); !job.NotBefore.IsZero() && now.Before(job.NotBefore) {
-		return hs.Errorf(hs.EUNAVAILABLE, "job for %s not due until %s", job.Path, job.NotBefore.Format(time.RFC3339))
-	}
 	if job.User == "" {
 		return hs.Errorf(hs.EINVALID, "index job for file %d has no user", job.FileID)
 	}
