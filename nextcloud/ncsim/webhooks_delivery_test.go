@@ -59,8 +59,8 @@ func TestWebhookDeliveryToExApp(t *testing.T) {
 			t.Errorf("call %d: method %s, Content-Type %q (want none)", i, c.Method, c.Header.Get("Content-Type"))
 		}
 		for k, v := range map[string]string{
-			"User-Agent": "Nextcloud-Server-Crawler/32.0.0", "Ex-App-Id": "hybrid_search", "Aa-Request-Id": "CLI",
-			"Authorization-App-Api": b64(":" + secret), "Aa-Version": "32.0.0",
+			"User-Agent": "Nextcloud-Server-Crawler/34.0.0", "Ex-App-Id": "hybrid_search", "Aa-Request-Id": "CLI",
+			"Authorization-App-Api": b64(":" + secret), "Aa-Version": "34.0.0",
 		} {
 			if got := c.Header.Get(k); got != v {
 				t.Errorf("call %d header %s = %q, want %q", i, k, got, v)
