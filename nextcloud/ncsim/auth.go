@@ -56,20 +56,8 @@ const (
 
 // authenticate identifies the caller of r. Call it once per request: wrong
 // credentials count as a brute-force attempt. AppAPI auth is tried first;
-// when it fails, the other login methods still run (OC::handleLogin). Like
-// every Nextcloud request it also runs webhook_listeners' boot, which
-// caches the user's set of webhook event classes (webhook_events.go).
+// when it fails, the other login methods still run (OC::handleLogin).
 func (s *Server) authenticate(r *http.Request) principal {
-	p := s.identify(r)
-	uid := ""
-	if p.hasUser() {
-		uid = p.uid
-	}
-	s.touchEventsCache(uid)
-	return p
-}
-
-func (s *Server) identify(r *http.Request) principal {
 	if h := r.Header.Get("AUTHORIZATION-APP-API"); h != "" {
 		p := s.authAppAPI(r, h)
 		if p.exApp() {

@@ -166,6 +166,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.throttleLogin(w, r) {
 		return
 	}
+	defer s.bootWebhookListeners(r)()
 	// The proxy sees raw paths: ServeMux would redirect paths with ".."
 	// before AppAPI's own ".." check could answer 404.
 	if strings.HasPrefix(r.URL.Path, proxyPrefix) {

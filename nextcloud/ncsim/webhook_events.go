@@ -1,6 +1,7 @@
 package ncsim
 
 import (
+	"net/http"
 	"slices"
 	"time"
 )
@@ -101,12 +102,43 @@ func (s *Server) listenedEventsLocked(uid string) map[string]bool {
 	return classes
 }
 
-// touchEventsCache runs the boot-time lookup for a request by uid ("" for
-// none), filling the cache as Nextcloud does on every request.
-func (s *Server) touchEventsCache(uid string) {
+// bootWebhookListeners runs webhook_listeners' boot for request r and
+// returns a function to call when r is done. webhook_listeners is a
+// "filesystem" app (its appinfo/info.xml), so index.php, ocs/v*.php and
+// remote.php load and boot it before they log the caller in with Basic
+// auth, an app password or AppAPI headers: such requests use the no-user
+// cache key, which a new webhook clears at once. Only a request that
+// arrives with a session cookie is logged in at boot time, so it uses the
+// user's key, and events it fires follow that user's cached set.
+func (s *Server) bootWebhookListeners(r *http.Request) (done func()) {
+	uid, _ := s.sessionUser(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.listenedEventsLocked(uid)
+	if uid == "" {
+		return func() {}
+	}
+	if s.hooks.webhooks.sessionUsers == nil {
+		s.hooks.webhooks.sessionUsers = map[string]int{}
+	}
+	s.hooks.webhooks.sessionUsers[uid]++
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.hooks.webhooks.sessionUsers[uid]--; s.hooks.webhooks.sessionUsers[uid] <= 0 {
+			delete(s.hooks.webhooks.sessionUsers, uid)
+		}
+	}
+}
+
+// bootUserLocked is the cache key user of the request that fired an event
+// by uid: uid while a session request of uid is in flight, else "".
+// Events fired through the setup API count as requests without a session.
+func (s *Server) bootUserLocked(uid string) string {
+	if s.hooks.webhooks.sessionUsers[uid] > 0 {
+		return uid
+	}
+	return ""
 }
 
 // forgetEventsCacheLocked is cache->remove(buildCacheKey(userIdFilter)),

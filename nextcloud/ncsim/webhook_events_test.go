@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 )
@@ -83,38 +84,49 @@ func TestUpdateEventsFrom34(t *testing.T) {
 	}
 }
 
-// TestWebhookEventsCache: a user whose set of webhook event classes was
-// cached before a webhook was registered gets no delivery for up to five
-// minutes; users without a cached set, and the same user once the cache
-// expired, do.
+// TestWebhookEventsCache: a user whose browser session cached their set of
+// webhook event classes before a webhook was registered fires no webhook
+// from that session for up to five minutes; requests without a session
+// (WebDAV with an app password, AppAPI) use the no-user key, which the
+// registration cleared, and are heard at once.
 func TestWebhookEventsCache(t *testing.T) {
-	var clock time.Time = time.Unix(1_700_000_000, 0)
-	s, ts := aaServer(t, func(s *Server) { s.Now = func() time.Time { return clock } })
+	clock := time.Unix(1_700_000_000, 0)
+	var mu sync.Mutex
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	advance := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
+	s, ts := aaServer(t, func(s *Server) { s.Now = now })
 	f := aaNewFakeApp(t, nil)
 	env := aaRegister(t, s, f)
 	aaEnable(t, s, "hybrid_search")
+	session := http.Header{"Cookie": {s.NewSession("bob").String()}}
+	put := func(h http.Header, name string) {
+		t.Helper()
+		if resp, _ := aaProxyDo(t, http.MethodPut, ts.URL+"/remote.php/dav/files/bob/"+name, h, "x"); resp.StatusCode != http.StatusCreated {
+			t.Fatalf("PUT %s = %d", name, resp.StatusCode)
+		}
+	}
 
-	// bob makes a request: webhook_listeners boots and caches bob's set
-	// (empty so far).
-	if got := aaDo(t, http.MethodGet, ts.URL+"/ocs/v2.php/cloud/user", aaBasic("bob", "bob"), nil); got.HTTPStatus != 200 {
+	// bob browses: webhook_listeners boots with bob logged in and caches
+	// bob's set, empty so far.
+	if got := aaDo(t, http.MethodGet, ts.URL+"/ocs/v2.php/cloud/user", session, nil); got.HTTPStatus != 200 {
 		t.Fatalf("cloud/user = %d", got.HTTPStatus)
 	}
 	if got := aaDo(t, http.MethodPost, ts.URL+aaHooksV2, aaAppHeader(env, ""),
 		map[string]any{"httpMethod": "POST", "uri": "/api/webhook", "event": NodeCreatedEvent}); got.HTTPStatus != 200 {
 		t.Fatalf("register = %d %s", got.HTTPStatus, got.Raw)
 	}
-	s.PutFile("bob", "/silent.txt", []byte("x"))
-	s.PutFile("alice", "/heard.txt", []byte("x"))
+	put(session, "silent.txt")
+	put(aaBasic("bob", "bob"), "heard.txt")
 	if err := s.FlushWebhooks(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if got := len(f.Calls("/api/webhook")); got != 1 {
-		t.Fatalf("deliveries = %d, want 1 (alice's; bob's cached set predates the webhook)", got)
+		t.Fatalf("deliveries = %d, want 1 (the Basic-auth upload; the session's cached set predates the webhook)", got)
 	}
-	clock = clock.Add(eventsCacheTTL - time.Second)
-	s.PutFile("bob", "/still-silent.txt", []byte("x"))
-	clock = clock.Add(2 * time.Second)
-	s.PutFile("bob", "/heard-too.txt", []byte("x"))
+	advance(eventsCacheTTL - time.Second)
+	put(session, "still-silent.txt")
+	advance(2 * time.Second)
+	put(session, "heard-too.txt")
 	if err := s.FlushWebhooks(context.Background()); err != nil {
 		t.Fatal(err)
 	}

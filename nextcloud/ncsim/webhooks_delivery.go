@@ -27,6 +27,9 @@ type webhookState struct {
 	// eventsCache is webhook_listeners' per-user cache of the event
 	// classes that have webhooks (webhook_events.go).
 	eventsCache map[string]eventsCacheEntry
+	// sessionUsers counts in-flight requests per user that arrived with a
+	// session cookie (bootWebhookListeners).
+	sessionUsers map[string]int
 }
 
 // webhookJob is a queued WebhookCall job: the envelope, the listener id
@@ -89,7 +92,7 @@ func (s *Server) queueWebhooks(ev Event) {
 	if s.closed {
 		return
 	}
-	if !s.listenedEventsLocked(ev.User)[ev.Class] {
+	if !s.listenedEventsLocked(s.bootUserLocked(ev.User))[ev.Class] {
 		// Application::boot registered no listener for this class in this
 		// request: the user's cached set predates the webhook.
 		return
