@@ -45,7 +45,7 @@ func (m *Main) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &handlers.MCPDeps{Handler: endpoint, Tokens: m.Tokens, NextcloudURL: cfg.NextcloudURL}, nil
+	return &handlers.MCPDeps{Handler: endpoint, Tokens: m.Tokens, NextcloudURL: cfg.NextcloudURL, HaRP: cfg.HaRPSharedKey != ""}, nil
 }
 
 // DirectMCPURL is the MCP endpoint on the app's own address, for bearer
