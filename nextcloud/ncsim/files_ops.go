@@ -105,6 +105,9 @@ func (s *Server) updateEvents(updateClass, writeClass, uid, p string, id int64) 
 type writeOpts struct {
 	mtime *int64 // set the mtime afterwards (X-OC-Mtime), firing Touched events
 	touch bool   // create through View::touch (Folder::newFile without content)
+	// quietMtime, if non-nil, sets the mtime afterwards without events, as
+	// View::putFileInfo does (chunked upload v2's X-OC-Mtime).
+	quietMtime *int64
 	// cond, if non-nil, checks preconditions (If-Match) under the lock.
 	cond func(e entry, exists bool) error
 }
@@ -172,6 +175,9 @@ func (s *Server) writeFile(uid, p string, content []byte, o writeOpts) (fi FileI
 			n.size = int64(len(data))
 			fs.attach(parent.n, n, name, now)
 			e = entry{n: n, mount: parent.mount, path: p}
+		}
+		if o.quietMtime != nil {
+			n.mtime = *o.quietMtime
 		}
 		var evs []Event
 		if o.mtime != nil {
