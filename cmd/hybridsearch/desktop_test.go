@@ -21,10 +21,10 @@ func syncFolder(t *testing.T, env *testEnv, dir, home string) string {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "nextcloudcmd", "--non-interactive", "--max-sync-retries", "1",
 		"-u", "alice", "-p", env.Alice.AppPassword, dir, env.Sim.BaseURL)
-	// Files over 1 MB go up in chunks (the client's chunk size is 10 MB by
-	// default; its environment variables lower it).
+	// Files over 100 kB go up in chunks (the client's chunk size is 10 MB
+	// by default; its environment variables lower it).
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"OWNCLOUD_CHUNK_SIZE=1000000", "OWNCLOUD_MIN_CHUNK_SIZE=1000000", "OWNCLOUD_MAX_CHUNK_SIZE=1000000")
+		"OWNCLOUD_CHUNK_SIZE=100000", "OWNCLOUD_MIN_CHUNK_SIZE=100000", "OWNCLOUD_MAX_CHUNK_SIZE=100000")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -58,8 +58,8 @@ func TestDesktopClientSync(t *testing.T) {
 	}
 	writeLocal(t, dir, "deep/er/still.md", "Deep down lives the quetzal.")
 	names = append(names, "deep/er/still.md")
-	big := strings.Repeat("Filler text for a file that goes up in chunks. ", 30000) + "\nThe marker word is xylophonist.\n"
-	writeLocal(t, dir, "big.md", big) // about 1.4 MB: two chunks
+	big := strings.Repeat("Filler text for a file that goes up in chunks. ", 5000) + "\nThe marker word is xylophonist.\n"
+	writeLocal(t, dir, "big.md", big) // about 240 kB: three chunks
 	names = append(names, "big.md")
 
 	out := syncFolder(t, env, dir, home)
