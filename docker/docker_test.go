@@ -127,7 +127,7 @@ func TestStartShBehindHaRP(t *testing.T) {
 		"APP_ID=hybrid_search", "APP_PORT=23007", "APP_SECRET=s3cret", "APP_VERSION=1.0.0", "APP_HOST=127.0.0.1",
 		"NEXTCLOUD_URL=http://127.0.0.1:9", "AA_VERSION=34.0.0", "APP_PERSISTENT_STORAGE=" + filepath.Join(dir, "data"),
 		"OLLAMA_HOST=off", "SCAN_INTERVAL=0", "LOG_LEVEL=warn",
-		"FRPC_CONFIG=" + filepath.Join(dir, "frpc.toml"), "FRPC_RESTART_DELAY=0.5",
+		"FRPC_CONFIG=" + filepath.Join(dir, "frpc.toml"), "FRPC_RESTART_DELAY=3",
 	}
 	cmd := exec.Command("sh", "start.sh")
 	cmd.Env = env
@@ -183,8 +183,9 @@ func TestStartShBehindHaRP(t *testing.T) {
 		t.Errorf("frpc config (it holds the shared key) has mode %v", fi.Mode().Perm())
 	}
 
-	// The health check passes while frpc runs, fails when it is gone, and
-	// passes again once start.sh restarted it.
+	// The health check passes while frpc runs, fails when it is gone (start.sh
+	// waits FRPC_RESTART_DELAY, 3 s here, before it restarts it), and passes
+	// again once it is back.
 	health := func() error {
 		c := exec.Command("sh", "healthcheck.sh")
 		c.Env = env
