@@ -35,5 +35,7 @@ export default defineConfig({
   test: {
     environment: 'happy-dom',
     include: ['tests/unit/**/*.test.js'],
+    // @nextcloud/vue imports its CSS from JavaScript; Vite must process it.
+    server: { deps: { inline: [/@nextcloud\/vue/] } },
   },
 })
