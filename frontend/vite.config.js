@@ -10,6 +10,9 @@ export default defineConfig({
   define: {
     // Library mode leaves process.env alone; Vue needs it replaced.
     'process.env.NODE_ENV': JSON.stringify('production'),
+    // @nextcloud/vue logs an error unless the app's name and version are set.
+    appName: JSON.stringify('hybrid_search'),
+    appVersion: JSON.stringify('0.1.0'),
     __VUE_OPTIONS_API__: 'false',
     __VUE_PROD_DEVTOOLS__: 'false',
     __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false',
