@@ -13,7 +13,10 @@ export default defineConfig({
     // @nextcloud/vue logs an error unless the app's name and version are set.
     appName: JSON.stringify('hybrid_search'),
     appVersion: JSON.stringify('0.1.0'),
-    __VUE_OPTIONS_API__: 'false',
+    // @nextcloud/vue's components are written with the Options API (NcSelect's
+    // forwardedSlots is a method): turning it off breaks them in the browser
+    // only, since Vitest loads Vue's CommonJS build, which ignores the flag.
+    __VUE_OPTIONS_API__: 'true',
     __VUE_PROD_DEVTOOLS__: 'false',
     __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false',
   },

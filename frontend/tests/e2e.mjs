@@ -390,11 +390,12 @@ async function main() {
       let sent = 0
       const count = (req) => { if (req.url().includes('/api/search?')) sent++ }
       page.on('request', count)
-      await page.getByLabel('Semantic weight', { exact: true }).last().fill('0.9')
+      // The keyword field: semantic may be disabled (no embedding model).
+      await page.getByLabel('Keyword weight', { exact: true }).last().fill('0.9')
       await page.waitForTimeout(500)
       page.off('request', count)
       const alert = await page.locator('.hs-search [role="alert"]').first().textContent()
-      assert(alert.includes('The weights add up to 1.4; together they may be at most 1.'), `alert says ${JSON.stringify(alert)}`)
+      assert(alert.includes('The weights add up to 1.6; together they may be at most 1.'), `alert says ${JSON.stringify(alert)}`)
       assert(sent === 0, `${sent} search requests were sent with invalid weights`)
       await page.getByRole('button', { name: 'Reset to defaults' }).click()
       await page.locator('.hs-options-toggle').click()

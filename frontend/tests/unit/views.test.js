@@ -60,6 +60,15 @@ describe('vector-space map', () => {
   })
 })
 
+describe('build', () => {
+  // Vitest runs Vue's CommonJS build, which ignores the flag, so only a
+  // browser shows the breakage (NcSelect: "forwardedSlots is not a function").
+  it("keeps Vue's Options API, which @nextcloud/vue's components use", async () => {
+    const { default: config } = await import('../../vite.config.js')
+    expect(config.define.__VUE_OPTIONS_API__).toBe('true')
+  })
+})
+
 describe('translations', () => {
   const strings = sourceStrings()
   it('ships German and Japanese', () => expect(languages()).toEqual(['de', 'ja']))
