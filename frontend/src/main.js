@@ -5,6 +5,7 @@ import { createApp } from 'vue'
 import App from './App.vue'
 import { createClient } from './lib/api.js'
 import { initialState, isAdmin, locale, mountPoint, proxyBase, webroot } from './lib/env.js'
+import './nextcloud-theme.css'
 import './style.css'
 
 let started = false

@@ -254,6 +254,14 @@ describe('errors', () => {
   })
 })
 
+describe('page', () => {
+  it('adds no second page heading (Nextcloud\'s layout has the h1)', () => {
+    const w = mountApp(fakeClient(), { info: { display_name: 'Hybrid Search' } })
+    expect(w.findAll('h1')).toHaveLength(0)
+    expect(w.findAll('h2').map((h) => h.text())).toEqual(['Hybrid Search'])
+  })
+})
+
 describe('result details', () => {
   it('expands more matches and the ranking explanation', async () => {
     const w = mountApp(fakeClient())
