@@ -254,6 +254,25 @@ describe('errors', () => {
   })
 })
 
+describe('compare view', () => {
+  it('runs every method, with latency and overlap, and says which could not run', async () => {
+    const search = vi.fn(async (params) => {
+      if (params.get('algorithm') === 'semantic') throw new ApiError('search: no retrieval leg could run (semantic: semantic search is off: no embedding model is configured)', 503, 'unavailable')
+      return normalizeResult(kube)
+    })
+    const w = mountApp(fakeClient({ search }))
+    await type(w, 'x')
+    await settle()
+    await w.get('input[name="hs-view"][value="compare"]').setValue(true)
+    await flushPromises()
+    expect(search.mock.calls.slice(1).map((c) => c[0].get('algorithm')).sort()).toEqual(['fuzzy', 'hybrid', 'keyword', 'semantic'])
+    expect(w.get('.hs-compare__col--semantic .hs-compare__error').text()).toBe('Cannot run: no embedding model is configured')
+    expect(w.get('.hs-compare__col--keyword .hs-compare__took').text()).toBe('12 ms')
+    expect(w.get('.hs-compare__col--keyword .hs-compare__overlap').text()).toBe('· 2 of 2 also in hybrid')
+    expect(w.findAll('.hs-compare__col--hybrid li')).toHaveLength(2)
+  })
+})
+
 describe('page', () => {
   it('adds no second page heading (Nextcloud\'s layout has the h1)', () => {
     const w = mountApp(fakeClient(), { info: { display_name: 'Hybrid Search' } })
