@@ -8,8 +8,8 @@
 // api/status, the weight sliders, the vector-space map, the comparison of
 // algorithms, app tokens and the German and Japanese UI, saves screenshots
 // (PANEL_SCREENSHOT, default <repo>/.artifacts/e2e/panel.png, plus -full,
-// -ja, -map, -compare, -assistant, -de, -ui-ja, -status and -mobile
-// variants), then stops the demo with SIGTERM.
+// -ja, -map, -compare, -dark, -assistant, -de, -ui-ja, -status, -mobile,
+// -mobile-assistant and -mobile-status variants), then stops the demo with SIGTERM.
 //
 // Usage: npm run test:e2e   (env: CHROMIUM, HYBRIDSEARCH_BIN, PANEL_SCREENSHOT)
 // Prints "ok - …" / "FAIL - …" per check and ends with "e2e: N passed, N failed".
@@ -169,6 +169,31 @@ function resultTitled(page, text) {
 async function useHybrid(page) {
   const hybrid = page.locator('input[name="hs-algorithm"][value="hybrid"]')
   if (!(await hybrid.isChecked())) await hybrid.evaluate((el) => el.click())
+}
+
+// overflow is how many pixels the panel is wider than its box: the panel
+// root or NcAppContent, which scrolls inside it.
+function overflow(page) {
+  return page.evaluate(() => Math.max(...['#hybrid-search', '#hybrid-search .app-content'].map((sel) => {
+    const el = document.querySelector(sel)
+    return el ? el.scrollWidth - el.clientWidth : 0
+  })))
+}
+
+// withOptions opens the options, runs fn, and then puts the options back
+// to their defaults and closes them, also when fn fails, so one failed
+// check does not leave invalid weights behind for the next ones.
+async function withOptions(page, fn) {
+  const toggle = page.locator('.hs-options-toggle')
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click()
+  try {
+    return await fn()
+  } finally {
+    const reset = page.getByRole('button', { name: 'Reset to defaults' })
+    if (await reset.isEnabled()) await reset.click()
+    if ((await toggle.getAttribute('aria-expanded')) === 'true') await toggle.click()
+    await page.waitForFunction(() => !['', 'Searching…'].includes(document.querySelector('#hs-live')?.textContent ?? ''))
+  }
 }
 
 async function titles(page) {
@@ -365,40 +390,40 @@ async function main() {
 
     await check('filters narrow the results (notes only, folder)', async () => {
       await useHybrid(page)
-      await page.locator('.hs-options-toggle').click()
-      await page.locator('.hs-check-files input').evaluate((el) => el.click())
-      const notes = await search(page, 'Apfelkuchen')
-      const u = new URL(notes.res.url())
-      assert(u.searchParams.get('types') === 'note', `types=${u.searchParams.get('types')}, want note`)
-      const types = (notes.body?.results ?? []).map((d) => d.type)
-      assert(types.length > 0 && types.every((t) => t === 'note'), `result types ${JSON.stringify(types)}`)
-      await page.locator('.hs-check-files input').evaluate((el) => el.click())
-      await page.getByLabel('In folder').fill('Documents')
-      await page.getByLabel('In folder').press('Tab')
-      const docs = await search(page, 'kuberntes upgrade')
-      assert(new URL(docs.res.url()).searchParams.get('path_prefix') === '/Documents', `path_prefix=${new URL(docs.res.url()).searchParams.get('path_prefix')}`)
-      const paths = await page.locator('.hs-result__path').allTextContents()
-      assert(paths.length > 0 && paths.every((p) => p.startsWith('/Documents/')), `paths ${JSON.stringify(paths)}`)
-      await page.getByRole('button', { name: 'Reset to defaults' }).click()
-      await page.locator('.hs-options-toggle').click()
-      return `${types.length} notes, ${paths.length} in /Documents`
+      return withOptions(page, async () => {
+        await page.locator('.hs-check-files input').evaluate((el) => el.click())
+        const notes = await search(page, 'Apfelkuchen')
+        const u = new URL(notes.res.url())
+        assert(u.searchParams.get('types') === 'note', `types=${u.searchParams.get('types')}, want note`)
+        const types = (notes.body?.results ?? []).map((d) => d.type)
+        assert(types.length > 0 && types.every((t) => t === 'note'), `result types ${JSON.stringify(types)}`)
+        await page.locator('.hs-check-files input').evaluate((el) => el.click())
+        await page.getByLabel('In folder').fill('Documents')
+        await page.getByLabel('In folder').press('Tab')
+        const docs = await search(page, 'kuberntes upgrade')
+        assert(new URL(docs.res.url()).searchParams.get('path_prefix') === '/Documents', `path_prefix=${new URL(docs.res.url()).searchParams.get('path_prefix')}`)
+        const paths = await page.locator('.hs-result__path').allTextContents()
+        assert(paths.length > 0 && paths.every((p) => p.startsWith('/Documents/')), `paths ${JSON.stringify(paths)}`)
+        return `${types.length} notes, ${paths.length} in /Documents`
+      })
     })
 
     await check('invalid weights block the search and say why', async () => {
       await useHybrid(page)
-      await page.locator('.hs-options-toggle').click()
-      let sent = 0
-      const count = (req) => { if (req.url().includes('/api/search?')) sent++ }
-      page.on('request', count)
-      // The keyword field: semantic may be disabled (no embedding model).
-      await page.getByLabel('Keyword weight', { exact: true }).last().fill('0.9')
-      await page.waitForTimeout(500)
-      page.off('request', count)
-      const alert = await page.locator('.hs-search [role="alert"]').first().textContent()
-      assert(alert.includes('The weights add up to 1.6; together they may be at most 1.'), `alert says ${JSON.stringify(alert)}`)
-      assert(sent === 0, `${sent} search requests were sent with invalid weights`)
-      await page.getByRole('button', { name: 'Reset to defaults' }).click()
-      await page.locator('.hs-options-toggle').click()
+      await withOptions(page, async () => {
+        // Only requests with the invalid weight count: a search the previous
+        // check scheduled may still go out with valid ones.
+        let sent = 0
+        const count = (req) => { if (req.url().includes('/api/search?') && new URL(req.url()).searchParams.get('keyword_weight') === '0.9') sent++ }
+        page.on('request', count)
+        // The keyword field: semantic may be disabled (no embedding model).
+        await page.getByLabel('Keyword weight', { exact: true }).last().fill('0.9')
+        await page.waitForTimeout(500)
+        page.off('request', count)
+        const alert = await page.locator('.hs-search [role="alert"]').first().textContent()
+        assert(alert.includes('The weights add up to 1.6; together they may be at most 1.'), `alert says ${JSON.stringify(alert)}`)
+        assert(sent === 0, `${sent} search requests were sent with invalid weights`)
+      })
     })
 
     await check('a 400 from the server shows its message', async () => {
@@ -425,12 +450,12 @@ async function main() {
       await useHybrid(page)
       const before = await search(page, 'kuberntes upgrade')
       const order0 = await titles(page)
-      await page.locator('.hs-options-toggle').click()
-      const semanticOff = await page.locator('#hs-w-semantic').isDisabled()
-      const answered = page.waitForResponse((r) => r.url().includes('/api/search?') && new URL(r.url()).searchParams.get('keyword_weight') !== String(before.body?.weights?.keyword))
-      await page.locator('#hs-w-keyword').evaluate((el) => {
-        el.value = '1'
-        el.dispatchEvent(new Event('input', { bubbles: true }))
+      return withOptions(page, async () => {
+        const semanticOff = await page.locator('#hs-w-semantic').isDisabled()
+        const answered = page.waitForResponse((r) => r.url().includes('/api/search?') && new URL(r.url()).searchParams.get('keyword_weight') !== String(before.body?.weights?.keyword))
+        await page.locator('#hs-w-keyword').evaluate((el) => {
+          el.value = '1'
+          el.dispatchEvent(new Event('input', { bubbles: true }))
       })
       const res = await answered
       const u = new URL(res.url())
@@ -451,9 +476,8 @@ async function main() {
       await first.getByRole('button', { name: 'Explain ranking' }).click()
       const fuzzyCell = await first.locator('.hs-explain tr[data-leg="fuzzy"] td').first().textContent()
       assert(fuzzyCell === 'did not run' || fuzzyCell.startsWith('#'), `fuzzy row says ${JSON.stringify(fuzzyCell)}`)
-      await page.getByRole('button', { name: 'Reset to defaults' }).click()
-      await page.locator('.hs-options-toggle').click()
       return `weights ${w.join('/')}; ${JSON.stringify(order0.slice(0, 3))} → ${JSON.stringify(order1.slice(0, 3))}${semanticOff ? '; semantic slider disabled with its reason' : ''}`
+      })
     })
 
     await check('the vector-space map draws highlighted results and opens a document on click', async () => {
@@ -529,6 +553,26 @@ async function main() {
       assert(q === 'kuberntes upgrade', `search box holds ${JSON.stringify(q)} after Back`)
       return href
     })
+
+    await check('dark mode: the panel follows the theme, and Nextcloud\'s theme variables win over the fallback', async () => {
+      const bg = () => page.locator('#hybrid-search .app-content').evaluate((el) => getComputedStyle(el).backgroundColor)
+      assert(await bg() === 'rgb(255, 255, 255)', `light background ${await bg()}`)
+      // The simulator's page has no theming CSS, so the panel's fallback
+      // (Nextcloud's dark theme values) follows the system setting.
+      await page.emulateMedia({ colorScheme: 'dark' })
+      try {
+        assert(await bg() === 'rgb(23, 23, 23)', `dark background ${await bg()}, want #171717`)
+        await page.locator('.hs-options-toggle').click()
+        await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-dark.png'), fullPage: true })
+        await page.locator('.hs-options-toggle').click()
+        // What Nextcloud's theming app does: variables on <body data-theme-…>.
+        await page.evaluate(() => document.body.style.setProperty('--color-main-background', 'rgb(1, 2, 3)'))
+        assert(await bg() === 'rgb(1, 2, 3)', `with the page's own theme the background is ${await bg()}`)
+      } finally {
+        await page.evaluate(() => document.body.style.removeProperty('--color-main-background'))
+        await page.emulateMedia({ colorScheme: 'light' })
+      }
+    })
   } else {
     log('# search checks skipped: GET api/search is not usable')
   }
@@ -561,6 +605,8 @@ async function main() {
     await page.locator('[data-config="vscode"] .hs-copy').click()
     const vs = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()))
     assert(vs.servers['nextcloud-search'].url === want, 'VS Code configuration has another URL')
+    const over = await overflow(page)
+    assert(over <= 0, `with a new token shown the panel is ${over} px wider than the page`)
     await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-assistant.png'), fullPage: true })
     const revoked = page.waitForResponse((r) => r.url().includes('/api/tokens/') && r.request().method() === 'DELETE')
     await row.locator('.hs-token-revoke').click()
@@ -626,9 +672,14 @@ async function main() {
 
   await check('fits a phone screen', async () => {
     await page.setViewportSize({ width: 390, height: 844 })
-    await page.locator('#hs-tab-search').click()
-    const over = await page.evaluate(() => document.getElementById('hybrid-search').scrollWidth - document.getElementById('hybrid-search').clientWidth)
-    assert(over <= 0, `the panel is ${over} px wider than the screen`)
+    const wider = []
+    for (const tab of ['assistant', 'status', 'search']) {
+      await page.locator(`#hs-tab-${tab}`).click()
+      const over = await overflow(page)
+      if (over > 0) wider.push(`${tab} tab by ${over} px`)
+      if (tab !== 'search') await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, `-mobile-${tab}.png`), fullPage: true })
+    }
+    assert(wider.length === 0, `the panel is wider than the screen: ${wider.join(', ')}`)
     await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-mobile.png'), fullPage: true })
   })
 
