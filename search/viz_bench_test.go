@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -59,6 +60,52 @@ func BenchmarkViz(b *testing.B) {
 			b.ReportMetric(ms(vizLat[min(len(vizLat)-1, len(vizLat)*99/100)]), "p99-ms")
 			b.ReportMetric(ms(searchLat[len(searchLat)/2]), "search-p50-ms")
 			b.ReportMetric(float64(p50)/float64(searchLat[len(searchLat)/2]), "x-search")
+		})
+	}
+}
+
+// BenchmarkFitPCA times the projection alone on the map's default size
+// (300 sampled and about 30 result chunks): 768-dim embeddings, and BM25
+// rows of about 80 terms over a Zipf vocabulary of 50,000 (some 9,000
+// columns in use).
+//
+//	go test -run '^$' -bench FitPCA ./search/
+func BenchmarkFitPCA(b *testing.B) {
+	const n = 330
+	rng := rand.New(rand.NewPCG(5, 6))
+	dm := &denseMatrix{n: n, d: 768}
+	for range n * 768 {
+		dm.data = append(dm.data, float32(rng.NormFloat64()))
+	}
+	zipf := rand.NewZipf(rng, 1.07, 2, 49_999)
+	col := map[uint64]int32{}
+	sm := &sparseMatrix{}
+	for range n {
+		w := map[int32]float64{}
+		for range 120 {
+			t := zipf.Uint64()
+			c, ok := col[t]
+			if !ok {
+				c = int32(len(col))
+				col[t] = c
+			}
+			w[c] += 1
+		}
+		var ix []int32
+		var vals []float64
+		for c, v := range w {
+			ix = append(ix, c)
+			vals = append(vals, v)
+		}
+		normalize(vals)
+		sm.idx, sm.val = append(sm.idx, ix), append(sm.val, vals)
+	}
+	sm.d = len(col)
+	for name, m := range map[string]matrix{"dense": dm, "sparse": sm} {
+		b.Run(fmt.Sprintf("%s/rows=%d/cols=%d", name, m.rows(), m.cols()), func(b *testing.B) {
+			for b.Loop() {
+				fitPCA(m)
+			}
 		})
 	}
 }

@@ -183,6 +183,7 @@ func TestPCAMatchesExact(t *testing.T) {
 			vals, vecs, total := exactPCA(tc.m)
 			t.Logf("exact eigenvalue shares: %.4f %.4f %.4f %.4f", vals[0]/total, vals[1]/total, vals[2]/total, vals[3]/total)
 			p := fitPCA(tc.m)
+			t.Logf("randomized shares:      %.4f %.4f", p.explained[0], p.explained[1])
 			for a := range 2 {
 				if got, want := p.explained[a], vals[a]/total; math.Abs(got-want) > 0.005 {
 					t.Errorf("axis %d explains %.4f of the variance, the exact axis %.4f", a+1, got, want)
