@@ -506,11 +506,21 @@ async function main() {
       const label = await best.getAttribute('aria-label')
       assert(tip && label.includes(tip.replace(/^\d+\. /, '')), `tooltip ${JSON.stringify(tip)} does not match ${JSON.stringify(label)}`)
       await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-map.png'), fullPage: true })
+      // Moving a weight redraws the map for the new weights.
+      await withOptions(page, async () => {
+        const redrawn = page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/api/viz') && new URL(r.url()).searchParams.get('keyword_weight') === '0.5')
+        await page.locator('#hs-w-keyword').evaluate((el) => {
+          el.value = '0.5'
+          el.dispatchEvent(new Event('input', { bubbles: true }))
+        })
+        assert((await redrawn).status() === 200, 'the map did not redraw for the new weights')
+      })
+      await page.locator('.hs-viz[aria-busy="false"] .hs-viz__point--best').first().waitFor()
       const href = await best.getAttribute('href')
       await Promise.all([page.waitForURL((u) => u.href === new URL(href, ready.nextcloud_url).href), best.click()])
       await page.goBack()
       await page.locator('#hs-query').waitFor()
-      return `${body.space} space, ${results} result and ${samples} sample points, variance ${body.explained_variance.map((v) => v.toFixed(2)).join('/')}`
+      return `${body.space} space, ${results} result and ${samples} sample points, redrawn for new weights, variance ${body.explained_variance.map((v) => v.toFixed(2)).join('/')}`
     })
 
     await check('compare view shows every algorithm with latency and overlap', async () => {
