@@ -10,7 +10,13 @@ export default defineConfig({
   define: {
     // Library mode leaves process.env alone; Vue needs it replaced.
     'process.env.NODE_ENV': JSON.stringify('production'),
-    __VUE_OPTIONS_API__: 'false',
+    // @nextcloud/vue logs an error unless the app's name and version are set.
+    appName: JSON.stringify('hybrid_search'),
+    appVersion: JSON.stringify('0.1.0'),
+    // @nextcloud/vue's components are written with the Options API (NcSelect's
+    // forwardedSlots is a method): turning it off breaks them in the browser
+    // only, since Vitest loads Vue's CommonJS build, which ignores the flag.
+    __VUE_OPTIONS_API__: 'true',
     __VUE_PROD_DEVTOOLS__: 'false',
     __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false',
   },
@@ -35,5 +41,7 @@ export default defineConfig({
   test: {
     environment: 'happy-dom',
     include: ['tests/unit/**/*.test.js'],
+    // @nextcloud/vue imports its CSS from JavaScript; Vite must process it.
+    server: { deps: { inline: [/@nextcloud\/vue/] } },
   },
 })

@@ -23,6 +23,7 @@ type Deps struct {
 	Publish   Publisher    // required
 	Operator  Operator     // required
 	Search    Searcher     // nil: /api/search answers 503
+	Viz       Visualizer   // nil: /api/viz answers 503
 	MCP       *MCPDeps     // nil: no /mcp, metadata or token routes
 	Assets    fs.FS        // required: the frontend build (js/, css/, img/)
 	Logger    *slog.Logger // nil means slog.Default()
@@ -37,6 +38,7 @@ type Server struct {
 	publish  Publisher
 	operator Operator
 	search   Searcher
+	viz      Visualizer
 	mcp      *MCPDeps
 	assets   fs.FS
 	logger   *slog.Logger
@@ -66,7 +68,7 @@ func New(d Deps) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, assets: d.Assets, logger: d.Logger}, nil
+	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, assets: d.Assets, logger: d.Logger}, nil
 }
 
 // Handler returns the app's complete HTTP handler.
@@ -94,6 +96,7 @@ func (s *Server) Register(e *echo.Echo) {
 	api.GET("/status", s.handleStatus)
 	api.GET("/search", s.handleSearch)
 	api.POST("/search", s.handleSearch)
+	api.GET("/viz", s.handleViz)
 	api.POST("/webhook", s.handleWebhook, requireNoUser)
 	api.POST("/scan", s.handleScan)
 	api.POST("/retry", s.handleRetry)

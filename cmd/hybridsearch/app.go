@@ -37,6 +37,7 @@ type indexStore interface {
 	indexing.ChunkWriter
 	search.DenseRetriever
 	search.SparseRetriever
+	search.VectorReader
 	Health(ctx context.Context) error
 	Stats(ctx context.Context) (store.Stats, error)
 	Close() error
@@ -58,6 +59,7 @@ type Main struct {
 	Scanner    *indexing.Scanner
 	Reporter   *indexing.Reporter
 	Search     *search.Service
+	Viz        *search.Viz
 	Tokens     *tokens.Service // bearer tokens for direct MCP access
 	Lifecycle  *exapp.Lifecycle
 	Handlers   *handlers.Server
@@ -125,6 +127,7 @@ func (m *Main) Run(ctx context.Context) error {
 		AppID: cfg.AppID, AppSecret: cfg.AppSecret, Lifecycle: m.Lifecycle, Status: statusSource{m.Reporter},
 		Publish: m.Queue, Assets: frontend.Assets(), Logger: m.Logger,
 		Search:   m.Search,
+		Viz:      m.Viz,
 		MCP:      mcpDeps,
 		Operator: &indexing.Control{Scanner: m.Scanner, States: m.Queue.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},
 	})
@@ -261,7 +264,10 @@ func (m *Main) buildSearch() error {
 		o.Embedder = m.Embedder
 	}
 	var err error
-	m.Search, err = search.New(o)
+	if m.Search, err = search.New(o); err != nil {
+		return err
+	}
+	m.Viz, err = search.NewViz(m.Search, m.Store)
 	return err
 }
 

@@ -4,20 +4,30 @@
 import { createApp } from 'vue'
 import App from './App.vue'
 import { createClient } from './lib/api.js'
-import { initialState, isAdmin, locale, mountPoint, proxyBase, requestToken, webroot } from './lib/env.js'
+import { initialState, isAdmin, locale, mountPoint, proxyBase, webroot } from './lib/env.js'
+import './nextcloud-theme.css'
 import './style.css'
 
+let started = false
+
 function start() {
-  const info = initialState(document, 'hybrid_search_info') ?? {}
-  const client = createClient({ base: proxyBase(window), token: () => requestToken(document) })
+  if (started) return
+  started = true
+  const client = createClient({ base: proxyBase() })
   createApp(App, {
     client,
-    info,
-    locale: locale(document),
-    webroot: webroot(window),
+    info: initialState('hybrid_search_info') ?? {},
+    locale: locale(),
+    webroot: webroot(),
     admin: isAdmin(window),
   }).mount(mountPoint(document))
 }
 
-if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start)
-else start()
+// AppAPI puts the app's l10n/<lang>.js after the page's scripts (both
+// deferred), so the panel starts once every deferred script has run, when
+// the translations are registered.
+if (document.readyState === 'complete') start()
+else {
+  document.addEventListener('DOMContentLoaded', start)
+  window.addEventListener('load', start)
+}

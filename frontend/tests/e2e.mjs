@@ -5,15 +5,17 @@
 // playwright-core: signs in as alice through the login form, opens the
 // panel, searches (typo, German, Japanese), checks highlights, keyboard
 // navigation, filters, error states and the index status against GET
-// api/status, saves screenshots (PANEL_SCREENSHOT, default /tmp/panel.png,
-// plus -full, -ja, -status and -mobile variants), then stops the demo with
-// SIGTERM.
+// api/status, the weight sliders, the vector-space map, the comparison of
+// algorithms, app tokens and the German and Japanese UI, saves screenshots
+// (PANEL_SCREENSHOT, default <repo>/.artifacts/e2e/panel.png, plus -full,
+// -ja, -map, -compare, -dark, -assistant, -de, -ui-ja, -status, -mobile,
+// -mobile-assistant and -mobile-status variants), then stops the demo with SIGTERM.
 //
 // Usage: npm run test:e2e   (env: CHROMIUM, HYBRIDSEARCH_BIN, PANEL_SCREENSHOT)
 // Prints "ok - …" / "FAIL - …" per check and ends with "e2e: N passed, N failed".
 
 import { execFile, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -23,7 +25,8 @@ import { chromium } from 'playwright-core'
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium'
-const SCREENSHOT = process.env.PANEL_SCREENSHOT || '/tmp/panel.png'
+const SCREENSHOT = process.env.PANEL_SCREENSHOT || join(repo, '.artifacts/e2e/panel.png')
+mkdirSync(dirname(SCREENSHOT), { recursive: true })
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -164,8 +167,33 @@ function resultTitled(page, text) {
 
 // useHybrid selects the hybrid algorithm unless it is selected.
 async function useHybrid(page) {
-  const hybrid = page.locator('.hs-algorithm', { hasText: 'Hybrid' })
-  if (!(await hybrid.getAttribute('class')).includes('hs-algorithm--active')) await hybrid.click()
+  const hybrid = page.locator('input[name="hs-algorithm"][value="hybrid"]')
+  if (!(await hybrid.isChecked())) await hybrid.evaluate((el) => el.click())
+}
+
+// overflow is how many pixels the panel is wider than its box: the panel
+// root or NcAppContent, which scrolls inside it.
+function overflow(page) {
+  return page.evaluate(() => Math.max(...['#hybrid-search', '#hybrid-search .app-content'].map((sel) => {
+    const el = document.querySelector(sel)
+    return el ? el.scrollWidth - el.clientWidth : 0
+  })))
+}
+
+// withOptions opens the options, runs fn, and then puts the options back
+// to their defaults and closes them, also when fn fails, so one failed
+// check does not leave invalid weights behind for the next ones.
+async function withOptions(page, fn) {
+  const toggle = page.locator('.hs-options-toggle')
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click()
+  try {
+    return await fn()
+  } finally {
+    const reset = page.getByRole('button', { name: 'Reset to defaults' })
+    if (await reset.isEnabled()) await reset.click()
+    if ((await toggle.getAttribute('aria-expanded')) === 'true') await toggle.click()
+    await page.waitForFunction(() => !['', 'Searching…'].includes(document.querySelector('#hs-live')?.textContent ?? ''))
+  }
 }
 
 async function titles(page) {
@@ -206,6 +234,7 @@ async function main() {
     viewport: { width: 1280, height: 900 },
     locale: 'en-US',
     timezoneId: 'UTC',
+    permissions: ['clipboard-read', 'clipboard-write'],
   })
   cleanups.push(() => context.close())
   const page = context.pages()[0] ?? (await context.newPage())
@@ -340,7 +369,8 @@ async function main() {
       const seen = []
       for (const [label, value] of [['Keyword', 'keyword'], ['Fuzzy', 'fuzzy'], ['Semantic', 'semantic'], ['Hybrid', 'hybrid']]) {
         const answered = page.waitForResponse((res) => new URL(res.url()).searchParams.get('algorithm') === value)
-        await page.locator('.hs-algorithm', { hasText: label }).click()
+        answered.catch(() => {})
+        await page.locator(`input[name="hs-algorithm"][value="${value}"]`).evaluate((el) => el.click())
         const res = await answered
         const body = await res.json().catch(() => null)
         await page.waitForFunction(() => !['', 'Searching…'].includes(document.querySelector('#hs-live')?.textContent ?? ''))
@@ -360,39 +390,40 @@ async function main() {
 
     await check('filters narrow the results (notes only, folder)', async () => {
       await useHybrid(page)
-      await page.locator('.hs-options-toggle').click()
-      await page.getByLabel('Files', { exact: true }).uncheck()
-      const notes = await search(page, 'Apfelkuchen')
-      const u = new URL(notes.res.url())
-      assert(u.searchParams.get('types') === 'note', `types=${u.searchParams.get('types')}, want note`)
-      const types = (notes.body?.results ?? []).map((d) => d.type)
-      assert(types.length > 0 && types.every((t) => t === 'note'), `result types ${JSON.stringify(types)}`)
-      await page.getByLabel('Files', { exact: true }).check()
-      await page.getByLabel('In folder').fill('Documents')
-      await page.getByLabel('In folder').press('Tab')
-      const docs = await search(page, 'kuberntes upgrade')
-      assert(new URL(docs.res.url()).searchParams.get('path_prefix') === '/Documents', `path_prefix=${new URL(docs.res.url()).searchParams.get('path_prefix')}`)
-      const paths = await page.locator('.hs-result__path').allTextContents()
-      assert(paths.length > 0 && paths.every((p) => p.startsWith('/Documents/')), `paths ${JSON.stringify(paths)}`)
-      await page.getByRole('button', { name: 'Reset to defaults' }).click()
-      await page.locator('.hs-options-toggle').click()
-      return `${types.length} notes, ${paths.length} in /Documents`
+      return withOptions(page, async () => {
+        await page.locator('.hs-check-files input').evaluate((el) => el.click())
+        const notes = await search(page, 'Apfelkuchen')
+        const u = new URL(notes.res.url())
+        assert(u.searchParams.get('types') === 'note', `types=${u.searchParams.get('types')}, want note`)
+        const types = (notes.body?.results ?? []).map((d) => d.type)
+        assert(types.length > 0 && types.every((t) => t === 'note'), `result types ${JSON.stringify(types)}`)
+        await page.locator('.hs-check-files input').evaluate((el) => el.click())
+        await page.getByLabel('In folder').fill('Documents')
+        await page.getByLabel('In folder').press('Tab')
+        const docs = await search(page, 'kuberntes upgrade')
+        assert(new URL(docs.res.url()).searchParams.get('path_prefix') === '/Documents', `path_prefix=${new URL(docs.res.url()).searchParams.get('path_prefix')}`)
+        const paths = await page.locator('.hs-result__path').allTextContents()
+        assert(paths.length > 0 && paths.every((p) => p.startsWith('/Documents/')), `paths ${JSON.stringify(paths)}`)
+        return `${types.length} notes, ${paths.length} in /Documents`
+      })
     })
 
     await check('invalid weights block the search and say why', async () => {
       await useHybrid(page)
-      await page.locator('.hs-options-toggle').click()
-      let sent = 0
-      const count = (req) => { if (req.url().includes('/api/search?')) sent++ }
-      page.on('request', count)
-      await page.getByLabel('Semantic weight', { exact: true }).last().fill('0.9')
-      await page.waitForTimeout(500)
-      page.off('request', count)
-      const alert = await page.locator('.hs-search [role="alert"]').first().textContent()
-      assert(alert.includes('The weights add up to 1.4; together they may be at most 1.'), `alert says ${JSON.stringify(alert)}`)
-      assert(sent === 0, `${sent} search requests were sent with invalid weights`)
-      await page.getByRole('button', { name: 'Reset to defaults' }).click()
-      await page.locator('.hs-options-toggle').click()
+      await withOptions(page, async () => {
+        // Only requests with the invalid weight count: a search the previous
+        // check scheduled may still go out with valid ones.
+        let sent = 0
+        const count = (req) => { if (req.url().includes('/api/search?') && new URL(req.url()).searchParams.get('keyword_weight') === '0.9') sent++ }
+        page.on('request', count)
+        // The keyword field: semantic may be disabled (no embedding model).
+        await page.getByLabel('Keyword weight', { exact: true }).last().fill('0.9')
+        await page.waitForTimeout(500)
+        page.off('request', count)
+        const alert = await page.locator('.hs-search [role="alert"]').first().textContent()
+        assert(alert.includes('The weights add up to 1.6; together they may be at most 1.'), `alert says ${JSON.stringify(alert)}`)
+        assert(sent === 0, `${sent} search requests were sent with invalid weights`)
+      })
     })
 
     await check('a 400 from the server shows its message', async () => {
@@ -414,6 +445,110 @@ async function main() {
       await page.locator('.hs-error').waitFor({ state: 'detached' })
     })
 
+
+    await check('moving a weight slider rebalances the others and reorders the results', async () => {
+      await useHybrid(page)
+      const before = await search(page, 'kuberntes upgrade')
+      const order0 = await titles(page)
+      return withOptions(page, async () => {
+        const semanticOff = await page.locator('#hs-w-semantic').isDisabled()
+        const answered = page.waitForResponse((r) => r.url().includes('/api/search?') && new URL(r.url()).searchParams.get('keyword_weight') !== String(before.body?.weights?.keyword))
+        await page.locator('#hs-w-keyword').evaluate((el) => {
+          el.value = '1'
+          el.dispatchEvent(new Event('input', { bubbles: true }))
+      })
+      const res = await answered
+      const u = new URL(res.url())
+      const w = ['semantic', 'keyword', 'fuzzy'].map((leg) => Number(u.searchParams.get(`${leg}_weight`)))
+      assert(w[0] + w[1] + w[2] <= 1 + 1e-9, `weights sent sum to ${w[0] + w[1] + w[2]}: ${w}`)
+      assert(w[2] === 0, `fuzzy weight ${w[2]} after keyword went up, want 0 (rebalanced)`)
+      await page.waitForFunction(() => !['', 'Searching…'].includes(document.querySelector('#hs-live')?.textContent ?? ''))
+      const order1 = await titles(page)
+      assert(JSON.stringify(order0) !== JSON.stringify(order1), `the order did not change: ${JSON.stringify(order1)}`)
+      const msgs = await page.locator('.hs-weights__error').count()
+      assert(msgs === 0, `${msgs} weight errors shown after rebalancing`)
+      if (semanticOff) {
+        const reason = await page.locator('#hs-w-semantic-off').textContent()
+        assert(/Cannot run/.test(reason), `no reason next to the disabled semantic slider: ${reason}`)
+      }
+      // "did not run" for a skipped or unweighted leg in the explanation.
+      const first = page.locator('.hs-result').first()
+      await first.getByRole('button', { name: 'Explain ranking' }).click()
+      const fuzzyCell = await first.locator('.hs-explain tr[data-leg="fuzzy"] td').first().textContent()
+      assert(fuzzyCell === 'did not run' || fuzzyCell.startsWith('#'), `fuzzy row says ${JSON.stringify(fuzzyCell)}`)
+      return `weights ${w.join('/')}; ${JSON.stringify(order0.slice(0, 3))} → ${JSON.stringify(order1.slice(0, 3))}${semanticOff ? '; semantic slider disabled with its reason' : ''}`
+      })
+    })
+
+    await check('the vector-space map draws highlighted results and opens a document on click', async () => {
+      await useHybrid(page)
+      await search(page, 'kuberntes upgrade')
+      const viz = page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/api/viz'))
+      await page.locator('input[name="hs-view"][value="map"]').evaluate((el) => el.click())
+      const res = await viz
+      const body = await res.json()
+      assert(res.status() === 200, `GET api/viz answered ${res.status()}: ${JSON.stringify(body)}`)
+      await page.locator('.hs-viz__point--result').first().waitFor()
+      const results = await page.locator('.hs-viz__point--result').count()
+      const samples = await page.locator('.hs-viz__point--sample').count()
+      assert(results > 0 && results === body.points.filter((p) => p.rank > 0).length, `${results} result points drawn, API sent ${body.points.filter((p) => p.rank > 0).length}`)
+      assert(samples === body.points.filter((p) => !p.rank).length, `${samples} sample points drawn`)
+      assert(await page.locator('.hs-viz__query').count() === (body.query_point ? 1 : 0), 'query marker does not match the API')
+      const fill = await page.locator('.hs-viz__point--best circle').first().getAttribute('fill')
+      assert(/^#[0-9a-f]{6}$/i.test(fill), `best result point is not coloured by leg: ${fill}`)
+      if (body.space === 'keyword') {
+        const note = await page.locator('.hs-viz__note').textContent()
+        assert(note.includes('keyword (BM25)'), `no note that keyword vectors are shown: ${note}`)
+      }
+      const best = page.locator('.hs-viz__point--best').first()
+      await best.hover()
+      const tip = await page.locator('.hs-viz__tip-title').textContent()
+      const label = await best.getAttribute('aria-label')
+      assert(tip && label.includes(tip.replace(/^\d+\. /, '')), `tooltip ${JSON.stringify(tip)} does not match ${JSON.stringify(label)}`)
+      await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-map.png'), fullPage: true })
+      // Moving a weight redraws the map for the new weights.
+      await withOptions(page, async () => {
+        const redrawn = page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/api/viz') && new URL(r.url()).searchParams.get('keyword_weight') === '0.5')
+        await page.locator('#hs-w-keyword').evaluate((el) => {
+          el.value = '0.5'
+          el.dispatchEvent(new Event('input', { bubbles: true }))
+        })
+        assert((await redrawn).status() === 200, 'the map did not redraw for the new weights')
+      })
+      await page.locator('.hs-viz[aria-busy="false"] .hs-viz__point--best').first().waitFor()
+      const href = await best.getAttribute('href')
+      await Promise.all([page.waitForURL((u) => u.href === new URL(href, ready.nextcloud_url).href), best.click()])
+      await page.goBack()
+      await page.locator('#hs-query').waitFor()
+      return `${body.space} space, ${results} result and ${samples} sample points, redrawn for new weights, variance ${body.explained_variance.map((v) => v.toFixed(2)).join('/')}`
+    })
+
+    await check('compare view shows every algorithm with latency and overlap', async () => {
+      await page.locator('input[name="hs-view"][value="list"]').evaluate((el) => el.click())
+      await search(page, 'kuberntes upgrade')
+      const seen = new Set()
+      const all = new Promise((res) => {
+        const on = (r) => {
+          const u = new URL(r.url())
+          if (u.pathname.endsWith('/api/search') && u.searchParams.get('q') === 'kuberntes upgrade') seen.add(u.searchParams.get('algorithm'))
+          if (seen.size === 4) { page.off('response', on); res() }
+        }
+        page.on('response', on)
+      })
+      await page.locator('input[name="hs-view"][value="compare"]').evaluate((el) => el.click())
+      await Promise.race([all, page.waitForTimeout(15000)])
+      assert(seen.size === 4, `compare asked for ${[...seen]}`)
+      await page.locator('.hs-compare__col--hybrid .hs-compare__list li').first().waitFor()
+      const took = await page.locator('.hs-compare__col--keyword .hs-compare__took').textContent()
+      const over = await page.locator('.hs-compare__col--fuzzy .hs-compare__overlap').textContent()
+      assert(/ms$/.test(took.trim()), `keyword latency ${JSON.stringify(took)}`)
+      assert(/of \d+ also in hybrid/.test(over), `fuzzy overlap ${JSON.stringify(over)}`)
+      const semantic = await page.locator('.hs-compare__col--semantic').textContent()
+      await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-compare.png'), fullPage: true })
+      await page.locator('input[name="hs-view"][value="list"]').evaluate((el) => el.click())
+      return `keyword ${took.trim()}, fuzzy ${over.trim()}; semantic: ${semantic.replace(/\s+/g, ' ').slice(0, 60)}`
+    })
+
     await check('Enter on a result opens it, and Back restores the search', async () => {
       await useHybrid(page)
       await search(page, 'kuberntes upgrade')
@@ -428,8 +563,102 @@ async function main() {
       assert(q === 'kuberntes upgrade', `search box holds ${JSON.stringify(q)} after Back`)
       return href
     })
+
+    await check('dark mode: the panel follows the theme, and Nextcloud\'s theme variables win over the fallback', async () => {
+      const bg = () => page.locator('#hybrid-search .app-content').evaluate((el) => getComputedStyle(el).backgroundColor)
+      assert(await bg() === 'rgb(255, 255, 255)', `light background ${await bg()}`)
+      // The simulator's page has no theming CSS, so the panel's fallback
+      // (Nextcloud's dark theme values) follows the system setting.
+      await page.emulateMedia({ colorScheme: 'dark' })
+      try {
+        assert(await bg() === 'rgb(23, 23, 23)', `dark background ${await bg()}, want #171717`)
+        await page.locator('.hs-options-toggle').click()
+        await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-dark.png'), fullPage: true })
+        await page.locator('.hs-options-toggle').click()
+        // What Nextcloud's theming app does: variables on <body data-theme-…>.
+        await page.evaluate(() => document.body.style.setProperty('--color-main-background', 'rgb(1, 2, 3)'))
+        assert(await bg() === 'rgb(1, 2, 3)', `with the page's own theme the background is ${await bg()}`)
+      } finally {
+        await page.evaluate(() => document.body.style.removeProperty('--color-main-background'))
+        await page.emulateMedia({ colorScheme: 'light' })
+      }
+    })
   } else {
     log('# search checks skipped: GET api/search is not usable')
+  }
+
+
+  await check('connect an assistant: MCP URL, token create, copy and revoke', async () => {
+    await page.locator('#hs-tab-assistant').click()
+    const url = (await page.locator('.hs-mcp-url').textContent()).trim()
+    const want = new URL('/index.php/apps/app_api/proxy/hybrid_search/mcp', page.url()).href
+    assert(url === want, `MCP URL ${url}, want ${want}`)
+    await page.locator('#hs-token-name').fill('e2e laptop')
+    const created = page.waitForResponse((r) => r.url().endsWith('/api/tokens') && r.request().method() === 'POST')
+    await page.locator('.hs-token-create').click()
+    const res = await created
+    const tok = await res.json()
+    assert(res.status() === 201 && tok.token, `POST api/tokens answered ${res.status()}`)
+    await page.locator('.hs-token-secret').waitFor()
+    assert((await page.locator('.hs-token-secret').textContent()).trim() === tok.token, 'the new token is not shown')
+    await page.locator('.hs-token-new .hs-copy').click()
+    const clip = await page.evaluate(() => navigator.clipboard.readText())
+    assert(clip === tok.token, 'the copied text is not the token')
+    const row = page.locator(`tr[data-token="${tok.id}"]`)
+    await row.waitFor()
+    // Configurations carry the token in direct mode, the proxy URL with an app password otherwise.
+    const cursor = await page.locator('[data-config="cursor"] .hs-config__text').textContent()
+    assert(cursor.includes(`Bearer ${tok.token}`), 'Cursor configuration lacks the new token')
+    await page.locator('input[name="hs-as-mode"][value="proxy"]').evaluate((el) => el.click())
+    const code = await page.locator('[data-config="claude-code"] .hs-config__text').textContent()
+    assert(code.includes(want) && code.includes('claude mcp add'), `Claude Code command ${code}`)
+    await page.locator('[data-config="vscode"] .hs-copy').click()
+    const vs = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()))
+    assert(vs.servers['nextcloud-search'].url === want, 'VS Code configuration has another URL')
+    const over = await overflow(page)
+    assert(over <= 0, `with a new token shown the panel is ${over} px wider than the page`)
+    await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-assistant.png'), fullPage: true })
+    const revoked = page.waitForResponse((r) => r.url().includes('/api/tokens/') && r.request().method() === 'DELETE')
+    await row.locator('.hs-token-revoke').click()
+    assert((await revoked).status() === 204, 'revoke failed')
+    await row.waitFor({ state: 'detached' })
+    const list = await api(page, 'api/tokens')
+    assert(list.body.tokens.find((x) => x.id === tok.id)?.revoked === true, 'the token is not revoked on the server')
+  })
+
+  for (const [lang, probe] of [['de', { tab: 'Assistenten verbinden', placeholder: 'Dateien und Notizen durchsuchen …', live: /Ergebnis/ }], ['ja', { tab: 'アシスタントを接続', placeholder: 'ファイルとメモを検索…', live: /結果/ }]]) {
+    await check(`${lang === 'de' ? 'German' : 'Japanese'} UI with lang=${lang} through the app's l10n/${lang}.js`, async () => {
+      // What Nextcloud does for a user with this language (the simulator
+      // renders lang="en" and has no core JS): the page says lang=<lang>, and
+      // AppAPI's ExAppUIL10NMiddleware (app_api v34.0.3) inserts
+      // <script nonce defer src="/apps/hybrid_search/l10n/<lang>.js"> before
+      // </head>; core's OC.L10N.register feeds @nextcloud/l10n's registry.
+      const p2 = await context.newPage()
+      p2.on('pageerror', (e) => pageErrors.push(`pageerror (${lang}): ${e.message}`))
+      p2.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) pageErrors.push(`console (${lang}): ${m.text()}`) })
+      await p2.route('**/index.php/apps/app_api/embedded/**', async (route) => {
+        const r = await route.fetch()
+        let html = await r.text()
+        const nonce = /nonce="([^"]+)"/.exec(html)?.[1] ?? ''
+        html = html.replace('lang="en" data-locale="en"', `lang="${lang}" data-locale="${lang}"`)
+          .replace('</head>', `<script nonce="${nonce}">OC.L10N = { register(app, t, plural) { const g = window; g._oc_l10n_registry_translations = Object.assign(g._oc_l10n_registry_translations || {}, { [app]: t }); g._oc_l10n_registry_plural_functions = Object.assign(g._oc_l10n_registry_plural_functions || {}, { [app]: (n) => (${lang === 'de' ? 'n != 1 ? 1 : 0' : '0'}) }) } }</script><script nonce="${nonce}" defer src="/apps/hybrid_search/l10n/${lang}.js"></script></head>`)
+        await route.fulfill({ response: r, body: html })
+      })
+      await p2.route(`**/apps/hybrid_search/l10n/${lang}.js`, (route) => route.fulfill({ contentType: 'text/javascript', body: readFileSync(join(repo, `l10n/${lang}.js`), 'utf8') }))
+      await p2.goto(ready.panel_url)
+      await p2.locator('#hs-query').waitFor()
+      const tab = await p2.locator('#hs-tab-assistant').textContent()
+      assert(tab.trim() === probe.tab, `assistant tab says ${JSON.stringify(tab)}, want ${probe.tab}`)
+      const ph = await p2.locator('#hs-query').getAttribute('placeholder')
+      assert(ph === probe.placeholder, `placeholder ${JSON.stringify(ph)}`)
+      await p2.locator('#hs-query').fill('Apfelkuchen')
+      await p2.locator('#hs-query').press('Enter')
+      await p2.waitForFunction((re) => new RegExp(re).test(document.querySelector('#hs-live')?.textContent ?? ''), probe.live.source, { timeout: 15000 })
+      await p2.screenshot({ path: SCREENSHOT.replace(/\.png$/, lang === 'de' ? '-de.png' : '-ui-ja.png'), fullPage: true })
+      const live = await p2.locator('#hs-live').textContent()
+      await p2.close()
+      return live
+    })
   }
 
   await check('index status matches GET api/status', async () => {
@@ -453,9 +682,14 @@ async function main() {
 
   await check('fits a phone screen', async () => {
     await page.setViewportSize({ width: 390, height: 844 })
-    await page.locator('#hs-tab-search').click()
-    const over = await page.evaluate(() => document.getElementById('hybrid-search').scrollWidth - document.getElementById('hybrid-search').clientWidth)
-    assert(over <= 0, `the panel is ${over} px wider than the screen`)
+    const wider = []
+    for (const tab of ['assistant', 'status', 'search']) {
+      await page.locator(`#hs-tab-${tab}`).click()
+      const over = await overflow(page)
+      if (over > 0) wider.push(`${tab} tab by ${over} px`)
+      if (tab !== 'search') await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, `-mobile-${tab}.png`), fullPage: true })
+    }
+    assert(wider.length === 0, `the panel is wider than the screen: ${wider.join(', ')}`)
     await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-mobile.png'), fullPage: true })
   })
 

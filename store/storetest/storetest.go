@@ -26,6 +26,8 @@ type Store interface {
 	SearchDense(ctx context.Context, user hybridsearch.UserID, vec []float32, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error)
 	SearchSparse(ctx context.Context, user hybridsearch.UserID, vector string, q hybridsearch.SparseVector, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error)
 	Files(ctx context.Context, user hybridsearch.UserID) ([]hybridsearch.FileMeta, error)
+	PointsByID(ctx context.Context, user hybridsearch.UserID, ids []string) ([]hybridsearch.Point, error)
+	SamplePoints(ctx context.Context, user hybridsearch.UserID, n int, f hybridsearch.Filter) ([]hybridsearch.Point, error)
 	Stats(ctx context.Context) (store.Stats, error)
 	Health(ctx context.Context) error
 	Close() error
@@ -58,6 +60,8 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"PointsWithoutDense", testPointsWithoutDense},
 		{"TieOrder", testTieOrder},
 		{"HealthAndContext", testHealthAndContext},
+		{"PointsByID", testPointsByID},
+		{"SamplePoints", testSamplePoints},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,5 +1,8 @@
 // The app's JSON API, reached through AppAPI's proxy as the signed-in user.
 
+import axios from '@nextcloud/axios'
+import { t } from './l10n.js'
+
 /** ApiError is a failed call: status is the HTTP status, 0 when the app could not be reached. */
 export class ApiError extends Error {
   constructor(message, status = 0, kind = '') {
@@ -20,69 +23,103 @@ export function errorMessage(status, statusText, body) {
   switch (status) {
     case 401:
     case 403:
-      return 'You are not allowed to do this. Your session may have expired: reload the page and sign in again.'
+      return t('You are not allowed to do this. Your session may have expired: reload the page and sign in again.')
     case 404:
-      return 'The app did not answer this request (404). It may be disabled, or your session expired: reload the page.'
+      return t('The app did not answer this request (404). It may be disabled, or your session expired: reload the page.')
     case 500:
     case 502:
     case 503:
     case 504:
-      return `The app is not reachable right now (${status}). Try again in a moment.`
+      return t('The app is not reachable right now ({status}). Try again in a moment.', { status })
     default:
-      return `The request failed: ${status} ${statusText || ''}`.trim()
+      return t('The request failed: {status} {text}', { status, text: statusText || '' }).trim()
   }
+}
+
+/** abortError is what a cancelled request rejects with, as fetch does. */
+function abortError() {
+  const e = new Error('The request was cancelled.')
+  e.name = 'AbortError'
+  return e
 }
 
 /**
  * createClient returns the API client. base is the proxy prefix ending in
- * "/"; token is the requesttoken, or a function returning it (Nextcloud
- * renews the token on long-open pages, so it is read for every request);
- * fetchFn defaults to the global fetch.
+ * "/"; http is an axios instance (default @nextcloud/axios, which sends the
+ * requesttoken Nextcloud expects and follows its renewals).
  */
-export function createClient({ base, token, fetchFn }) {
-  const doFetch = fetchFn ?? ((...args) => globalThis.fetch(...args))
-  const currentToken = typeof token === 'function' ? token : () => token
-
-  async function request(path, { signal } = {}) {
+export function createClient({ base, http = axios }) {
+  async function request(method, path, { signal, data } = {}) {
     let res
     try {
-      res = await doFetch(base + path, {
-        method: 'GET',
-        credentials: 'same-origin',
-        headers: { Accept: 'application/json', requesttoken: currentToken() ?? '' },
+      res = await http.request({
+        method,
+        url: base + path,
+        data,
         signal,
+        headers: { Accept: 'application/json' },
+        responseType: 'text',
+        transformResponse: [(d) => d], // parsed below, with clear errors
+        validateStatus: () => true,
       })
     } catch (e) {
-      if (e?.name === 'AbortError') throw e
-      throw new ApiError(`Could not reach the app: ${e?.message || e}`, 0, 'network')
+      if (e?.name === 'AbortError' || e?.name === 'CanceledError' || e?.code === 'ERR_CANCELED' || signal?.aborted) throw abortError()
+      throw new ApiError(t('Could not reach the app: {reason}', { reason: e?.message || String(e) }), 0, 'network')
     }
-    let text = ''
-    try {
-      text = await res.text()
-    } catch (e) {
-      if (e?.name === 'AbortError') throw e
-      throw new ApiError(`The answer was cut off: ${e?.message || e}`, res.status, 'network')
-    }
+    const text = typeof res.data === 'string' ? res.data : res.data == null ? '' : JSON.stringify(res.data)
     let body = null
     try {
       body = text ? JSON.parse(text) : null
     } catch {
       body = null
     }
-    if (!res.ok) throw new ApiError(errorMessage(res.status, res.statusText, body), res.status, body?.kind ?? '')
-    if (body === null || typeof body !== 'object') throw new ApiError('The app sent an answer that is not JSON.', res.status, 'parse')
+    const ok = res.status >= 200 && res.status < 300
+    if (!ok) throw new ApiError(errorMessage(res.status, res.statusText, body), res.status, body?.kind ?? '')
+    if (res.status === 204) return null
+    if (body === null || typeof body !== 'object') throw new ApiError(t('The app sent an answer that is not JSON.'), res.status, 'parse')
     return body
   }
 
   return {
     /** search runs GET api/search with params (URLSearchParams) and returns a normalized SearchResult. */
     async search(params, signal) {
-      return normalizeResult(await request(`api/search?${params}`, { signal }))
+      return normalizeResult(await request('GET', `api/search?${params}`, { signal }))
+    },
+    /** viz runs GET api/viz with the search params and returns the map of the vector space. */
+    async viz(params, signal) {
+      return normalizeViz(await request('GET', `api/viz?${params}`, { signal }))
     },
     /** status runs GET api/status (all=true asks for every user; admins only). */
     status(signal, all = false) {
-      return request(all ? 'api/status?all=1' : 'api/status', { signal })
+      return request('GET', all ? 'api/status?all=1' : 'api/status', { signal })
     },
+    /** tokens lists the user's MCP tokens (GET api/tokens). */
+    async tokens(signal) {
+      const body = await request('GET', 'api/tokens', { signal })
+      return Array.isArray(body?.tokens) ? body.tokens : []
+    },
+    /** issueToken creates a token (POST api/tokens); the answer holds the secret once. */
+    issueToken(name, ttlDays = 0) {
+      return request('POST', 'api/tokens', { data: { name, ttl_days: ttlDays } })
+    },
+    /** revokeToken revokes one of the user's tokens (DELETE api/tokens/:id). */
+    async revokeToken(id) {
+      await request('DELETE', `api/tokens/${encodeURIComponent(id)}`)
+    },
+  }
+}
+
+/** normalizeViz fills in the fields a VizResult may omit. */
+export function normalizeViz(r) {
+  const arr = (v) => (Array.isArray(v) ? v : [])
+  const ev = arr(r?.explained_variance)
+  return {
+    ...r,
+    space: r?.space === 'semantic' ? 'semantic' : 'keyword',
+    note: r?.note ?? '',
+    explained_variance: [Number(ev[0]) || 0, Number(ev[1]) || 0],
+    points: arr(r?.points).filter((p) => Number.isFinite(p?.x) && Number.isFinite(p?.y)).map((p) => ({ ...p, legs: arr(p.legs), rank: p.rank ?? 0 })),
+    skipped_legs: arr(r?.skipped_legs),
   }
 }
 

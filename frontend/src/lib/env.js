@@ -1,47 +1,53 @@
 // What the Nextcloud page shell gives the panel: where the app's proxy is,
 // the CSRF token, initial state, the user's locale and the mount point.
 
-/** The ExApp id; every API call goes through AppAPI's proxy for it. */
-export const APP_ID = 'hybrid_search'
+import { loadState } from '@nextcloud/initial-state'
+import { getCanonicalLocale } from '@nextcloud/l10n'
+import { generateUrl, getRootUrl } from '@nextcloud/router'
+import { APP_ID } from './l10n.js'
+
+export { APP_ID }
 
 /** webroot returns Nextcloud's web root ("" or "/nextcloud"), never with a trailing slash. */
-export function webroot(win) {
-  const root = win._oc_webroot ?? win.OC?.webroot ?? ''
-  return String(root).replace(/\/+$/, '')
+export function webroot() {
+  return getRootUrl().replace(/\/+$/, '')
 }
 
-/** proxyBase is the URL prefix of the app's routes, ending in "/". */
-export function proxyBase(win) {
-  return `${webroot(win)}/index.php/apps/app_api/proxy/${APP_ID}/`
-}
-
-/** requestToken is the CSRF token Nextcloud expects in the requesttoken header. */
-export function requestToken(doc) {
-  return doc.head?.dataset?.requesttoken ?? ''
+/** proxyBase is the URL prefix of the app's routes through AppAPI's proxy, ending in "/". */
+export function proxyBase() {
+  return generateUrl(`/apps/app_api/proxy/${APP_ID}/`)
 }
 
 /**
- * initialState reads a value AppAPI provided for the page (app "app_api"):
- * base64 of UTF-8 JSON in a hidden input. Missing or broken state gives null.
+ * mcpURL is the app's MCP endpoint through AppAPI's proxy, as an assistant
+ * outside the browser reaches it: the page's origin and the proxy prefix.
  */
-export function initialState(doc, key) {
-  const el = doc.getElementById(`initial-state-app_api-${key}`)
-  if (!el) return null
+export function mcpURL(win) {
+  return `${win.location.origin}${proxyBase()}mcp`
+}
+
+/** securitySettingsURL is where users create app passwords. */
+export function securitySettingsURL() {
+  return generateUrl('/settings/user/security')
+}
+
+/**
+ * initialState reads a value AppAPI provided for the page (app "app_api");
+ * missing or broken state gives null.
+ */
+export function initialState(key) {
   try {
-    const bytes = Uint8Array.from(atob(el.value), (c) => c.charCodeAt(0))
-    return JSON.parse(new TextDecoder().decode(bytes))
+    return loadState('app_api', key, null)
   } catch {
     return null
   }
 }
 
 /** locale is the user's locale as a BCP 47 tag ("de-DE"), or undefined for the browser default. */
-export function locale(doc) {
-  const html = doc.documentElement
-  const tag = (html?.dataset?.locale || html?.lang || '').replace(/_/g, '-')
-  if (!tag) return undefined
+export function locale() {
+  const tag = getCanonicalLocale()
   try {
-    return Intl.getCanonicalLocales(tag)[0]
+    return tag ? Intl.getCanonicalLocales(tag)[0] : undefined
   } catch {
     return undefined
   }

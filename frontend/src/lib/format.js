@@ -1,6 +1,7 @@
 // Formatting of numbers, dates, durations and the index status for people.
 
-import { LEG_LABELS } from './weights.js'
+import { n, t } from './l10n.js'
+import { LEGS, legLabel } from './weights.js'
 
 /** formatNumber writes n with the locale's digit grouping ("12,345"). */
 export function formatNumber(n, locale) {
@@ -39,14 +40,14 @@ export function formatDateTime(s, locale) {
  */
 export function formatDuration(seconds) {
   if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) return ''
-  if (seconds < 1) return `${Math.round(seconds * 1000)} ms`
-  if (seconds < 60) return `${Math.round(seconds)} s`
+  if (seconds < 1) return t('{n} ms', { n: Math.round(seconds * 1000) })
+  if (seconds < 60) return t('{n} s', { n: Math.round(seconds) })
   const minutes = Math.round(seconds / 60)
-  if (minutes < 60) return `${minutes} min`
+  if (minutes < 60) return t('{n} min', { n: minutes })
   const hours = Math.floor(minutes / 60)
-  if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`
+  if (hours < 24) return minutes % 60 ? t('{h} h {m} min', { h: hours, m: minutes % 60 }) : t('{h} h', { h: hours })
   const days = Math.floor(hours / 24)
-  return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`
+  return hours % 24 ? t('{d} d {h} h', { d: days, h: hours % 24 }) : t('{d} d', { d: days })
 }
 
 /** formatRelevance writes a relevance in [0, 1] with two decimals ("0.87"). */
@@ -87,24 +88,27 @@ export function docKind(type, mime) {
   return 'file'
 }
 
-/** KIND_LABELS name each docKind for people. */
-export const KIND_LABELS = {
-  note: 'Note',
-  pdf: 'PDF',
-  image: 'Image',
-  sheet: 'Spreadsheet',
-  slides: 'Presentation',
-  archive: 'Archive',
-  code: 'Code',
-  document: 'Document',
-  text: 'Text',
-  file: 'File',
+/** kindLabel names a docKind for people. */
+export function kindLabel(kind) {
+  switch (kind) {
+    case 'note': return t('Note')
+    case 'pdf': return t('PDF')
+    case 'image': return t('Image')
+    case 'sheet': return t('Spreadsheet')
+    case 'slides': return t('Presentation')
+    case 'archive': return t('Archive')
+    case 'code': return t('Code')
+    case 'document': return t('Document')
+    case 'text': return t('Text')
+  }
+  return t('File')
 }
 
 /** skippedNotice turns a skipped leg into a sentence ("Semantic search is off: …"). */
 export function skippedNotice(s) {
-  const label = LEG_LABELS[s?.leg] ?? (s?.leg ? String(s.leg) : 'A search method')
-  return `${label} search is off${skipReason(s) ? `: ${skipReason(s)}` : '.'}`
+  const label = s?.leg ? legLabel(s.leg) : t('A search method')
+  const reason = skipReason(s)
+  return reason ? t('{method} search is off: {reason}', { method: label, reason }) : t('{method} search is off.', { method: label })
 }
 
 /**
@@ -117,16 +121,21 @@ export function skipReason(s) {
   return leg ? reason.replace(new RegExp(`^${leg} search is (off|unavailable)[:.]?\\s*`, 'i'), '') : reason
 }
 
-/** legRows lists an explanation's legs in display order, with absent legs marked. */
-export function legRows(explain) {
+/**
+ * legRows lists an explanation's legs in display order, with absent legs
+ * marked: ran is false for a leg that did not run in this search (skipped,
+ * or weight 0), so "not found" is only said of legs that looked.
+ */
+export function legRows(explain, ran = LEGS) {
   const legs = explain?.legs ?? {}
-  const order = ['semantic', 'keyword', 'fuzzy', ...Object.keys(legs).filter((k) => !(k in LEG_LABELS)).sort()]
+  const order = [...LEGS, ...Object.keys(legs).filter((k) => !LEGS.includes(k)).sort()]
   return order.map((leg) => {
     const s = legs[leg]
     return {
       leg,
-      label: LEG_LABELS[leg] ?? leg,
+      label: legLabel(leg),
       found: Boolean(s),
+      ran: Boolean(s) || ran.includes(leg),
       rank: s ? s.rank : null,
       score: s ? formatScore(s.score) : '',
     }
@@ -138,27 +147,37 @@ export function legRows(explain) {
  * “apfel” in 12 ms").
  */
 export function resultSummary(res, locale) {
-  const n = res?.results?.length ?? 0
+  const k = res?.results?.length ?? 0
   const q = res?.query ?? ''
-  const count = n === 1 ? '1 result' : `${formatNumber(n, locale)} results`
-  const took = typeof res?.took_ms === 'number' && Number.isFinite(res.took_ms) ? ` in ${formatNumber(Math.round(res.took_ms), locale)} ms` : ''
-  return `${count} for “${q}”${took}`
+  const count = formatNumber(k, locale)
+  if (typeof res?.took_ms === 'number' && Number.isFinite(res.took_ms)) {
+    return n('{count} result for “{q}” in {ms} ms', '{count} results for “{q}” in {ms} ms', k, { count, q, ms: formatNumber(Math.round(res.took_ms), locale) })
+  }
+  return n('{count} result for “{q}”', '{count} results for “{q}”', k, { count, q })
 }
 
-const COUNT_LABELS = [
-  ['indexed', 'Indexed'],
-  ['pending', 'Pending'],
-  ['skipped', 'Skipped'],
-  ['failed', 'Failed'],
-  ['chunks', 'Chunks'],
-]
+const COUNT_KEYS = ['indexed', 'pending', 'skipped', 'failed', 'chunks']
 
-/** COMPONENT_LABELS name the components the status reports on. */
-export const COMPONENT_LABELS = {
-  nats: 'Queue (NATS)',
-  nextcloud: 'Nextcloud',
-  store: 'Index store',
-  embedder: 'Embedder',
+/** countLabel names a file count of the status. */
+function countLabel(key) {
+  switch (key) {
+    case 'indexed': return t('Indexed')
+    case 'pending': return t('Pending')
+    case 'skipped': return t('Skipped')
+    case 'failed': return t('Failed')
+  }
+  return t('Chunks')
+}
+
+/** componentLabel names a component the status reports on. */
+export function componentLabel(name) {
+  switch (name) {
+    case 'nats': return t('Queue (NATS)')
+    case 'nextcloud': return t('Nextcloud')
+    case 'store': return t('Index store')
+    case 'embedder': return t('Embedder')
+  }
+  return name
 }
 
 /**
@@ -168,34 +187,34 @@ export const COMPONENT_LABELS = {
 export function describeStatus(rep, locale) {
   const files = rep?.files ?? {}
   const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
-  const counts = COUNT_LABELS.map(([key, label]) => ({ key, label, value: num(files[key]), text: formatNumber(num(files[key]), locale) }))
+  const counts = COUNT_KEYS.map((key) => ({ key, label: countLabel(key), value: num(files[key]), text: formatNumber(num(files[key]), locale) }))
   const done = num(files.indexed) + num(files.skipped) + num(files.failed)
   const total = done + num(files.pending)
   const progress = {
     done,
     total,
     fraction: total ? done / total : 1,
-    text: total ? `${formatNumber(done, locale)} of ${formatNumber(total, locale)} files processed` : 'No files found yet',
+    text: total ? t('{done} of {total} files processed', { done: formatNumber(done, locale), total: formatNumber(total, locale) }) : t('No files found yet'),
   }
 
   const q = rep?.queue ?? {}
   const pending = num(q.pending)
-  const parts = [pending === 1 ? '1 job waiting' : `${formatNumber(pending, locale)} jobs waiting`]
-  if (num(q.jobs_per_second) > 0) parts.push(`${formatNumber(Math.round(num(q.jobs_per_second) * 10) / 10, locale)} jobs/s`)
+  const parts = [n('{count} job waiting', '{count} jobs waiting', pending, { count: formatNumber(pending, locale) })]
+  if (num(q.jobs_per_second) > 0) parts.push(t('{rate} jobs/s', { rate: formatNumber(Math.round(num(q.jobs_per_second) * 10) / 10, locale) }))
   const eta = formatDuration(num(q.eta_seconds))
-  if (pending > 0 && eta) parts.push(`about ${eta} left`)
+  if (pending > 0 && eta) parts.push(t('about {eta} left', { eta }))
   const queue = { pending, text: parts.join(' · '), error: q.error || '' }
 
   let scan = null
   if (rep?.scan) {
     const s = rep.scan
-    const seen = `${formatNumber(num(s.files_seen), locale)} files seen, ${formatNumber(num(s.queued), locale)} queued`
+    const seen = t('{seen} files seen, {queued} queued', { seen: formatNumber(num(s.files_seen), locale), queued: formatNumber(num(s.queued), locale) })
     if (s.running) {
       const started = formatDateTime(s.started, locale)
       scan = {
         running: true,
-        text: `Scanning: ${formatNumber(num(s.users_done), locale)} of ${formatNumber(num(s.users_total), locale)} users done, ${seen}`,
-        detail: started ? `started ${started}` : '',
+        text: t('Scanning: {done} of {total} users done, {seen}', { done: formatNumber(num(s.users_done), locale), total: formatNumber(num(s.users_total), locale), seen }),
+        detail: started ? t('started {time}', { time: started }) : '',
         fraction: num(s.users_total) ? num(s.users_done) / num(s.users_total) : 0,
         error: s.last_error || '',
       }
@@ -203,13 +222,13 @@ export function describeStatus(rep, locale) {
       const took = formatDuration(num(s.duration_seconds))
       scan = {
         running: false,
-        text: `Last scan finished ${formatDateTime(s.finished, locale)}${took ? ` (took ${took})` : ''}: ${seen}`,
+        text: took ? t('Last scan finished {time} (took {took}): {seen}', { time: formatDateTime(s.finished, locale), took, seen }) : t('Last scan finished {time}: {seen}', { time: formatDateTime(s.finished, locale), seen }),
         detail: '',
         fraction: 1,
         error: s.last_error || '',
       }
     } else {
-      scan = { running: false, text: 'No scan has run yet', detail: '', fraction: 0, error: s.last_error || '' }
+      scan = { running: false, text: t('No scan has run yet'), detail: '', fraction: 0, error: s.last_error || '' }
     }
   }
 
@@ -217,12 +236,12 @@ export function describeStatus(rep, locale) {
     .sort()
     .map((name) => {
       const c = rep.components[name] ?? {}
-      return { name, label: COMPONENT_LABELS[name] ?? name, ok: Boolean(c.ok), error: c.ok ? '' : c.error || 'unavailable' }
+      return { name, label: componentLabel(name), ok: Boolean(c.ok), error: c.ok ? '' : c.error || t('unavailable') }
     })
 
   const problems = (rep?.problems ?? []).map((p) => ({
     fileId: p.file_id,
-    path: p.path || `file ${p.file_id}`,
+    path: p.path || t('file {id}', { id: p.file_id }),
     status: p.status || 'failed',
     reason: p.error || '',
     updated: formatDateTime(p.updated, locale),
@@ -230,15 +249,17 @@ export function describeStatus(rep, locale) {
 
   const perUser = Object.keys(rep?.per_user ?? {})
     .sort()
-    .map((user) => ({ user, counts: COUNT_LABELS.map(([key]) => formatNumber(num(rep.per_user[user]?.[key]), locale)) }))
+    .map((user) => ({ user, counts: COUNT_KEYS.map((key) => formatNumber(num(rep.per_user[user]?.[key]), locale)) }))
 
   const counters = rep?.counters
-    ? `${formatNumber(num(rep.counters.processed), locale)} jobs processed, ${formatNumber(num(rep.counters.embedded), locale)} chunks embedded, ${formatNumber(num(rep.counters.reused), locale)} vectors reused`
+    ? t('{processed} jobs processed, {embedded} chunks embedded, {reused} vectors reused', { processed: formatNumber(num(rep.counters.processed), locale), embedded: formatNumber(num(rep.counters.embedded), locale), reused: formatNumber(num(rep.counters.reused), locale) })
     : ''
 
   const busy = pending > 0 || num(files.pending) > 0 || Boolean(rep?.scan?.running)
   return { version: rep?.version ?? '', user: rep?.user ?? '', counts, progress, queue, scan, components, problems, perUser, counters, busy }
 }
 
-/** COUNT_COLUMNS are the column labels of the per-user table. */
-export const COUNT_COLUMNS = COUNT_LABELS.map(([, label]) => label)
+/** countColumns returns the column labels of the per-user table. */
+export function countColumns() {
+  return COUNT_KEYS.map(countLabel)
+}

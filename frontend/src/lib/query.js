@@ -1,22 +1,34 @@
 // Search options as the panel holds them, and their translation into the
 // query string of GET api/search (see SearchRequest in the Go module root).
 
-import { DEFAULT_WEIGHTS, LEGS, validateWeights } from './weights.js'
+import { t } from './l10n.js'
+import { DEFAULT_WEIGHTS, LEGS, legLabel, validateWeights } from './weights.js'
 
-/** ALGORITHMS are the search algorithms with their labels. */
-export const ALGORITHMS = [
-  { value: 'hybrid', label: 'Hybrid', hint: 'All three methods, fused' },
-  { value: 'semantic', label: 'Semantic', hint: 'By meaning, across languages' },
-  { value: 'keyword', label: 'Keyword', hint: 'Exact words (BM25)' },
-  { value: 'fuzzy', label: 'Fuzzy', hint: 'Tolerates typos and partial words' },
-]
+/** ALGORITHM_VALUES are the search algorithms, hybrid first. */
+export const ALGORITHM_VALUES = ['hybrid', 'semantic', 'keyword', 'fuzzy']
 
-/** FUSIONS are the fusion methods of the hybrid algorithm. */
-export const FUSIONS = [
-  { value: 'rrf', label: 'Reciprocal rank (RRF)' },
-  { value: 'linear', label: 'Linear (normalized scores)' },
-  { value: 'auto', label: 'Automatic (weights from the query)' },
-]
+/** algorithms returns the search algorithms with their labels and hints. */
+export function algorithms() {
+  const hints = {
+    hybrid: t('All three methods, fused'),
+    semantic: t('By meaning, across languages'),
+    keyword: t('Exact words (BM25)'),
+    fuzzy: t('Tolerates typos and partial words'),
+  }
+  return ALGORITHM_VALUES.map((value) => ({ value, label: legLabel(value), hint: hints[value] }))
+}
+
+/** FUSION_VALUES are the fusion methods of the hybrid algorithm. */
+export const FUSION_VALUES = ['rrf', 'linear', 'auto']
+
+/** fusions returns the fusion methods with their labels. */
+export function fusions() {
+  return [
+    { value: 'rrf', label: t('Reciprocal rank (RRF)') },
+    { value: 'linear', label: t('Linear (normalized scores)') },
+    { value: 'auto', label: t('Automatic (weights from the query)') },
+  ]
+}
 
 /** TOP_K_CHOICES are the page sizes offered; the server allows at most 50. */
 export const TOP_K_CHOICES = [10, 20, 50]
@@ -78,13 +90,13 @@ export function validateOptions(opts) {
     weights = validateWeights(opts.weights)
     errors.push(...weights.errors)
   }
-  if (!opts.notes && !opts.files) errors.push('Choose notes, files or both.')
-  if (opts.modifiedFrom && !dayStart(opts.modifiedFrom)) errors.push('The “modified from” date is not a valid date.')
-  if (opts.modifiedUntil && !dayStart(opts.modifiedUntil)) errors.push('The “modified until” date is not a valid date.')
+  if (!opts.notes && !opts.files) errors.push(t('Choose notes, files or both.'))
+  if (opts.modifiedFrom && !dayStart(opts.modifiedFrom)) errors.push(t('The “modified from” date is not a valid date.'))
+  if (opts.modifiedUntil && !dayStart(opts.modifiedUntil)) errors.push(t('The “modified until” date is not a valid date.'))
   if (opts.modifiedFrom && opts.modifiedUntil && dayStart(opts.modifiedFrom) && dayStart(opts.modifiedUntil) && opts.modifiedFrom > opts.modifiedUntil) {
-    errors.push('The “modified from” date is after the “modified until” date.')
+    errors.push(t('The “modified from” date is after the “modified until” date.'))
   }
-  return { valid: errors.length === 0, errors, weights }
+  return { valid: errors.length === 0, error: errors[0] ?? '', errors, weights }
 }
 
 /**
@@ -92,11 +104,11 @@ export function validateOptions(opts) {
  * for query q and options opts. Parameters that equal the server's defaults
  * are still sent when they matter, so the request says what the panel shows.
  */
-export function buildSearchParams(q, opts, { explain = true } = {}) {
+export function buildSearchParams(q, opts, { explain = true, algorithm = opts.algorithm } = {}) {
   const p = new URLSearchParams()
   p.set('q', (q ?? '').trim())
-  p.set('algorithm', opts.algorithm)
-  if (opts.algorithm === 'hybrid') {
+  p.set('algorithm', algorithm)
+  if (algorithm === 'hybrid') {
     p.set('fusion', opts.fusion)
     if (opts.fusion !== 'auto') {
       for (const leg of LEGS) p.set(`${leg}_weight`, String(opts.weights[leg]))
@@ -139,9 +151,9 @@ export function decodeState(fragment) {
   const p = new URLSearchParams((fragment ?? '').replace(/^#/, ''))
   const opts = defaultOptions()
   const algorithm = p.get('algorithm')
-  if (ALGORITHMS.some((a) => a.value === algorithm)) opts.algorithm = algorithm
+  if (ALGORITHM_VALUES.includes(algorithm)) opts.algorithm = algorithm
   const fusion = p.get('fusion')
-  if (FUSIONS.some((f) => f.value === fusion)) opts.fusion = fusion
+  if (FUSION_VALUES.includes(fusion)) opts.fusion = fusion
   for (const leg of LEGS) {
     const raw = p.get(`${leg}_weight`)
     const v = raw === null || raw.trim() === '' ? NaN : Number(raw)

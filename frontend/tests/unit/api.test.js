@@ -1,106 +1,91 @@
-import { describe, expect, it, vi } from 'vitest'
-import { ApiError, createClient, errorMessage, normalizeResult } from '../../src/lib/api.js'
-import kube from '../fixtures/search-kubernetes.json'
+import { describe, expect, it } from 'vitest'
+import { ApiError, createClient, errorMessage, normalizeViz } from '../../src/lib/api.js'
 
-const base = '/index.php/apps/app_api/proxy/hybrid_search/'
-
-function response(status, body, { json = true, statusText = '' } = {}) {
-  const text = json ? JSON.stringify(body) : body
-  return { ok: status >= 200 && status < 300, status, statusText, text: async () => text }
+// fakeHTTP answers axios-style requests from a function of the config.
+function fakeHTTP(answer) {
+  const calls = []
+  return {
+    calls,
+    async request(config) {
+      calls.push(config)
+      return answer(config)
+    },
+  }
 }
 
+const json = (status, body) => ({ status, statusText: '', data: body === undefined ? '' : JSON.stringify(body) })
+
 describe('createClient', () => {
-  it('sends the request token and Accept through the proxy', async () => {
-    const fetchFn = vi.fn(async () => response(200, kube))
-    const client = createClient({ base, token: 'tok123', fetchFn })
-    const signal = new AbortController().signal
-    const got = await client.search(new URLSearchParams({ q: 'kuberntes upgrade', algorithm: 'hybrid' }), signal)
-    expect(fetchFn).toHaveBeenCalledWith(`${base}api/search?q=kuberntes+upgrade&algorithm=hybrid`, {
-      method: 'GET',
-      credentials: 'same-origin',
-      headers: { Accept: 'application/json', requesttoken: 'tok123' },
-      signal,
+  it('asks through the proxy with Accept and the search parameters', async () => {
+    const http = fakeHTTP(() => json(200, { query: 'x', results: [{ file_id: 1 }] }))
+    const c = createClient({ base: '/index.php/apps/app_api/proxy/hybrid_search/', http })
+    const r = await c.search(new URLSearchParams({ q: 'x' }))
+    expect(http.calls[0]).toMatchObject({ method: 'GET', url: '/index.php/apps/app_api/proxy/hybrid_search/api/search?q=x', headers: { Accept: 'application/json' } })
+    expect(r.results[0].excerpt).toEqual({ chunk_no: 0, text: '' })
+    expect(r.skipped_legs).toEqual([])
+  })
+
+  it('lists, issues and revokes tokens', async () => {
+    const http = fakeHTTP((cfg) => {
+      if (cfg.method === 'GET') return json(200, { tokens: [{ id: 'a', name: 'laptop' }] })
+      if (cfg.method === 'POST') return json(201, { token: 'secret', id: 'b', name: cfg.data.name })
+      return { status: 204, data: '' }
     })
-    expect(got.results).toHaveLength(2)
-    expect(got.results[0].title).toBe('Kubernetes upgrade runbook.md')
+    const c = createClient({ base: '/p/', http })
+    expect(await c.tokens()).toEqual([{ id: 'a', name: 'laptop' }])
+    expect(await c.issueToken('phone')).toEqual({ token: 'secret', id: 'b', name: 'phone' })
+    expect(http.calls[1]).toMatchObject({ method: 'POST', url: '/p/api/tokens', data: { name: 'phone', ttl_days: 0 } })
+    await c.revokeToken('a/b')
+    expect(http.calls[2]).toMatchObject({ method: 'DELETE', url: '/p/api/tokens/a%2Fb' })
   })
 
-  it('reads a renewed request token for every request', async () => {
-    const fetchFn = vi.fn(async () => response(200, { files: {} }))
-    let token = 'first'
-    const client = createClient({ base, token: () => token, fetchFn })
-    await client.status()
-    token = 'renewed'
-    await client.status()
-    expect(fetchFn.mock.calls.map((c) => c[1].headers.requesttoken)).toEqual(['first', 'renewed'])
-  })
-
-  it('asks for the status, and for every user', async () => {
-    const fetchFn = vi.fn(async () => response(200, { files: {} }))
-    const client = createClient({ base, token: '', fetchFn })
-    await client.status()
-    await client.status(undefined, true)
-    expect(fetchFn.mock.calls.map((c) => c[0])).toEqual([`${base}api/status`, `${base}api/status?all=1`])
+  it('asks for the map and the status', async () => {
+    const http = fakeHTTP((cfg) => json(200, cfg.url.includes('viz') ? { space: 'semantic', points: [{ x: 1, y: 2 }, { x: null, y: 1 }] } : { files: {} }))
+    const c = createClient({ base: '/p/', http })
+    const m = await c.viz('q=x')
+    expect(m.points).toHaveLength(1)
+    expect(http.calls[0].url).toBe('/p/api/viz?q=x')
+    await c.status(undefined, true)
+    expect(http.calls[1].url).toBe('/p/api/status?all=1')
   })
 
   const failures = [
-    { name: 'server message on 400', res: response(400, { error: 'weights: the sum must be at most 1', kind: 'invalid' }), status: 400, message: 'weights: the sum must be at most 1', kind: 'invalid' },
-    { name: 'server message on 503', res: response(503, { error: 'the index store is unavailable' }), status: 503, message: 'the index store is unavailable' },
-    { name: 'proxy 404 without JSON', res: response(404, '<html>Not found</html>', { json: false }), status: 404, message: 'did not answer this request (404)' },
-    { name: 'proxy 500 without body', res: response(500, '', { json: false }), status: 500, message: 'not reachable right now (500)' },
-    { name: 'unknown status', res: response(418, '', { json: false, statusText: "I'm a teapot" }), status: 418, message: "The request failed: 418 I'm a teapot" },
-    { name: 'blank error field', res: response(401, { error: '  ' }), status: 401, message: 'session may have expired' },
-    { name: 'HTML with 200', res: response(200, '<!DOCTYPE html>', { json: false }), status: 200, message: 'not JSON' },
-    { name: 'JSON null with 200', res: response(200, null), status: 200, message: 'not JSON' },
+    { name: 'server message on 400', res: json(400, { error: 'bad weights', kind: 'invalid' }), status: 400, msg: 'bad weights' },
+    { name: 'proxy 404 without JSON', res: { status: 404, data: '<html>' }, status: 404, msg: 'did not answer' },
+    { name: 'proxy 500 without body', res: { status: 500, data: '' }, status: 500, msg: 'not reachable right now (500)' },
+    { name: 'HTML with 200', res: { status: 200, data: '<html>' }, status: 200, msg: 'not JSON' },
   ]
-  for (const c of failures) {
-    it(c.name, async () => {
-      const client = createClient({ base, token: 't', fetchFn: async () => c.res })
-      const err = await client.search(new URLSearchParams({ q: 'x' })).catch((e) => e)
+  for (const f of failures) {
+    it(f.name, async () => {
+      const c = createClient({ base: '/p/', http: fakeHTTP(() => f.res) })
+      const err = await c.status().catch((e) => e)
       expect(err).toBeInstanceOf(ApiError)
-      expect(err.status).toBe(c.status)
-      expect(err.message).toContain(c.message)
-      if (c.kind) expect(err.kind).toBe(c.kind)
+      expect(err.status).toBe(f.status)
+      expect(err.message).toContain(f.msg)
     })
   }
 
   it('reports a network failure as status 0', async () => {
-    const client = createClient({ base, token: 't', fetchFn: async () => { throw new TypeError('Failed to fetch') } })
-    const err = await client.status().catch((e) => e)
-    expect(err).toBeInstanceOf(ApiError)
-    expect(err).toMatchObject({ status: 0, kind: 'network', message: 'Could not reach the app: Failed to fetch' })
+    const c = createClient({ base: '/p/', http: { request: async () => { throw new Error('connection refused') } } })
+    const err = await c.status().catch((e) => e)
+    expect(err.status).toBe(0)
+    expect(err.message).toContain('connection refused')
   })
 
-  it('passes an abort through unchanged', async () => {
-    const abort = new DOMException('aborted', 'AbortError')
-    const client = createClient({ base, token: 't', fetchFn: async () => { throw abort } })
-    await expect(client.status()).rejects.toBe(abort)
-  })
-
-  it('reports a body cut off mid-way', async () => {
-    const res = { ok: true, status: 200, statusText: '', text: async () => { throw new TypeError('network error') } }
-    const client = createClient({ base, token: 't', fetchFn: async () => res })
-    await expect(client.status()).rejects.toMatchObject({ kind: 'network', message: 'The answer was cut off: network error' })
+  it('turns a cancelled request into an AbortError', async () => {
+    const c = createClient({ base: '/p/', http: { request: async () => { const e = new Error('canceled'); e.name = 'CanceledError'; throw e } } })
+    const err = await c.status().catch((e) => e)
+    expect(err.name).toBe('AbortError')
   })
 })
 
 describe('errorMessage', () => {
-  it('prefers the server text', () => {
-    expect(errorMessage(400, 'Bad Request', { error: ' q is required ' })).toBe('q is required')
-  })
+  it('prefers the server message', () => expect(errorMessage(503, '', { error: ' down ' })).toBe('down'))
+  it('explains 401', () => expect(errorMessage(401, '', null)).toContain('session may have expired'))
 })
 
-describe('normalizeResult', () => {
-  it('fills in missing lists', () => {
-    const got = normalizeResult({ query: 'x', results: [{ file_id: 1 }], skipped_legs: null })
-    expect(got.results[0].more).toEqual([])
-    expect(got.results[0].excerpt).toEqual({ chunk_no: 0, text: '' })
-    expect(got.skipped_legs).toEqual([])
-    expect(got.verification).toEqual({ checked: 0, dropped: 0, unverified: [] })
-  })
-  it('keeps what is there', () => {
-    const got = normalizeResult(kube)
-    expect(got.verification).toEqual({ checked: 2, dropped: 1, unverified: [102] })
-    expect(got.results[0].more).toHaveLength(2)
+describe('normalizeViz', () => {
+  it('fills in what may be missing', () => {
+    expect(normalizeViz({})).toEqual({ space: 'keyword', note: '', explained_variance: [0, 0], points: [], skipped_legs: [] })
   })
 })

@@ -80,7 +80,7 @@ describe('search', () => {
     expect(notices[2]).toContain('1 result is shown unchecked')
     expect(w.get('#hs-live').text()).toBe('2 results for “kuberntes upgrade” in 12 ms')
     expect(w.get('#hs-live').attributes('aria-live')).toBe('polite')
-    expect(w.get('.hs-how').text()).toBe('Hybrid search, RRF fusion, weights semantic 0.5, keyword 0.3, fuzzy 0.2')
+    expect(w.get('.hs-how').text()).toBe('Hybrid search, RRF fusion, weights Semantic 0.5, Keyword 0.3, Fuzzy 0.2')
     expect(window.location.hash).toBe('#q=kuberntes+upgrade')
   })
 
@@ -156,7 +156,7 @@ describe('search', () => {
     await w.get('input[value="keyword"]').setValue(true)
     await type(w, 'zzz')
     await settle()
-    expect(w.get('.hs-empty__title').text()).toBe('No results for “zzz”')
+    expect(w.get('.hs-empty').text()).toContain('No results for “zzz”')
     expect(w.get('#hs-live').text()).toBe('No results for “zzz”')
     const fuzzy = w.findAll('.hs-empty__actions button').find((b) => b.text().startsWith('Fuzzy'))
     await fuzzy.trigger('click')
@@ -200,8 +200,12 @@ describe('errors', () => {
     await settle()
     const semantic = w.findAll('.hs-algorithm').find((l) => l.text().startsWith('Semantic'))
     expect(semantic.classes()).toContain('hs-algorithm--off')
-    expect(semantic.attributes('title')).toBe('Semantic search is off: no embedding model is configured')
+    expect(semantic.get('[title]').attributes('title')).toBe('Semantic search is off: no embedding model is configured')
     expect(semantic.text()).toBe('Semantic (off)')
+    // The weight slider of a leg that cannot run is disabled, with the reason.
+    await w.get('.hs-options-toggle').trigger('click')
+    expect(w.get('#hs-w-semantic').attributes('disabled')).toBeDefined()
+    expect(w.get('#hs-w-semantic-off').text()).toBe('Cannot run: no embedding model is configured')
   })
 
   it('shows a network error and retries', async () => {
@@ -224,14 +228,16 @@ describe('errors', () => {
     const client = fakeClient()
     const w = mountApp(client)
     await w.get('.hs-options-toggle').trigger('click')
-    await w.get('#hs-w-semantic').setValue('0.9')
+    // Typing a number is taken as it is and checked; the slider rebalances.
+    await w.get('.hs-weight input[type="number"]').setValue('0.9')
     await type(w, 'x')
     await settle()
     expect(client.search).not.toHaveBeenCalled()
     expect(w.get('[role="alert"]').text()).toContain('The weights add up to 1.4; together they may be at most 1.')
     expect(w.get('#hs-w-semantic').attributes('aria-invalid')).toBe('true')
     expect(w.get('#hs-weights-msg').text()).toContain('Sum 1.4 (at most 1)')
-    await w.get('#hs-w-semantic').setValue('0.4')
+    expect(w.findAll('.hs-weights__error')).toHaveLength(1)
+    await w.get('.hs-weight input[type="number"]').setValue('0.4')
     await settle()
     expect(client.search).toHaveBeenCalledTimes(1)
     expect(client.search.mock.calls[0][0].get('semantic_weight')).toBe('0.4')
@@ -241,9 +247,37 @@ describe('errors', () => {
     const client = fakeClient()
     const w = mountApp(client)
     await w.get('.hs-options-toggle').trigger('click')
-    await w.get('#hs-options select').setValue('auto')
+    w.findComponent({ name: 'SearchOptions' }).props('opts').fusion = 'auto'
+    await flushPromises()
     expect(w.get('#hs-w-semantic').attributes('disabled')).toBeDefined()
     expect(w.text()).toContain('Automatic fusion chooses the weights from the query.')
+  })
+})
+
+describe('compare view', () => {
+  it('runs every method, with latency and overlap, and says which could not run', async () => {
+    const search = vi.fn(async (params) => {
+      if (params.get('algorithm') === 'semantic') throw new ApiError('search: no retrieval leg could run (semantic: semantic search is off: no embedding model is configured)', 503, 'unavailable')
+      return normalizeResult(kube)
+    })
+    const w = mountApp(fakeClient({ search }))
+    await type(w, 'x')
+    await settle()
+    await w.get('input[name="hs-view"][value="compare"]').setValue(true)
+    await flushPromises()
+    expect(search.mock.calls.slice(1).map((c) => c[0].get('algorithm')).sort()).toEqual(['fuzzy', 'hybrid', 'keyword', 'semantic'])
+    expect(w.get('.hs-compare__col--semantic .hs-compare__error').text()).toBe('Cannot run: no embedding model is configured')
+    expect(w.get('.hs-compare__col--keyword .hs-compare__took').text()).toBe('12 ms')
+    expect(w.get('.hs-compare__col--keyword .hs-compare__overlap').text()).toBe('· 2 of 2 also in hybrid')
+    expect(w.findAll('.hs-compare__col--hybrid li')).toHaveLength(2)
+  })
+})
+
+describe('page', () => {
+  it('adds no second page heading (Nextcloud\'s layout has the h1)', () => {
+    const w = mountApp(fakeClient(), { info: { display_name: 'Hybrid Search' } })
+    expect(w.findAll('h1')).toHaveLength(0)
+    expect(w.findAll('h2').map((h) => h.text())).toEqual(['Hybrid Search'])
   })
 })
 
@@ -263,7 +297,7 @@ describe('result details', () => {
     await explain.trigger('click')
     const rows = first.findAll('.hs-explain tbody tr').map((r) => r.findAll('th, td').map((c) => c.text()))
     expect(rows).toEqual([
-      ['Semantic', 'not found', ''],
+      ['Semantic', 'did not run', ''],
       ['Keyword', '#2', '3.1416'],
       ['Fuzzy', '#1', '0.6120'],
     ])
@@ -373,7 +407,9 @@ describe('status view', () => {
   it('supports arrow keys on the tabs', async () => {
     const w = mountApp(fakeClient())
     await w.get('#hs-tab-search').trigger('keydown', { key: 'ArrowRight' })
+    expect(w.get('#hs-tab-assistant').attributes('aria-selected')).toBe('true')
+    expect(document.activeElement).toBe(w.get('#hs-tab-assistant').element)
+    await w.get('#hs-tab-assistant').trigger('keydown', { key: 'End' })
     expect(w.get('#hs-tab-status').attributes('aria-selected')).toBe('true')
-    expect(document.activeElement).toBe(w.get('#hs-tab-status').element)
   })
 })

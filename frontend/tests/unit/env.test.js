@@ -1,46 +1,42 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { initialState, isAdmin, locale, mountPoint, nextcloudLink, proxyBase, requestToken, webroot } from '../../src/lib/env.js'
+import { initialState, isAdmin, mcpURL, mountPoint, nextcloudLink, proxyBase, webroot } from '../../src/lib/env.js'
 
 afterEach(() => {
   document.head.innerHTML = ''
   document.body.innerHTML = ''
-  delete document.head.dataset.requesttoken
-  document.documentElement.removeAttribute('data-locale')
-  document.documentElement.removeAttribute('lang')
+  delete window._oc_webroot
 })
 
 describe('proxyBase', () => {
-  const cases = [
-    { name: 'root install', win: { _oc_webroot: '' }, want: '/index.php/apps/app_api/proxy/hybrid_search/' },
-    { name: 'sub folder', win: { _oc_webroot: '/nextcloud' }, want: '/nextcloud/index.php/apps/app_api/proxy/hybrid_search/' },
-    { name: 'trailing slash', win: { _oc_webroot: '/nc/' }, want: '/nc/index.php/apps/app_api/proxy/hybrid_search/' },
-    { name: 'OC.webroot only', win: { OC: { webroot: '/cloud' } }, want: '/cloud/index.php/apps/app_api/proxy/hybrid_search/' },
-    { name: 'nothing set', win: {}, want: '/index.php/apps/app_api/proxy/hybrid_search/' },
-  ]
-  for (const c of cases) it(c.name, () => expect(proxyBase(c.win)).toBe(c.want))
-  it('webroot has no trailing slash', () => expect(webroot({ _oc_webroot: '/x//' })).toBe('/x'))
+  it('root install', () => {
+    window._oc_webroot = ''
+    expect(proxyBase()).toBe('/index.php/apps/app_api/proxy/hybrid_search/')
+  })
+  it('sub folder', () => {
+    window._oc_webroot = '/nextcloud'
+    expect(proxyBase()).toBe('/nextcloud/index.php/apps/app_api/proxy/hybrid_search/')
+    expect(webroot()).toBe('/nextcloud')
+  })
+  it('MCP URL with the page origin', () => {
+    window._oc_webroot = '/nc'
+    expect(mcpURL({ location: { origin: 'https://cloud.example.org' } })).toBe('https://cloud.example.org/nc/index.php/apps/app_api/proxy/hybrid_search/mcp')
+  })
 })
 
 describe('page shell', () => {
-  it('reads the request token', () => {
-    expect(requestToken(document)).toBe('')
-    document.head.dataset.requesttoken = 'abc+/='
-    expect(requestToken(document)).toBe('abc+/=')
-  })
-
   it('reads UTF-8 initial state', () => {
-    const json = JSON.stringify({ app_id: 'hybrid_search', display_name: 'Hybridsuche für 日本語' })
-    const b64 = btoa(String.fromCharCode(...new TextEncoder().encode(json)))
+    // PHP's json_encode, which Nextcloud's initial state uses, escapes non-ASCII.
+    const json = JSON.stringify({ app_id: 'hybrid_search', display_name: 'Hybridsuche für 日本語' }).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    const b64 = btoa(json)
     document.body.innerHTML = `<input type="hidden" id="initial-state-app_api-hybrid_search_info" value="${b64}">`
-    expect(initialState(document, 'hybrid_search_info')).toEqual({ app_id: 'hybrid_search', display_name: 'Hybridsuche für 日本語' })
+    expect(initialState('hybrid_search_info')).toEqual({ app_id: 'hybrid_search', display_name: 'Hybridsuche für 日本語' })
   })
 
   it('gives null for missing or broken state', () => {
-    expect(initialState(document, 'nope')).toBeNull()
+    expect(initialState('nope')).toBeNull()
     document.body.innerHTML = '<input type="hidden" id="initial-state-app_api-bad" value="%%%">'
-    expect(initialState(document, 'bad')).toBeNull()
+    expect(initialState('bad')).toBeNull()
   })
-
   it('mounts inside the innermost #content', () => {
     document.body.innerHTML = '<main id="content"><h1>x</h1><div id="content"></div></main>'
     const el = mountPoint(document)
@@ -51,16 +47,6 @@ describe('page shell', () => {
 
   it('mounts in the body without #content', () => {
     expect(mountPoint(document).parentElement).toBe(document.body)
-  })
-
-  it('reads the locale', () => {
-    expect(locale(document)).toBeUndefined()
-    document.documentElement.lang = 'ja'
-    expect(locale(document)).toBe('ja')
-    document.documentElement.dataset.locale = 'de_DE'
-    expect(locale(document)).toBe('de-DE')
-    document.documentElement.dataset.locale = 'not a locale!'
-    expect(locale(document)).toBeUndefined()
   })
 
   it('asks OC whether the user is an admin', () => {

@@ -110,11 +110,13 @@ describe('search result text', () => {
   it('lists every leg of an explanation, absent ones too', () => {
     const got = legRows(kube.results[0].explain)
     expect(got).toEqual([
-      { leg: 'semantic', label: 'Semantic', found: false, rank: null, score: '' },
-      { leg: 'keyword', label: 'Keyword', found: true, rank: 2, score: '3.1416' },
-      { leg: 'fuzzy', label: 'Fuzzy', found: true, rank: 1, score: '0.6120' },
+      { leg: 'semantic', label: 'Semantic', found: false, ran: true, rank: null, score: '' },
+      { leg: 'keyword', label: 'Keyword', found: true, ran: true, rank: 2, score: '3.1416' },
+      { leg: 'fuzzy', label: 'Fuzzy', found: true, ran: true, rank: 1, score: '0.6120' },
     ])
     expect(legRows(undefined).every((r) => !r.found)).toBe(true)
+    // A leg that was skipped did not run: "did not run", never "not found".
+    expect(legRows(kube.results[0].explain, ['keyword', 'fuzzy'])[0]).toMatchObject({ leg: 'semantic', found: false, ran: false })
   })
 })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_WEIGHTS, formatWeight, validateWeights, weightSum } from '../../src/lib/weights.js'
+import { DEFAULT_WEIGHTS, formatWeight, rebalance, validateWeights, weightSum } from '../../src/lib/weights.js'
 
 describe('validateWeights', () => {
   const cases = [
@@ -10,12 +10,12 @@ describe('validateWeights', () => {
     { name: 'one leg only', w: { semantic: 0, keyword: 1, fuzzy: 0 }, valid: true },
     { name: 'sum above 1', w: { semantic: 0.6, keyword: 0.3, fuzzy: 0.2 }, valid: false, error: 'The weights add up to 1.1; together they may be at most 1.', fields: ['semantic', 'keyword', 'fuzzy'] },
     { name: 'just above 1', w: { semantic: 0.5, keyword: 0.5, fuzzy: 0.001 }, valid: false, error: 'add up to 1' },
-    { name: 'negative', w: { semantic: -0.1, keyword: 0.3, fuzzy: 0.2 }, valid: false, error: 'The semantic weight must be 0 or more.', fields: ['semantic'] },
+    { name: 'negative', w: { semantic: -0.1, keyword: 0.3, fuzzy: 0.2 }, valid: false, error: 'The Semantic weight must be 0 or more.', fields: ['semantic'] },
     { name: 'all zero', w: { semantic: 0, keyword: 0, fuzzy: 0 }, valid: false, error: 'At least one weight must be above 0.', fields: ['semantic', 'keyword', 'fuzzy'] },
-    { name: 'not a number', w: { semantic: NaN, keyword: 0.3, fuzzy: 0.2 }, valid: false, error: 'The semantic weight must be a number.', fields: ['semantic'] },
-    { name: 'infinite', w: { semantic: 0.5, keyword: Infinity, fuzzy: 0.2 }, valid: false, error: 'The keyword weight must be a number.', fields: ['keyword'] },
+    { name: 'not a number', w: { semantic: NaN, keyword: 0.3, fuzzy: 0.2 }, valid: false, error: 'The Semantic weight must be a number.', fields: ['semantic'] },
+    { name: 'infinite', w: { semantic: 0.5, keyword: Infinity, fuzzy: 0.2 }, valid: false, error: 'The Keyword weight must be a number.', fields: ['keyword'] },
     { name: 'string', w: { semantic: '0.5', keyword: 0.3, fuzzy: 0.2 }, valid: false, error: 'must be a number' },
-    { name: 'missing leg', w: { semantic: 0.5, keyword: 0.3 }, valid: false, error: 'The fuzzy weight must be a number.' },
+    { name: 'missing leg', w: { semantic: 0.5, keyword: 0.3 }, valid: false, error: 'The Fuzzy weight must be a number.' },
     { name: 'two negatives', w: { semantic: -1, keyword: -1, fuzzy: 0.2 }, valid: false, errors: 2 },
   ]
   for (const c of cases) {
@@ -46,4 +46,34 @@ describe('weightSum and formatWeight', () => {
     { got: formatWeight(NaN), want: '–' },
   ]
   for (const c of cases) it(`formats ${c.want}`, () => expect(c.got).toBe(c.want))
+})
+
+describe('rebalance', () => {
+  const cases = [
+    { name: 'room left: others stay', w: { semantic: 0.3, keyword: 0.3, fuzzy: 0.2 }, leg: 'semantic', v: 0.5, want: { semantic: 0.5, keyword: 0.3, fuzzy: 0.2 } },
+    { name: 'excess taken in proportion', w: { semantic: 0.5, keyword: 0.3, fuzzy: 0.2 }, leg: 'semantic', v: 0.8, want: { semantic: 0.8, keyword: 0.12, fuzzy: 0.08 } },
+    { name: 'slider to 1 zeroes the others', w: { semantic: 0.5, keyword: 0.3, fuzzy: 0.2 }, leg: 'keyword', v: 1, want: { semantic: 0, keyword: 1, fuzzy: 0 } },
+    { name: 'locked leg keeps its weight', w: { semantic: 0.5, keyword: 0.3, fuzzy: 0.2 }, leg: 'keyword', v: 0.7, locked: ['semantic'], want: { semantic: 0.5, keyword: 0.5, fuzzy: 0 } },
+    { name: 'clamped and rounded', w: { semantic: 0.5, keyword: 0.3, fuzzy: 0.2 }, leg: 'fuzzy', v: 1.37, want: { semantic: 0, keyword: 0, fuzzy: 1 } },
+    { name: 'odd split keeps the sum at 1', w: { semantic: 0.33, keyword: 0.33, fuzzy: 0.34 }, leg: 'fuzzy', v: 0.55, want: { semantic: 0.22, keyword: 0.23, fuzzy: 0.55 } },
+  ]
+  for (const c of cases) {
+    it(c.name, () => {
+      const got = rebalance(c.w, c.leg, c.v, c.locked)
+      expect(got).toEqual(c.want)
+      expect(weightSum(got)).toBeLessThanOrEqual(1 + 1e-9)
+    })
+  }
+  it('never exceeds 1 for any move', () => {
+    for (let a = 0; a <= 100; a += 7) {
+      for (let v = 0; v <= 100; v += 9) {
+        const w = { semantic: a / 100, keyword: (100 - a) / 200, fuzzy: (100 - a) / 200 }
+        for (const leg of ['semantic', 'keyword', 'fuzzy']) {
+          const got = rebalance(w, leg, v / 100)
+          expect(weightSum(got)).toBeLessThanOrEqual(1 + 1e-9)
+          expect(got[leg]).toBeCloseTo(v / 100, 9)
+        }
+      }
+    }
+  })
 })

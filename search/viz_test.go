@@ -1,0 +1,194 @@
+package search_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/search"
+)
+
+func mustViz(tb testing.TB, st testStore, change ...func(*search.Options)) *search.Viz {
+	tb.Helper()
+	vr, ok := st.(search.VectorReader)
+	if !ok {
+		tb.Fatalf("%T does not read vectors", st)
+	}
+	v, err := search.NewViz(mustService(tb, st, change...), vr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return v
+}
+
+// TestVizIsolation checks that the map shows a user only chunks of files
+// they may read, on both stores, for every algorithm and space.
+func TestVizIsolation(t *testing.T) {
+	queries := []string{"kubernetes upgrade budget", "salary review bonus", "ALICE-7731", "BOB-4410", "diary"}
+	requests := []hs.SearchRequest{
+		{},
+		{Algorithm: hs.AlgorithmKeyword},
+		{Algorithm: hs.AlgorithmFuzzy},
+		{Filter: hs.Filter{PathPrefix: "/Private"}},
+	}
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) {
+			st := k.open(t)
+			mustIndex(t, st, isolationDocs...)
+			for _, space := range []string{hs.SpaceSemantic, hs.SpaceKeyword} {
+				v := mustViz(t, st, func(o *search.Options) {
+					if space == hs.SpaceKeyword {
+						o.Embedder = nil
+					}
+				})
+				for _, user := range []hs.UserID{"alice", "bob", "carol"} {
+					allowed := readable(user)
+					seen := map[hs.FileID]bool{}
+					for _, q := range queries {
+						for _, req := range requests {
+							req.Query = q
+							res, err := v.Viz(t.Context(), user, req, 0)
+							if user == "carol" {
+								// carol reads nothing: searches find nothing, which is no error.
+								if err != nil {
+									t.Fatalf("carol: Viz(%q) = %v", q, err)
+								}
+							} else if err != nil {
+								t.Fatalf("%s: Viz(%q, %+v) = %v", user, q, req, err)
+							}
+							if res.Space != space {
+								t.Errorf("%s: space %q, want %q", user, res.Space, space)
+							}
+							for _, p := range res.Points {
+								seen[p.FileID] = true
+								if !allowed[p.FileID] {
+									t.Errorf("%s: Viz(%q, %+v) plots file %d", user, q, req, p.FileID)
+								}
+								if other := otherCode(user); other != "" && strings.Contains(p.Text, other) {
+									t.Errorf("%s: a plotted chunk shows %s", user, other)
+								}
+							}
+						}
+					}
+					for id := range allowed {
+						if !seen[id] {
+							t.Errorf("%s never sees file %d on the map", user, id)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestVizMap checks what the map holds: results marked with rank, best
+// chunk and legs, the query point, the sample, explained variance, and
+// the note when the keyword space stands in for embeddings.
+func TestVizMap(t *testing.T) {
+	st := openLocal(t)
+	mustIndex(t, st, isolationDocs...)
+	for _, tt := range []struct {
+		name     string
+		embedder search.QueryEmbedder
+		space    string
+		note     string
+	}{
+		{"semantic", nil, hs.SpaceSemantic, ""},
+		{"no model", nil, hs.SpaceKeyword, "No embedding model is configured"},
+		{"model down", failingEmbedder{hs.Errorf(hs.EUNAVAILABLE, "embedding: ollama is unreachable")}, hs.SpaceKeyword, "The embedding model did not answer"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v := mustViz(t, st, func(o *search.Options) {
+				switch tt.name {
+				case "no model":
+					o.Embedder = nil
+				case "model down":
+					o.Embedder = tt.embedder
+				}
+			})
+			res, err := v.Viz(t.Context(), "alice", hs.SearchRequest{Query: "kubernetes upgrade", TopK: 2}, 50)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Space != tt.space || !strings.HasPrefix(res.Note, tt.note) {
+				t.Errorf("space %q note %q, want %q and a note starting %q", res.Space, res.Note, tt.space, tt.note)
+			}
+			if res.QueryPoint == nil {
+				t.Error("no query point")
+			}
+			e := res.ExplainedVariance
+			if e[0] <= 0 || e[1] < 0 || e[0] < e[1] || e[0]+e[1] > 1+1e-9 {
+				t.Errorf("explained variance %v", e)
+			}
+			ranks := map[int]bool{}
+			best := 0
+			for _, p := range res.Points {
+				if math.IsNaN(p.X) || math.IsNaN(p.Y) {
+					t.Errorf("point %d/%d at NaN", p.FileID, p.ChunkNo)
+				}
+				if p.Rank == 0 {
+					if p.Best || len(p.Legs) > 0 {
+						t.Errorf("sampled point %+v is marked as a result", p)
+					}
+					continue
+				}
+				ranks[p.Rank] = true
+				if p.Best {
+					best++
+				}
+				if len(p.Legs) == 0 {
+					t.Errorf("result point %d/%d names no leg", p.FileID, p.ChunkNo)
+				}
+				for _, l := range p.Legs {
+					if tt.space == hs.SpaceKeyword && l == hs.AlgorithmSemantic {
+						t.Errorf("result point %d/%d found by the semantic leg, which did not run", p.FileID, p.ChunkNo)
+					}
+				}
+				if p.Link == "" || p.Title == "" || p.Text == "" {
+					t.Errorf("result point without link, title or text: %+v", p)
+				}
+			}
+			if len(ranks) != 2 || best != 2 {
+				t.Errorf("result ranks %v with %d best chunks, want 2 documents", ranks, best)
+			}
+			// alice reads 3 files, one chunk each: every chunk is plotted once.
+			if n := len(res.Points); n != 3 || res.Sampled != 1 {
+				t.Errorf("%d points, %d sampled; want 3 and 1", n, res.Sampled)
+			}
+			if tt.space == hs.SpaceKeyword && tt.name == "no model" && len(res.Skipped) != 1 {
+				t.Errorf("skipped legs %+v, want semantic", res.Skipped)
+			}
+		})
+	}
+}
+
+// TestVizDropsLostFiles checks that a sampled chunk of a file Nextcloud
+// says the user lost is not plotted, and that bad samples are refused.
+func TestVizDropsLostFiles(t *testing.T) {
+	st := openLocal(t)
+	mustIndex(t, st, isolationDocs...)
+	acc := &fakeAccess{}
+	acc.set("alice", 12, hs.Errorf(hs.ENOTFOUND, "gone"))
+	v := mustViz(t, st, func(o *search.Options) { o.Access = acc })
+	res, err := v.Viz(t.Context(), "alice", hs.SearchRequest{Query: "salary", Algorithm: hs.AlgorithmKeyword}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Points {
+		if p.FileID == 12 {
+			t.Errorf("file 12, which alice lost, is plotted: %+v", p)
+		}
+	}
+	for _, n := range []int{-1, search.MaxVizSample + 1} {
+		if _, err := v.Viz(t.Context(), "alice", hs.SearchRequest{Query: "salary"}, n); hs.ErrorKind(err) != hs.EINVALID {
+			t.Errorf("sample %d: %v, want EINVALID", n, err)
+		}
+	}
+	if _, err := v.Viz(t.Context(), "alice", hs.SearchRequest{Query: " "}, 0); hs.ErrorKind(err) != hs.EINVALID {
+		t.Errorf("empty query: %v, want EINVALID", err)
+	}
+	if _, err := v.Viz(t.Context(), "", hs.SearchRequest{Query: "x"}, 0); hs.ErrorKind(err) != hs.EINVALID {
+		t.Errorf("no user: %v, want EINVALID", err)
+	}
+}

@@ -1,0 +1,124 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/qdrant/go-client/qdrant"
+
+	"github.com/hybrid-search/hybridsearch"
+)
+
+// samplePage is the number of points with vectors per scroll request of
+// PointsByID and SamplePoints: a 768-dim point with its text and sparse
+// vectors is about 6 KiB, so a page stays far below gRPC's 4 MiB.
+const samplePage = 128
+
+// PointsByID returns, with their vectors, the points named by ids that
+// user may read, in the order of ids. Ids of absent points and of points
+// the user may not read are left out; repeated ids are returned once. It
+// returns an EINVALID error for the empty user or an id that is not a
+// UUID, before sending anything.
+func (q *Qdrant) PointsByID(ctx context.Context, user hybridsearch.UserID, ids []string) ([]hybridsearch.Point, error) {
+	if err := CheckUser(user); err != nil {
+		return nil, err
+	}
+	at := make(map[string]int, len(ids))
+	var pids []*qdrant.PointId
+	for i, id := range ids {
+		id = strings.ToLower(id) // Qdrant answers with lowercase UUIDs
+		if _, dup := at[id]; dup {
+			continue
+		}
+		if !isUUID(id) {
+			return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: points by id: %q is not a point id", id)
+		}
+		at[id] = i
+		pids = append(pids, qdrant.NewID(id))
+	}
+	var out []hybridsearch.Point
+	for start := 0; start < len(pids); start += samplePage {
+		batch := pids[start:min(start+samplePage, len(pids))]
+		f := &qdrant.Filter{Must: []*qdrant.Condition{readersCondition(user), qdrant.NewHasID(batch...)}}
+		err := q.scrollN(ctx, "points by id", f, len(batch), func(p hybridsearch.Point) { out = append(out, p) })
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(out, func(a, b hybridsearch.Point) int { return cmp.Compare(at[a.ID], at[b.ID]) })
+	return out, nil
+}
+
+// SamplePoints returns, with their vectors, up to n of the points user may
+// read that pass f: those with the smallest point ids, in id order (Qdrant
+// scrolls in id order). Point ids are hashes (hybridsearch.PointID), so
+// this is an even spread over the user's files that stays the same between
+// calls while the index does. n above MaxSample is capped; n ≤ 0 returns
+// nothing. It returns an EINVALID error for the empty user.
+func (q *Qdrant) SamplePoints(ctx context.Context, user hybridsearch.UserID, n int, f hybridsearch.Filter) ([]hybridsearch.Point, error) {
+	if err := CheckUser(user); err != nil {
+		return nil, err
+	}
+	n = min(n, MaxSample)
+	if n <= 0 {
+		return nil, nil
+	}
+	out := make([]hybridsearch.Point, 0, n)
+	err := q.scrollN(ctx, "sample points", searchFilter(user, f), n, func(p hybridsearch.Point) { out = append(out, p) })
+	return out, err
+}
+
+// scrollN calls fn for up to n points with vectors that f selects, in id
+// order, in pages of at most samplePage points.
+func (q *Qdrant) scrollN(ctx context.Context, op string, f *qdrant.Filter, n int, fn func(hybridsearch.Point)) error {
+	req := &qdrant.ScrollPoints{
+		CollectionName: q.collection,
+		Filter:         f,
+		WithPayload:    qdrant.NewWithPayloadInclude(pointFields...),
+		WithVectors:    qdrant.NewWithVectors(true),
+	}
+	for n > 0 {
+		req.Limit = qdrant.PtrOf(uint32(min(n, samplePage)))
+		var page []*qdrant.RetrievedPoint
+		var next *qdrant.PointId
+		err := q.call(ctx, op, func(ctx context.Context, c *qdrant.Client) (err error) {
+			page, next, err = c.ScrollAndOffset(ctx, req)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for _, p := range page[:min(len(page), n)] {
+			fn(pointOf(p.GetId(), p.GetPayload(), p.GetVectors()))
+		}
+		n -= len(page)
+		if next == nil {
+			return nil
+		}
+		req.Offset = next
+	}
+	return nil
+}
+
+// isUUID reports whether s is a UUID in hyphenated form, as PointID
+// writes them.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
