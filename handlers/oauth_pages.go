@@ -189,7 +189,7 @@ func renderPage(c echo.Context, status int, p page) error {
 	h := c.Response().Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'nonce-"+nonce+"'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Referrer-Policy", "same-origin") // "no-referrer" makes browsers send Origin: null on the consent form
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	return c.HTMLBlob(status, b.Bytes())

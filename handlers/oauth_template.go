@@ -22,7 +22,7 @@ var pageTemplate = template.Must(template.New("oauth").Parse(`<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <meta name="robots" content="noindex, nofollow">
 {{if .Next}}<meta http-equiv="refresh" content="0;url={{.Next}}">{{end}}
 <title>{{.Title}} - Hybrid Search - Nextcloud</title>
@@ -64,7 +64,7 @@ code { font-family: ui-monospace, "Cascadia Mono", "DejaVu Sans Mono", monospace
 {{- if .MetadataDocument}}
 <dt>The app's identity is published at</dt><dd><code id="client-id">{{.ClientID}}</code></dd>
 {{- else}}
-<dt>About this app</dt><dd>It registered itself; its name is what it says it is. Only allow it if you just started signing in from it.</dd>
+<dt>About this app</dt><dd>It registered itself, so its name is not verified. Only allow it if you just started signing in from it.</dd>
 {{- end}}
 </dl>
 <form method="post" action="" id="consent">
