@@ -476,3 +476,31 @@ func TestOAuthSecurity(t *testing.T) {
 		}
 	})
 }
+
+// TestOAuthRateLimits checks that registration and token requests from
+// one address are limited (429 temporarily_unavailable, Retry-After).
+func TestOAuthRateLimits(t *testing.T) {
+	o := newOAuthEnv(t)
+	limited := func(path, contentType, body string, n int) int {
+		t.Helper()
+		count := 0
+		for range n {
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, o.base+path, strings.NewReader(body))
+			req.Header.Set("Content-Type", contentType)
+			resp, b := doReq(t, req)
+			if resp.StatusCode == http.StatusTooManyRequests {
+				if !strings.Contains(b, `"temporarily_unavailable"`) || resp.Header.Get("Retry-After") == "" {
+					t.Errorf("429 from %s: %s, Retry-After %q", path, b, resp.Header.Get("Retry-After"))
+				}
+				count++
+			}
+		}
+		return count
+	}
+	if n := limited("/oauth/register", "application/json", `{"redirect_uris":["`+testRedirect+`"]}`, 15); n < 5 {
+		t.Errorf("15 registrations in a row: %d refused, want at least 5", n)
+	}
+	if n := limited("/oauth/token", "application/x-www-form-urlencoded", "grant_type=refresh_token&client_id="+o.clientID+"&refresh_token=x", 40); n < 9 {
+		t.Errorf("40 token requests in a row: %d refused, want at least 9", n)
+	}
+}
