@@ -238,9 +238,15 @@ func TestOAuthFlow(t *testing.T) {
 		t.Errorf("a refresh added a token record: %+v", o.grants(t))
 	}
 
-	// The user revokes the grant (panel, CLI): every token of it stops.
-	if err := o.Main.Tokens.Revoke(t.Context(), "alice", grants[0].ID); err != nil {
-		t.Fatal(err)
+	// "hybridsearch token list" shows the grant; revoking it there (or in
+	// the panel) stops every token of it.
+	var out, errb strings.Builder
+	if err := runToken(t.Context(), []string{"list", "--user", "alice"}, o.getenv, &out, &errb); err != nil ||
+		!strings.Contains(out.String(), grants[0].ID) || !strings.Contains(out.String(), "oauth") || !strings.Contains(out.String(), "Test Assistant") {
+		t.Errorf("token list = %v\n%s", err, out.String())
+	}
+	if err := runToken(t.Context(), []string{"revoke", "--user", "alice", grants[0].ID}, o.getenv, &out, &errb); err != nil {
+		t.Fatalf("token revoke: %v\n%s", err, errb.String())
 	}
 	if got := o.mcpStatus(t, access2); got != 401 {
 		t.Errorf("MCP after revoking the grant: %d, want 401", got)
