@@ -104,7 +104,7 @@ func (o *oauthEnv) refresh(t *testing.T, rt string) (int, map[string]any) {
 // grants returns alice's OAuth token records.
 func (o *oauthEnv) grants(t *testing.T) []hs.Token {
 	t.Helper()
-	list, err := o.Main.Tokens.List(t.Context(), "alice")
+	list, err := o.Main.Tokens.List(context.Background(), "alice") // also from a Cleanup
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,8 +259,19 @@ func TestOAuthFlow(t *testing.T) {
 // RFC's error code and issues nothing.
 func TestOAuthSecurity(t *testing.T) {
 	o := newOAuthEnv(t)
-	ctx := context.Background()
-	_ = ctx
+	// Nothing issued: only the three exchanges meant to succeed (code
+	// reused, revoked, replayed) leave a grant, and all three end revoked.
+	t.Cleanup(func() {
+		grants := o.grants(t)
+		if len(grants) != 3 {
+			t.Errorf("alice has %d OAuth grants after the security tests, want 3: %+v", len(grants), grants)
+		}
+		for _, g := range grants {
+			if !g.Revoked {
+				t.Errorf("grant %s (%s) is still active", g.ID, g.Name)
+			}
+		}
+	})
 
 	t.Run("PKCE verifier wrong or missing", func(t *testing.T) {
 		_, challenge := pkcePair("pkce")
