@@ -208,7 +208,8 @@ func (s *Server) handleResourceMetadata(c echo.Context) error {
 		BearerMethodsSupported: []string{"header"},
 	}
 	if _, proxied := s.viaProxy(c.Request()); proxied && s.mcp.OAuth != nil {
-		md.AuthorizationServers = []string{s.proxyBase()}
+		// The issuer is the AppAPI proxy URL, also under HaRP.
+		md.AuthorizationServers = []string{s.mcp.NextcloudURL + proxyPath(s.appID)}
 	}
 	return c.JSON(http.StatusOK, md)
 }

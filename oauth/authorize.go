@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -130,7 +131,7 @@ func (s *Server) checkResource(resources []string) (string, error) {
 		return s.o.Resource, nil
 	case len(resources) > 1:
 		return "", fail(ErrInvalidTarget, "one resource only: %s", s.o.Resource)
-	case resources[0] != s.o.Resource:
+	case resources[0] != s.o.Resource && !slices.Contains(s.o.Aliases, resources[0]):
 		return "", fail(ErrInvalidTarget, "resource %q is not served here; the resource is %s", truncate(resources[0], 200), s.o.Resource)
 	}
 	return resources[0], nil

@@ -141,7 +141,7 @@ type fixture struct {
 	clientID string
 }
 
-func newFixture(t *testing.T, fetcher *oauth.Fetcher) *fixture {
+func newFixture(t *testing.T, fetcher *oauth.Fetcher, change ...func(*oauth.Options)) *fixture {
 	t.Helper()
 	c := &clock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -149,8 +149,12 @@ func newFixture(t *testing.T, fetcher *oauth.Fetcher) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := oauth.New(oauth.Options{Issuer: issuer, Resource: resource, Grants: ts, Clients: newMem(), Requests: newMem(),
-		Codes: newMem(), Refresh: newMem(), Fetcher: fetcher, Now: c.Now, Logger: log})
+	o := oauth.Options{Issuer: issuer, Resource: resource, Grants: ts, Clients: newMem(), Requests: newMem(),
+		Codes: newMem(), Refresh: newMem(), Fetcher: fetcher, Now: c.Now, Logger: log}
+	for _, f := range change {
+		f(&o)
+	}
+	srv, err := oauth.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

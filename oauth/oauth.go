@@ -120,8 +120,12 @@ type Options struct {
 	// endpoint. Required.
 	Issuer string
 	// Resource is the MCP URL (the canonical one, through the proxy): the
-	// only resource this server issues tokens for. Required.
+	// resource this server issues tokens for. Required.
 	Resource string
+	// Aliases are other URLs of the same MCP endpoint that clients may
+	// name as resource (HaRP's /exapps/ URL); their tokens are for
+	// Resource too.
+	Aliases []string
 	Grants   Grants // required
 	// Clients, Requests, Codes and Refresh keep registered clients,
 	// pending authorization requests, codes and refresh tokens; their

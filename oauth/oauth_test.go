@@ -1,9 +1,12 @@
 package oauth_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/golang-jwt/jwt/v5"
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/oauth"
@@ -207,5 +210,55 @@ func TestRedirectMatching(t *testing.T) {
 		case !tt.ok && (e == nil || e.Redirect != ""):
 			t.Errorf("%s = %v, want a refusal that does not redirect", tt.uri, err)
 		}
+	}
+}
+
+// TestResourceAliases: a resource named by one of its aliases (HaRP's
+// URL) is bound into the token's audience beside the canonical one.
+func TestResourceAliases(t *testing.T) {
+	const harp = "https://nc.example/exapps/hybrid_search/mcp"
+	f := newFixture(t, nil, func(o *oauth.Options) { o.Aliases = []string{harp} })
+	ctx := t.Context()
+	v, c := pkce("alias")
+	p, err := f.srv.Start(ctx, oauth.AuthRequest{ResponseType: "code", ClientID: f.clientID, RedirectURI: redirect, State: "s",
+		CodeChallenge: c, CodeChallengeMethod: "S256", Resources: []string{harp}})
+	if err != nil || p.Resource != harp {
+		t.Fatalf("Start for the alias = %+v, %v", p, err)
+	}
+	p, _ = f.srv.Resume(ctx, p.ID, "alice")
+	next, err := f.srv.Decide(ctx, p.ID, "alice", p.CSRF, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := next[strings.Index(next, "code=")+5:]
+	code = code[:strings.IndexAny(code+"&", "&")]
+	if _, err := f.srv.Token(ctx, oauth.TokenRequest{GrantType: "authorization_code", ClientID: f.clientID, Code: code, RedirectURI: redirect,
+		CodeVerifier: v, Resources: []string{resource}}); oauthCode(err) != oauth.ErrInvalidTarget {
+		t.Errorf("exchange naming another resource than authorized = %v, want invalid_target", err)
+	}
+	if _, err := f.srv.Start(ctx, oauth.AuthRequest{ResponseType: "code", ClientID: f.clientID, RedirectURI: redirect, State: "s",
+		CodeChallenge: c, CodeChallengeMethod: "S256", Resources: []string{harp, resource}}); oauthCode(err) != oauth.ErrInvalidTarget {
+		t.Errorf("two resources = %v, want invalid_target", err)
+	}
+	p, _ = f.srv.Start(ctx, oauth.AuthRequest{ResponseType: "code", ClientID: f.clientID, RedirectURI: redirect, State: "s",
+		CodeChallenge: c, CodeChallengeMethod: "S256", Resources: []string{harp}})
+	p, _ = f.srv.Resume(ctx, p.ID, "alice")
+	next, _ = f.srv.Decide(ctx, p.ID, "alice", p.CSRF, true)
+	code = next[strings.Index(next, "code=")+5:]
+	code = code[:strings.IndexAny(code+"&", "&")]
+	tok, err := f.srv.Token(ctx, oauth.TokenRequest{GrantType: "authorization_code", ClientID: f.clientID, Code: code, RedirectURI: redirect,
+		CodeVerifier: v, Resources: []string{harp}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, rec, err := f.tokens.Verify(ctx, tok.AccessToken); err != nil || rec.Resource != harp {
+		t.Errorf("Verify = %+v %v", rec, err)
+	}
+	var claims jwt.MapClaims
+	if _, _, err := jwt.NewParser().ParseUnverified(tok.AccessToken, &claims); err != nil {
+		t.Fatal(err)
+	}
+	if aud, _ := claims.GetAudience(); !slices.Equal(aud, []string{harp, resource}) {
+		t.Errorf("aud = %v, want the alias and the canonical resource", aud)
 	}
 }

@@ -75,8 +75,12 @@ func (m *Main) oauthServer(ctx context.Context) (*oauth.Server, error) {
 		}
 		recs[i] = r
 	}
+	var aliases []string
+	if m.Config.HaRPSharedKey != "" { // behind HaRP, clients may also use its /exapps/ URL
+		aliases = append(aliases, m.Config.NextcloudURL+"/exapps/"+m.Config.AppID+"/mcp")
+	}
 	return oauth.New(oauth.Options{
-		Issuer: m.Config.proxyBase(), Resource: m.Config.MCPURL(), Grants: m.Tokens,
+		Issuer: m.Config.proxyBase(), Resource: m.Config.MCPURL(), Aliases: aliases, Grants: m.Tokens,
 		Clients: recs[0], Requests: recs[1], Codes: recs[2], Refresh: recs[3],
 		Fetcher: &oauth.Fetcher{AllowHosts: m.Config.ClientMetadataHosts},
 		Logger:  m.Logger,
