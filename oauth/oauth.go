@@ -75,6 +75,7 @@ type Error struct {
 	Err      error
 }
 
+// Error returns the code, description and cause, for logs.
 func (e *Error) Error() string {
 	if e.Err != nil {
 		return e.Code + ": " + e.Description + ": " + e.Err.Error()
@@ -82,6 +83,7 @@ func (e *Error) Error() string {
 	return e.Code + ": " + e.Description
 }
 
+// Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // fail returns an *Error with status 400 (401 for invalid_client).
