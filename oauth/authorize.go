@@ -203,6 +203,13 @@ func (s *Server) Decide(ctx context.Context, id string, user hs.UserID, csrf str
 	if p.User != user || p.CSRF == "" || subtle.ConstantTimeCompare([]byte(csrf), []byte(p.CSRF)) != 1 {
 		return "", fail(ErrInvalidRequest, "the consent form is not valid for this request (CSRF check failed); start again from your app")
 	}
+	if allow {
+		if err := s.o.Grants.Room(ctx, user); hs.ErrorKind(err) == hs.EINVALID {
+			return "", &Error{Code: ErrAccessDenied, Description: hs.ErrorMessage(err) + " (in Hybrid Search under Tokens), then start again from your app", Status: 403, Err: err}
+		} else if err != nil {
+			return "", err
+		}
+	}
 	p.Decided = true
 	if _, err := updateJSON(ctx, s.o.Requests, id, p, rev); err != nil {
 		if hs.ErrorKind(err) == hs.ECONFLICT {

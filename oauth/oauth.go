@@ -106,8 +106,10 @@ type Records interface {
 }
 
 // Grants records grants and signs their tokens (*tokens.Service). Verify
-// gives EUNAUTHORIZED for any token that is not good.
+// gives EUNAUTHORIZED for any token that is not good; Room gives EINVALID
+// when the user has as many tokens as allowed.
 type Grants interface {
+	Room(ctx context.Context, user hs.UserID) error
 	Grant(ctx context.Context, user hs.UserID, name, clientID, resource string) (hs.Token, error)
 	AccessToken(rec hs.Token, ttl time.Duration) (string, time.Time, error)
 	Get(ctx context.Context, user hs.UserID, id string) (hs.Token, error)

@@ -262,3 +262,30 @@ func TestResourceAliases(t *testing.T) {
 		t.Errorf("aud = %v, want the alias and the canonical resource", aud)
 	}
 }
+
+// TestNoRoom: a user with tokens.MaxActive active tokens is told so on
+// the consent page, and no code is issued.
+func TestNoRoom(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := t.Context()
+	for range tokens.MaxActive {
+		if _, _, err := f.tokens.Issue(ctx, "alice", "t", 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, c := pkce("room")
+	p, err := f.srv.Start(ctx, oauth.AuthRequest{ResponseType: "code", ClientID: f.clientID, RedirectURI: redirect, State: "s", CodeChallenge: c, CodeChallengeMethod: "S256"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ = f.srv.Resume(ctx, p.ID, "alice")
+	next, err := f.srv.Decide(ctx, p.ID, "alice", p.CSRF, true)
+	e, _ := err.(*oauth.Error)
+	if e == nil || e.Code != oauth.ErrAccessDenied || e.Redirect != "" || !strings.Contains(e.Description, "revoke one first") || next != "" {
+		t.Errorf("Decide with no room = %q, %v", next, err)
+	}
+	// Declining still works and tells the client.
+	if next, err := f.srv.Decide(ctx, p.ID, "alice", p.CSRF, false); err != nil || !strings.Contains(next, "error=access_denied") {
+		t.Errorf("Decide deny = %q, %v", next, err)
+	}
+}

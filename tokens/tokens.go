@@ -163,21 +163,30 @@ func (s *Service) Issue(ctx context.Context, user hs.UserID, name string, ttl ti
 // create stores a new record for rec.User unless the user has MaxActive
 // active records already (EINVALID).
 func (s *Service) create(ctx context.Context, rec hs.Token) error {
-	existing, err := s.List(ctx, rec.User)
+	if err := s.Room(ctx, rec.User); err != nil {
+		return err
+	}
+	if err := s.store.Create(ctx, rec); err != nil {
+		return fmt.Errorf("tokens: issue: %w", err)
+	}
+	return nil
+}
+
+// Room reports whether user may have one more token: EINVALID, saying
+// so, when MaxActive are active already.
+func (s *Service) Room(ctx context.Context, user hs.UserID) error {
+	existing, err := s.List(ctx, user)
 	if err != nil {
 		return err
 	}
-	active := 0
+	now, active := s.now(), 0
 	for _, t := range existing {
-		if t.Active(rec.Created) {
+		if t.Active(now) {
 			active++
 		}
 	}
 	if active >= MaxActive {
 		return hs.Errorf(hs.EINVALID, "you have %d active tokens, the most allowed; revoke one first", active)
-	}
-	if err := s.store.Create(ctx, rec); err != nil {
-		return fmt.Errorf("tokens: issue: %w", err)
 	}
 	return nil
 }
