@@ -19,25 +19,36 @@ COPY --from=frontend /src/frontend/dist ./frontend/dist
 ARG VERSION=0.1.0
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.Version=${VERSION}" -o /out/hybridsearch ./cmd/hybridsearch
 
-# 3. Runtime: pdftotext for PDFs, frpc for HaRP, curl for the health check.
+# 3. Runtime: pdftotext for PDFs; frpc for HaRP, for the build platform's
+#    architecture (TARGETARCH, set by BuildKit: amd64 or arm64), checked
+#    against the release checksums; procps for the health check's pgrep
+#    (without it a HaRP install fails with "Container healthcheck failed");
+#    curl for the health check.
 FROM debian:bookworm-slim
+ARG TARGETARCH
 ARG FRP_VERSION=0.61.1
-RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates curl poppler-utils \
- && curl -fsSL "https://github.com/fatedier/frp/releases/download/v${FRP_VERSION}/frp_${FRP_VERSION}_linux_amd64.tar.gz" \
-    | tar -xz -C /usr/local/bin --strip-components=1 "frp_${FRP_VERSION}_linux_amd64/frpc" \
- && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 10001 --home-dir /nonexistent --shell /usr/sbin/nologin app \
- && mkdir -p /nc_app_hybrid_search_data \
- && chown app /nc_app_hybrid_search_data
+ARG FRP_SHA256_AMD64=bff260b68ca7b1461182a46c4f34e9709ba32764eed30a15dd94ac97f50a2c40
+ARG FRP_SHA256_ARM64=af6366f2b43920ebfe6235dba6060770399ed1fb18601e5818552bd46a7621f8
+RUN set -eu; \
+    case "${TARGETARCH:-$(dpkg --print-architecture)}" in \
+      amd64) frp_arch=amd64; frp_sum="$FRP_SHA256_AMD64" ;; \
+      arm64) frp_arch=arm64; frp_sum="$FRP_SHA256_ARM64" ;; \
+      *) echo "no frpc build for architecture ${TARGETARCH:-unknown}" >&2; exit 1 ;; \
+    esac; \
+    apt-get update; \
+    apt-get install -y --no-install-recommends ca-certificates curl poppler-utils procps; \
+    curl -fsSL -o /tmp/frp.tar.gz "https://github.com/fatedier/frp/releases/download/v${FRP_VERSION}/frp_${FRP_VERSION}_linux_${frp_arch}.tar.gz"; \
+    echo "${frp_sum}  /tmp/frp.tar.gz" | sha256sum -c -; \
+    tar -xzf /tmp/frp.tar.gz -C /usr/local/bin --strip-components=1 "frp_${FRP_VERSION}_linux_${frp_arch}/frpc"; \
+    rm -f /tmp/frp.tar.gz; \
+    rm -rf /var/lib/apt/lists/*; \
+    useradd --system --uid 10001 --home-dir /nonexistent --shell /usr/sbin/nologin app; \
+    mkdir -p /nc_app_hybrid_search_data; \
+    chown app /nc_app_hybrid_search_data
 COPY --from=build /out/hybridsearch /usr/local/bin/hybridsearch
-COPY docker/start.sh /usr/local/bin/start.sh
+COPY --chmod=755 docker/start.sh /usr/local/bin/start.sh
+COPY --chmod=755 docker/healthcheck.sh /usr/local/bin/healthcheck.sh
 USER app
 ENV APP_PERSISTENT_STORAGE=/nc_app_hybrid_search_data
-HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
-  CMD if [ -n "$HP_SHARED_KEY" ]; then \
-        curl -fsS --unix-socket "${HP_EXAPP_SOCK:-/tmp/exapp.sock}" http://localhost/heartbeat && pgrep frpc >/dev/null; \
-      else \
-        curl -fsS "http://${APP_HOST:-127.0.0.1}:${APP_PORT}/heartbeat"; \
-      fi || exit 1
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["/usr/local/bin/healthcheck.sh"]
 ENTRYPOINT ["/usr/local/bin/start.sh"]

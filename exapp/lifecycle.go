@@ -36,20 +36,23 @@ const (
 	StylePath       = "css/hybrid_search-main" // without .css
 	InitialStateKey = "hybrid_search_info"     // loadState('app_api', key)
 	WebhookURI      = "/api/webhook"           // where Nextcloud delivers file events
-	eventPrefix     = `OCP\Files\Events\Node\` //
 	filesPathFilter = `/^\/[^\/]+\/files\//`   // only /<uid>/files/..., not appdata or trash
 )
 
-// WebhookEvents are the file events the app listens to, with the payload
-// key whose path the filter checks (two-node events carry source/target).
-var WebhookEvents = []struct{ Class, PathKey string }{
-	{eventPrefix + "NodeCreatedEvent", "event.node.path"},
-	{eventPrefix + "NodeWrittenEvent", "event.node.path"},
-	{eventPrefix + "NodeRenamedEvent", "event.target.path"},
-	{eventPrefix + "NodeCopiedEvent", "event.target.path"},
-	{eventPrefix + "NodeRestoredEvent", "event.target.path"},
-	{eventPrefix + "BeforeNodeDeletedEvent", "event.node.path"},
-	{eventPrefix + "NodeDeletedEvent", "event.node.path"},
+// WebhookEvents are the file events the app registers webhooks for, with
+// the payload key whose path the filter checks (two-node events carry
+// source/target): the Register entries of hs.FileEvents, which the
+// webhook intake accepts.
+var WebhookEvents = registeredEvents()
+
+func registeredEvents() []struct{ Class, PathKey string } {
+	var out []struct{ Class, PathKey string }
+	for _, e := range hs.FileEvents {
+		if e.Register {
+			out = append(out, struct{ Class, PathKey string }{e.Class, e.PathKey})
+		}
+	}
+	return out
 }
 
 // InitStep is one part of initialization. Run may call report with the

@@ -35,6 +35,10 @@ type MCPDeps struct {
 	// OAuth is the app's authorization server (*oauth.Server); nil leaves
 	// its routes out and the resource metadata without one.
 	OAuth AuthServer
+	// HaRP is set when the app is deployed behind HaRP: requests signed by
+	// HaRP itself (no AA-REQUEST-ID, which AppAPI always sends) came
+	// through <NextcloudURL>/exapps/<app id>/ rather than AppAPI's proxy.
+	HaRP bool
 }
 
 // check reports the first missing dependency; a nil *MCPDeps is fine.
@@ -84,8 +88,12 @@ func (s *Server) registerMCP(e *echo.Echo) {
 	s.registerOAuth(e)
 }
 
-// proxyBase is the app's base URL through the AppAPI proxy.
-func (s *Server) proxyBase() string {
+// proxyBase is the app's base URL through the front that signed r: HaRP's
+// /exapps/ or the AppAPI proxy.
+func (s *Server) proxyBase(r *http.Request) string {
+	if s.mcp.HaRP && r.Header.Get("AA-REQUEST-ID") == "" {
+		return s.mcp.NextcloudURL + "/exapps/" + s.appID
+	}
 	return s.mcp.NextcloudURL + "/index.php/apps/app_api/proxy/" + s.appID
 }
 
@@ -103,7 +111,7 @@ func (s *Server) viaProxy(r *http.Request) (hs.UserID, bool) {
 // proxy URL for proxied requests, else the scheme and Host it used.
 func (s *Server) base(r *http.Request) string {
 	if _, ok := s.viaProxy(r); ok {
-		return s.proxyBase()
+		return s.proxyBase(r)
 	}
 	scheme := "http"
 	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
@@ -113,42 +121,61 @@ func (s *Server) base(r *http.Request) string {
 }
 
 // mcpAuth admits an AppAPI user or a valid bearer token and puts the user
-// into the request context. Anything else gets 401 with a
-// WWW-Authenticate header naming the protected-resource metadata at the
-// URL the client can reach (the proxy's or the app's own).
+// into the request context. Both Nextcloud's proxy and HaRP sign every
+// request they forward, with user "" when Nextcloud logged nobody in: an
+// app-issued token is not a Nextcloud login, so then the bearer token
+// decides. With a Nextcloud user, the Authorization header (an app
+// password Nextcloud already checked) is ignored. Anything else gets 401
+// with a WWW-Authenticate header naming the protected-resource metadata
+// at the URL the client can reach (the proxy's, HaRP's or the app's own).
+// The Authorization header is never logged, stored or echoed.
 func (s *Server) mcpAuth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		var user hs.UserID
-		switch {
-		case r.Header.Get("AUTHORIZATION-APP-API") != "":
+		user, proxied := hs.UserID(""), r.Header.Get("AUTHORIZATION-APP-API") != ""
+		if proxied {
 			u, err := s.verifyAppAPI(r.Header.Get)
 			if err != nil {
 				return s.challenge(c, "invalid_token", err)
 			}
-			if u == "" {
-				return s.challenge(c, "", hs.Errorf(hs.EUNAUTHORIZED,
-					"sign in: send a Nextcloud app password as Basic or Bearer authorization"))
-			}
 			user = u
-		default:
-			raw, ok := bearerToken(r.Header.Get("Authorization"))
-			if !ok {
-				return s.challenge(c, "", hs.Errorf(hs.EUNAUTHORIZED,
-					"send a token from \"hybridsearch token issue\" as Bearer authorization, or use the Nextcloud proxy URL with an app password"))
-			}
-			u, _, err := s.mcp.Tokens.Verify(r.Context(), raw)
-			if hs.ErrorKind(err) == hs.EUNAUTHORIZED {
-				return s.challenge(c, "invalid_token", err)
+		}
+		if user == "" {
+			u, err := s.bearerUser(r, proxied)
+			if err != nil && hs.ErrorKind(err) != hs.EUNAUTHORIZED {
+				return err
 			}
 			if err != nil {
-				return err
+				code := ""
+				if _, sent := bearerToken(r.Header.Get("Authorization")); sent {
+					code = "invalid_token"
+				}
+				return s.challenge(c, code, err)
 			}
 			user = u
 		}
 		c.SetRequest(r.WithContext(hs.NewContextWithUser(r.Context(), user)))
 		return next(c)
 	}
+}
+
+// bearerUser verifies the request's app-issued bearer token. Without one
+// it explains how to sign in, through a proxy or directly.
+func (s *Server) bearerUser(r *http.Request, proxied bool) (hs.UserID, error) {
+	raw, ok := bearerToken(r.Header.Get("Authorization"))
+	if !ok {
+		if proxied {
+			return "", hs.Errorf(hs.EUNAUTHORIZED,
+				"sign in: send a Nextcloud app password (Basic or Bearer) or a token from \"hybridsearch token issue\" as Bearer authorization")
+		}
+		return "", hs.Errorf(hs.EUNAUTHORIZED,
+			"send a token from \"hybridsearch token issue\" as Bearer authorization, or use the Nextcloud proxy URL with an app password")
+	}
+	u, _, err := s.mcp.Tokens.Verify(r.Context(), raw)
+	if err != nil {
+		return "", err
+	}
+	return u, nil
 }
 
 // challenge sets the RFC 6750 / RFC 9728 WWW-Authenticate header and

@@ -37,26 +37,42 @@ func parseInfoRoutes(t *testing.T) []infoRoute {
 	return info.Routes
 }
 
-// matchRoute finds the route AppAPI picks for method and path (no leading
-// slash) under the new rule (≥ 33.0.8: anchored, first match wins) and the
-// legacy rule (≤ 33.0.7: unanchored, delimiter '/').
-func matchRoute(t *testing.T, routes []infoRoute, method, path string, legacy bool) *infoRoute {
+// Route matching generations (docs/nextcloud-compatibility.md): AppAPI
+// up to 32.0.8/33.0.2 (unanchored /url/i on the bare path, '/' delimits),
+// 32.0.9/33.0.3 (anchored on the bare path), 32.0.10/33.0.4/34+ (anchored on
+// "/"+path, then the bare path), and HaRP (Python re.match on "/"+path,
+// verbs ignored).
+const (
+	matchLegacy = iota
+	matchBare
+	matchCanonical
+	matchHaRP
+)
+
+// matchRoute finds the route the proxy of generation gen picks for method
+// and path (no leading slash).
+func matchRoute(t *testing.T, routes []infoRoute, method, path string, gen int) *infoRoute {
 	t.Helper()
 	for i, r := range routes {
-		if !strings.Contains(strings.ToLower(r.Verb), strings.ToLower(method)) {
+		if gen != matchHaRP && !strings.Contains(strings.ToLower(r.Verb), strings.ToLower(method)) {
 			continue
 		}
-		var re *regexp.Regexp
-		var subject string
-		if legacy {
+		var ok bool
+		switch gen {
+		case matchLegacy:
 			if strings.Contains(strings.ReplaceAll(r.URL, `\/`, ""), "/") {
-				t.Errorf("route %q has an unescaped '/', which breaks AppAPI ≤ 33.0.7", r.URL)
+				t.Errorf("route %q has an unescaped '/', which breaks AppAPI up to 32.0.8/33.0.2", r.URL)
 			}
-			re, subject = regexp.MustCompile("(?i)"+r.URL), path
-		} else {
-			re, subject = regexp.MustCompile("(?i)^(?:"+r.URL+")"), "/"+path
+			ok = regexp.MustCompile("(?i)" + r.URL).MatchString(path)
+		case matchBare:
+			ok = regexp.MustCompile("(?i)^(?:" + r.URL + ")").MatchString(path)
+		case matchCanonical:
+			re := regexp.MustCompile("(?i)^(?:" + r.URL + ")")
+			ok = re.MatchString("/"+path) || re.MatchString(path)
+		case matchHaRP:
+			ok = regexp.MustCompile("^(?:" + r.URL + ")").MatchString("/" + path)
 		}
-		if re.MatchString(subject) {
+		if ok {
 			return &routes[i]
 		}
 	}
@@ -75,8 +91,12 @@ func TestInfoXMLRoutesCoverServedRoutes(t *testing.T) {
 		if err := json.Unmarshal([]byte(r.HeadersToExclude), &excl); err != nil {
 			t.Errorf("route %q: headers_to_exclude %q is not a JSON array", r.URL, r.HeadersToExclude)
 		}
-		if strings.HasPrefix(r.URL, `^\/?mcp`) && !contains(excl, "authorization") {
-			t.Errorf("the mcp route must exclude the authorization header")
+		// Nextcloud 35 honours headers_to_exclude: the MCP routes must let
+		// Authorization through (app-issued bearer tokens), the others need
+		// not see it.
+		mcpRoute := strings.Contains(r.URL, "mcp") || strings.Contains(r.URL, "well-known")
+		if mcpRoute == contains(excl, "authorization") {
+			t.Errorf("route %q: headers_to_exclude %v; the MCP routes must keep authorization, the others exclude it", r.URL, excl)
 		}
 	}
 	s, err := handlers.New(handlers.Deps{AppID: "hybrid_search", AppSecret: "x", Lifecycle: &fakeLifecycle{},
@@ -93,10 +113,10 @@ func TestInfoXMLRoutesCoverServedRoutes(t *testing.T) {
 			continue
 		}
 		path := strings.TrimPrefix(strings.ReplaceAll(r.Path, "*", "a/b.js"), "/")
-		for _, legacy := range []bool{false, true} {
-			m := matchRoute(t, routes, r.Method, path, legacy)
+		for _, gen := range []int{matchLegacy, matchBare, matchCanonical, matchHaRP} {
+			m := matchRoute(t, routes, r.Method, path, gen)
 			if m == nil {
-				t.Errorf("%s /%s (legacy=%v) is served but no info.xml route lets the proxy reach it", r.Method, path, legacy)
+				t.Errorf("%s /%s (generation %d) is served but no info.xml route lets the proxy reach it", r.Method, path, gen)
 				continue
 			}
 			if strings.HasPrefix(path, "api/") && path != "api/webhook" && m.AccessLevel != "USER" {
@@ -111,8 +131,13 @@ func TestInfoXMLRoutesCoverServedRoutes(t *testing.T) {
 	}
 	// The webhook route is admin-only through the proxy (the handler also
 	// requires the empty AppAPI user), and is matched before api/.
-	if m := matchRoute(t, routes, "POST", "api/webhook", false); m == nil || m.AccessLevel != "ADMIN" {
-		t.Errorf("api/webhook must match an ADMIN route first, got %+v", m)
+	for _, gen := range []int{matchLegacy, matchBare, matchCanonical, matchHaRP} {
+		if m := matchRoute(t, routes, "POST", "api/webhook", gen); m == nil || m.AccessLevel != "ADMIN" {
+			t.Errorf("api/webhook must match an ADMIN route first (generation %d), got %+v", gen, m)
+		}
+		if m := matchRoute(t, routes, "POST", "mcp", gen); m == nil || m.AccessLevel != "PUBLIC" {
+			t.Errorf("mcp must match a PUBLIC route (generation %d), got %+v", gen, m)
+		}
 	}
 }
 

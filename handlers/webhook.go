@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -24,8 +23,6 @@ const publishTimeout = 2 * time.Second
 // deleteGrace delays jobs of BeforeNodeDeletedEvent until the delete has
 // happened (the event fires before it).
 const deleteGrace = 3 * time.Second
-
-const nodeEventPrefix = `OCP\Files\Events\Node\`
 
 // webhookEnvelope is what webhook_listeners sends (protocol §6.2, §6.3).
 type webhookEnvelope struct {
@@ -82,10 +79,11 @@ func webhookJobs(env webhookEnvelope, now time.Time) ([]hs.IndexJob, error) {
 		return nil, hs.Errorf(hs.EINVALID, "webhook body has no event class")
 	}
 	ev := env.Event
-	name, ok := strings.CutPrefix(strings.TrimPrefix(ev.Class, `\`), nodeEventPrefix)
+	fe, ok := hs.FileEventByClass(ev.Class)
 	if !ok {
 		return nil, hs.Errorf(hs.EINVALID, "unsupported event class %q: only file node events are handled", ev.Class)
 	}
+	name := fe.Name
 	// The job's time is when the event arrived, to the nanosecond, not
 	// the envelope's whole-second time: the queue drops a job identical to
 	// one published in the last two minutes, and two writes in the same
@@ -106,7 +104,7 @@ func webhookJobs(env webhookEnvelope, now time.Time) ([]hs.IndexJob, error) {
 	}
 	var jobs []hs.IndexJob
 	switch name {
-	case "NodeCreatedEvent", "NodeWrittenEvent", "NodeTouchedEvent", "NodeDeletedEvent", "BeforeNodeDeletedEvent":
+	case "NodeCreatedEvent", "NodeWrittenEvent", "NodeTouchedEvent", "NodeUpdatedEvent", "NodeDeletedEvent", "BeforeNodeDeletedEvent":
 		if ev.Node == nil || ev.Node.Path == "" {
 			return nil, hs.Errorf(hs.EINVALID, "%s without a node path", name)
 		}
@@ -130,8 +128,8 @@ func webhookJobs(env webhookEnvelope, now time.Time) ([]hs.IndexJob, error) {
 				jobs = append(jobs, j)
 			}
 		}
-	case "BeforeNodeCreatedEvent", "BeforeNodeWrittenEvent", "BeforeNodeTouchedEvent", "BeforeNodeRenamedEvent",
-		"BeforeNodeCopiedEvent", "BeforeNodeRestoredEvent", "BeforeNodeReadEvent":
+	case "BeforeNodeCreatedEvent", "BeforeNodeWrittenEvent", "BeforeNodeTouchedEvent", "BeforeNodeUpdatedEvent",
+		"BeforeNodeRenamedEvent", "BeforeNodeCopiedEvent", "BeforeNodeRestoredEvent", "BeforeNodeReadEvent":
 		// The change has not happened yet; its after-event follows.
 	default:
 		return nil, hs.Errorf(hs.EINVALID, "unsupported event class %q", ev.Class)

@@ -39,8 +39,11 @@ prints one line
 when the app is ready. Open panel_url in a browser and sign in as alice
 with her app password (or the password "alice"). Stop with Ctrl-C.
 
-Environment variables of "hybridsearch serve" such as OLLAMA_HOST and
-EMBED_MODEL are honoured; AppAPI's own variables are set by the simulator.
+The process environment plays the admin: the variables appinfo/info.xml
+declares (OLLAMA_HOST, EMBED_MODEL, WORKERS, CHUNK_SIZE, ...) take their
+values from it, as AppAPI passes an admin's values at install; the others
+of "hybridsearch serve" are read as usual. AppAPI's own variables (APP_ID,
+APP_SECRET, APP_PORT, NEXTCLOUD_URL, ...) are set by the simulator.
 
 Flags:
 `
@@ -71,6 +74,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	addr := fl.String("addr", "127.0.0.1:8585", "address of the simulated Nextcloud")
 	dir := fl.String("dir", "", "folder to load into alice's files instead of the bundled sample")
 	dataDir := fl.String("data", "", "state directory (index, queue); default a fresh temporary one")
+	version := fl.String("nextcloud-version", ncsim.DefaultVersion, "Nextcloud release to simulate: "+strings.Join(ncsim.Versions, ", ")+" (or a full release such as 32.0.9)")
 	fl.Usage = func() {
 		fmt.Fprint(stderr, demoUsage)
 		fl.PrintDefaults()
@@ -80,6 +84,9 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	if fl.NArg() > 0 {
 		return fmt.Errorf("demo: unexpected argument %q", fl.Arg(0))
+	}
+	if err := ncsim.CheckVersion(*version); err != nil {
+		return fmt.Errorf("demo: --nextcloud-version: %w", err)
 	}
 	level := getenv("LOG_LEVEL")
 	if level == "" {
@@ -99,7 +106,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	if err := os.MkdirAll(*dataDir, 0o700); err != nil {
 		return fmt.Errorf("demo: data directory: %w", err)
 	}
-	sim, simURL, stopSim, err := startSimulator(*addr, logger)
+	sim, simURL, stopSim, err := startSimulator(*addr, *version, logger)
 	if err != nil {
 		return err
 	}
@@ -149,7 +156,8 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	fmt.Fprintf(stdout, "READY %s\n", line)
-	logger.Info("demo ready: open the panel URL and sign in as alice", "panel_url", info.PanelURL, "password", "alice")
+	logger.Info("demo ready: open the panel URL and sign in as alice", "panel_url", info.PanelURL, "password", "alice",
+		"nextcloud_version", sim.ServerVersion)
 
 	select {
 	case <-ctx.Done():
@@ -162,9 +170,9 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	return nil
 }
 
-// startSimulator serves a fresh simulator on addr.
-func startSimulator(addr string, logger *slog.Logger) (*ncsim.Server, string, func(), error) {
-	sim := &ncsim.Server{Logf: func(format string, args ...any) {
+// startSimulator serves a fresh simulator of Nextcloud version on addr.
+func startSimulator(addr, version string, logger *slog.Logger) (*ncsim.Server, string, func(), error) {
+	sim := &ncsim.Server{NextcloudVersion: version, Logf: func(format string, args ...any) {
 		logger.Debug(fmt.Sprintf(format, args...), "component", "ncsim")
 	}}
 	simURL, err := sim.Start(addr)
@@ -196,13 +204,32 @@ func loadSample(sim *ncsim.Server, uid, dir string) error {
 	})
 }
 
+// demoRegistration is the app's registration from the embedded info.xml.
+// The process environment stands in for the admin: a declared variable set
+// there overrides its <default>, as the values an admin enters at install
+// reach the container instead of the defaults (AppAPI
+// ExAppService::getAppInfo, deploy option environment_variables).
+func demoRegistration(getenv func(string) string) (ncsim.ExAppRegistration, error) {
+	reg, err := ncsim.ParseInfoXML(appinfo.InfoXML)
+	if err != nil {
+		return reg, fmt.Errorf("demo: appinfo/info.xml: %w", err)
+	}
+	reg.EnvOverrides = map[string]string{}
+	for _, v := range reg.EnvVars {
+		if val := getenv(v.Name); val != "" {
+			reg.EnvOverrides[v.Name] = val
+		}
+	}
+	return reg, nil
+}
+
 // startDemoApp registers the app from the embedded info.xml with the
 // simulator, the way "occ app_api:app:register" does, and starts it in
 // this process with the environment AppAPI would give it.
 func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, getenv func(string) string, logger *slog.Logger) (*Main, error) {
-	reg, err := ncsim.ParseInfoXML(appinfo.InfoXML)
+	reg, err := demoRegistration(getenv)
 	if err != nil {
-		return nil, fmt.Errorf("demo: appinfo/info.xml: %w", err)
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

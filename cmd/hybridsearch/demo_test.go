@@ -159,6 +159,7 @@ func TestCommandLine(t *testing.T) {
 		{"serve with bad port", []string{"serve"}, []string{"APP_ID=hybrid_search", "APP_SECRET=x", "APP_VERSION=1", "APP_PORT=abc", "NEXTCLOUD_URL=http://nc"}, 1, `APP_PORT="abc"`},
 		{"demo help", []string{"demo", "-h"}, nil, 0, "--addr"},
 		{"demo bad flag", []string{"demo", "--nope"}, nil, 1, "flag provided but not defined"},
+		{"demo unsimulated version", []string{"demo", "--nextcloud-version", "30"}, nil, 1, "only 32, 33, 34 and 35 are simulated"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +25,8 @@ type testEnv struct {
 	// getenv is what Main was configured from, for restarts.
 	getenv func(string) string
 	adjust func(c *Config)
+	// Logs holds everything the app logged, for tests that look for leaks.
+	Logs *syncBuffer
 }
 
 // envOptions tune newTestEnv.
@@ -33,6 +36,7 @@ type envOptions struct {
 	dataDir string            // "" = t.TempDir()
 	setup   func(sim *ncsim.Server)
 	adjust  func(c *Config) // changes the config before Main starts
+	version string          // Nextcloud version to simulate; "" = ncsim.DefaultVersion
 }
 
 // MustRunMain starts the simulator and the app and installs the app.
@@ -43,7 +47,7 @@ func MustRunMain(t testing.TB) *testEnv {
 
 func newTestEnv(t testing.TB, o envOptions) *testEnv {
 	t.Helper()
-	sim := &ncsim.Server{HeartbeatInterval: 20 * time.Millisecond, WebhookInterval: 50 * time.Millisecond}
+	sim := &ncsim.Server{NextcloudVersion: o.version, HeartbeatInterval: 20 * time.Millisecond, WebhookInterval: 50 * time.Millisecond}
 	if _, err := sim.Start("127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +57,7 @@ func newTestEnv(t testing.TB, o envOptions) *testEnv {
 			t.Errorf("requests the simulator does not know: %v", u)
 		}
 	})
-	env := &testEnv{adjust: o.adjust, Sim: sim, Alice: sim.AddUser("alice", "Alice", true), Bob: sim.AddUser("bob", "Bob", false)}
+	env := &testEnv{adjust: o.adjust, Logs: &syncBuffer{}, Sim: sim, Alice: sim.AddUser("alice", "Alice", true), Bob: sim.AddUser("bob", "Bob", false)}
 	if o.setup != nil {
 		o.setup(sim)
 	}
@@ -109,7 +113,8 @@ func (e *testEnv) start(t testing.TB) {
 	if e.adjust != nil {
 		e.adjust(&cfg)
 	}
-	m := NewMain(cfg, slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	out := io.MultiWriter(testWriter{t}, e.Logs)
+	m := NewMain(cfg, slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err := m.Run(context.Background()); err != nil {
 		_ = m.Close()
 		t.Fatalf("Main.Run: %v", err)
@@ -170,6 +175,24 @@ func await(t testing.TB, what string, timeout time.Duration, cond func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// syncBuffer collects log output; safe for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // testWriter sends log lines to t.Log.

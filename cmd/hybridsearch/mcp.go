@@ -51,7 +51,7 @@ func (m *Main) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &handlers.MCPDeps{Handler: endpoint, Tokens: m.Tokens, NextcloudURL: cfg.NextcloudURL, OAuth: auth}, nil
+	return &handlers.MCPDeps{Handler: endpoint, Tokens: m.Tokens, NextcloudURL: cfg.NextcloudURL, OAuth: auth, HaRP: cfg.HaRPSharedKey != ""}, nil
 }
 
 // oauthServer builds the OAuth authorization server over four NATS

@@ -232,17 +232,23 @@ func TestMCPWithTypeScriptClient(t *testing.T) {
 	direct := env.Main.DirectMCPURL()
 	r = runTSClient(t, node, direct, append([]string{"--bearer", issued.Token}, forbidden...)...)
 	checkTSRun(t, "direct, bearer token", r, aliceDoc.ID, bobDoc.ID)
+	// The same token through Nextcloud's proxy and through HaRP: Nextcloud
+	// does not know it, logs nobody in and forwards it; the app verifies it.
+	r = runTSClient(t, node, proxied, append([]string{"--bearer", issued.Token}, forbidden...)...)
+	checkTSRun(t, "proxy, bearer token", r, aliceDoc.ID, bobDoc.ID)
+	r = runTSClient(t, node, env.Sim.BaseURL+"/exapps/hybrid_search/mcp", append([]string{"--bearer", issued.Token}, forbidden...)...)
+	checkTSRun(t, "HaRP, bearer token", r, aliceDoc.ID, bobDoc.ID)
 
 	// 3. Refusals a real client sees: no credentials through the proxy, a
-	// wrong app password, alice's token sent through the proxy (the proxy
-	// drops Authorization), bob's app password for alice's token's URL.
+	// wrong app password, a token nobody issued, an app password sent
+	// directly to the app (only Nextcloud can check it).
 	for _, tt := range []struct {
 		name, url string
 		args      []string
 	}{
 		{"proxy, anonymous", proxied, nil},
 		{"proxy, wrong app password", proxied, []string{"--basic", "alice:wrong"}},
-		{"proxy, app token instead of app password", proxied, []string{"--bearer", issued.Token}},
+		{"proxy, a token nobody issued", proxied, []string{"--bearer", "eyJhbGciOiJIUzI1NiJ9.e30.forged"}},
 		{"direct, app password", direct, []string{"--basic", "alice:" + env.Alice.AppPassword}},
 		{"direct, no token", direct, nil},
 	} {

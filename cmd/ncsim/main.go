@@ -48,8 +48,9 @@ func (u *userFlag) Set(v string) error { *u = append(*u, v); return nil }
 // options are the parsed flags.
 type options struct {
 	addr, dir, appInfo, appURL, envFile string
+	version                             string
 	users                               []string
-	install, legacyRoutes, verbose      bool
+	install, verbose                    bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -68,13 +69,16 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.appURL, "app-url", "", "where the ExApp listens, http://127.0.0.1:PORT (default: first free APP_PORT from 23000)")
 	fs.StringVar(&o.envFile, "env-file", "", "also write the ExApp environment to this file as KEY='VALUE' lines")
 	fs.BoolVar(&o.install, "install", false, "run the install flow (heartbeat, /init, /enabled) once the app answers")
-	fs.BoolVar(&o.legacyRoutes, "legacy-routes", false, "match proxy routes like AppAPI <= 33.0.7")
+	fs.StringVar(&o.version, "nextcloud-version", ncsim.DefaultVersion, "Nextcloud release to imitate: "+strings.Join(ncsim.Versions, ", ")+" or a full release such as 32.0.9")
 	fs.BoolVar(&o.verbose, "verbose", false, "log every simulator action")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err := ncsim.CheckVersion(o.version); err != nil {
+		return o, err
 	}
 	if (o.appURL != "" || o.install || o.envFile != "") && o.appInfo == "" {
 		return o, errors.New("--app-url, --env-file and --install need --app-info")
@@ -109,7 +113,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	sim := &ncsim.Server{LegacyRouteMatching: o.legacyRoutes, Logf: func(format string, args ...any) {
+	sim := &ncsim.Server{NextcloudVersion: o.version, Logf: func(format string, args ...any) {
 		logger.Debug(fmt.Sprintf(format, args...))
 	}}
 	base, err := sim.Start(o.addr)
@@ -118,7 +122,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer sim.Close()
 
-	fmt.Fprintf(stdout, "Nextcloud simulator at %s (login: %s/index.php/login)\n\nUsers:\n", base, base)
+	fmt.Fprintf(stdout, "Nextcloud %s simulator at %s (login: %s/index.php/login)\n\nUsers:\n", sim.ServerVersion, base, base)
 	var first string
 	for _, spec := range o.users {
 		uid, role, _ := strings.Cut(spec, ":")

@@ -103,6 +103,10 @@ func TestParseFlags(t *testing.T) {
 		{"install without app", []string{"--install"}, true},
 		{"stray argument", []string{"x"}, true},
 		{"unknown flag", []string{"--nope"}, true},
+		{"a simulated version", []string{"--nextcloud-version", "32"}, false},
+		{"a patch release", []string{"--nextcloud-version", "33.0.3"}, false},
+		{"an unsimulated version", []string{"--nextcloud-version", "31"}, true},
+		{"not a version", []string{"--nextcloud-version", "latest"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -29,6 +29,10 @@ type exAppCall struct {
 	contentLength int64
 	// timeout bounds the whole call; 0 means none.
 	timeout time.Duration
+	// harp marks a request HaRP forwards: HAProxy sets EX-APP-ID,
+	// EX-APP-VERSION, AUTHORIZATION-APP-API and the literal AA-VERSION "32"
+	// (haproxy.cfg.template) and adds nothing else.
+	harp bool
 }
 
 // callExApp sends c to app with AppAPI's auth headers: AA-VERSION,
@@ -60,10 +64,15 @@ func (s *Server) callExApp(ctx context.Context, app exAppRef, c exAppCall) (resp
 		req.ContentLength = c.contentLength
 	}
 	s.setAppAPIHeaders(req.Header, app, c.uid, c.requestID)
-	if req.Header.Get("Accept-Language") == "" {
-		req.Header.Set("Accept-Language", "en")
+	if c.harp {
+		req.Header.Set("AA-VERSION", "32")
+		req.Header.Del("AA-REQUEST-ID")
+	} else {
+		if req.Header.Get("Accept-Language") == "" {
+			req.Header.Set("Accept-Language", "en")
+		}
+		s.setUserAgent(req.Header)
 	}
-	s.setUserAgent(req.Header)
 	resp, err = s.client.Do(req)
 	if err != nil {
 		cancel()

@@ -53,19 +53,22 @@ func (x innerXML) text() (string, error) {
 
 // ParseInfoXML reads an ExApp's appinfo/info.xml (id, name, version,
 // external-app routes and environment variables) into a registration,
-// validating routes as AppAPI does: access_level must be PUBLIC, USER or
-// ADMIN (AppAPI maps only these names when reading XML), headers_to_exclude
+// validating routes as AppAPI v35 does (ExAppRouteHelper, app_api commit
+// 8d57f2e9): access_level must be PUBLIC, USER or ADMIN, headers_to_exclude
 // a JSON array of strings and bruteforce_protection a JSON array of ints.
-// URL, Port and secrets are left for the caller.
+// Up to v34 AppAPI validates none of this, so the simulator is stricter
+// there, never looser. The result has FromInfoXML set. URL, Port and
+// secrets are left for the caller.
 func ParseInfoXML(data []byte) (ExAppRegistration, error) {
 	var info infoXML
 	if err := xml.Unmarshal(data, &info); err != nil {
 		return ExAppRegistration{}, fmt.Errorf("parse info.xml: %w", err)
 	}
 	reg := ExAppRegistration{
-		ID:      strings.TrimSpace(info.ID),
-		Name:    strings.TrimSpace(info.Name),
-		Version: strings.TrimSpace(info.Version),
+		FromInfoXML: true,
+		ID:          strings.TrimSpace(info.ID),
+		Name:        strings.TrimSpace(info.Name),
+		Version:     strings.TrimSpace(info.Version),
 	}
 	if reg.ID == "" || reg.Name == "" || reg.Version == "" {
 		return ExAppRegistration{}, fmt.Errorf("parse info.xml: id, name and version are required")

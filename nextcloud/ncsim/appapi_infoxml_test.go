@@ -93,3 +93,43 @@ func TestParseInfoXMLRejects(t *testing.T) {
 		})
 	}
 }
+
+// TestInfoXMLHeadersToExcludePerVersion: AppAPI v32-v34 store
+// headers_to_exclude from an info.xml as "[]" (the XML value is a string,
+// ExAppMapper::registerExAppRoutes keeps only arrays), so the proxy
+// forwards Authorization and Cookie there; v35 decodes the string. Routes
+// registered as JSON keep their list on every version.
+func TestInfoXMLHeadersToExcludePerVersion(t *testing.T) {
+	for _, v := range Versions {
+		t.Run(v, func(t *testing.T) {
+			s, ts := aaServer(t, func(s *Server) { s.NextcloudVersion = v })
+			f := aaNewFakeApp(t, nil)
+			reg, err := ParseInfoXML([]byte(aaInfoXML))
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg.URL = f.srv.URL
+			if _, err := s.RegisterExApp(reg); err != nil {
+				t.Fatal(err)
+			}
+			aaEnable(t, s, "hybrid_search")
+			excluded := v == "35"
+			if got := len(s.Routes("hybrid_search")[1].HeadersToExclude) > 0; got != excluded {
+				t.Errorf("stored headers_to_exclude = %v, want excluded=%v", s.Routes("hybrid_search")[1].HeadersToExclude, excluded)
+			}
+			h := aaBasic("bob", "bob")
+			h.Set("Cookie", "c=1")
+			resp, _ := aaProxyDo(t, "GET", ts.URL+proxyPrefix+"hybrid_search/anything", h, "")
+			if resp.StatusCode != 200 {
+				t.Fatalf("proxy = %d", resp.StatusCode)
+			}
+			c := f.Calls("/anything")[0]
+			if got := c.Header.Get("Authorization") != ""; got == excluded {
+				t.Errorf("Authorization forwarded = %v on %s, want %v", got, v, !excluded)
+			}
+			if got := c.Header.Get("Cookie") != ""; got == excluded {
+				t.Errorf("Cookie forwarded = %v on %s, want %v", got, v, !excluded)
+			}
+		})
+	}
+}

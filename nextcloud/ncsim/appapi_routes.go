@@ -34,7 +34,8 @@ func ocsRoute(mux *http.ServeMux, method, path string, h http.HandlerFunc) {
 }
 
 // routesAppAPI lists AppAPI's and webhook_listeners' routes. The proxy
-// (/index.php/apps/app_api/proxy/) is dispatched in ServeHTTP.
+// (/index.php/apps/app_api/proxy/) and HaRP (/exapps/) are dispatched in
+// ServeHTTP.
 func (s *Server) routesAppAPI(mux *http.ServeMux) {
 	const aa = "/apps/app_api"
 	api := s.appAPIAuth
@@ -83,6 +84,7 @@ func (s *Server) routesAppAPI(mux *http.ServeMux) {
 	ocsRoute(mux, "DELETE", wh+"/{id}", hook(s.handleWebhookDelete))
 	ocsRoute(mux, "DELETE", wh+"/byappid/{appid}", hook(s.handleWebhooksDeleteByApp))
 
+	mux.HandleFunc("GET "+harpUserInfoPath, s.handleHaRPUserInfo)
 	mux.HandleFunc("GET /index.php/apps/app_api/embedded/{appId}/{name}", s.handleEmbeddedPage)
 	mux.HandleFunc("GET /index.php/apps/app_api/embedded/{appId}/{name}/{other...}", s.handleEmbeddedPage)
 }

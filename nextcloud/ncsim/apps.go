@@ -37,7 +37,7 @@ func (l AccessLevel) String() string {
 // Route is one <external-app><routes><route> of an ExApp: what the AppAPI
 // proxy forwards.
 type Route struct {
-	URL         string      // regex, matched as described on Server.LegacyRouteMatching
+	URL         string      // regex, matched as AppAPI of Server.NextcloudVersion does (version.go)
 	Verb        string      // "GET" or a comma list such as "GET,POST"
 	AccessLevel AccessLevel // PUBLIC, USER or ADMIN
 	// HeadersToExclude are request headers the proxy does not forward
@@ -80,6 +80,12 @@ type ExAppRegistration struct {
 	// EnvOverrides sets declared variables (as deploy options do); names
 	// that were not declared are ignored, as AppAPI does.
 	EnvOverrides map[string]string
+	// FromInfoXML is set by ParseInfoXML: the routes came from an info.xml,
+	// where headers_to_exclude is a string. AppAPI up to v34 stores a
+	// string as "[]" (ExAppMapper::registerExAppRoutes), so on Nextcloud
+	// 32-34 such routes exclude nothing; v35 decodes it. Routes given as
+	// JSON (--json-info) keep their list on every version.
+	FromInfoXML bool
 }
 
 // EnvVar is one environment variable handed to an ExApp.
@@ -181,7 +187,7 @@ func (s *Server) RegisterExApp(reg ExAppRegistration) (Env, error) {
 	a := &exApp{
 		id: reg.ID, name: reg.Name, version: reg.Version,
 		secret: reg.Secret, baseURL: base, port: port, host: reg.Host, storage: reg.PersistentStorage,
-		routes: append([]Route(nil), reg.Routes...),
+		routes: s.storedRoutes(reg),
 		status: AppStatus{Type: "install"},
 	}
 	if a.secret == "" {
@@ -197,6 +203,31 @@ func (s *Server) RegisterExApp(reg ExAppRegistration) (Env, error) {
 	s.apps[reg.ID] = a
 	s.logf("ncsim: registered ExApp %s %s at %s", a.id, a.version, a.baseURL)
 	return append(Env(nil), a.env...), nil
+}
+
+// storedRoutes is what AppAPI keeps of reg's routes on the simulated
+// version: before v35, headers_to_exclude from an info.xml is dropped.
+func (s *Server) storedRoutes(reg ExAppRegistration) []Route {
+	out := make([]Route, len(reg.Routes))
+	for i, r := range reg.Routes {
+		r.HeadersToExclude = append([]string(nil), r.HeadersToExclude...)
+		r.BruteforceProtection = append([]int(nil), r.BruteforceProtection...)
+		if reg.FromInfoXML && !s.release().infoXMLHeadersToExclude() && len(r.HeadersToExclude) > 0 {
+			s.logf("ncsim: Nextcloud %s ignores headers_to_exclude %v of route %s from info.xml", s.release(), r.HeadersToExclude, r.URL)
+			r.HeadersToExclude = nil
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// Routes returns the routes AppAPI stored for a registered app, as the
+// proxy applies them. It panics if the app is unknown.
+func (s *Server) Routes(appID string) []Route {
+	s.init()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Route(nil), s.mustApp(appID).routes...)
 }
 
 func validateRegistration(reg ExAppRegistration) error {

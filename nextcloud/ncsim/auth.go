@@ -89,11 +89,17 @@ func (s *Server) authenticateUser(r *http.Request) principal {
 			s.registerAttempt(clientIP(r), throttleLogin)
 			return principal{kind: authBasic, failed: true}
 		case "bearer":
+			// Session::tryTokenLogin: "Bearer <token>" logs in when the
+			// token is an app password (or another token Nextcloud issued).
+			// An unknown token makes loginWithToken return false: no
+			// exception, no brute-force attempt; the request simply goes on
+			// without a user, so a PUBLIC proxy route still reaches the
+			// ExApp (server lib/private/User/Session.php, lib/base.php
+			// handleLogin).
 			if uid, ok := s.uidForAppPassword(strings.TrimSpace(rest)); ok {
 				return principal{kind: authBearer, uid: uid}
 			}
-			s.registerAttempt(clientIP(r), throttleLogin)
-			return principal{kind: authBearer, failed: true}
+			return principal{}
 		}
 	}
 	if uid, ok := s.sessionUser(r); ok {
@@ -217,7 +223,9 @@ func throttleAction(r *http.Request) string {
 	switch {
 	case r.Header.Get("AUTHORIZATION-APP-API") != "":
 		return throttleAppAPI
-	case r.Header.Get("Authorization") != "":
+	case strings.HasPrefix(strings.ToLower(r.Header.Get("Authorization")), "basic "):
+		// Only password logins are throttled (Session::logClientIn);
+		// token logins are not.
 		return throttleLogin
 	case r.Method == http.MethodPost && strings.TrimSuffix(r.URL.Path, "/") == "/index.php/login":
 		return throttleLogin

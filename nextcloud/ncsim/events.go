@@ -2,22 +2,31 @@ package ncsim
 
 import "time"
 
-// Event class names, as webhook_listeners reports them.
+// Event class names, as webhook_listeners reports them (the PHP class of
+// the event). Sources: nextcloud/server lib/public/Files/Events/Node/*.php
+// and apps/files_trashbin/lib/Events/*.php; see webhook_events.go.
 const (
-	NodeCreatedEvent        = `OCP\Files\Events\Node\NodeCreatedEvent`
-	NodeWrittenEvent        = `OCP\Files\Events\Node\NodeWrittenEvent`
-	NodeTouchedEvent        = `OCP\Files\Events\Node\NodeTouchedEvent`
-	NodeDeletedEvent        = `OCP\Files\Events\Node\NodeDeletedEvent`
-	NodeRenamedEvent        = `OCP\Files\Events\Node\NodeRenamedEvent`
-	NodeCopiedEvent         = `OCP\Files\Events\Node\NodeCopiedEvent`
-	NodeRestoredEvent       = `OCP\Files\Events\Node\NodeRestoredEvent`
-	BeforeNodeCreatedEvent  = `OCP\Files\Events\Node\BeforeNodeCreatedEvent`
-	BeforeNodeWrittenEvent  = `OCP\Files\Events\Node\BeforeNodeWrittenEvent`
-	BeforeNodeTouchedEvent  = `OCP\Files\Events\Node\BeforeNodeTouchedEvent`
-	BeforeNodeDeletedEvent  = `OCP\Files\Events\Node\BeforeNodeDeletedEvent`
-	BeforeNodeRenamedEvent  = `OCP\Files\Events\Node\BeforeNodeRenamedEvent`
-	BeforeNodeCopiedEvent   = `OCP\Files\Events\Node\BeforeNodeCopiedEvent`
-	BeforeNodeRestoredEvent = `OCP\Files\Events\Node\BeforeNodeRestoredEvent`
+	NodeCreatedEvent       = `OCP\Files\Events\Node\NodeCreatedEvent`
+	NodeWrittenEvent       = `OCP\Files\Events\Node\NodeWrittenEvent`
+	NodeTouchedEvent       = `OCP\Files\Events\Node\NodeTouchedEvent`
+	NodeDeletedEvent       = `OCP\Files\Events\Node\NodeDeletedEvent`
+	NodeRenamedEvent       = `OCP\Files\Events\Node\NodeRenamedEvent`
+	NodeCopiedEvent        = `OCP\Files\Events\Node\NodeCopiedEvent`
+	BeforeNodeCreatedEvent = `OCP\Files\Events\Node\BeforeNodeCreatedEvent`
+	BeforeNodeWrittenEvent = `OCP\Files\Events\Node\BeforeNodeWrittenEvent`
+	BeforeNodeTouchedEvent = `OCP\Files\Events\Node\BeforeNodeTouchedEvent`
+	BeforeNodeDeletedEvent = `OCP\Files\Events\Node\BeforeNodeDeletedEvent`
+	BeforeNodeRenamedEvent = `OCP\Files\Events\Node\BeforeNodeRenamedEvent`
+	BeforeNodeCopiedEvent  = `OCP\Files\Events\Node\BeforeNodeCopiedEvent`
+	BeforeNodeReadEvent    = `OCP\Files\Events\Node\BeforeNodeReadEvent`
+	// NodeUpdatedEvent and BeforeNodeUpdatedEvent exist from Nextcloud 34
+	// (@since 34.0.0); they fire for writes to files that already exist.
+	NodeUpdatedEvent       = `OCP\Files\Events\Node\NodeUpdatedEvent`
+	BeforeNodeUpdatedEvent = `OCP\Files\Events\Node\BeforeNodeUpdatedEvent`
+	// The trash bin's restore events live in the files_trashbin app (since
+	// 28); there is no OCP\Files\Events\Node\NodeRestoredEvent.
+	NodeRestoredEvent       = `OCA\Files_Trashbin\Events\NodeRestoredEvent`
+	BeforeNodeRestoredEvent = `OCA\Files_Trashbin\Events\BeforeNodeRestoredEvent`
 )
 
 // Node is a node in an event payload. ID 0 means the id is omitted, as

@@ -30,6 +30,8 @@ type filesState struct {
 	nextID    int64                 // next file id
 	nextShare int64                 // next share id
 	lastTag   uint64                // last etag value handed out
+	// uploads are chunked-upload transfer folders, by uid and id.
+	uploads map[string]map[string]*upload
 }
 
 // userFiles is one user's storage: the files root, the trash and the

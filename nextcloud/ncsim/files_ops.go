@@ -90,10 +90,24 @@ func pairEvent(class, uid, src string, srcID int64, dst string, dstID int64) Eve
 		Target: &Node{ID: dstID, Path: eventPath(uid, dst)}}
 }
 
+// updateEvents are the events of a write to an existing file: View emits
+// the "update" hook, then "write" (View::file_put_contents uses hooks
+// ['update', 'write'] for an existing path). Nextcloud 34 maps "update" to
+// (Before)NodeUpdatedEvent; earlier versions fire only the write events.
+func (s *Server) updateEvents(updateClass, writeClass, uid, p string, id int64) []Event {
+	if s.release().nodeUpdatedEvents() {
+		return []Event{nodeEvent(updateClass, uid, p, id), nodeEvent(writeClass, uid, p, id)}
+	}
+	return []Event{nodeEvent(writeClass, uid, p, id)}
+}
+
 // writeOpts tunes writeFile.
 type writeOpts struct {
 	mtime *int64 // set the mtime afterwards (X-OC-Mtime), firing Touched events
 	touch bool   // create through View::touch (Folder::newFile without content)
+	// quietMtime, if non-nil, sets the mtime afterwards without events, as
+	// View::putFileInfo does (chunked upload v2's X-OC-Mtime).
+	quietMtime *int64
 	// cond, if non-nil, checks preconditions (If-Match) under the lock.
 	cond func(e entry, exists bool) error
 }
@@ -139,7 +153,7 @@ func (s *Server) writeFile(uid, p string, content []byte, o writeOpts) (fi FileI
 		if !apply {
 			switch {
 			case exists:
-				return []Event{nodeEvent(BeforeNodeWrittenEvent, uid, p, e.n.id)}, nil
+				return s.updateEvents(BeforeNodeUpdatedEvent, BeforeNodeWrittenEvent, uid, p, e.n.id), nil
 			case o.touch:
 				return []Event{nodeEvent(BeforeNodeTouchedEvent, uid, p, 0),
 					nodeEvent(BeforeNodeCreatedEvent, uid, p, 0),
@@ -162,6 +176,9 @@ func (s *Server) writeFile(uid, p string, content []byte, o writeOpts) (fi FileI
 			fs.attach(parent.n, n, name, now)
 			e = entry{n: n, mount: parent.mount, path: p}
 		}
+		if o.quietMtime != nil {
+			n.mtime = *o.quietMtime
+		}
 		var evs []Event
 		if o.mtime != nil {
 			n.mtime = *o.mtime
@@ -171,7 +188,7 @@ func (s *Server) writeFile(uid, p string, content []byte, o writeOpts) (fi FileI
 		}
 		switch {
 		case exists:
-			evs = append(evs, nodeEvent(NodeWrittenEvent, uid, p, n.id))
+			evs = append(evs, s.updateEvents(NodeUpdatedEvent, NodeWrittenEvent, uid, p, n.id)...)
 		case o.touch:
 			evs = append(evs, nodeEvent(NodeTouchedEvent, uid, p, n.id),
 				nodeEvent(NodeCreatedEvent, uid, p, n.id), nodeEvent(NodeWrittenEvent, uid, p, n.id))

@@ -26,11 +26,18 @@ type fixture struct {
 
 const t0 = 1_700_000_000
 
+// newFixture simulates Nextcloud 33, whose file writes fire no
+// NodeUpdatedEvent (see TestUpdateEventsFrom34 for 34).
 func newFixture(t *testing.T, uids ...string) *fixture {
+	t.Helper()
+	return newFixtureOn(t, "33", uids...)
+}
+
+func newFixtureOn(t *testing.T, version string, uids ...string) *fixture {
 	t.Helper()
 	f := &fixture{t: t, users: map[string]User{}}
 	f.clock.Store(t0)
-	f.s = &Server{Now: func() time.Time { return time.Unix(f.clock.Load(), 0) }}
+	f.s = &Server{NextcloudVersion: version, Now: func() time.Time { return time.Unix(f.clock.Load(), 0) }}
 	for _, uid := range uids {
 		f.users[uid] = f.s.AddUser(uid, strings.ToUpper(uid[:1])+uid[1:], false)
 	}

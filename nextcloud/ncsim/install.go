@@ -319,3 +319,13 @@ func (s *Server) notifyLocked() {
 	close(s.hooks.changed)
 	s.hooks.changed = make(chan struct{})
 }
+
+// MarkEnabled sets an app's enabled flag without calling it, as AppAPI
+// does in the database before POST /init, so the app's own calls to
+// Nextcloud are accepted. It panics if the app is unknown.
+func (s *Server) MarkEnabled(appID string) {
+	s.init()
+	if !s.setEnabled(appID, true) {
+		panic("ncsim: no ExApp " + appID)
+	}
+}

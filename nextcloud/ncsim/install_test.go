@@ -82,9 +82,9 @@ func TestInstallFullFlow(t *testing.T) {
 		t.Fatalf("/init calls = %+v", inits)
 	}
 	wantHeaders := map[string]string{
-		"Aa-Version": "32.0.0", "Ex-App-Id": "hybrid_search", "Ex-App-Version": "1.0.0",
+		"Aa-Version": "34.0.0", "Ex-App-Id": "hybrid_search", "Ex-App-Version": "1.0.0",
 		"Authorization-App-Api": b64(":" + secret), "Aa-Request-Id": "CLI", "Accept-Language": "en",
-		"User-Agent": "Nextcloud-Server-Crawler/32.0.0",
+		"User-Agent": "Nextcloud-Server-Crawler/34.0.0",
 	}
 	for k, want := range wantHeaders {
 		if got := inits[0].Header.Get(k); got != want {
@@ -374,7 +374,7 @@ func TestRegisterExAppEnv(t *testing.T) {
 		t.Errorf("env names = %s\nwant %s", got, want)
 	}
 	checks := map[string]string{
-		"AA_VERSION": "32.0.0", "APP_ID": "hybrid_search", "APP_DISPLAY_NAME": "Hybrid Search", "APP_VERSION": "1.2.3",
+		"AA_VERSION": "34.0.0", "APP_ID": "hybrid_search", "APP_DISPLAY_NAME": "Hybrid Search", "APP_VERSION": "1.2.3",
 		"APP_HOST": "127.0.0.1", "APP_PORT": "23456", "APP_PERSISTENT_STORAGE": "/nc_app_hybrid_search_data",
 		"NEXTCLOUD_URL": ts.URL, "COMPUTE_DEVICE": "CPU", "MODEL": "b",
 	}

@@ -99,12 +99,12 @@ func aaAppPassword(t *testing.T, s *Server, uid string) string {
 func TestCoreEndpoints(t *testing.T) {
 	s, ts := aaServer(t)
 	resp, body := aaProxyDo(t, http.MethodGet, ts.URL+"/status.php", nil, "")
-	want := `{"installed":true,"maintenance":false,"needsDbUpgrade":false,"version":"32.0.0.0","versionstring":"32.0.0","edition":"","productname":"Nextcloud","extendedSupport":false}`
+	want := `{"installed":true,"maintenance":false,"needsDbUpgrade":false,"version":"34.0.0.0","versionstring":"34.0.0","edition":"","productname":"Nextcloud","extendedSupport":false}`
 	if resp.StatusCode != 200 || body != want {
 		t.Errorf("status.php = %d %s", resp.StatusCode, body)
 	}
 	caps := aaDo(t, http.MethodGet, ts.URL+"/ocs/v2.php/cloud/capabilities", nil, nil)
-	if caps.HTTPStatus != 200 || !strings.Contains(string(caps.Data), `"version":{"major":32,"minor":0,"micro":0,"string":"32.0.0"`) {
+	if caps.HTTPStatus != 200 || !strings.Contains(string(caps.Data), `"version":{"major":34,"minor":0,"micro":0,"string":"34.0.0"`) {
 		t.Errorf("capabilities = %d %s", caps.HTTPStatus, caps.Data)
 	}
 	if got := aaDo(t, http.MethodGet, ts.URL+"/ocs/v2.php/cloud/users", aaBasic("alice", "alice"), nil); string(got.Data) != `{"users":["alice","bob"]}` {

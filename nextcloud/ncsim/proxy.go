@@ -2,6 +2,7 @@ package ncsim
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -14,6 +15,11 @@ import (
 
 // proxyPrefix is the AppAPI proxy route (ExAppProxyController).
 const proxyPrefix = "/index.php/apps/app_api/proxy/"
+
+// dotDotSegment finds a parent-directory segment, plain or percent-encoded
+// (ExAppProxyController::prepareProxy since app_api v32.0.10/v33.0.4; older
+// releases rely on the web server resolving plain "/../" before PHP).
+var dotDotSegment = regexp.MustCompile(`(?:^|/|%2[fF])(?:\.|%2[eE]){2}(?:/|%2[fF]|$)`)
 
 // proxyStripResponse are the headers AppAPI drops from ExApp answers.
 var proxyStripResponse = []string{"aa-version", "ex-app-id", "authorization-app-api", "ex-app-version", "aa-request-id"}
@@ -44,13 +50,19 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 		uid = p.uid
 	}
 	ref, ok := s.exAppRef(appID)
-	if appID == "" || strings.Contains(other, "..") || !ok || !ref.enabled {
+	if appID == "" || dotDotSegment.MatchString(other) || !ok || !ref.enabled {
 		s.proxyNotFound(w, r, "unknown or disabled app, or '..' in path")
 		return
 	}
 	route, ok := s.proxyRoute(appID, other, r.Method, uid)
 	if !ok {
 		s.proxyNotFound(w, r, "route does not pass the access check")
+		return
+	}
+	body, err := proxyBody(r)
+	if err != nil {
+		s.logf("ncsim: proxy %s: reading the request body: %v", appID, err)
+		http.Error(w, "Request body too large or unreadable", http.StatusRequestEntityTooLarge)
 		return
 	}
 	ip := clientIP(r)
@@ -60,7 +72,7 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 	}
 	resp, cancel, err := s.callExApp(r.Context(), ref, exAppCall{
 		method: r.Method, route: proxyTarget(other, r.URL.RawQuery), uid: uid, requestID: requestID(),
-		header: proxyRequestHeader(r, route), host: r.Host, body: proxyBody(r), contentLength: proxyContentLength(r),
+		header: proxyRequestHeader(r, route), host: r.Host, body: body, contentLength: int64(body.Len()),
 	})
 	if err != nil {
 		s.logf("ncsim: proxy %s: %v", appID, err)
@@ -129,11 +141,19 @@ func (s *Server) proxyRoute(appID, other, method, uid string) (Route, bool) {
 	}
 	for _, rt := range routes {
 		verbOK := strings.Contains(strings.ToLower(rt.Verb), strings.ToLower(method))
-		if s.LegacyRouteMatching {
+		switch s.release().routeMatching() {
+		case matchLegacy:
 			// preg_match('/'.url.'/i', other): unanchored, fall through on denial.
 			re, err := pcreToRE2(rt.URL, "i")
 			if err == nil && re.MatchString(other) && verbOK && allowed(rt.AccessLevel) {
 				return rt, true
+			}
+			continue
+		case matchAnchoredBare:
+			// ~^(?:url)~i on the bare path; the first match decides.
+			re, err := regexp.Compile(`(?i)^(?:` + rt.URL + `)`)
+			if err == nil && re.MatchString(other) && verbOK {
+				return rt, allowed(rt.AccessLevel)
 			}
 			continue
 		}
@@ -176,18 +196,26 @@ func proxyRequestHeader(r *http.Request, route Route) http.Header {
 	return out
 }
 
-func proxyBody(r *http.Request) io.Reader {
-	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Body == nil {
-		return nil
-	}
-	return r.Body
-}
+// maxProxyBody caps a request body forwarded by the proxy (PHP's
+// post_max_size in Nextcloud's .user.ini is 512M).
+const maxProxyBody = 512 << 20
 
-func proxyContentLength(r *http.Request) int64 {
-	if proxyBody(r) == nil {
-		return 0
+// proxyBody reads the whole request body before anything is forwarded, as
+// PHP has it before AppAPI runs. Streaming it instead lets net/http discard
+// the unread rest of the body under the upstream transport once the answer
+// is being written, which cut answers 4096 bytes in (proxy_body_test.go).
+func proxyBody(r *http.Request) (*bytes.Reader, error) {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Body == nil {
+		return bytes.NewReader(nil), nil
 	}
-	return r.ContentLength
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxProxyBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxProxyBody {
+		return nil, fmt.Errorf("more than %d bytes", maxProxyBody)
+	}
+	return bytes.NewReader(b), nil
 }
 
 // writeProxyResponse is createProxyResponse.

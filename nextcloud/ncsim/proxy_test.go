@@ -70,37 +70,50 @@ func TestProxyAccess(t *testing.T) {
 	anon := http.Header{}
 	bob := aaBasic("bob", "bob")
 	alice := aaBasic("alice", "alice")
+	// want is the status per route matching generation: legacy (32.0.0,
+	// 33.0.0), anchored on the bare path (32.0.9, 33.0.3), canonical
+	// (32.0.10, 33.0.4, 34, 35).
 	tests := []struct {
 		name         string
 		method, path string
 		header       http.Header
-		want, legacy int
+		want         [3]int
 	}{
-		{"public route, anonymous", "GET", "api/public", anon, 200, 200},
-		{"user route, anonymous", "GET", "api/items", anon, 404, 404},
-		{"user route, user", "GET", "api/items", bob, 200, 200},
-		{"admin route, user: no fall-through", "GET", "api/admin/stats", bob, 404, 200},
-		{"admin route, admin", "GET", "api/admin/stats", alice, 200, 200},
-		{"verb not declared", "PUT", "api/admin/stats", alice, 200, 200}, // falls to ^\/?api\/ (PUT allowed) in both
-		{"HEAD is not a declared verb", "HEAD", "api/items", bob, 404, 404},
-		{"PATCH is not routed", "PATCH", "api/items", bob, 405, 405},
-		{"POST needs a path", "POST", "", bob, 405, 405},
-		{"unanchored slash pattern", "GET", "js/app.js", bob, 200, 404},
-		{"dot-dot", "GET", "api/../api/items", bob, 404, 404},
-		{"no route", "GET", "other", bob, 404, 404},
-		{"delete with user", "DELETE", "api/items/1", bob, 200, 200},
+		{"public route, anonymous", "GET", "api/public", anon, [3]int{200, 200, 200}},
+		{"user route, anonymous", "GET", "api/items", anon, [3]int{404, 404, 404}},
+		{"user route, user", "GET", "api/items", bob, [3]int{200, 200, 200}},
+		{"admin route, user: no fall-through", "GET", "api/admin/stats", bob, [3]int{200, 404, 404}},
+		{"admin route, admin", "GET", "api/admin/stats", alice, [3]int{200, 200, 200}},
+		{"verb not declared", "PUT", "api/admin/stats", alice, [3]int{200, 200, 200}}, // falls to ^\/?api\/ (PUT allowed)
+		{"HEAD is not a declared verb", "HEAD", "api/items", bob, [3]int{404, 404, 404}},
+		{"PATCH is not routed", "PATCH", "api/items", bob, [3]int{405, 405, 405}},
+		{"POST needs a path", "POST", "", bob, [3]int{405, 405, 405}},
+		{"unanchored slash pattern", "GET", "js/app.js", bob, [3]int{404, 200, 200}},
+		{"dot-dot", "GET", "api/../api/items", bob, [3]int{404, 404, 404}},
+		{"encoded dot-dot", "GET", "api/%2e%2e/api/items", bob, [3]int{404, 404, 404}},
+		{"dots inside a name", "GET", "api/a..b", bob, [3]int{200, 200, 200}},
+		{"no route", "GET", "other", bob, [3]int{404, 404, 404}},
+		{"delete with user", "DELETE", "api/items/1", bob, [3]int{200, 200, 200}},
 	}
-	for _, legacy := range []bool{false, true} {
-		s, ts := aaServer(t, func(s *Server) { s.LegacyRouteMatching = legacy })
+	versions := []struct {
+		version string
+		gen     routeMatching
+	}{
+		{"32", matchLegacy}, {"32.0.8", matchLegacy}, {"32.0.9", matchAnchoredBare}, {"32.0.10", matchCanonical},
+		{"33", matchLegacy}, {"33.0.3", matchAnchoredBare}, {"33.0.4", matchCanonical},
+		{"34", matchCanonical}, {"35", matchCanonical},
+	}
+	for _, v := range versions {
+		s, ts := aaServer(t, func(s *Server) { s.NextcloudVersion = v.version })
+		if got := s.release().routeMatching(); got != v.gen {
+			t.Errorf("%s: route matching %d, want %d", v.version, got, v.gen)
+		}
 		aaProxyApp(t, s)
 		for _, tt := range tests {
-			want := tt.want
-			if legacy {
-				want = tt.legacy
-			}
+			want := tt.want[v.gen]
 			resp, body := aaProxyDo(t, tt.method, ts.URL+proxyPrefix+"hybrid_search/"+tt.path, tt.header, "")
 			if resp.StatusCode != want {
-				t.Errorf("legacy=%v %s: %s %s = %d %q, want %d", legacy, tt.name, tt.method, tt.path, resp.StatusCode, body, want)
+				t.Errorf("%s %s: %s %s = %d %q, want %d", v.version, tt.name, tt.method, tt.path, resp.StatusCode, body, want)
 			}
 		}
 	}
@@ -123,7 +136,7 @@ func TestProxyForwarding(t *testing.T) {
 	checks := map[string]string{
 		"Authorization": "", "Cookie": "", // headers_to_exclude, case-insensitive
 		"X-Mine": "1", "X-Origin-Ip": "127.0.0.1", "Accept-Language": "de",
-		"Authorization-App-Api": b64("dave:" + secret), "Ex-App-Id": "hybrid_search", "Aa-Version": "32.0.0",
+		"Authorization-App-Api": b64("dave:" + secret), "Ex-App-Id": "hybrid_search", "Aa-Version": DefaultVersion + ".0.0",
 	}
 	for k, want := range checks {
 		if got := c.Header.Get(k); got != want {

@@ -18,10 +18,17 @@ type Server struct {
 	// BaseURL is the public URL of the simulator (no trailing slash), used in
 	// the NEXTCLOUD_URL handed to ExApps and in absolute links. Start sets it.
 	BaseURL string
-	// AppAPIVersion is the AppAPI version reported in AA-VERSION; default "32.0.0".
+	// NextcloudVersion is the Nextcloud release to imitate: a major ("32",
+	// "33", "34" or "35", meaning its .0 release) or a full release such as
+	// "32.0.9". It decides the proxy's route matching, whether info.xml's
+	// headers_to_exclude is honoured, and which node events exist (see
+	// version.go). Default DefaultVersion. An invalid value panics.
+	NextcloudVersion string
+	// AppAPIVersion is the AppAPI version reported in AA-VERSION; default
+	// the Nextcloud version (AppAPI versions follow the server since 32).
 	AppAPIVersion string
 	// ServerVersion is the Nextcloud version string (status.php, capabilities,
-	// the User-Agent of outgoing calls); default "32.0.0".
+	// the User-Agent of outgoing calls); default the Nextcloud version.
 	ServerVersion string
 	// InstanceID is the instance id used in oc:id values; default "ocsim0000001".
 	InstanceID string
@@ -32,14 +39,6 @@ type Server struct {
 	// OnRequest, if non-nil, is called with every incoming request before it
 	// is handled.
 	OnRequest func(r *http.Request)
-
-	// LegacyRouteMatching selects how the AppAPI proxy matches ExApp routes.
-	// false (default) is AppAPI >= 33.0.8: the pattern is anchored as
-	// ~^(?:url)~i against "/"+path (falling back to the bare path) and the
-	// first route matching path and verb decides. true is AppAPI <= 33.0.7:
-	// the unanchored /url/i against the bare path, where a route whose access
-	// check fails falls through to later routes.
-	LegacyRouteMatching bool
 
 	// HeartbeatInterval is the pause between heartbeat attempts; default 1s.
 	HeartbeatInterval time.Duration
@@ -70,11 +69,15 @@ type Server struct {
 	// ThrottleMaxAttempts is the number of failed attempts after which login
 	// attempts from that IP get HTTP 429; default 10 (as Nextcloud).
 	ThrottleMaxAttempts int
+	// HaRPSharedKey is the key HaRP and AppAPI share (HP_SHARED_KEY); it
+	// guards /index.php/apps/app_api/harp/user-info. Empty means a random one.
+	HaRPSharedKey string
 	// HTTPClient, if non-nil, is used for calls to ExApps and webhook URLs.
 	// It must not follow a cookie jar.
 	HTTPClient *http.Client
 
 	initOnce sync.Once
+	rel      release // parsed NextcloudVersion
 	mux      *http.ServeMux
 	client   *http.Client
 	baseCtx  context.Context // canceled by Close
@@ -102,11 +105,19 @@ type failure struct {
 
 func (s *Server) init() {
 	s.initOnce.Do(func() {
+		if s.NextcloudVersion == "" {
+			s.NextcloudVersion = DefaultVersion
+		}
+		rel, err := parseRelease(s.NextcloudVersion)
+		if err != nil {
+			panic(err)
+		}
+		s.rel = rel
 		if s.AppAPIVersion == "" {
-			s.AppAPIVersion = "32.0.0"
+			s.AppAPIVersion = rel.String()
 		}
 		if s.ServerVersion == "" {
-			s.ServerVersion = "32.0.0"
+			s.ServerVersion = rel.String()
 		}
 		if s.InstanceID == "" {
 			s.InstanceID = "ocsim0000001"
@@ -170,10 +181,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.throttleLogin(w, r) {
 		return
 	}
+	defer s.bootWebhookListeners(r)()
 	// The proxy sees raw paths: ServeMux would redirect paths with ".."
 	// before AppAPI's own ".." check could answer 404.
 	if strings.HasPrefix(r.URL.Path, proxyPrefix) {
 		s.handleProxy(w, r)
+		return
+	}
+	if strings.HasPrefix(r.URL.Path, harpPrefix) {
+		s.handleHaRP(w, r)
 		return
 	}
 	s.mux.ServeHTTP(w, r)

@@ -41,6 +41,12 @@ func (s *Server) handleRemote(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(p, "/remote.php/dav/trashbin/"):
 		s.handleTrashbin(w, r)
 		return
+	case p == "/remote.php/dav/bulk" && r.Method == http.MethodPost:
+		s.handleBulk(w, r)
+		return
+	case strings.HasPrefix(p, uploadsPrefix):
+		s.handleUploads(w, r)
+		return
 	}
 	s.notImplemented(w, r)
 }

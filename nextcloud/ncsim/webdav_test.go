@@ -310,7 +310,7 @@ func TestUnknownDAVRoutes(t *testing.T) {
 	f := newFixture(t, "alice")
 	for _, tt := range []struct{ method, url string }{
 		{"LOCK", davURL("alice", "/")},
-		{"PUT", "/remote.php/dav/uploads/alice/123/1"},
+		{"LOCK", "/remote.php/dav/uploads/alice/123/1"},
 		{"GET", "/remote.php/status.php"},
 	} {
 		mustStatus(t, f.do(tt.method, tt.url, "alice", ""), http.StatusNotImplemented)

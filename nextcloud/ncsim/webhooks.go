@@ -10,22 +10,6 @@ import (
 	"strings"
 )
 
-// Event classes that implement IWebhookCompatibleEvent in Nextcloud core;
-// webhook_listeners accepts only these (share and user-deletion events are
-// not among them).
-var webhookCompatibleEvents = map[string]bool{
-	NodeCreatedEvent: true, NodeWrittenEvent: true, NodeTouchedEvent: true, NodeDeletedEvent: true,
-	NodeRenamedEvent: true, NodeCopiedEvent: true, NodeRestoredEvent: true,
-	BeforeNodeCreatedEvent: true, BeforeNodeWrittenEvent: true, BeforeNodeTouchedEvent: true,
-	BeforeNodeDeletedEvent: true, BeforeNodeRenamedEvent: true, BeforeNodeCopiedEvent: true,
-	BeforeNodeRestoredEvent: true, `OCP\Files\Events\Node\BeforeNodeReadEvent`: true,
-	`OCP\SystemTag\TagAssignedEvent`: true, `OCP\SystemTag\TagUnassignedEvent`: true,
-	`OCP\User\Events\UserFirstTimeLoggedInEvent`:     true,
-	`OCP\Calendar\Events\CalendarObjectCreatedEvent`: true, `OCP\Calendar\Events\CalendarObjectUpdatedEvent`: true,
-	`OCP\Calendar\Events\CalendarObjectDeletedEvent`: true, `OCP\Calendar\Events\CalendarObjectMovedEvent`: true,
-	`OCP\Calendar\Events\CalendarObjectMovedToTrashEvent`: true, `OCP\Calendar\Events\CalendarObjectRestoredEvent`: true,
-}
-
 // WebhookListener is a webhook_listeners registration.
 type WebhookListener struct {
 	ID           int
@@ -159,6 +143,7 @@ func (s *Server) handleWebhookCreate(w http.ResponseWriter, r *http.Request, p p
 	wh.nextID++
 	l.ID = wh.nextID
 	wh.listeners = append(wh.listeners, l)
+	s.forgetEventsCacheLocked(l.UserIDFilter)
 	info := l.info()
 	s.mu.Unlock()
 	s.logf("ncsim: webhook %d registered: %s %s on %s (app %q)", l.ID, l.HTTPMethod, l.URI, l.Event, l.AppID)
@@ -179,6 +164,7 @@ func (s *Server) handleWebhookUpdate(w http.ResponseWriter, r *http.Request, p p
 			s.hooks.webhooks.listeners[i] = l
 		}
 	}
+	s.forgetEventsCacheLocked(l.UserIDFilter)
 	info := l.info()
 	s.mu.Unlock()
 	writeOCS(w, r, http.StatusOK, "", info)
@@ -238,7 +224,7 @@ func (s *Server) webhookFromRequest(w http.ResponseWriter, r *http.Request, p pr
 		return nil, false
 	}
 	l.AuthMethod = method
-	if !webhookCompatibleEvents[l.Event] {
+	if !s.WebhookCompatible(l.Event) {
 		writeOCS(w, r, http.StatusBadRequest, l.Event+" is not an event class compatible with webhooks", nil)
 		return nil, false
 	}

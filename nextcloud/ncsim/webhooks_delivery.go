@@ -3,6 +3,7 @@ package ncsim
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
@@ -23,11 +24,23 @@ type webhookState struct {
 	delay      time.Duration
 	timer      *time.Timer // the pending cron run, nil when none
 	runMu      sync.Mutex  // serialises job runs (cron and FlushWebhooks)
+	// eventsCache is webhook_listeners' per-user cache of the event
+	// classes that have webhooks (webhook_events.go).
+	eventsCache map[string]eventsCacheEntry
+	// sessionUsers counts in-flight requests per user that arrived with a
+	// session cookie (bootWebhookListeners).
+	sessionUsers map[string]int
 }
 
-// webhookJob is a queued WebhookCall job: the envelope and the listener id.
+// webhookJob is a queued WebhookCall job: the envelope, the listener id
+// and a random string. WebhooksEventListener adds bin2hex(random_bytes(5))
+// to the job argument "to avoid collision with another job with the same
+// parameters": IJobList::add skips a job whose argument equals a queued
+// one, and two identical events in the same second would otherwise become
+// one delivery. So every event is its own job, run once, never retried.
 type webhookJob struct {
 	listenerID int
+	random     string
 	event      string
 	body       []byte
 	queued     time.Time // wall clock, for DelayWebhooks
@@ -79,6 +92,11 @@ func (s *Server) queueWebhooks(ev Event) {
 	if s.closed {
 		return
 	}
+	if !s.listenedEventsLocked(s.bootUserLocked(ev.User))[ev.Class] {
+		// Application::boot registered no listener for this class in this
+		// request: the user's cached set predates the webhook.
+		return
+	}
 	var env *webhookEnvelope
 	var doc any
 	for _, l := range s.hooks.webhooks.listeners {
@@ -107,7 +125,7 @@ func (s *Server) queueWebhooks(ev Event) {
 		}
 		body, _ := phpJSON(env, false)
 		s.hooks.webhooks.queue = append(s.hooks.webhooks.queue, webhookJob{
-			listenerID: l.ID, event: ev.Class, body: body, queued: time.Now(),
+			listenerID: l.ID, random: hex.EncodeToString(randomBytes(5)), event: ev.Class, body: body, queued: time.Now(),
 		})
 	}
 	s.scheduleCronLocked()

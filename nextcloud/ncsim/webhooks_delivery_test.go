@@ -3,6 +3,7 @@ package ncsim
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,14 @@ func TestWebhookDeliveryToExApp(t *testing.T) {
 	s.emit(Event{Class: NodeWrittenEvent, Node: &Node{ID: 7, Path: "/alice/files/Notes/a.md"}, User: "alice"})
 	s.emit(Event{Class: NodeWrittenEvent, Node: &Node{ID: 8, Path: "/alice/appdata_x/cache"}, User: "alice"}) // filtered out
 	s.emit(Event{Class: NodeCreatedEvent, Node: &Node{ID: 9, Path: "/alice/files/b.md"}, User: "alice"})      // userIdFilter
+	// A userIdFilter webhook is in the set webhook_listeners boots with only
+	// for requests logged in at boot time, that is with a session cookie.
+	bobSession := httptest.NewRequest(http.MethodGet, "/", nil)
+	bobSession.AddCookie(s.NewSession("bob"))
+	done := s.bootWebhookListeners(bobSession)
 	s.emit(Event{Class: NodeCreatedEvent, Node: &Node{ID: 10, Path: "/bob/files/c.md"}, User: "bob"})
+	done()
+	s.emit(Event{Class: NodeCreatedEvent, Node: &Node{ID: 12, Path: "/bob/files/d.md"}, User: "bob"}) // no session: not listened
 	s.emit(Event{Class: NodeRenamedEvent, Source: &Node{Path: "/alice/files/old.txt"},
 		Target: &Node{ID: 11, Path: "/alice/files/new.txt"}})
 	s.emit(Event{Class: NodeDeletedEvent, Node: &Node{Path: "/alice/files/x"}, User: "alice"}) // no listener
@@ -59,8 +67,8 @@ func TestWebhookDeliveryToExApp(t *testing.T) {
 			t.Errorf("call %d: method %s, Content-Type %q (want none)", i, c.Method, c.Header.Get("Content-Type"))
 		}
 		for k, v := range map[string]string{
-			"User-Agent": "Nextcloud-Server-Crawler/32.0.0", "Ex-App-Id": "hybrid_search", "Aa-Request-Id": "CLI",
-			"Authorization-App-Api": b64(":" + secret), "Aa-Version": "32.0.0",
+			"User-Agent": "Nextcloud-Server-Crawler/34.0.0", "Ex-App-Id": "hybrid_search", "Aa-Request-Id": "CLI",
+			"Authorization-App-Api": b64(":" + secret), "Aa-Version": "34.0.0",
 		} {
 			if got := c.Header.Get(k); got != v {
 				t.Errorf("call %d header %s = %q, want %q", i, k, got, v)

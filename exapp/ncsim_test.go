@@ -1,0 +1,61 @@
+package exapp_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/exapp"
+	"github.com/hybrid-search/hybridsearch/nextcloud"
+	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
+)
+
+// TestEnableAgainstEveryVersion registers the app's webhooks with the
+// simulated webhook_listeners of Nextcloud 32 to 35, which refuses any
+// class that is not IWebhookCompatibleEvent there with OCS 400 (the
+// non-existent OCP\Files\Events\Node\NodeRestoredEvent the app once
+// registered made /enabled fail, and AppAPI disabled the app again). It
+// also checks that the webhook intake accepts every class registered.
+func TestEnableAgainstEveryVersion(t *testing.T) {
+	for _, v := range ncsim.Versions {
+		t.Run(v, func(t *testing.T) {
+			sim := &ncsim.Server{NextcloudVersion: v}
+			base, err := sim.Start("127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(sim.Close)
+			env, err := sim.RegisterExApp(ncsim.ExAppRegistration{ID: "hybrid_search", Name: "Hybrid Search", Version: "1.0.0",
+				URL: "http://127.0.0.1:9"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Enabled in the database, as AppAPI marks it before /init.
+			sim.MarkEnabled("hybrid_search")
+			nc := &nextcloud.Client{BaseURL: base, AppID: "hybrid_search", AppVersion: "1.0.0", AAVersion: env.Get("AA_VERSION"),
+				Secret: env.Get("APP_SECRET")}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			l := exapp.New(ctx, nc, exapp.Options{AppID: "hybrid_search", Version: "1.0.0", DisplayName: "Hybrid Search"})
+			if err := l.SetEnabled(ctx, true); err != nil {
+				t.Fatalf("enable on Nextcloud %s: %v", v, err)
+			}
+			got := map[string]bool{}
+			for _, w := range sim.Webhooks() {
+				got[w.Event] = true
+			}
+			for _, ev := range exapp.WebhookEvents {
+				if !got[ev.Class] {
+					t.Errorf("Nextcloud %s: no webhook for %s", v, ev.Class)
+				}
+				if !sim.WebhookCompatible(ev.Class) {
+					t.Errorf("Nextcloud %s does not accept %s", v, ev.Class)
+				}
+				if _, ok := hs.FileEventByClass(ev.Class); !ok {
+					t.Errorf("the intake does not accept %s", ev.Class)
+				}
+			}
+		})
+	}
+}
