@@ -145,9 +145,6 @@ func TestMCPOAuthWithTypeScriptClient(t *testing.T) {
 	}
 	node := needTSClient(t)
 	browser := chromiumPath(t)
-	if os.Getenv("HS_TEST_BEARER_BEHIND_PROXY") == "" {
-		t.Skip("waits for issue 8: bearer tokens through the AppAPI proxy (set HS_TEST_BEARER_BEHIND_PROXY=1 to run)")
-	}
 
 	// A client ID metadata document on an https URL the demo may fetch
 	// (127.0.0.1 is allowed by OAUTH_CLIENT_METADATA_HOSTS, the test
