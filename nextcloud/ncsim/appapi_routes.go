@@ -103,5 +103,6 @@ func (s *Server) routesCore(mux *http.ServeMux) {
 	mux.HandleFunc("GET /{$}", s.handleRoot)
 	mux.HandleFunc("GET /index.php/{$}", s.handleRoot)
 	mux.HandleFunc("GET /index.php/apps/files/{$}", s.handleFilesPage)
+	mux.HandleFunc("GET /.well-known/", s.handleWellKnown)
 	mux.HandleFunc("/", s.notImplemented)
 }
