@@ -19,7 +19,7 @@ import (
 type fuzzyWord struct {
 	text    string
 	runes   []rune
-	maxDist int // edits allowed: 0 below minFuzzyRunes, else 1 + n/8
+	maxDist int // edits allowed: 0 below minFuzzyRunes-1 runes or with digits, else 1 + n/10
 	weight  float64
 	counts  letterCounts
 	mask    uint64
@@ -29,7 +29,7 @@ type fuzzyWord struct {
 func newFuzzyWord(text string, weight float64) fuzzyWord {
 	f := fuzzyWord{text: text, runes: []rune(text), weight: weight}
 	if n := len(f.runes); n >= minFuzzyRunes-1 && !strings.ContainsFunc(text, unicode.IsDigit) {
-		f.maxDist = 1 + n/8
+		f.maxDist = 1 + n/10
 	}
 	f.counts, f.mask, f.ascii = countLetters(text)
 	return f
@@ -70,8 +70,10 @@ type fuzzyMatch struct {
 
 // matchFuzzy finds the fuzzy words in a chunk (title, headings and text,
 // folded as the analyzer folds them): a word found as it is counts fully,
-// one found within its edit allowance counts 1 − d/(n+1) for d edits in a
-// word of n letters ("kuberntes" in a chunk with "kubernetes": 0.9).
+// one found within its edit allowance (one edit, two from 10 letters on;
+// none for words under four letters or with digits) counts 1 − d/(n+1)
+// for d edits in a word of n letters ("kuberntes" in a chunk with
+// "kubernetes": 0.9).
 func matchFuzzy(words []fuzzyWord, text string) fuzzyMatch {
 	m := fuzzyMatch{}
 	best := make([]float64, len(words))
