@@ -141,12 +141,35 @@ const minDetectLetters = 40
 
 // minConfidence is the detector's confidence below which a text is
 // LangNone.
-const minConfidence = 0.5
+const minConfidence = 0.2
+
+// otherLanguages are languages the detector may also answer, so that text
+// in them is LangNone instead of being taken for a supported language.
+// Cyrillic languages besides Ukrainian are left out: on short texts the
+// detector often takes Russian for Bulgarian or Belarusian.
+var otherLanguages = []whatlanggo.Lang{
+	whatlanggo.Ukr, whatlanggo.Pol, whatlanggo.Ces, whatlanggo.Tur, whatlanggo.Ron,
+	whatlanggo.Hun, whatlanggo.Hrv, whatlanggo.Slv, whatlanggo.Lit, whatlanggo.Lav,
+}
+
+// detectOptions limits the detector to the supported and the other
+// languages.
+var detectOptions = sync.OnceValue(func() whatlanggo.Options {
+	wl := make(map[whatlanggo.Lang]bool, len(specs)+len(otherLanguages))
+	for _, s := range specs {
+		wl[s.detect] = true
+	}
+	for _, l := range otherLanguages {
+		wl[l] = true
+	}
+	return whatlanggo.Options{Whitelist: wl}
+})
 
 // Detect returns the language of text, one of Languages, or LangNone when
 // the text is short (under 40 letters), in another language, or mixed
 // enough that the detector (github.com/abadojack/whatlanggo, trigram
-// profiles of 84 languages) is unsure. It reads the first 400 runes.
+// profiles, limited to the supported languages and otherLanguages) is
+// unsure. It reads the first 400 runes.
 func Detect(text string) Language {
 	n, letters := 0, 0
 	end := len(text)
@@ -163,7 +186,7 @@ func Detect(text string) Language {
 	if letters < minDetectLetters {
 		return LangNone
 	}
-	info := whatlanggo.Detect(text[:end])
+	info := whatlanggo.DetectWithOptions(text[:end], detectOptions())
 	if info.Confidence < minConfidence {
 		return LangNone
 	}
