@@ -78,24 +78,41 @@ func matchFuzzy(words []fuzzyWord, text string) fuzzyMatch {
 	m := fuzzyMatch{}
 	best := make([]float64, len(words))
 	var total float64
+	lo, hi := 1<<30, 0 // the token lengths, in runes, that can match a word
 	for _, w := range words {
 		total += w.weight
+		lo, hi = min(lo, len(w.runes)-w.maxDist), max(hi, len(w.runes)+w.maxDist)
 	}
-	for _, tok := range strings.FieldsFunc(analysis.Fold(text), notWordRune) {
-		var tr []rune
+	var buf []byte
+	var tr []rune
+	eachWord(text, func(tok string, ascii bool) {
+		// A folded token has at least as many runes as an ASCII one has
+		// bytes, and NFKC rarely shortens text: checking the byte length
+		// of ASCII tokens first skips most of them cheaply.
+		if ascii && (len(tok) < lo || len(tok) > hi) {
+			return
+		}
+		if ascii {
+			buf = append(buf[:0], tok...)
+			for i, c := range buf {
+				if 'A' <= c && c <= 'Z' {
+					buf[i] = c + 'a' - 'A'
+				}
+			}
+			tok = string(buf)
+		} else {
+			tok = analysis.Fold(tok)
+		}
+		tr = append(tr[:0], []rune(tok)...)
 		for i := range words {
 			f := &words[i]
 			if best[i] == 1 {
 				continue
 			}
-			if tr == nil {
-				tr = []rune(tok)
-			}
 			d := f.near(tok, tr)
 			if d < 0 {
 				continue
 			}
-			sim := 1 - float64(d)/float64(len(f.runes)+1)
 			if d > 0 {
 				if m.near == nil {
 					m.near, m.dist = make(map[string]string), make(map[string]int)
@@ -104,9 +121,9 @@ func matchFuzzy(words []fuzzyWord, text string) fuzzyMatch {
 					m.near[f.text], m.dist[f.text] = tok, d
 				}
 			}
-			best[i] = max(best[i], sim)
+			best[i] = max(best[i], 1-float64(d)/float64(len(f.runes)+1))
 		}
-	}
+	})
 	if total <= 0 {
 		return m
 	}
@@ -115,6 +132,36 @@ func matchFuzzy(words []fuzzyWord, text string) fuzzyMatch {
 	}
 	m.share /= total
 	return m
+}
+
+// eachWord calls f with each run of letters, digits and apostrophes of
+// text, and whether it is all ASCII.
+func eachWord(text string, f func(tok string, ascii bool)) {
+	start, ascii := -1, true
+	for i := 0; i < len(text); {
+		c := text[i]
+		size, word := 1, false
+		if c < utf8.RuneSelf {
+			word = isASCIIAlnum(c) || c == '\''
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			word = !notWordRune(r)
+		}
+		switch {
+		case word && start < 0:
+			start, ascii = i, c < utf8.RuneSelf
+		case word:
+			ascii = ascii && c < utf8.RuneSelf
+		case start >= 0:
+			f(text[start:i], ascii)
+			start = -1
+		}
+		i += size
+	}
+	if start >= 0 {
+		f(text[start:], ascii)
+	}
 }
 
 func notWordRune(r rune) bool {
