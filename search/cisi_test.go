@@ -20,6 +20,7 @@ import (
 // through the whole pipeline and /api/search.
 //
 //	CISI=1 go test -run TestCISI -v ./search/
+//	CISI=1 CISI_SEMANTIC=1 go test -run TestCISI -v ./search/   (with the test embedder)
 func TestCISI(t *testing.T) {
 	if os.Getenv("CISI") == "" {
 		t.Skip("set CISI=1 to run the CISI evaluation")
@@ -35,7 +36,13 @@ func TestCISI(t *testing.T) {
 		fixture = append(fixture, doc{ID: hs.FileID(id), Title: d.Title, Path: "/cisi/" + d.ID + ".md", Text: d.Text})
 	}
 	mustIndex(t, st, fixture...)
-	svc := mustService(t, st, func(o *search.Options) { o.Embedder = nil })
+	// CISI_SEMANTIC=1 adds the Deterministic test embedder's semantic leg
+	// (a bag of words and trigrams, not a language model).
+	svc := mustService(t, st, func(o *search.Options) {
+		if os.Getenv("CISI_SEMANTIC") == "" {
+			o.Embedder = nil
+		}
+	})
 	ref, err := qualitytest.NewBleve(c.Docs)
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +58,12 @@ func TestCISI(t *testing.T) {
 		{"hybrid rrf", hs.SearchRequest{Fusion: hs.FusionRRF}},
 		{"hybrid linear", hs.SearchRequest{Fusion: hs.FusionLinear}},
 		{"hybrid auto", hs.SearchRequest{Fusion: hs.FusionAuto}},
+	}
+	if os.Getenv("CISI_SEMANTIC") != "" {
+		runs = append(runs, struct {
+			name string
+			req  hs.SearchRequest
+		}{"semantic", hs.SearchRequest{Algorithm: hs.AlgorithmSemantic}})
 	}
 	for _, typo := range []bool{false, true} {
 		rng := rand.New(rand.NewPCG(10, 10))
