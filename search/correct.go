@@ -164,21 +164,27 @@ func eachWord(text string, f func(tok string, ascii bool)) {
 	}
 }
 
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
+}
+
 func notWordRune(r rune) bool {
 	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
 }
 
 // verifyFuzzy keeps the fuzzy hits that hold at least one of the words,
-// as they are or within their edit allowance, and returns them with their
-// matches. Trigrams only find candidates: random letters share a few
-// common trigrams with any text, a typo keeps a word within an edit or
-// two. So "zzqxxv nothingmatches" finds nothing.
-func verifyFuzzy(words []fuzzyWord, hits []hs.Hit) ([]hs.Hit, []fuzzyMatch) {
+// as they are or within their edit allowance, and at least minShare of
+// them (matchFuzzy), and returns them with their matches. Trigrams only
+// find candidates: random letters share a few common trigrams with any
+// text, a typo keeps a word within an edit or two. So "zzqxxv
+// nothingmatches" finds nothing.
+func verifyFuzzy(words []fuzzyWord, hits []hs.Hit, minShare float64) ([]hs.Hit, []fuzzyMatch) {
 	kept := hits[:0]
 	var matches []fuzzyMatch
 	for _, h := range hits {
 		m := matchFuzzy(words, matchText(h.Point))
-		if m.share > 0 {
+		if m.share > 0 && m.share >= minShare {
 			kept = append(kept, h)
 			matches = append(matches, m)
 		}
@@ -191,8 +197,10 @@ func verifyFuzzy(words []fuzzyWord, hits []hs.Hit) ([]hs.Hit, []fuzzyMatch) {
 const correctFrom = 8
 
 // corrections returns, for each unknown query word, the closest word the
-// fuzzy leg's best chunks hold: the fewest edits first, then the most
-// chunks, then alphabetical order. This is how a typo ("retreival") finds
+// fuzzy leg's best chunks hold that starts with the same letter (spelling
+// errors rarely hit the first letter, and a different first letter is
+// more often another word: "tenses", "senses"): the fewest edits first,
+// then the most chunks, then alphabetical order. This is how a typo ("retreival") finds
 // the word the collection uses ("retrieval"), which the keyword leg then
 // matches exactly.
 func corrections(matches []fuzzyMatch) map[string]string {
@@ -202,6 +210,9 @@ func corrections(matches []fuzzyMatch) map[string]string {
 	count := make(map[[2]string]*cand)
 	for _, m := range matches[:min(correctFrom, len(matches))] {
 		for u, w := range m.near {
+			if firstRune(u) != firstRune(w) {
+				continue // few typos hit the first letter; "rlin" is not "lin"
+			}
 			k := [2]string{u, w}
 			if count[k] == nil {
 				count[k] = &cand{dist: m.dist[u]}

@@ -52,11 +52,22 @@ func TestCorrections(t *testing.T) {
 		hit("nothing near here"),
 		hit("retrieval and retrieve"),
 		hit("retrieve it"),
-	})
+	}, 0)
 	if len(hits) != 2 || len(matches) != 2 {
 		t.Fatalf("verifyFuzzy kept %d hits, want 2 (\"retrieve\" is two edits from \"retreival\", too many below ten letters)", len(hits))
 	}
 	if got := corrections(matches); got["retreival"] != "retrieval" {
 		t.Errorf("corrections = %v, want retreival → retrieval (fewest edits, most chunks)", got)
+	}
+}
+
+func TestVerifyFuzzyMinShare(t *testing.T) {
+	words := []fuzzyWord{newFuzzyWord("wdrhe", 1), newFuzzyWord("mqstrxummy", 1), newFuzzyWord("sizad", 1)}
+	hit := hs.Hit{Point: hs.Point{Chunk: hs.Chunk{Text: "files of any size, sized to fit"}}}
+	if kept, _ := verifyFuzzy(words, []hs.Hit{hit}, 0); len(kept) != 1 {
+		t.Errorf("without a minimum share the near word keeps the chunk")
+	}
+	if kept, _ := verifyFuzzy(words, []hs.Hit{hit}, allUnknownMinShare); len(kept) != 0 {
+		t.Errorf("one near word of three random ones kept the chunk")
 	}
 }

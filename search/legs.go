@@ -74,7 +74,7 @@ func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legR
 			fz.hits, fz.err = s.searchSparse(ctx, user, p, fz.leg, fz.sparse)
 		}
 		if fz.err == nil {
-			fz.hits, fz.fuzzy = verifyFuzzy(words, fz.hits)
+			fz.hits, fz.fuzzy = verifyFuzzy(words, fz.hits, s.fuzzyMinShare(ctx, p, kw))
 		}
 		if typos && fz.err == nil {
 			kw.err = s.correct(ctx, kw.sparse, corrections(fz.fuzzy))
@@ -90,6 +90,27 @@ func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legR
 		}
 	}
 	return out
+}
+
+// allUnknownMinShare is the share of the fuzzy words a chunk must hold
+// when the keyword index knows none of the query's words: the fuzzy leg is
+// then the only lexical evidence, and one near word among several
+// ("sizad" next to "sized" in "wdrhe mqstrxummy sizad") is chance, not a
+// typo.
+const allUnknownMinShare = 0.5
+
+// fuzzyMinShare returns the share of its words a fuzzy candidate must
+// hold: allUnknownMinShare when no word of the query is in the keyword
+// index, or when the store gives no statistics to tell; else any.
+func (s *Service) fuzzyMinShare(ctx context.Context, p *plan, kw *legResult) float64 {
+	q := kw.sparse
+	if !kw.wanted || kw.err != nil {
+		q, _ = s.keywordQuery(ctx, p.query.Words) // statistics only; nothing is searched
+	}
+	if q == nil || q.full <= 0 || q.unknownWeight >= q.full*(1-1e-9) {
+		return allUnknownMinShare
+	}
+	return 0
 }
 
 // searchSemantic runs the semantic leg.

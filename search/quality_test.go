@@ -47,7 +47,8 @@ func reqName(r hs.SearchRequest) string {
 // TestNonsenseFindsNothing: words of random letters are in no document,
 // as they are or within an edit or two, so no leg may return anything.
 func TestNonsenseFindsNothing(t *testing.T) {
-	queries := append(qualitytest.RandomLetters(rand.New(rand.NewPCG(1, 2)), 20), "zzqxxv nothingmatches")
+	// "budgat" is one edit from "budget", chance among random words.
+	queries := append(qualitytest.RandomLetters(rand.New(rand.NewPCG(1, 2)), 20), "zzqxxv nothingmatches", "wdrhe mqstrxummy budgat")
 	for _, kind := range storeKinds {
 		t.Run(kind.name, func(t *testing.T) {
 			st := kind.open(t)
