@@ -70,14 +70,31 @@ type Match struct {
 //
 //	score(c) = Σ_legs w_leg / (k + rank_leg(c))
 //
-// with 1-based ranks; a leg that did not find c adds nothing. The result
+// with 1-based ranks (equal scores share a rank); a leg that did not find
+// c adds nothing. The result
 // holds every chunk of every list, ordered by score, then key (Order
 // without matches). With explain, each Fused carries its legs' ranks and
 // raw scores.
 func RRF(lists []LegList, k float64, explain bool) []Fused {
 	return fuse(lists, explain, func(l LegList) func(i int) float64 {
-		return func(i int) float64 { return l.Weight / (k + float64(i+1)) }
+		ranks := tiedRanks(l.Scores)
+		return func(i int) float64 { return l.Weight / (k + float64(ranks[i])) }
 	})
+}
+
+// tiedRanks returns the 1-based ranks of scores sorted best first, equal
+// scores sharing the rank of the first of them (1, 2, 2, 4): which of two
+// equally scored chunks a store lists first must not change the fusion,
+// so ties are left to Order's key.
+func tiedRanks(scores []float64) []int {
+	ranks := make([]int, len(scores))
+	for i := range scores {
+		ranks[i] = i + 1
+		if i > 0 && scores[i] == scores[i-1] {
+			ranks[i] = ranks[i-1]
+		}
+	}
+	return ranks
 }
 
 // Linear fuses the lists by a weighted sum of the legs' matches:

@@ -256,3 +256,12 @@ func TestAutoWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestRRFTies: chunks a leg scores equally share a rank, so the order a
+// store lists them in does not matter; the key breaks the tie.
+func TestRRFTies(t *testing.T) {
+	a, b, c := key(1, 0), key(2, 0), key(3, 0)
+	for _, l := range []search.LegList{list(kw, 1, c, 2.0, b, 1.0, a, 1.0), list(kw, 1, c, 2.0, a, 1.0, b, 1.0)} {
+		checkFused(t, search.RRF([]search.LegList{l}, search.RRFK, false), []want{{c, 1.0 / 61}, {a, 1.0 / 62}, {b, 1.0 / 62}})
+	}
+}
