@@ -192,12 +192,8 @@ func verifyFuzzy(words []fuzzyWord, hits []hs.Hit, minShare float64) ([]hs.Hit, 
 	return kept, matches
 }
 
-// correctFrom is how many of the fuzzy leg's best chunks propose
-// corrections of unknown query words.
-const correctFrom = 8
-
 // corrections returns, for each unknown query word, the closest word the
-// fuzzy leg's best chunks hold that starts with the same letter (spelling
+// fuzzy leg's chunks hold that starts with the same letter (spelling
 // errors rarely hit the first letter, and a different first letter is
 // more often another word: "tenses", "senses"): the fewest edits first,
 // then the most chunks, then alphabetical order. This is how a typo ("retreival") finds
@@ -208,7 +204,7 @@ func corrections(matches []fuzzyMatch) map[string]string {
 		dist, seen int
 	}
 	count := make(map[[2]string]*cand)
-	for _, m := range matches[:min(correctFrom, len(matches))] {
+	for _, m := range matches {
 		for u, w := range m.near {
 			if firstRune(u) != firstRune(w) {
 				continue // few typos hit the first letter; "rlin" is not "lin"

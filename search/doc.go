@@ -27,7 +27,7 @@
 //
 // Beside a keyword leg with statistics the fuzzy leg looks only for the
 // words no chunk contains (typos, partial words) and runs first; the
-// closest word its best chunks hold ("retreival" → "retrieval") is added
+// closest word its chunks hold ("retreival" → "retrieval") is added
 // to the keyword query as a correction. A leg with weight 0 does not run;
 // a leg with nothing to look up (stop words only, or no unknown word for
 // the fuzzy leg) is idle. A leg that cannot run (no embedder, the embedder

@@ -48,7 +48,7 @@ var errSemanticOff = hs.Errorf(hs.EUNAVAILABLE, "semantic search is off: no embe
 // fuzzy leg looks up only the words the keyword index does not know
 // (typos, partial words), since the keyword leg already matches the others
 // exactly and better; it runs before the keyword leg, which then also
-// matches the corrections found in the fuzzy leg's best chunks.
+// matches the corrections found in the fuzzy leg's chunks.
 func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legResult {
 	var out [3]legResult
 	for i, leg := range legOrder {
