@@ -185,16 +185,16 @@ func (m *Main) openEmbedder(ctx context.Context) error {
 }
 
 // openStore opens Qdrant (QDRANT_URL) or the embedded local store, and
-// names the index (m.indexID) so file states written for another store or
-// model are indexed again.
+// names the index (m.indexID) so file states written for another store,
+// model or analyzer version are indexed again.
 func (m *Main) openStore(ctx context.Context) error {
 	model := "none"
 	if m.Embedder != nil {
 		model = m.Config.EmbedModel
 	}
-	m.indexID = "local/" + model
+	m.indexID = "local/" + model + "/" + analysis.Version
 	if m.Config.QdrantURL != "" {
-		m.indexID = "qdrant/" + m.Config.QdrantURL + "/" + model
+		m.indexID = "qdrant/" + m.Config.QdrantURL + "/" + model + "/" + analysis.Version
 	}
 	if m.Config.QdrantURL != "" {
 		dim := 0
@@ -229,7 +229,7 @@ func (m *Main) buildIndexing() {
 		Files:   m.Nextcloud,
 		Extract: extractor{&extract.Extractor{MaxInputBytes: cfg.MaxFileSize}},
 		Chunk:   chunk.Chunker{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
-		Sparse:  analysis.DocVectors,
+		Sparse:  analysis.PointVectors,
 		Store:   m.Store,
 		States:  m.Queue.States(),
 		Lease:   m.Queue,
