@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,7 +35,14 @@ func TestDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the whole demo")
 	}
-	cmd := command(t, "demo", "--addr", "127.0.0.1:0", "--data", t.TempDir())
+	data := t.TempDir()
+	// An app.env left world-readable (by an older version, or a umask) is
+	// made private again: it holds the app secret.
+	envFile := filepath.Join(data, "app.env")
+	if err := os.WriteFile(envFile, []byte("OLD=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := command(t, "demo", "--addr", "127.0.0.1:0", "--data", data)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +78,9 @@ func TestDemo(t *testing.T) {
 	}
 	if ready.NextcloudURL == "" || ready.PanelURL == "" || ready.MCPURL == "" || len(ready.Users) != 2 {
 		t.Fatalf("READY info incomplete: %+v", ready)
+	}
+	if st, err := os.Stat(envFile); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("app.env = %v (%v), want mode 0600", st.Mode(), err)
 	}
 	alice := ready.Users[0]
 	if alice.UID != "alice" || alice.AppPassword == "" || alice.MCPToken == "" || ready.MCPDirectURL == "" {
