@@ -122,7 +122,8 @@ func New(o Options) (*Service, error) {
 // Search runs req for user and returns one page of documents, best first.
 //
 // It returns an EINVALID error for a request that breaks a rule (see
-// Validate) or an empty user, an EUNAVAILABLE error when none of the legs
+// Validate), an empty user, or a request for the semantic leg alone when
+// no embedding model is configured, an EUNAVAILABLE error when none of the legs
 // the request needs could run (the reasons are in the message), and the
 // context's error when ctx ends. A leg that fails while others run is not
 // an error: the result lists it in Skipped. Results are grouped per
@@ -136,6 +137,12 @@ func (s *Service) Search(ctx context.Context, user hs.UserID, req hs.SearchReque
 	p, err := newPlan(req)
 	if err != nil {
 		return hs.SearchResult{}, err
+	}
+	if s.embed == nil && p.weight(hs.AlgorithmKeyword) <= 0 && p.weight(hs.AlgorithmFuzzy) <= 0 {
+		// Only the semantic leg is asked for and it can never run here:
+		// the request cannot succeed on a retry, so it is the caller's to
+		// change (400, and a permanent MCP tool error), not a 503.
+		return hs.SearchResult{}, hs.Errorf(hs.EINVALID, "search: %s; use the hybrid, keyword or fuzzy algorithm", errSemanticOff.Message)
 	}
 	legs := s.retrieve(ctx, user, p)
 	if err := ctx.Err(); err != nil {
