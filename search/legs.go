@@ -161,12 +161,13 @@ func (p *plan) lists(legs [3]legResult) ([]LegList, []hs.SkippedLeg, error) {
 	return lists, skipped, nil
 }
 
-// skipReason is the user-safe reason a leg did not run.
+// skipReason is the user-safe reason a leg did not run, without internal
+// addresses.
 func skipReason(err error) string {
 	if err == errSemanticOff {
 		return err.Error()
 	}
-	msg := hs.ErrorMessage(err)
+	msg := hs.RedactEndpoints(hs.ErrorMessage(err))
 	if hs.ErrorKind(err) == hs.EUNAVAILABLE {
 		return "unavailable: " + msg
 	}
