@@ -60,3 +60,11 @@ type Leaser interface {
 
 // EnqueueFunc publishes jobs (folder moves fan out into one job per file).
 type EnqueueFunc func(ctx context.Context, jobs ...hs.IndexJob) error
+
+// UserChecker tells whether a Nextcloud user exists
+// (*nextcloud.UserDirectory). A call as a user that does not exist fails
+// like any refused login; this is how such a job is told from one that
+// may pass later.
+type UserChecker interface {
+	UserExists(ctx context.Context, user hs.UserID) (bool, error)
+}

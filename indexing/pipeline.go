@@ -25,6 +25,10 @@ type Pipeline struct {
 	Store   ChunkWriter
 	States  StateStore
 	Lease   Leaser
+	// Users, if non-nil, is asked when Nextcloud refuses a call as the
+	// job's user: a job for a user that does not exist is dropped at once
+	// instead of being retried.
+	Users   UserChecker
 	Enqueue EnqueueFunc // for folder fan-out; nil disables it
 	// Rescan, if non-nil, asks for a reconciliation scan of a user's tree
 	// (a deleted folder's files cannot be found by id any more).
@@ -74,6 +78,9 @@ func (p *Pipeline) Process(ctx context.Context, job hs.IndexJob) error {
 		if hs.ErrorKind(err) == hs.ENOTFOUND {
 			return nil // gone before we looked; a Before* event or the scan covers it
 		}
+		if p.missingUser(ctx, job.User, err) {
+			return errNoUser(job.User)
+		}
 		if err != nil {
 			return fmt.Errorf("stat %s as %s: %w", job.Path, job.User, err)
 		}
@@ -94,12 +101,35 @@ func (p *Pipeline) Process(ctx context.Context, job hs.IndexJob) error {
 	switch {
 	case hs.ErrorKind(err) == hs.ENOTFOUND:
 		return p.dropReader(ctx, st, job)
+	case p.missingUser(ctx, job.User, err):
+		if slices.Contains(st.Readers, job.User) {
+			// A deleted user: they can see nothing any more.
+			if err := p.dropReader(ctx, st, hs.IndexJob{FileID: id, User: job.User}); err != nil {
+				return err
+			}
+		}
+		return errNoUser(job.User)
 	case err != nil:
 		return fmt.Errorf("find file %d as %s: %w", id, job.User, err)
 	case info.IsDir:
 		return p.fanOut(ctx, job.User, info)
 	}
 	return p.sync(ctx, st, job.User, info, job.Reason == hs.ReasonRetry)
+}
+
+// missingUser reports whether err, from a call as user, came from a user
+// that does not exist in Nextcloud (AppAPI refuses the login).
+func (p *Pipeline) missingUser(ctx context.Context, user hs.UserID, err error) bool {
+	if p.Users == nil || hs.ErrorKind(err) != hs.EUNAUTHORIZED {
+		return false
+	}
+	ok, cerr := p.Users.UserExists(ctx, user)
+	return cerr == nil && !ok
+}
+
+// errNoUser is the permanent error of a job whose user does not exist.
+func errNoUser(user hs.UserID) error {
+	return hs.Errorf(hs.ENOTFOUND, "user %q does not exist in Nextcloud", user)
 }
 
 func (p *Pipeline) state(ctx context.Context, id hs.FileID) (*hs.FileState, error) {

@@ -116,6 +116,11 @@ func (s *Scanner) scan(ctx context.Context, users []hs.UserID, report func(float
 	return err
 }
 
+// scanUsers scans each user in turn. One user's failure (a broken home
+// storage, a user deleted meanwhile) is logged and recorded in the
+// progress, and the others are scanned all the same; it is returned only
+// when every user failed, so one user never holds back the rest (the
+// app's initialization among them).
 func (s *Scanner) scanUsers(ctx context.Context, users []hs.UserID, report func(float64)) error {
 	known, err := s.readerIndex(ctx, users)
 	if err != nil {
@@ -129,6 +134,9 @@ func (s *Scanner) scanUsers(ctx context.Context, users []hs.UserID, report func(
 			}
 			s.logger().Warn("scan of a user failed", "user_id", user, "error", err)
 			errs = append(errs, fmt.Errorf("scan %s: %w", user, err))
+			s.mu.Lock()
+			s.progress.LastError = hs.ErrorMessage(errs[len(errs)-1])
+			s.mu.Unlock()
 		}
 		s.mu.Lock()
 		s.progress.UsersDone = i + 1
@@ -137,7 +145,10 @@ func (s *Scanner) scanUsers(ctx context.Context, users []hs.UserID, report func(
 			report(float64(i+1) / float64(len(users)))
 		}
 	}
-	return errors.Join(errs...)
+	if len(errs) > 0 && len(errs) == len(users) {
+		return errors.Join(errs...)
+	}
+	return nil
 }
 
 // readerIndex maps each scanned user to the states listing them as reader.

@@ -230,6 +230,7 @@ func (m *Main) buildIndexing() {
 		Store:   m.Store,
 		States:  m.Queue.States(),
 		Lease:   m.Queue,
+		Users:   &nextcloud.UserDirectory{Client: m.Nextcloud},
 		Enqueue: m.Queue.Publish,
 		Rescan:  m.Scanner.Request,
 		Rules:   indexing.Rules{PathGlobs: cfg.ExcludePaths, MIMEs: cfg.ExcludeMIME, MaxSize: cfg.MaxFileSize},

@@ -8,6 +8,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/handlers"
 	"github.com/hybrid-search/hybridsearch/indexing"
 	"github.com/hybrid-search/hybridsearch/mcp"
+	"github.com/hybrid-search/hybridsearch/nextcloud"
 	"github.com/hybrid-search/hybridsearch/tokens"
 )
 
@@ -45,7 +46,10 @@ func (m *Main) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &handlers.MCPDeps{Handler: endpoint, Tokens: m.Tokens, NextcloudURL: cfg.NextcloudURL}, nil
+	// Tokens are issued against a fresh list of users (one issuance is
+	// rare); indexing may trust a list for a minute.
+	users := &nextcloud.UserDirectory{Client: m.Nextcloud, MaxAge: nextcloud.DefaultUserListRecheck}
+	return &handlers.MCPDeps{Handler: endpoint, Tokens: m.Tokens, Users: users, NextcloudURL: cfg.NextcloudURL}, nil
 }
 
 // DirectMCPURL is the MCP endpoint on the app's own address, for bearer

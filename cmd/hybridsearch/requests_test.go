@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -179,3 +180,28 @@ func TestStatusOwnFiguresOnly(t *testing.T) {
 }
 
 
+
+// TestTokensOnlyForExistingUsers: the token CLI signs its requests with
+// the app secret and can name any user; a token is issued only for a user
+// Nextcloud knows.
+func TestTokensOnlyForExistingUsers(t *testing.T) {
+	env := newTestEnv(t, envOptions{install: true})
+	var out, errb strings.Builder
+	err := runToken(t.Context(), []string{"issue", "--user", "mallory", "--json"}, env.getenv, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "404") || !strings.Contains(err.Error(), "no Nextcloud user") {
+		t.Errorf("token for a user Nextcloud does not know = %v %q, want a 404", err, out.String())
+	}
+	if list, _ := env.Main.Tokens.List(t.Context(), "mallory"); len(list) != 0 {
+		t.Errorf("mallory has %d tokens", len(list))
+	}
+	out.Reset()
+	if err := runToken(t.Context(), []string{"issue", "--user", "bob", "--json"}, env.getenv, &out, &errb); err != nil || !strings.Contains(out.String(), `"token"`) {
+		t.Errorf("token for bob = %v %q", err, out.String())
+	}
+	// A user created a moment ago gets one too, once the app's list of
+	// users (at most 2 s old when it says no) has been read again.
+	env.Sim.AddUser("dora", "Dora", false)
+	await(t, "a token for a new user", 5*time.Second, func() bool {
+		return runToken(t.Context(), []string{"issue", "--user", "dora", "--json"}, env.getenv, &out, &errb) == nil
+	})
+}
