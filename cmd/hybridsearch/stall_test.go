@@ -120,3 +120,90 @@ func appAPIUser(r *http.Request) (hs.UserID, bool) {
 	user, _, ok := strings.Cut(string(raw), ":")
 	return hs.UserID(user), ok
 }
+
+// TestMalformedWebhooksAreRefused sends what a forged or broken sender
+// might (signed as AppAPI, so only the body is wrong): each gets 400 and
+// queues nothing; a well-formed event still passes.
+func TestMalformedWebhooksAreRefused(t *testing.T) {
+	env := newTestEnv(t, envOptions{install: true})
+	const w = `OCP\\Files\\Events\\Node\\NodeWrittenEvent`
+	node := func(id, path string) string {
+		return `{"event":{"class":"` + w + `","node":{"id":` + id + `,"path":"` + path + `"}},"user":{"uid":"alice"},"time":1700000000}`
+	}
+	long := strings.Repeat("a", 251)
+	bodies := map[string]string{
+		"empty":                    ``,
+		"not json":                 `hello`,
+		"json array":               `[1,2]`,
+		"json string":              `"event"`,
+		"truncated":                `{"event":{"class":"` + w + `"`,
+		"trailing data":            node("5", "/alice/files/a.md") + `{}`,
+		"two objects":              node("5", "/alice/files/a.md") + node("6", "/alice/files/b.md"),
+		"no event":                 `{"user":{"uid":"alice"}}`,
+		"event not an object":      `{"event":"x"}`,
+		"class not a string":       `{"event":{"class":7}}`,
+		"empty class":              `{"event":{"class":""}}`,
+		"share event":              `{"event":{"class":"OCP\\Share\\Events\\ShareCreatedEvent"}}`,
+		"unknown node event":       `{"event":{"class":"OCP\\Files\\Events\\Node\\NodeFrobbedEvent","node":{"path":"/alice/files/x"}}}`,
+		"node without path":        `{"event":{"class":"` + w + `","node":{"id":3}}}`,
+		"node not an object":       `{"event":{"class":"` + w + `","node":"/alice/files/x"}}`,
+		"id a string":              node(`"5"`, "/alice/files/a.md"),
+		"id a fraction":            node("5.5", "/alice/files/a.md"),
+		"id too large":             node("99999999999999999999999", "/alice/files/a.md"),
+		"negative id":              node("-5", "/alice/files/a.md"),
+		"relative path":            node("5", "alice/files/a.md"),
+		"dot-dot segment":          node("5", "/alice/files/../bob/files/a.md"),
+		"dot segment":              node("5", "/alice/files/./a.md"),
+		"dot-dot user":             node("5", "/../files/a.md"),
+		"dot user":                 node("5", "/./files/a.md"),
+		"empty segment":            node("5", "/alice/files//a.md"),
+		"NUL in path":              node("5", `/alice/files/a\u0000.md`),
+		"newline in path":          node("5", `/alice/files/a\n.md`),
+		"control char in path":     node("5", `/alice/files/a\u001b.md`),
+		"NUL in user":              node("5", `/ali\u0000ce/files/a.md`),
+		"lone surrogate":           node("5", `/alice/files/a\ud800.md`),
+		"invalid UTF-8":            "{\"event\":{\"class\":\"" + w + "\",\"node\":{\"id\":5,\"path\":\"/alice/files/a\xff\xfe.md\"}},\"time\":1}",
+		"name over 250 bytes":      node("5", "/alice/files/"+long+".md"),
+		"path over 4096 bytes":     node("5", "/alice/files"+strings.Repeat("/"+strings.Repeat("d", 200), 21)+"/a.md"),
+		"uid over 64 bytes":        node("5", "/"+strings.Repeat("u", 65)+"/files/a.md"),
+		"user uid over 64 bytes":   `{"event":{"class":"` + w + `","node":{"id":5,"path":"/alice/files/a.md"}},"user":{"uid":"` + strings.Repeat("u", 65) + `"},"time":1}`,
+		"user uid with a slash":    `{"event":{"class":"` + w + `","node":{"id":5,"path":"/alice/files/a.md"}},"user":{"uid":"al/ice"},"time":1}`,
+		"negative time":            `{"event":{"class":"` + w + `","node":{"id":5,"path":"/alice/files/a.md"}},"user":{"uid":"alice"},"time":-1}`,
+		"rename without source":    `{"event":{"class":"OCP\\Files\\Events\\Node\\NodeRenamedEvent","target":{"id":5,"path":"/alice/files/a.md"}}}`,
+		"rename with a bad source": `{"event":{"class":"OCP\\Files\\Events\\Node\\NodeRenamedEvent","source":{"path":"/alice/files/../x"},"target":{"id":5,"path":"/alice/files/a.md"}}}`,
+		"negative target id":       `{"event":{"class":"OCP\\Files\\Events\\Node\\NodeCopiedEvent","source":{"id":4,"path":"/alice/files/x"},"target":{"id":-5,"path":"/alice/files/a.md"}}}`,
+	}
+	auth := base64.StdEncoding.EncodeToString([]byte(":" + env.Main.Config.AppSecret))
+	send := func(body string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, env.appURL()+"/api/webhook", strings.NewReader(body))
+		req.Header.Set("EX-APP-ID", "hybrid_search")
+		req.Header.Set("EX-APP-VERSION", "0.1.0")
+		req.Header.Set("AUTHORIZATION-APP-API", auth)
+		resp, b := doReq(t, req)
+		return resp.StatusCode, b
+	}
+	await(t, "the initial scan's jobs to finish", 20*time.Second, func() bool {
+		n, err := env.Main.Queue.Pending(t.Context())
+		return err == nil && n == 0
+	})
+	for name, body := range bodies {
+		if code, b := send(body); code != http.StatusBadRequest {
+			t.Errorf("%s: %d %s, want 400", name, code, b)
+		}
+	}
+	if n, err := env.Main.Queue.Pending(t.Context()); err != nil || n != 0 {
+		t.Errorf("%d jobs queued from malformed bodies (%v), want none", n, err)
+	}
+	t.Logf("%d malformed bodies refused", len(bodies))
+	for _, ok := range []string{
+		node("5", "/alice/files/a b/ü 日本.md"),
+		node("5", "/bob@example.org/files/it's fine.md"),
+		node("5", "/alice/files/"+strings.Repeat("a", 250)),
+		node("5", "/alice/files/Folder/"),
+		node("0", "/appdata_oc1/preview/1.png"),
+	} {
+		if code, b := send(ok); code != http.StatusOK {
+			t.Errorf("well-formed %s: %d %s, want 200", ok, code, b)
+		}
+	}
+}
