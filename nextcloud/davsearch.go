@@ -29,8 +29,10 @@ func (c *Client) davSearch(ctx context.Context, user hybridsearch.UserID, where,
 <d:basicsearch>
  `)
 	b.WriteString(searchSelect)
+	// The scope is an href: the uid is path-escaped like every other
+	// path segment we send (Sabre normalizes and decodes it again).
 	b.WriteString("\n <d:from><d:scope><d:href>/files/")
-	_ = xml.EscapeText(&b, []byte(user))
+	_ = xml.EscapeText(&b, []byte(escapeSegment(string(user))))
 	b.WriteString("</d:href><d:depth>infinity</d:depth></d:scope></d:from>\n <d:where>")
 	b.WriteString(where)
 	b.WriteString("</d:where>\n <d:orderby>")

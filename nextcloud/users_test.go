@@ -1,7 +1,9 @@
 package nextcloud_test
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -71,5 +73,53 @@ func TestUserDirectory(t *testing.T) {
 	}
 	if ok, _ := d.UserExists(ctx, ""); ok {
 		t.Error("the empty user exists")
+	}
+}
+
+// TestUserIDsAreEscaped: user ids with the characters Nextcloud allows
+// besides letters and digits (space, "_.@-'") reach their own files by
+// every route, and every outgoing path carries them escaped.
+func TestUserIDsAreEscaped(t *testing.T) {
+	e := newEnv(t)
+	sim := e.needSim(t)
+	var mu sync.Mutex
+	var raw []string // request URIs and SEARCH scopes
+	sim.OnRequest = func(r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		raw = append(raw, r.RequestURI)
+		if r.Method == "SEARCH" {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			if _, rest, ok := strings.Cut(string(b), "<d:href>"); ok {
+				href, _, _ := strings.Cut(rest, "<")
+				raw = append(raw, href)
+			}
+		}
+	}
+	ctx := context.Background()
+	for _, uid := range []string{"jo smith", "o'neil@example.org", "a.b-c_d"} {
+		sim.AddUser(uid, uid, false)
+		f := sim.PutFile(uid, "/Docs/note one.md", []byte("hello"))
+		u := hybridsearch.UserID(uid)
+		if got, err := e.c.FindByID(ctx, u, hybridsearch.FileID(f.ID)); err != nil || got.Path != "/Docs/note one.md" {
+			t.Errorf("FindByID as %q = %+v, %v", uid, got, err)
+		}
+		if got, err := e.c.Stat(ctx, u, "/Docs/note one.md"); err != nil || got.ID != hybridsearch.FileID(f.ID) {
+			t.Errorf("Stat as %q = %+v, %v", uid, got, err)
+		}
+		body, _, err := e.c.Download(ctx, u, "/Docs/note one.md", 1<<20)
+		if err != nil {
+			t.Errorf("Download as %q: %v", uid, err)
+			continue
+		}
+		body.Close()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, r := range raw {
+		if strings.Contains(r, " ") {
+			t.Errorf("request with an unescaped user id: %q", r)
+		}
 	}
 }
