@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/qdrant/go-client/qdrant"
+	"google.golang.org/grpc"
 
 	"github.com/hybrid-search/hybridsearch"
 )
@@ -158,6 +159,9 @@ func qdrantConfig(o QdrantOptions) (*qdrant.Config, error) {
 		// OpenQdrant reads and logs the version itself, under its timeout.
 		SkipCompatibilityCheck: true,
 		PoolSize:               1,
+		// Pages are sized to stay under 4 MiB (see pageBytes); the raised
+		// limit is a margin for a single point larger than estimated.
+		GrpcOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxRecvBytes))},
 	}, nil
 }
 

@@ -7,18 +7,41 @@ import (
 	"slices"
 
 	"github.com/qdrant/go-client/qdrant"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/hybrid-search/hybridsearch"
 )
 
-// Page sizes of the adapter's requests: points per upsert (a 768-dim
-// point with its text is a few KiB, gRPC messages stay far below 4 MiB)
-// and per scroll page.
+// Page sizes of the adapter's requests. Upserts and scroll pages are
+// sized by bytes: a point with its text, a 768-dim dense vector and its
+// sparse vectors is 10–20 KiB, so 512 of them (6 MiB and more) would break
+// gRPC's default 4 MiB receive limit (on the client; Qdrant's own request
+// limit is 32 MiB by default). pageBytes keeps every message well below
+// that; the client's receive limit is raised to maxRecvBytes as a margin
+// for single points that are larger than estimated.
 const (
-	upsertBatch = 128
-	scrollPage  = 512
-	hashBatch   = 256
+	upsertBatch  = 128     // at most this many points per upsert
+	scrollPage   = 512     // at most this many points per scroll page
+	hashBatch    = 256     // hashes per VectorsByHash filter
+	pageBytes    = 2 << 20 // target size of one upsert or scroll page
+	maxRecvBytes = 64 << 20
 )
+
+// pointBytes estimates the wire size of a point with all its vectors: the
+// dense vector, up to about 1,000 sparse entries, up to 4 KiB of text and
+// headings in the payload.
+func (q *Qdrant) pointBytes() int {
+	return 4*q.dim + 8*1000 + 6<<10
+}
+
+// scrollLimit is the first page size of a scroll: by the estimate when
+// vectors come along, else scrollPage (payloads alone are small).
+func (q *Qdrant) scrollLimit(withVectors bool) int {
+	if !withVectors {
+		return scrollPage
+	}
+	return min(scrollPage, max(1, pageBytes/q.pointBytes()))
+}
 
 // WriteFile makes the file's points exactly points: it upserts them with
 // File set to meta (waiting until Qdrant applied them), then deletes the
@@ -39,20 +62,33 @@ func (q *Qdrant) WriteFile(ctx context.Context, meta hybridsearch.FileMeta, poin
 	meta = cleanFileMeta(meta)
 	points = slices.SortedFunc(slices.Values(points), func(a, b hybridsearch.Point) int { return cmp.Compare(a.Chunk.No, b.Chunk.No) })
 	ids := make([]*qdrant.PointId, len(points))
-	for start := 0; start < len(points); start += upsertBatch {
-		batch := points[start:min(start+upsertBatch, len(points))]
-		structs := make([]*qdrant.PointStruct, len(batch))
-		for i, p := range batch {
-			ids[start+i] = qdrant.NewID(p.ID)
-			structs[i] = &qdrant.PointStruct{Id: ids[start+i], Vectors: pointVectors(p), Payload: pointPayload(meta, p.Chunk)}
+	var structs []*qdrant.PointStruct
+	size := 0
+	flush := func() error {
+		if len(structs) == 0 {
+			return nil
 		}
 		req := &qdrant.UpsertPoints{CollectionName: q.collection, Wait: qdrant.PtrOf(true), Points: structs}
-		if err := q.call(ctx, fmt.Sprintf("write file %d", meta.ID), func(ctx context.Context, c *qdrant.Client) error {
+		structs, size = nil, 0
+		return q.call(ctx, fmt.Sprintf("write file %d", meta.ID), func(ctx context.Context, c *qdrant.Client) error {
 			_, err := c.Upsert(ctx, req)
 			return err
-		}); err != nil {
-			return err
+		})
+	}
+	for i, p := range points {
+		ids[i] = qdrant.NewID(p.ID)
+		ps := &qdrant.PointStruct{Id: ids[i], Vectors: pointVectors(p), Payload: pointPayload(meta, p.Chunk)}
+		n := proto.Size(ps)
+		if len(structs) > 0 && (len(structs) >= upsertBatch || size+n > pageBytes) {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
+		structs = append(structs, ps)
+		size += n
+	}
+	if err := flush(); err != nil {
+		return err
 	}
 	// The file's points that were not just written: chunk numbers need not
 	// be 0..n-1, so select them by id rather than by a chunk number range.
@@ -111,7 +147,7 @@ func (q *Qdrant) deletePoints(ctx context.Context, op string, f *qdrant.Filter) 
 // an absent file.
 func (q *Qdrant) FilePoints(ctx context.Context, id hybridsearch.FileID, withVectors bool) ([]hybridsearch.Point, error) {
 	var out []hybridsearch.Point
-	err := q.scroll(ctx, fmt.Sprintf("file points %d", id), &qdrant.ScrollPoints{
+	err := q.scroll(ctx, fmt.Sprintf("file points %d", id), q.scrollLimit(withVectors), &qdrant.ScrollPoints{
 		Filter:      fileFilter(id),
 		WithPayload: qdrant.NewWithPayloadInclude(pointFields...),
 		WithVectors: qdrant.NewWithVectors(withVectors),
@@ -132,7 +168,7 @@ func (q *Qdrant) VectorsByHash(ctx context.Context, hashes []string) (map[string
 	for start := 0; start < len(hashes); start += hashBatch {
 		batch := hashes[start:min(start+hashBatch, len(hashes))]
 		missing := len(batch)
-		err := q.scroll(ctx, "vectors by hash", &qdrant.ScrollPoints{
+		err := q.scroll(ctx, "vectors by hash", min(scrollPage, max(1, pageBytes/(4*q.dim+1024))), &qdrant.ScrollPoints{
 			Filter:      &qdrant.Filter{Must: []*qdrant.Condition{qdrant.NewMatchKeywords("hash", batch...)}},
 			WithPayload: qdrant.NewWithPayloadInclude("hash"),
 			WithVectors: qdrant.NewWithVectorsInclude(VectorDense),
@@ -160,7 +196,7 @@ func (q *Qdrant) Files(ctx context.Context, user hybridsearch.UserID) ([]hybrids
 	}
 	seen := make(map[hybridsearch.FileID]bool)
 	var out []hybridsearch.FileMeta
-	err := q.scroll(ctx, "files of "+string(user), &qdrant.ScrollPoints{
+	err := q.scroll(ctx, "files of "+string(user), scrollPage, &qdrant.ScrollPoints{
 		Filter:      &qdrant.Filter{Must: []*qdrant.Condition{readersCondition(user)}},
 		WithPayload: qdrant.NewWithPayloadInclude(metaFields...),
 		WithVectors: qdrant.NewWithVectors(false),
@@ -181,27 +217,38 @@ func (q *Qdrant) Files(ctx context.Context, user hybridsearch.UserID) ([]hybrids
 
 // scroll pages through the points req selects, calling fn for each until
 // it returns false. It fills in the collection, the page size and the
-// offsets.
-func (q *Qdrant) scroll(ctx context.Context, op string, req *qdrant.ScrollPoints, fn func(*qdrant.RetrievedPoint) bool) error {
+// offsets. Pages start at limit points and are resized after each one so
+// that a page carries about pageBytes; a page the client could not
+// receive (over its message limit) is asked for again at half the size.
+func (q *Qdrant) scroll(ctx context.Context, op string, limit int, req *qdrant.ScrollPoints, fn func(*qdrant.RetrievedPoint) bool) error {
 	req.CollectionName = q.collection
-	req.Limit = qdrant.PtrOf(uint32(scrollPage))
 	for {
+		req.Limit = qdrant.PtrOf(uint32(limit))
 		var page []*qdrant.RetrievedPoint
 		var next *qdrant.PointId
 		err := q.call(ctx, op, func(ctx context.Context, c *qdrant.Client) (err error) {
 			page, next, err = c.ScrollAndOffset(ctx, req)
 			return err
 		})
+		if isTooLarge(err) && limit > 1 {
+			limit = max(1, limit/2)
+			continue
+		}
 		if err != nil {
 			return err
 		}
+		largest := 0
 		for _, p := range page {
+			largest = max(largest, proto.Size(p))
 			if !fn(p) {
 				return nil
 			}
 		}
 		if next == nil {
 			return nil
+		}
+		if largest > 0 {
+			limit = min(scrollPage, max(1, pageBytes/(largest+largest/4)))
 		}
 		req.Offset = next
 	}

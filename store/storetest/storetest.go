@@ -33,7 +33,17 @@ type Store interface {
 
 // Dim is the dense dimension of every vector Run writes and queries; a
 // store that needs it up front (a Qdrant collection) is created with it.
-const Dim = 4
+// It is a real model's (nomic-embed-text), so message and page sizes are
+// those of production.
+const Dim = 768
+
+// v returns a Dim-dimensional vector that starts with xs and is zero
+// after them.
+func v(xs ...float32) []float32 {
+	out := make([]float32, Dim)
+	copy(out, xs)
+	return out
+}
 
 // Run runs the contract as subtests. open must return a new, empty store
 // each time it is called and arrange for it to be closed (t.Cleanup).
@@ -58,6 +68,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"PointsWithoutDense", testPointsWithoutDense},
 		{"TieOrder", testTieOrder},
 		{"HealthAndContext", testHealthAndContext},
+		{"LargeFile", testLargeFile},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
