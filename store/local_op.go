@@ -101,8 +101,9 @@ func prepareWrite(meta hybridsearch.FileMeta, points []hybridsearch.Point) (*op,
 	return o, nil
 }
 
-// cleanMeta returns meta with sorted, unique, non-empty readers of its own
-// and the modification time in UTC without a monotonic reading.
+// cleanMeta returns meta with sorted, unique, non-empty readers of its own,
+// paths of its own for readers only, and the modification time in UTC
+// without a monotonic reading.
 func cleanMeta(meta hybridsearch.FileMeta) hybridsearch.FileMeta {
 	r := make([]hybridsearch.UserID, 0, len(meta.Readers))
 	for _, u := range meta.Readers {
@@ -112,6 +113,7 @@ func cleanMeta(meta hybridsearch.FileMeta) hybridsearch.FileMeta {
 	}
 	slices.Sort(r)
 	meta.Readers = slices.Compact(r)
+	meta.Paths = cleanPaths(meta)
 	if meta.Modified.IsZero() {
 		meta.Modified = time.Time{}
 	} else {
@@ -155,6 +157,21 @@ func sortedSparse(v hybridsearch.SparseVector) hybridsearch.SparseVector {
 		slices.SortFunc(perm, func(a, b int) int { return cmp.Compare(v.Indices[a], v.Indices[b]) })
 		for k, i := range perm {
 			out.Indices[k], out.Values[k] = v.Indices[i], v.Values[i]
+		}
+	}
+	return out
+}
+
+// cleanPaths returns a copy of meta's paths for its (clean) readers, each
+// path cleaned; nil when it has none.
+func cleanPaths(meta hybridsearch.FileMeta) map[hybridsearch.UserID]string {
+	var out map[hybridsearch.UserID]string
+	for _, u := range meta.Readers {
+		if p := meta.Paths[u]; p != "" {
+			if out == nil {
+				out = make(map[hybridsearch.UserID]string, len(meta.Readers))
+			}
+			out[u] = CleanPath(p)
 		}
 	}
 	return out

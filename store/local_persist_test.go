@@ -437,3 +437,43 @@ func TestLocalLeftoverTempSnapshot(t *testing.T) {
 		t.Errorf("snapshot.tmp is still there: %v", err)
 	}
 }
+
+// TestLocalReaderPathsPersist: readers' paths survive a reopen (snapshot
+// and WAL), and a store written without them reads back without them.
+func TestLocalReaderPathsPersist(t *testing.T) {
+	dir := t.TempDir()
+	s, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := hybridsearch.FileMeta{ID: 1, Path: "/Secret/a.md", Readers: []hybridsearch.UserID{"alice", "bob"},
+		Paths: map[hybridsearch.UserID]string{"alice": "/Secret/a.md", "bob": "/a.md"}}
+	legacy := hybridsearch.FileMeta{ID: 2, Path: "/b.md", Readers: []hybridsearch.UserID{"alice"}}
+	for _, m := range []hybridsearch.FileMeta{shared, legacy} {
+		pt := hybridsearch.Point{ID: hybridsearch.PointID(m.ID, 0), Chunk: hybridsearch.Chunk{FileID: m.ID, Text: "x"}, File: m}
+		if err := s.WriteFile(t.Context(), m, []hybridsearch.Point{pt}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, tt := range []struct {
+		id   hybridsearch.FileID
+		user hybridsearch.UserID
+		want string
+	}{{1, "alice", "/Secret/a.md"}, {1, "bob", "/a.md"}, {2, "alice", "/b.md"}, {2, "bob", ""}} {
+		pts, err := s.FilePoints(t.Context(), tt.id, false)
+		if err != nil || len(pts) != 1 {
+			t.Fatalf("FilePoints(%d) = %v, %v", tt.id, pts, err)
+		}
+		if got := pts[0].File.PathOf(tt.user); got != tt.want {
+			t.Errorf("file %d: %s's path after reopen = %q, want %q", tt.id, tt.user, got, tt.want)
+		}
+	}
+}

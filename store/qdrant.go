@@ -249,6 +249,7 @@ var payloadIndexes = []struct {
 	{"type", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
 	{"mtime", qdrant.FieldType_FieldTypeInteger, qdrant.PayloadSchemaType_Integer},
 	{"path_prefixes", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
+	{"reader_prefixes", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
 	{"hash", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
 }
 

@@ -259,7 +259,7 @@ func testFilters(t *testing.T, s Store) {
 	for _, f := range files {
 		m := fileMeta(f.id, f.path, "alice")
 		m.Type, m.MIME, m.Modified = f.typ, f.mime, f.modified
-		mustWrite(t, s, m, simple(m, v(1, float32(f.id) / 10, 0, 0)))
+		mustWrite(t, s, m, simple(m, v(1, float32(f.id)/10, 0, 0)))
 	}
 	all := []hybridsearch.FileID{1, 2, 3, 4, 5}
 	tests := []struct {
@@ -363,5 +363,59 @@ func testHealthAndContext(t *testing.T, s Store) {
 	}
 	if got := mustPoints(t, s, 1, false); len(got) != 0 {
 		t.Errorf("a write with a cancelled context stored %d points", len(got))
+	}
+}
+
+// testReaderPaths: a file shared with bob sits at his own path. A path
+// prefix filters on the searching user's path only (the owner's folder
+// names never match for bob), hits carry every reader's path, and a
+// metadata update moves the filter along.
+func testReaderPaths(t *testing.T, s Store) {
+	m := fileMeta(1, "/Secret/HR-X/review-X.md", "alice", "bob")
+	m.Paths = map[hybridsearch.UserID]string{"alice": "/Secret/HR-X/review-X.md", "bob": "/review-X.md"}
+	mustWrite(t, s, m, simple(m, v(1, 0, 0, 0)))
+	tests := []struct {
+		user   hybridsearch.UserID
+		prefix string
+		want   int
+	}{
+		{"alice", "/Secret/HR-X", 1},
+		{"alice", "/Secret", 1},
+		{"alice", "/review-X.md", 0},
+		{"bob", "/Secret/HR-X", 0},
+		{"bob", "/Secret", 0},
+		{"bob", "/", 1},
+		{"bob", "/review-X.md", 1},
+	}
+	for _, tt := range tests {
+		f := hybridsearch.Filter{PathPrefix: tt.prefix}
+		dense := mustDense(t, s, tt.user, v(1, 0, 0, 0), 10, f)
+		sparse := mustSparse(t, s, tt.user, "bm25", map[uint32]float32{1: 1}, 10, f)
+		if len(dense) != tt.want || len(sparse) != tt.want {
+			t.Errorf("%s with path_prefix %q: dense %d, sparse %d hits, want %d", tt.user, tt.prefix, len(dense), len(sparse), tt.want)
+		}
+	}
+	hits := mustDense(t, s, "bob", v(1, 0, 0, 0), 10, hybridsearch.Filter{})
+	if len(hits) != 1 || hits[0].Point.File.PathOf("bob") != "/review-X.md" || hits[0].Point.File.PathOf("alice") != "/Secret/HR-X/review-X.md" {
+		t.Fatalf("hits = %+v, want the file with both readers' paths", hits)
+	}
+	if got := mustPoints(t, s, 1, false)[0].File.Paths; len(got) != 2 || got["bob"] != "/review-X.md" {
+		t.Errorf("FilePoints paths = %v", got)
+	}
+
+	// bob moves it into a folder of his.
+	m.Paths = map[hybridsearch.UserID]string{"alice": "/Secret/HR-X/review-X.md", "bob": "/Reviews/review-X.md"}
+	mustUpdate(t, s, m)
+	if got := mustDense(t, s, "bob", v(1, 0, 0, 0), 10, hybridsearch.Filter{PathPrefix: "/Reviews"}); len(got) != 1 {
+		t.Errorf("bob's new folder finds %d hits, want 1", len(got))
+	}
+	if got := mustDense(t, s, "bob", v(1, 0, 0, 0), 10, hybridsearch.Filter{PathPrefix: "/review-X.md"}); len(got) != 0 {
+		t.Errorf("bob's old path finds %d hits, want 0", len(got))
+	}
+	// A path for someone who is not a reader is not kept.
+	m.Paths["carol"] = "/x.md"
+	mustUpdate(t, s, m)
+	if got := mustPoints(t, s, 1, false)[0].File.Paths; got["carol"] != "" {
+		t.Errorf("paths = %v, want none for a non-reader", got)
 	}
 }

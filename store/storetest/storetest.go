@@ -68,6 +68,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"PointsWithoutDense", testPointsWithoutDense},
 		{"TieOrder", testTieOrder},
 		{"HealthAndContext", testHealthAndContext},
+		{"ReaderPaths", testReaderPaths},
 		{"LargeFile", testLargeFile},
 	}
 	for _, tt := range tests {
@@ -260,7 +261,7 @@ func nearVec(got, want []float32) bool {
 func metaEqual(a, b hybridsearch.FileMeta) bool {
 	return a.ID == b.ID && a.Path == b.Path && a.Title == b.Title && a.MIME == b.MIME &&
 		a.Type == b.Type && a.Modified.Equal(b.Modified) && a.ETag == b.ETag &&
-		a.Size == b.Size && slices.Equal(a.Readers, b.Readers)
+		a.Size == b.Size && slices.Equal(a.Readers, b.Readers) && maps.Equal(a.Paths, b.Paths)
 }
 
 // chunkEqual compares chunks with nil and empty headings alike.
