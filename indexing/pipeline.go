@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -317,7 +318,7 @@ func (p *Pipeline) meta(st *hs.FileState, info hs.FileInfo, title string) hs.Fil
 	}
 	return hs.FileMeta{
 		ID: info.ID, Path: pth, Title: title, MIME: info.MIME, Type: typ, Modified: info.Modified,
-		ETag: info.ETag, Size: info.Size, Readers: slices.Clone(st.Readers),
+		ETag: info.ETag, Size: info.Size, Readers: slices.Clone(st.Readers), Paths: maps.Clone(st.Paths),
 	}
 }
 

@@ -52,7 +52,11 @@ type Scanner struct {
 	// IndexID is the Pipeline's IndexID: files recorded for another index
 	// are queued again.
 	IndexID string
-	Logger  *slog.Logger
+	// Baseline, if non-nil, is called before a user's tree is walked; the
+	// commit it returns runs after the walk went through
+	// (ShareRefresher.Baseline: the shares the scan has seen).
+	Baseline func(ctx context.Context, user hs.UserID) (commit func(ctx context.Context) error, err error)
+	Logger   *slog.Logger
 
 	mu       sync.Mutex
 	progress ScanProgress
@@ -188,6 +192,13 @@ func (s *Scanner) scanOne(ctx context.Context, user hs.UserID, known map[hs.File
 		batch = batch[:0]
 		return nil
 	}
+	var commit func(ctx context.Context) error
+	if s.Baseline != nil {
+		var err error
+		if commit, err = s.Baseline(ctx, user); err != nil {
+			s.logger().Warn("shares not read before the scan", "user_id", user, "error", err)
+		}
+	}
 	now := time.Now()
 	seen := map[hs.FileID]bool{}
 	err := s.Tree.Walk(ctx, user, "/", func(f hs.FileInfo) error {
@@ -221,7 +232,15 @@ func (s *Scanner) scanOne(ctx context.Context, user hs.UserID, known map[hs.File
 			}
 		}
 	}
-	return flush()
+	if err := flush(); err != nil {
+		return err
+	}
+	if commit != nil {
+		if err := commit(ctx); err != nil {
+			s.logger().Warn("shares seen by the scan not saved", "user_id", user, "error", err)
+		}
+	}
+	return nil
 }
 
 // Request asks for a scan of user ("" = every user) soon, from Run's loop.

@@ -41,6 +41,10 @@ type Config struct {
 	LogLevel     string   // debug, info, warn, error
 	LogFormat    string   // text, json
 
+	// ShareMaxAge is how old a user's share list may be before their
+	// search looks again (tests); not read from the environment, 0 means
+	// indexing.DefaultShareMaxAge.
+	ShareMaxAge time.Duration
 	// RetryBackoff overrides the queue's retry delays (tests); not read
 	// from the environment.
 	RetryBackoff []time.Duration

@@ -107,7 +107,9 @@ func TestSearchRequestRules(t *testing.T) {
 // non-admin's status say what is wrong without naming where it runs.
 func TestErrorTextsNameNoEndpoints(t *testing.T) {
 	ollama, o := withOllama(t)
-	o.setup = func(sim *ncsim.Server) { sim.SeedFile("bob", "/ibis.md", []byte("The sacred ibis wades in the marsh.")) }
+	o.setup = func(sim *ncsim.Server) {
+		sim.SeedFile("bob", "/ibis.md", []byte("The sacred ibis wades in the marsh."))
+	}
 	env := newTestEnv(t, o)
 	f := env.mustStat(t, "bob", "/ibis.md")
 	env.awaitFile(t, "indexed", f.ID, isIndexed(f.ETag))
@@ -178,8 +180,6 @@ func TestStatusOwnFiguresOnly(t *testing.T) {
 		t.Errorf("admin status lacks the instance figures: %s", body)
 	}
 }
-
-
 
 // TestTokensOnlyForExistingUsers: the token CLI signs its requests with
 // the app secret and can name any user; a token is issued only for a user
