@@ -14,6 +14,8 @@ const (
 	opWrite  byte = 1 // WriteFile: meta and the file's complete point set
 	opMeta   byte = 2 // UpdateFileMeta
 	opDelete byte = 3 // DeleteFile: meta.ID only
+	opUpsert byte = 4 // UpsertPoints: meta and some of the file's points
+	opTrim   byte = 5 // TrimFile: meta.ID and the chunk count to keep
 )
 
 // op is one logged change: what a WAL record holds and what index.apply
@@ -21,7 +23,8 @@ const (
 type op struct {
 	kind   byte
 	meta   hybridsearch.FileMeta
-	points []pointIn // opWrite, in chunk order
+	points []pointIn // opWrite and opUpsert, in chunk order
+	keep   int       // opTrim: chunks numbered below it stay
 }
 
 // pointIn is a point on its way into the index: dense already normalised,
@@ -39,7 +42,7 @@ func (o *op) encode(e *encoder, seq uint64) {
 	e.uvarint(seq)
 	e.byte(o.kind)
 	switch o.kind {
-	case opWrite:
+	case opWrite, opUpsert:
 		e.meta(o.meta)
 		e.uvarint(uint64(len(o.points)))
 		for _, p := range o.points {
@@ -49,6 +52,9 @@ func (o *op) encode(e *encoder, seq uint64) {
 		e.meta(o.meta)
 	case opDelete:
 		e.varint(int64(o.meta.ID))
+	case opTrim:
+		e.varint(int64(o.meta.ID))
+		e.int(o.keep)
 	}
 }
 
@@ -58,7 +64,7 @@ func decodeOp(b []byte) (uint64, *op, error) {
 	seq := d.uvarint()
 	o := &op{kind: d.byte()}
 	switch o.kind {
-	case opWrite:
+	case opWrite, opUpsert:
 		o.meta = d.meta()
 		n := d.count(1)
 		o.points = make([]pointIn, n)
@@ -69,6 +75,9 @@ func decodeOp(b []byte) (uint64, *op, error) {
 		o.meta = d.meta()
 	case opDelete:
 		o.meta.ID = hybridsearch.FileID(d.varint())
+	case opTrim:
+		o.meta.ID = hybridsearch.FileID(d.varint())
+		o.keep = d.int()
 	default:
 		d.fail()
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/hybrid-search/hybridsearch"
@@ -476,4 +477,56 @@ func TestLocalReaderPathsPersist(t *testing.T) {
 			t.Errorf("file %d: %s's path after reopen = %q, want %q", tt.id, tt.user, got, tt.want)
 		}
 	}
+}
+
+// TestLocalUpsertTrimReplay: batched writes and a trim are replayed from
+// the WAL after a crash, and survive a clean reopen.
+func TestLocalUpsertTrimReplay(t *testing.T) {
+	dir := t.TempDir()
+	s, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := hybridsearch.FileMeta{ID: 3, Path: "/big.txt", Readers: []hybridsearch.UserID{"alice"}}
+	pt := func(no int) hybridsearch.Point {
+		text := "chunk " + strconv.Itoa(no)
+		return hybridsearch.Point{ID: hybridsearch.PointID(3, no), File: m, Chunk: hybridsearch.Chunk{FileID: 3, No: no, Text: text, Hash: text},
+			Dense: []float32{1, float32(no)}, BM25: hybridsearch.SparseVector{Indices: []uint32{uint32(no)}, Values: []float32{1}}}
+	}
+	for _, batch := range [][]hybridsearch.Point{{pt(0), pt(1), pt(2)}, {pt(3), pt(4)}, {pt(1)}} {
+		if err := s.UpsertPoints(t.Context(), m, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.TrimFile(t.Context(), 3, 4); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, s *store.Local) {
+		t.Helper()
+		pts, err := s.FilePoints(t.Context(), 3, true)
+		if err != nil || len(pts) != 4 {
+			t.Fatalf("%s: FilePoints = %d points, %v; want 4", what, len(pts), err)
+		}
+		for i, p := range pts {
+			if p.Chunk.No != i || len(p.Dense) != 2 {
+				t.Errorf("%s: point %d = %+v", what, i, p.Chunk)
+			}
+		}
+	}
+	check("live", s)
+	crashed, err := store.OpenLocal(crashCopy(t, dir), store.LocalOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("replayed after a crash", crashed)
+	crashed.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	check("reopened", s)
 }

@@ -43,6 +43,34 @@ func (q *Qdrant) scrollLimit(withVectors bool) int {
 	return min(scrollPage, max(1, pageBytes/q.pointBytes()))
 }
 
+// UpsertPoints stores points with File set to meta (waiting until Qdrant
+// applied them), each replacing the file's point of the same chunk number
+// (the point id is the file and chunk number), and leaves the file's other
+// points; TrimFile removes those past the end. The metadata of those
+// others is not changed. Checks are WriteFile's.
+func (q *Qdrant) UpsertPoints(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error {
+	if err := CheckWrite(meta, points); err != nil {
+		return err
+	}
+	for _, p := range points {
+		if len(p.Dense) > 0 && len(p.Dense) != q.dim {
+			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", meta.ID, len(p.Dense), q.dim)
+		}
+	}
+	_, err := q.upsert(ctx, cleanFileMeta(meta), points)
+	return err
+}
+
+// TrimFile removes the file's points whose chunk number is keep or more;
+// keep 0 removes the file. An absent file is not an error.
+func (q *Qdrant) TrimFile(ctx context.Context, id hybridsearch.FileID, keep int) error {
+	f := fileFilter(id)
+	if keep > 0 {
+		f.Must = append(f.Must, qdrant.NewRange("chunk_no", &qdrant.Range{Gte: qdrant.PtrOf(float64(keep))}))
+	}
+	return q.deletePoints(ctx, fmt.Sprintf("trim file %d", id), f)
+}
+
 // WriteFile makes the file's points exactly points: it upserts them with
 // File set to meta (waiting until Qdrant applied them), then deletes the
 // file's other points. The two steps are not atomic: a failure between
@@ -59,7 +87,23 @@ func (q *Qdrant) WriteFile(ctx context.Context, meta hybridsearch.FileMeta, poin
 			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the collection has %d", meta.ID, len(p.Dense), q.dim)
 		}
 	}
-	meta = cleanFileMeta(meta)
+	ids, err := q.upsert(ctx, cleanFileMeta(meta), points)
+	if err != nil {
+		return err
+	}
+	// The file's points that were not just written: chunk numbers need not
+	// be 0..n-1, so select them by id rather than by a chunk number range.
+	f := fileFilter(meta.ID)
+	if len(ids) > 0 {
+		f.MustNot = []*qdrant.Condition{qdrant.NewHasID(ids...)}
+	}
+	return q.deletePoints(ctx, fmt.Sprintf("write file %d", meta.ID), f)
+}
+
+// upsert writes points in chunk order with File set to meta, in requests of
+// at most upsertBatch points and about pageBytes, each waited for, and
+// returns their ids.
+func (q *Qdrant) upsert(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) ([]*qdrant.PointId, error) {
 	points = slices.SortedFunc(slices.Values(points), func(a, b hybridsearch.Point) int { return cmp.Compare(a.Chunk.No, b.Chunk.No) })
 	ids := make([]*qdrant.PointId, len(points))
 	var structs []*qdrant.PointStruct
@@ -81,22 +125,16 @@ func (q *Qdrant) WriteFile(ctx context.Context, meta hybridsearch.FileMeta, poin
 		n := proto.Size(ps)
 		if len(structs) > 0 && (len(structs) >= upsertBatch || size+n > pageBytes) {
 			if err := flush(); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		structs = append(structs, ps)
 		size += n
 	}
 	if err := flush(); err != nil {
-		return err
+		return nil, err
 	}
-	// The file's points that were not just written: chunk numbers need not
-	// be 0..n-1, so select them by id rather than by a chunk number range.
-	f := fileFilter(meta.ID)
-	if len(ids) > 0 {
-		f.MustNot = []*qdrant.Condition{qdrant.NewHasID(ids...)}
-	}
-	return q.deletePoints(ctx, fmt.Sprintf("write file %d", meta.ID), f)
+	return ids, nil
 }
 
 // UpdateFileMeta sets the metadata payload of every point of the file to

@@ -19,6 +19,8 @@ import (
 // store.Qdrant.
 type Store interface {
 	WriteFile(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error
+	UpsertPoints(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error
+	TrimFile(ctx context.Context, id hybridsearch.FileID, keep int) error
 	UpdateFileMeta(ctx context.Context, meta hybridsearch.FileMeta) error
 	DeleteFile(ctx context.Context, id hybridsearch.FileID) error
 	FilePoints(ctx context.Context, id hybridsearch.FileID, withVectors bool) ([]hybridsearch.Point, error)
@@ -69,6 +71,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"TieOrder", testTieOrder},
 		{"HealthAndContext", testHealthAndContext},
 		{"ReaderPaths", testReaderPaths},
+		{"UpsertAndTrim", testUpsertAndTrim},
 		{"LargeFile", testLargeFile},
 	}
 	for _, tt := range tests {

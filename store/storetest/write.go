@@ -357,3 +357,83 @@ func testLargeFile(t *testing.T, s Store) {
 		t.Errorf("%d points left after DeleteFile", len(got))
 	}
 }
+
+// testUpsertAndTrim writes a file in batches (UpsertPoints), then a
+// shorter new version over it followed by TrimFile, the way the indexer
+// writes files too large to hold at once.
+func testUpsertAndTrim(t *testing.T, s Store) {
+	ctx := t.Context()
+	m := fileMeta(4, "/log.txt", "alice")
+	var v1 []hybridsearch.Point
+	for i := range 10 {
+		v1 = append(v1, point(m, i, fmt.Sprintf("line %d of version one", i), v(1, float32(i), 0, 0), map[uint32]float32{uint32(i): 1}, nil))
+	}
+	for start := 0; start < len(v1); start += 3 {
+		if err := s.UpsertPoints(ctx, m, v1[start:min(start+3, len(v1))]); err != nil {
+			t.Fatalf("UpsertPoints = %v", err)
+		}
+	}
+	got := mustPoints(t, s, 4, false)
+	if len(got) != 10 {
+		t.Fatalf("after 4 batches FilePoints = %d points, want 10", len(got))
+	}
+	for i, p := range got {
+		if !chunkEqual(p.Chunk, v1[i].Chunk) || !metaEqual(p.File, m) {
+			t.Fatalf("point %d = %+v, want %+v", i, p, v1[i])
+		}
+	}
+	if hits := mustSparse(t, s, "alice", "bm25", map[uint32]float32{7: 1}, 10, hybridsearch.Filter{}); len(hits) != 1 || hits[0].Point.Chunk.No != 7 {
+		t.Errorf("search for chunk 7's term = %v", pointIDs(hits))
+	}
+
+	// Version two: six chunks, now also read by bob.
+	m2 := fileMeta(4, "/log.txt", "alice", "bob")
+	m2.ETag = "etag-2"
+	var v2 []hybridsearch.Point
+	for i := range 6 {
+		v2 = append(v2, point(m2, i, fmt.Sprintf("line %d of version two", i), v(0, 1, float32(i), 0), map[uint32]float32{uint32(100 + i): 1}, nil))
+	}
+	for start := 0; start < len(v2); start += 4 {
+		if err := s.UpsertPoints(ctx, m2, v2[start:min(start+4, len(v2))]); err != nil {
+			t.Fatalf("UpsertPoints v2 = %v", err)
+		}
+	}
+	if err := s.TrimFile(ctx, 4, len(v2)); err != nil {
+		t.Fatalf("TrimFile = %v", err)
+	}
+	got = mustPoints(t, s, 4, true)
+	if len(got) != len(v2) {
+		t.Fatalf("after the rewrite and trim FilePoints = %d points, want %d", len(got), len(v2))
+	}
+	for i, p := range got {
+		if !chunkEqual(p.Chunk, v2[i].Chunk) || !metaEqual(p.File, m2) || !nearVec(p.Dense, unit(v2[i].Dense)) {
+			t.Fatalf("point %d after the rewrite = %+v, want %+v", i, p.Chunk, v2[i].Chunk)
+		}
+	}
+	if hits := mustSparse(t, s, "bob", "bm25", map[uint32]float32{103: 1}, 10, hybridsearch.Filter{}); len(hits) != 1 {
+		t.Errorf("bob, a reader of version two, finds %v", pointIDs(hits))
+	}
+	if hits := mustSparse(t, s, "alice", "bm25", map[uint32]float32{8: 1}, 10, hybridsearch.Filter{}); len(hits) != 0 {
+		t.Errorf("a trimmed chunk is still found: %v", pointIDs(hits))
+	}
+	vecs, err := s.VectorsByHash(ctx, []string{v1[8].Chunk.Hash, v2[5].Chunk.Hash})
+	if err != nil || len(vecs) != 1 || vecs[v2[5].Chunk.Hash] == nil {
+		t.Errorf("VectorsByHash after the trim = %d vectors, %v; want only version two's", len(vecs), err)
+	}
+	if st := mustStats(t, s); st.Points != len(v2) || st.Files != 1 {
+		t.Errorf("Stats() = %+v, want %d points in 1 file", st, len(v2))
+	}
+
+	if err := s.TrimFile(ctx, 4, 0); err != nil {
+		t.Fatalf("TrimFile(0) = %v", err)
+	}
+	if got := mustPoints(t, s, 4, false); len(got) != 0 {
+		t.Errorf("TrimFile(0) left %d points", len(got))
+	}
+	if err := s.TrimFile(ctx, 99, 3); err != nil {
+		t.Errorf("TrimFile of an absent file = %v", err)
+	}
+	if got := mustFiles(t, s, "alice"); len(got) != 0 {
+		t.Errorf("Files(alice) = %v after the file was trimmed away", got)
+	}
+}
