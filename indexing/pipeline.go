@@ -179,23 +179,16 @@ func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, i
 		}
 		return p.pending(ctx, st, info, err)
 	}
-	chunks := p.Chunk.Chunk(info.ID, text)
-	if len(chunks) == 0 {
-		return p.finish(ctx, st, info, hs.StatusSkipped, "no text to index")
-	}
 	meta := p.meta(st, info, text.Title)
-	points, err := p.points(ctx, st, meta, chunks)
+	n, err := p.write(ctx, meta, text)
 	if err != nil {
 		return p.pending(ctx, st, info, err)
 	}
-	if err := p.Store.WriteFile(ctx, meta, points); err != nil {
-		return p.pending(ctx, st, info, fmt.Errorf("write file %d: %w", info.ID, err))
-	}
-	st.ChunkHashes = st.ChunkHashes[:0]
-	for _, c := range chunks {
-		st.ChunkHashes = append(st.ChunkHashes, c.Hash)
+	if n == 0 {
+		return p.finish(ctx, st, info, hs.StatusSkipped, "no text to index")
 	}
 	setFile(st, info)
+	st.Chunks = n
 	st.Status, st.Error, st.Attempts, st.Index = hs.StatusIndexed, "", 0, p.IndexID
 	return p.putState(ctx, st)
 }
@@ -206,7 +199,7 @@ func (p *Pipeline) finish(ctx context.Context, st *hs.FileState, info hs.FileInf
 		return fmt.Errorf("delete chunks of %d: %w", info.ID, err)
 	}
 	setFile(st, info)
-	st.Status, st.Error, st.ChunkHashes, st.Index = status, reason, nil, p.IndexID
+	st.Status, st.Error, st.Chunks, st.Index = status, reason, 0, p.IndexID
 	p.logger().Info("file not indexed", "file_id", info.ID, "status", status, "reason", reason)
 	return p.putState(ctx, st)
 }

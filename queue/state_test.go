@@ -20,7 +20,7 @@ func TestStates(t *testing.T) {
 		t.Fatalf("Get of a missing state: %v, want ENOTFOUND", err)
 	}
 	st := hybridsearch.FileState{ID: 1, ETag: "e1", MIME: "text/markdown", Paths: map[hybridsearch.UserID]string{"alice": "/a.md"},
-		Readers: []hybridsearch.UserID{"alice"}, ChunkHashes: []string{"h1"}, Status: hybridsearch.StatusIndexed, Updated: time.Now().UTC()}
+		Readers: []hybridsearch.UserID{"alice"}, Chunks: 1, Status: hybridsearch.StatusIndexed, Updated: time.Now().UTC()}
 	if err := s.Update(ctx, st, 0); err != nil {
 		t.Fatalf("Update rev 0 (create): %v", err)
 	}

@@ -530,3 +530,50 @@ func TestLocalUpsertTrimReplay(t *testing.T) {
 	defer s.Close()
 	check("reopened", s)
 }
+
+// TestLocalLargeFileSnapshot: a file of several snapshot frames reads back
+// whole after a reopen from the snapshot.
+func TestLocalLargeFileSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	s, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := hybridsearch.FileMeta{ID: 5, Path: "/book.txt", Readers: []hybridsearch.UserID{"alice"}}
+	var pts []hybridsearch.Point
+	for no := range 700 {
+		text := "page " + strconv.Itoa(no)
+		pts = append(pts, hybridsearch.Point{ID: hybridsearch.PointID(5, no), File: m, Chunk: hybridsearch.Chunk{FileID: 5, No: no, Text: text, Hash: text},
+			Dense: []float32{1, float32(no)}, Trigram: hybridsearch.SparseVector{Indices: []uint32{uint32(no)}, Values: []float32{1}}})
+	}
+	if err := s.WriteFile(t.Context(), m, pts); err != nil {
+		t.Fatal(err)
+	}
+	small := hybridsearch.FileMeta{ID: 9, Path: "/after.txt", Readers: []hybridsearch.UserID{"alice"}}
+	if err := s.WriteFile(t.Context(), small, []hybridsearch.Point{{ID: hybridsearch.PointID(9, 0), File: small, Chunk: hybridsearch.Chunk{FileID: 9, Text: "x"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "snapshot")); err != nil {
+		t.Fatalf("no snapshot after Close: %v", err)
+	}
+	s, err = store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.FilePoints(t.Context(), 5, true)
+	if err != nil || len(got) != 700 {
+		t.Fatalf("FilePoints after reopen = %d points, %v; want 700", len(got), err)
+	}
+	for i, p := range got {
+		if p.Chunk.No != i || p.Chunk.Text != pts[i].Chunk.Text || len(p.Dense) != 2 || len(p.Trigram.Indices) != 1 {
+			t.Fatalf("point %d after reopen = %+v", i, p.Chunk)
+		}
+	}
+	if st, _ := s.Stats(t.Context()); st.Points != 701 || st.Files != 2 {
+		t.Errorf("Stats after reopen = %+v", st)
+	}
+}

@@ -20,6 +20,10 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
+	if addr := os.Getenv("HYBRIDSEARCH_RUN_QDRANTFAKE"); addr != "" {
+		runQdrantFake(addr)
+		return
+	}
 	os.Exit(m.Run())
 }
 

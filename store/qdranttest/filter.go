@@ -66,11 +66,13 @@ func checkField(f *qdrant.FieldCondition) error {
 	}
 }
 
-// idSets are the has_id conditions of a filter as sets of point keys,
-// built once per request rather than once per point.
-type idSets map[*qdrant.HasIdCondition]map[string]bool
+// idSets are the has_id conditions and keyword lists of a filter as sets
+// (point keys, keywords), built once per request rather than once per
+// point.
+type idSets map[any]map[string]bool
 
-// compileIDs returns the id sets of every has_id condition in f.
+// compileIDs returns the sets of every has_id condition and keywords match
+// in f.
 func compileIDs(f *qdrant.Filter) idSets {
 	sets := idSets{}
 	var walk func(f *qdrant.Filter)
@@ -91,6 +93,14 @@ func compileIDs(f *qdrant.Filter) idSets {
 					sets[x.HasId] = set
 				case *qdrant.Condition_Filter:
 					walk(x.Filter)
+				case *qdrant.Condition_Field:
+					if kw := x.Field.GetMatch().GetKeywords(); kw != nil {
+						set := map[string]bool{}
+						for _, k := range kw.GetStrings() {
+							set[k] = true
+						}
+						sets[kw] = set
+					}
 				}
 			}
 		}
@@ -132,9 +142,14 @@ func matchCondition(c *qdrant.Condition, p *point, ids idSets) bool {
 		return matchFilter(x.Filter, p, ids)
 	case *qdrant.Condition_Field:
 		f := x.Field
+		kw := ids[f.GetMatch().GetKeywords()]
 		return slices.ContainsFunc(p.values(f.GetKey()), func(v *qdrant.Value) bool {
-			if f.Range != nil {
+			switch {
+			case f.Range != nil:
 				return inRange(f.Range, v)
+			case kw != nil:
+				s, ok := v.GetKind().(*qdrant.Value_StringValue)
+				return ok && kw[s.StringValue]
 			}
 			return matchValue(f.Match, v)
 		})
