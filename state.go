@@ -20,7 +20,10 @@ type FileState struct {
 	Modified    time.Time         `json:"modified"`
 	Paths       map[UserID]string `json:"paths"`   // each reader's path to the file
 	Readers     []UserID          `json:"readers"` // sorted
-	ChunkHashes []string          `json:"chunk_hashes,omitempty"`
+	// Chunks is how many chunks the file has in the store. (Their hashes
+	// live with them in the store: a state stays small whatever the
+	// file's size.)
+	Chunks int `json:"chunks,omitempty"`
 	// Index names the index the file was written to (store and embedding
 	// model); a file indexed elsewhere counts as not indexed here.
 	Index    string    `json:"index,omitempty"`

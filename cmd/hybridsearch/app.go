@@ -57,6 +57,7 @@ type Main struct {
 	Embedder   *embedding.Ollama // nil when OLLAMA_HOST=off
 	Pipeline   *indexing.Pipeline
 	Scanner    *indexing.Scanner
+	Shares     *indexing.ShareRefresher // new shares before a search
 	Reporter   *indexing.Reporter
 	Search     *search.Service
 	Viz        *search.Viz
@@ -101,7 +102,9 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.openStore(ctx); err != nil {
 		return err
 	}
-	m.buildIndexing()
+	if err := m.buildIndexing(ctx); err != nil {
+		return err
+	}
 	if err := m.buildSearch(); err != nil {
 		return err
 	}
@@ -184,6 +187,11 @@ func (m *Main) openEmbedder(ctx context.Context) error {
 	return nil
 }
 
+// indexLayout is the version of what a file's index entry holds; files
+// recorded under an older one are indexed again by the next scan (their
+// vectors are reused). "+paths": each reader's own path (FileMeta.Paths).
+const indexLayout = "+paths"
+
 // openStore opens Qdrant (QDRANT_URL) or the embedded local store, and
 // names the index (m.indexID) so file states written for another store,
 // model or analyzer version are indexed again.
@@ -192,9 +200,9 @@ func (m *Main) openStore(ctx context.Context) error {
 	if m.Embedder != nil {
 		model = m.Config.EmbedModel
 	}
-	m.indexID = "local/" + model + "/" + analysis.Version
+	m.indexID = "local/" + model + "/" + analysis.Version + indexLayout
 	if m.Config.QdrantURL != "" {
-		m.indexID = "qdrant/" + m.Config.QdrantURL + "/" + model + "/" + analysis.Version
+		m.indexID = "qdrant/" + m.Config.QdrantURL + "/" + model + "/" + analysis.Version + indexLayout
 	}
 	if m.Config.QdrantURL != "" {
 		dim := 0
@@ -221,10 +229,20 @@ func (m *Main) openStore(ctx context.Context) error {
 	return nil
 }
 
-// buildIndexing assembles the pipeline, the scanner and the reporter.
-func (m *Main) buildIndexing() {
+// buildIndexing assembles the pipeline, the scanner, the share refresher
+// and the reporter.
+func (m *Main) buildIndexing(ctx context.Context) error {
 	cfg := m.Config
 	m.Scanner = &indexing.Scanner{Tree: m.Nextcloud, Users: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish, IndexID: m.indexID, Logger: m.Logger}
+	lists, err := m.Queue.ShareLists(ctx)
+	if err != nil {
+		return err
+	}
+	m.Shares = &indexing.ShareRefresher{
+		Shares: m.Nextcloud, Lists: lists, Tree: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish,
+		Rescan: m.Scanner.Request, MaxAge: cfg.ShareMaxAge, Logger: m.Logger,
+	}
+	m.Scanner.Baseline = m.Shares.Baseline
 	m.Pipeline = &indexing.Pipeline{
 		Files:   m.Nextcloud,
 		Extract: extractor{&extract.Extractor{MaxInputBytes: cfg.MaxFileSize}},
@@ -233,6 +251,7 @@ func (m *Main) buildIndexing() {
 		Store:   m.Store,
 		States:  m.Queue.States(),
 		Lease:   m.Queue,
+		Users:   &nextcloud.UserDirectory{Client: m.Nextcloud},
 		Enqueue: m.Queue.Publish,
 		Rescan:  m.Scanner.Request,
 		Rules:   indexing.Rules{PathGlobs: cfg.ExcludePaths, MIMEs: cfg.ExcludeMIME, MaxSize: cfg.MaxFileSize},
@@ -252,12 +271,13 @@ func (m *Main) buildIndexing() {
 		Version: cfg.AppVersion, States: m.Queue.States(), Pending: m.Queue.Pending,
 		Scanner: m.Scanner, Pipeline: m.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin,
 	}
+	return nil
 }
 
 // buildSearch assembles the search engine over the store.
 func (m *Main) buildSearch() error {
 	o := search.Options{
-		Dense: m.Store, Sparse: m.Store, Access: m.Nextcloud, Requeue: m.Queue.Publish,
+		Dense: m.Store, Sparse: m.Store, Access: m.Nextcloud, Refresh: m.Shares, Requeue: m.Queue.Publish,
 		NextcloudURL: m.Config.NextcloudURL, Logger: m.Logger,
 	}
 	if m.Embedder != nil {
