@@ -13,13 +13,13 @@ const (
 // FileState is the per-file bookkeeping the indexer keeps beside the store:
 // what was indexed, for whom, and how it went.
 type FileState struct {
-	ID          FileID            `json:"id"`
-	ETag        string            `json:"etag"`
-	MIME        string            `json:"mime"`
-	Size        int64             `json:"size"`
-	Modified    time.Time         `json:"modified"`
-	Paths       map[UserID]string `json:"paths"`   // each reader's path to the file
-	Readers     []UserID          `json:"readers"` // sorted
+	ID       FileID            `json:"id"`
+	ETag     string            `json:"etag"`
+	MIME     string            `json:"mime"`
+	Size     int64             `json:"size"`
+	Modified time.Time         `json:"modified"`
+	Paths    map[UserID]string `json:"paths"`   // each reader's path to the file
+	Readers  []UserID          `json:"readers"` // sorted
 	// Chunks is how many chunks the file has in the store. (Their hashes
 	// live with them in the store: a state stays small whatever the
 	// file's size.)
