@@ -41,6 +41,8 @@ func checkCondition(c *qdrant.Condition) error {
 		return checkFilter(x.Filter)
 	case *qdrant.Condition_Field:
 		return checkField(x.Field)
+	case *qdrant.Condition_HasVector:
+		return nil
 	}
 	return unimplemented("filter condition %T", c.GetConditionOneOf())
 }
@@ -100,6 +102,12 @@ func matchCondition(c *qdrant.Condition, p *point) bool {
 		})
 	case *qdrant.Condition_Filter:
 		return matchFilter(x.Filter, p)
+	case *qdrant.Condition_HasVector:
+		// An empty sparse vector does not count, as in the IDF's N
+		// (scoreSparse).
+		name := x.HasVector.GetHasVector()
+		_, dense := p.dense[name]
+		return dense || len(p.sparse[name].indices) > 0
 	case *qdrant.Condition_Field:
 		f := x.Field
 		return slices.ContainsFunc(p.values(f.GetKey()), func(v *qdrant.Value) bool {
