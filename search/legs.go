@@ -47,8 +47,10 @@ var errSemanticOff = hs.Errorf(hs.EUNAVAILABLE, "semantic search is off: no embe
 // statistics, a cheap lookup). Beside a keyword leg with statistics, the
 // fuzzy leg looks up only the words the keyword index does not know
 // (typos, partial words), since the keyword leg already matches the others
-// exactly and better; it runs before the keyword leg, which then also
-// matches the corrections found in the fuzzy leg's chunks.
+// exactly and better. The keyword leg runs concurrently with the fuzzy
+// leg; when the fuzzy leg's chunks hold a correction of an unknown word
+// ("retreival" → "retrieval"), the keyword leg runs again with the
+// correction, so only corrected queries pay for a second keyword search.
 func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legResult {
 	var out [3]legResult
 	for i, leg := range legOrder {
@@ -63,6 +65,14 @@ func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legR
 	if kw.wanted {
 		kw.sparse, kw.err = s.keywordQuery(ctx, p.query.Words)
 	}
+	// The first keyword search writes to hits and err, read after kwDone.
+	var kwDone sync.WaitGroup
+	var hits []hs.Hit
+	var err error
+	if kw.wanted && kw.err == nil && !kw.idle() {
+		q := *kw.sparse // correct changes kw.sparse only after kwDone
+		kwDone.Go(func() { hits, err = s.searchSparse(ctx, user, p, kw.leg, &q) })
+	}
 	typos := kw.wanted && kw.err == nil && kw.sparse.full > 0
 	if fz.wanted {
 		words := fuzzyWords(p.query.Words, nil)
@@ -76,12 +86,16 @@ func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legR
 		if fz.err == nil {
 			fz.hits, fz.fuzzy = verifyFuzzy(words, fz.hits, s.fuzzyMinShare(ctx, p, kw))
 		}
-		if typos && fz.err == nil {
-			kw.err = s.correct(ctx, kw.sparse, corrections(fz.fuzzy))
-		}
 	}
-	if kw.wanted && kw.err == nil && !kw.idle() {
-		kw.hits, kw.err = s.searchSparse(ctx, user, p, kw.leg, kw.sparse)
+	kwDone.Wait()
+	if kw.err == nil {
+		kw.hits, kw.err = hits, err
+	}
+	if typos && fz.wanted && fz.err == nil && kw.err == nil {
+		fixed := len(kw.sparse.corrected)
+		if kw.err = s.correct(ctx, kw.sparse, corrections(fz.fuzzy)); kw.err == nil && len(kw.sparse.corrected) > fixed {
+			kw.hits, kw.err = s.searchSparse(ctx, user, p, kw.leg, kw.sparse)
+		}
 	}
 	wg.Wait()
 	for _, r := range out {
