@@ -85,6 +85,7 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 	cache   *accessCache // nil when caching is off
+	samples *sampleCache // the users' chunk samples of the semantic baseline
 }
 
 // New returns a Service. It returns an EINVALID error when Dense or Sparse
@@ -109,6 +110,7 @@ func New(o Options) (*Service, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.samples = &sampleCache{now: s.now}
 	ttl := o.AccessCacheTTL
 	if ttl == 0 {
 		ttl = DefaultAccessCacheTTL
