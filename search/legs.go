@@ -24,8 +24,8 @@ type legResult struct {
 	leg    string
 	wanted bool // the plan gives the leg a weight
 	hits   []hs.Hit
-	sparse *sparseQuery // the query of a keyword or fuzzy leg
-	fuzzy  []fuzzyMatch // how each fuzzy hit matches the fuzzy words
+	sparse *sparseQuery     // the query of a keyword or fuzzy leg
+	fuzzy  []fuzzyMatch     // how each fuzzy hit matches the fuzzy words
 	base   semanticBaseline // the semantic leg's baseline
 	err    error
 }
