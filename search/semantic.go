@@ -2,12 +2,12 @@ package search
 
 import (
 	"context"
-	"math"
 	"slices"
 	"sync"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/analysis"
 )
 
 // DenseSampler returns an even sample of the user's points with their
@@ -110,7 +110,8 @@ func (s *Service) baseline(ctx context.Context, user hs.UserID, vec []float32) (
 	if err != nil || len(sample) < baselineMin {
 		return semanticBaseline{}, err
 	}
-	q := unit(vec)
+	q := slices.Clone(vec)
+	analysis.Normalize(q)
 	cos := make([]float64, len(sample))
 	for i, v := range sample {
 		if len(v) != len(q) {
@@ -118,30 +119,13 @@ func (s *Service) baseline(ctx context.Context, user hs.UserID, vec []float32) (
 		}
 		var dot float64
 		for j, x := range v {
-			dot += float64(x) * q[j]
+			dot += float64(x) * float64(q[j])
 		}
 		cos[i] = dot
 	}
 	slices.Sort(cos)
 	n := len(cos)
 	return semanticBaseline{ok: true, median: (cos[(n-1)/2] + cos[n/2]) / 2}, nil
-}
-
-// unit returns v scaled to length 1, in float64.
-func unit(v []float32) []float64 {
-	var sum float64
-	for _, x := range v {
-		sum += float64(x) * float64(x)
-	}
-	out := make([]float64, len(v))
-	if sum == 0 {
-		return out
-	}
-	norm := 1 / math.Sqrt(sum)
-	for i, x := range v {
-		out[i] = float64(x) * norm
-	}
-	return out
 }
 
 // sampleCache keeps each user's sampled unit vectors for baselineTTL.
@@ -175,11 +159,8 @@ func (c *sampleCache) get(ctx context.Context, user hs.UserID, sampler DenseSamp
 		if len(p.Dense) == 0 {
 			continue
 		}
-		u := unit(p.Dense)
-		v := make([]float32, len(u))
-		for i, x := range u {
-			v[i] = float32(x)
-		}
+		v := slices.Clone(p.Dense)
+		analysis.Normalize(v)
 		vecs = append(vecs, v)
 	}
 	c.mu.Lock()
