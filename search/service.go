@@ -91,6 +91,7 @@ type Service struct {
 	baseURL string
 	log     *slog.Logger
 	now     func() time.Time
+	samples *sampleCache // the users' chunk samples of the semantic baseline
 }
 
 // New returns a Service. It returns an EINVALID error when Dense or Sparse
@@ -116,6 +117,7 @@ func New(o Options) (*Service, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.samples = &sampleCache{now: s.now}
 	return s, nil
 }
 
