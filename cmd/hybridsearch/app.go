@@ -69,6 +69,7 @@ type Main struct {
 	listener   net.Listener
 	cancel     context.CancelFunc
 	indexID    string // which index file states refer to
+	users      *nextcloud.UserDirectory
 	workers    sync.WaitGroup
 	done       chan error
 }
@@ -229,15 +230,26 @@ func (m *Main) openStore(ctx context.Context) error {
 	return nil
 }
 
+// userListMaxAge is how long a user in Nextcloud's user list is trusted
+// to exist: a user deleted in Nextcloud loses their tokens within it
+// (plus one list request), and a full scan then forgets them.
+const userListMaxAge = 15 * time.Second
+
 // buildIndexing assembles the pipeline, the scanner, the share refresher
 // and the reporter.
 func (m *Main) buildIndexing(ctx context.Context) error {
 	cfg := m.Config
-	m.Scanner = &indexing.Scanner{Tree: m.Nextcloud, Users: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish, IndexID: m.indexID, Logger: m.Logger}
+	m.users = &nextcloud.UserDirectory{Client: m.Nextcloud, MaxAge: userListMaxAge}
 	lists, err := m.Queue.ShareLists(ctx)
 	if err != nil {
 		return err
 	}
+	records, err := m.Queue.Tokens(ctx)
+	if err != nil {
+		return err
+	}
+	m.Scanner = &indexing.Scanner{Tree: m.Nextcloud, Users: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish, IndexID: m.indexID,
+		Gone: m.users.Gone, Records: []indexing.UserRecords{records, lists}, Logger: m.Logger}
 	m.Shares = &indexing.ShareRefresher{
 		Shares: m.Nextcloud, Lists: lists, Tree: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish,
 		Rescan: m.Scanner.Request, MaxAge: cfg.ShareMaxAge, Logger: m.Logger,
@@ -251,7 +263,7 @@ func (m *Main) buildIndexing(ctx context.Context) error {
 		Store:   m.Store,
 		States:  m.Queue.States(),
 		Lease:   m.Queue,
-		Users:   &nextcloud.UserDirectory{Client: m.Nextcloud},
+		Users:   m.users,
 		Enqueue: m.Queue.Publish,
 		Rescan:  m.Scanner.Request,
 		Rules:   indexing.Rules{PathGlobs: cfg.ExcludePaths, MIMEs: cfg.ExcludeMIME, MaxSize: cfg.MaxFileSize},

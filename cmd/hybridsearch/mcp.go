@@ -35,7 +35,7 @@ func (m *Main) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 		return nil, fmt.Errorf("token store: %w", err)
 	}
 	m.Tokens, err = tokens.New(tokens.Options{
-		Secret: cfg.AppSecret, Audience: cfg.MCPURL(), Issuer: cfg.proxyBase(), Store: records, Logger: m.Logger,
+		Secret: cfg.AppSecret, Audience: cfg.MCPURL(), Issuer: cfg.proxyBase(), Store: records, Users: m.users, Logger: m.Logger,
 	})
 	if err != nil {
 		return nil, err
