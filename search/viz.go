@@ -13,7 +13,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/analysis"
 )
 
-// VectorReader reads stored points with their vectors (store.Local and
+// VectorReader reads stored points with their vectors (local.Store and
 // store.Qdrant). Both methods must return only points whose readers
 // include user.
 type VectorReader interface {

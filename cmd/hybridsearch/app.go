@@ -29,10 +29,11 @@ import (
 	"github.com/hybrid-search/hybridsearch/queue"
 	"github.com/hybrid-search/hybridsearch/search"
 	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/local"
 	"github.com/hybrid-search/hybridsearch/tokens"
 )
 
-// indexStore is what main needs of a store: *store.Local or *store.Qdrant.
+// indexStore is what main needs of a store: *local.Store or *store.Qdrant.
 type indexStore interface {
 	indexing.ChunkWriter
 	search.DenseRetriever
@@ -222,7 +223,7 @@ func (m *Main) openStore(ctx context.Context) error {
 		return nil
 	}
 	dir := filepath.Join(m.Config.PersistentStorage, "index", sanitize(model))
-	l, err := store.OpenLocal(dir, store.LocalOptions{Logger: m.Logger})
+	l, err := local.Open(dir, local.Options{Logger: m.Logger})
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package store_test
+package local_test
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/local"
 )
 
 // The crash test runs TestHelperWriter in a child process that writes to a
@@ -97,7 +98,7 @@ func TestHelperWriter(t *testing.T) {
 		t.Skip("the child process of TestLocalCrash")
 	}
 	round, _ := strconv.Atoi(os.Getenv(crashRoundEnv))
-	s, err := store.OpenLocal(dir, store.LocalOptions{CompactBytes: 16 << 10, Logger: slog.New(slog.DiscardHandler)})
+	s, err := local.Open(dir, local.Options{CompactBytes: 16 << 10, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		fmt.Printf("E open: %v\n", err)
 		os.Exit(2)
@@ -226,7 +227,7 @@ func verifyCrash(t *testing.T, dir string, acked map[hybridsearch.FileID]crashSt
 	if _, err := os.Stat(filepath.Join(dir, "snapshot.tmp")); err == nil {
 		t.Logf("killed while writing a snapshot")
 	}
-	s, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	s, err := local.Open(dir, local.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatalf("reopen after kill: %v", err)
 	}
@@ -261,7 +262,7 @@ func verifyCrash(t *testing.T, dir string, acked map[hybridsearch.FileID]crashSt
 
 // readCrashState reads one file and checks that it is whole: every chunk
 // of one write, all with one metadata version.
-func readCrashState(t *testing.T, s *store.Local, id hybridsearch.FileID) crashState {
+func readCrashState(t *testing.T, s *local.Store, id hybridsearch.FileID) crashState {
 	t.Helper()
 	ps, err := s.FilePoints(t.Context(), id, true)
 	if err != nil {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package store
+package local
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 )
 
 // lockDir takes an exclusive flock on dir/LOCK, so two processes (or two
-// OpenLocal calls) never share a store. The kernel drops it when the
+// Open calls) never share a store. The kernel drops it when the
 // process dies, so a crash leaves no stale lock.
 func lockDir(dir string) (*os.File, error) {
 	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o600)

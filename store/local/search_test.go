@@ -1,4 +1,4 @@
-package store_test
+package local_test
 
 import (
 	"fmt"
@@ -9,12 +9,13 @@ import (
 
 	"github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/local"
 )
 
 // TestLocalTieBoundary checks that ties at the k-th place are cut by point
 // id, so the same query always returns the same hits.
 func TestLocalTieBoundary(t *testing.T) {
-	s := mustOpen(t, t.TempDir(), store.LocalOptions{})
+	s := mustOpen(t, t.TempDir(), local.Options{})
 	var ids []string
 	for i := 1; i <= 6; i++ {
 		id := hybridsearch.FileID(i)
@@ -66,7 +67,7 @@ func hitIDs(hits []hybridsearch.Hit) []string {
 func TestLocalLargeDense(t *testing.T) {
 	const dim = 8
 	rng := rand.New(rand.NewPCG(3, 4))
-	s := mustOpen(t, t.TempDir(), store.LocalOptions{})
+	s := mustOpen(t, t.TempDir(), local.Options{})
 	m := newModel()
 	for i := 1; i <= 600; i++ {
 		id := hybridsearch.FileID(i)
@@ -116,7 +117,7 @@ func TestLocalLargeDense(t *testing.T) {
 func TestLocalConcurrent(t *testing.T) {
 	const dim = 8
 	dir := t.TempDir()
-	s, err := store.OpenLocal(dir, store.LocalOptions{CompactBytes: 32 << 10, Logger: testLogger(t)})
+	s, err := local.Open(dir, local.Options{CompactBytes: 32 << 10, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestLocalConcurrent(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	checkModel(t, mustOpen(t, dir, store.LocalOptions{}), all, rng, testUsers, dim)
+	checkModel(t, mustOpen(t, dir, local.Options{}), all, rng, testUsers, dim)
 }
 
 // TestLocalChurn rewrites many chunks so dead slots are purged from the
@@ -181,7 +182,7 @@ func TestLocalChurn(t *testing.T) {
 	const dim = 4
 	rng := rand.New(rand.NewPCG(5, 6))
 	dir := t.TempDir()
-	s := mustOpen(t, dir, store.LocalOptions{})
+	s := mustOpen(t, dir, local.Options{})
 	m := newModel()
 	for round := range 5 {
 		for f := 1; f <= 40; f++ {
@@ -208,5 +209,5 @@ func TestLocalChurn(t *testing.T) {
 		t.Errorf("Stats().Points = %d after churn", st.Points)
 	}
 	s.Close()
-	checkModel(t, mustOpen(t, dir, store.LocalOptions{}), m, rng, testUsers, dim)
+	checkModel(t, mustOpen(t, dir, local.Options{}), m, rng, testUsers, dim)
 }

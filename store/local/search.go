@@ -1,4 +1,4 @@
-package store
+package local
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
 )
 
 // parallelMin is the number of a user's dense points from which SearchDense
@@ -21,7 +22,7 @@ const parallelMin = 4096
 // vector are skipped. It returns an EINVALID error for an empty user, k ≤ 0
 // (k above MaxK is capped) or a vector whose dimension differs from the
 // store's; a store without dense vectors yet returns no hits.
-func (l *Local) SearchDense(ctx context.Context, user hybridsearch.UserID, vec []float32, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error) {
+func (l *Store) SearchDense(ctx context.Context, user hybridsearch.UserID, vec []float32, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error) {
 	k, err := l.checkSearch(ctx, user, k)
 	if err != nil {
 		return nil, wrap(err, "store: search dense")
@@ -31,7 +32,7 @@ func (l *Local) SearchDense(ctx context.Context, user hybridsearch.UserID, vec [
 			return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: search dense: non-finite query value")
 		}
 	}
-	q := normalized(vec)
+	q := store.Normalized(vec)
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	x := l.idx
@@ -134,13 +135,13 @@ func (x *index) scanDense(ctx context.Context, q []float32, slots []int32, m *ma
 // sharing no index are not returned. It returns an EINVALID error for an
 // empty user, an unknown vector name, k ≤ 0 (k above MaxK is capped) or a
 // malformed q.
-func (l *Local) SearchSparse(ctx context.Context, user hybridsearch.UserID, vector string, q hybridsearch.SparseVector, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error) {
+func (l *Store) SearchSparse(ctx context.Context, user hybridsearch.UserID, vector string, q hybridsearch.SparseVector, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error) {
 	k, err := l.checkSearch(ctx, user, k)
 	if err == nil {
-		err = CheckSparseName(vector)
+		err = store.CheckSparseName(vector)
 	}
 	if err == nil {
-		err = CheckSparse(vector, q)
+		err = store.CheckSparse(vector, q)
 	}
 	if err != nil {
 		return nil, wrap(err, "store: search sparse")
@@ -164,7 +165,7 @@ func (l *Local) SearchSparse(ctx context.Context, user hybridsearch.UserID, vect
 		if pl == nil {
 			continue
 		}
-		w := q.Values[j] * float32(IDF(pl.live, ix.docs))
+		w := q.Values[j] * float32(store.IDF(pl.live, ix.docs))
 		for _, p := range pl.ps {
 			word, bit := p.slot>>6, uint64(1)<<(p.slot&63)
 			if sc.user[word]&bit == 0 {
@@ -331,7 +332,7 @@ type matcher struct {
 func newMatcher(user hybridsearch.UserID, f hybridsearch.Filter) matcher {
 	m := matcher{user: user, f: f}
 	if f.PathPrefix != "" {
-		m.prefix = CleanPath(f.PathPrefix)
+		m.prefix = store.CleanPath(f.PathPrefix)
 	}
 	m.on = len(f.Types) > 0 || len(f.MIMEs) > 0 || m.prefix != "" ||
 		!f.ModifiedAfter.IsZero() || !f.ModifiedBefore.IsZero()
@@ -349,7 +350,7 @@ func (m *matcher) match(meta *hybridsearch.FileMeta) bool {
 		return false
 	case len(f.MIMEs) > 0 && !slices.Contains(f.MIMEs, meta.MIME):
 		return false
-	case m.prefix != "" && !HasPathPrefix(meta.PathOf(m.user), m.prefix):
+	case m.prefix != "" && !store.HasPathPrefix(meta.PathOf(m.user), m.prefix):
 		return false
 	case !f.ModifiedAfter.IsZero() && !meta.Modified.After(f.ModifiedAfter):
 		return false

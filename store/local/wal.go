@@ -1,4 +1,4 @@
-package store
+package local
 
 import (
 	"bufio"
@@ -31,13 +31,13 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // errTorn reports a frame that was not completely written.
 var errTorn = errors.New("torn frame")
 
-// wal is the write-ahead log. Appends are serialised by Local.wmu; sync is
+// wal is the write-ahead log. Appends are serialised by Store.wmu; sync is
 // a group commit: one fsync makes every record written before it durable,
 // and concurrent waiters share it.
 type wal struct {
 	f       *os.File
-	off     int64         // end of the last complete frame; guarded by Local.wmu
-	buf     []byte        // frame buffer; guarded by Local.wmu
+	off     int64         // end of the last complete frame; guarded by Store.wmu
+	buf     []byte        // frame buffer; guarded by Store.wmu
 	written atomic.Uint64 // sequence number of the last record written
 
 	syncMu  sync.Mutex // serialises fsync
@@ -220,7 +220,7 @@ func (w *wal) sync(seq uint64) error {
 }
 
 // reset empties the log after a snapshot has made records up to seq
-// durable. Callers hold Local.wmu.
+// durable. Callers hold Store.wmu.
 func (w *wal) reset(seq uint64) error {
 	w.syncMu.Lock()
 	w.durable = max(w.durable, seq)

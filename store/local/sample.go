@@ -1,4 +1,4 @@
-package store
+package local
 
 import (
 	"cmp"
@@ -7,21 +7,18 @@ import (
 	"slices"
 
 	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
 )
-
-// MaxSample is the largest number of points SamplePoints returns; larger
-// n are capped.
-const MaxSample = 1000
 
 // PointsByID returns, with their vectors, the points named by ids that
 // user may read, in the order of ids. Ids of absent points and of points
 // the user may not read are left out; repeated ids are returned once. It
 // returns an EINVALID error for the empty user.
-func (l *Local) PointsByID(ctx context.Context, user hybridsearch.UserID, ids []string) ([]hybridsearch.Point, error) {
+func (l *Store) PointsByID(ctx context.Context, user hybridsearch.UserID, ids []string) ([]hybridsearch.Point, error) {
 	if err := l.readable(ctx); err != nil {
 		return nil, wrap(err, "store: points by id")
 	}
-	if err := CheckUser(user); err != nil {
+	if err := store.CheckUser(user); err != nil {
 		return nil, err
 	}
 	if len(ids) == 0 {
@@ -60,14 +57,14 @@ func (l *Local) PointsByID(ctx context.Context, user hybridsearch.UserID, ids []
 // user's files that stays the same between calls while the index does. n
 // above MaxSample is capped; n ≤ 0 returns nothing. It returns an EINVALID
 // error for the empty user.
-func (l *Local) SamplePoints(ctx context.Context, user hybridsearch.UserID, n int, f hybridsearch.Filter) ([]hybridsearch.Point, error) {
+func (l *Store) SamplePoints(ctx context.Context, user hybridsearch.UserID, n int, f hybridsearch.Filter) ([]hybridsearch.Point, error) {
 	if err := l.readable(ctx); err != nil {
 		return nil, wrap(err, "store: sample points")
 	}
-	if err := CheckUser(user); err != nil {
+	if err := store.CheckUser(user); err != nil {
 		return nil, err
 	}
-	n = min(n, MaxSample)
+	n = min(n, store.MaxSample)
 	if n <= 0 {
 		return nil, nil
 	}

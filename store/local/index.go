@@ -1,9 +1,10 @@
-package store
+package local
 
 import (
 	"slices"
 
 	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
 )
 
 // pointRec is a stored point. Its file metadata lives in its fileRec.
@@ -23,7 +24,7 @@ type fileRec struct {
 	slots  []int32 // the points' slots, sorted
 }
 
-// index is the in-memory state of a Local store. Points live in slots:
+// index is the in-memory state of a Store. Points live in slots:
 // slot s owns slab[s*dim:(s+1)*dim], its normalised dense vector, and its
 // int8 copy q8[s*dim:(s+1)*dim] described by qrow[s] (see dot8.go; the copy
 // is derived, never stored on disk). Freed slots are reused once their
@@ -41,7 +42,7 @@ type index struct {
 	files  map[hybridsearch.FileID]*fileRec
 	users  map[hybridsearch.UserID][]int32 // sorted slots each reader may see
 	hashes map[string][]int32              // chunk hash -> slots with a dense vector, unordered
-	sparse [2]invIndex                     // VectorBM25, VectorTrigram
+	sparse [2]invIndex                     // store.VectorBM25, store.VectorTrigram
 	points int
 }
 
@@ -60,7 +61,7 @@ func newIndex(dim int) *index {
 
 // sparseIndex returns the inverted index of a checked sparse vector name.
 func (x *index) sparseIndex(name string) *invIndex {
-	if name == VectorTrigram {
+	if name == store.VectorTrigram {
 		return &x.sparse[1]
 	}
 	return &x.sparse[0]

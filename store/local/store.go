@@ -1,4 +1,4 @@
-package store
+package local
 
 import (
 	"context"
@@ -12,14 +12,15 @@ import (
 	"sync/atomic"
 
 	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
 )
 
 // DefaultCompactBytes is the WAL size that triggers a snapshot when
-// LocalOptions.CompactBytes is zero.
+// Options.CompactBytes is zero.
 const DefaultCompactBytes = 64 << 20
 
-// LocalOptions configures OpenLocal. The zero value is usable.
-type LocalOptions struct {
+// Options configures Open. The zero value is usable.
+type Options struct {
 	// Dim, if positive, fixes the dense dimension up front: writes and
 	// queries of another dimension fail with EINVALID, and opening a store
 	// that holds vectors of another dimension fails with EINVALID.
@@ -35,7 +36,7 @@ type LocalOptions struct {
 	Logger *slog.Logger
 }
 
-// Local is the embedded store: every point in memory, persisted under a
+// Store is the embedded store: every point in memory, persisted under a
 // directory as a snapshot plus a write-ahead log. A write returns only once
 // its WAL record is fsynced (concurrent writers share one fsync), so a
 // crash at any moment loses no acknowledged write and never leaves a write
@@ -46,12 +47,12 @@ type LocalOptions struct {
 // "snapshot.tmp", fsynced and renamed), "wal" (the records after it, each
 // framed with its length and CRC-32C) and "LOCK". Both files start with a
 // magic number that carries the format version. A snapshot is written when
-// the WAL outgrows LocalOptions.CompactBytes and the last snapshot, after
+// the WAL outgrows Options.CompactBytes and the last snapshot, after
 // which the WAL is emptied; records carry sequence numbers, so after a crash
 // between the two, replay skips the records the snapshot already holds.
-type Local struct {
+type Store struct {
 	dir  string
-	opts LocalOptions
+	opts Options
 	log  *slog.Logger
 	lock *os.File
 	wal  *wal
@@ -69,16 +70,16 @@ type Local struct {
 	scratch    sync.Pool      // *scratch for sparse searches
 }
 
-// OpenLocal opens the store under dir, creating dir if needed: it loads the
+// Open opens the store under dir, creating dir if needed: it loads the
 // last snapshot, replays the WAL and cuts off a torn last record. Only one
-// Local may have a directory open at a time (ECONFLICT otherwise). A
+// Store may have a directory open at a time (ECONFLICT otherwise). A
 // snapshot or WAL that is damaged other than by a crash mid-append is an
 // error, never silently dropped.
-func OpenLocal(dir string, o LocalOptions) (*Local, error) {
+func Open(dir string, o Options) (*Store, error) {
 	if o.CompactBytes <= 0 {
 		o.CompactBytes = DefaultCompactBytes
 	}
-	l := &Local{dir: dir, opts: o, log: o.Logger}
+	l := &Store{dir: dir, opts: o, log: o.Logger}
 	if l.log == nil {
 		l.log = slog.Default()
 	}
@@ -102,7 +103,7 @@ func OpenLocal(dir string, o LocalOptions) (*Local, error) {
 }
 
 // load reads the snapshot and replays the WAL into l.idx.
-func (l *Local) load() error {
+func (l *Store) load() error {
 	os.Remove(filepath.Join(l.dir, snapTmp)) // an unfinished snapshot from a crash
 	x, snapSeq, size, err := loadSnapshot(l.dir)
 	if err != nil {
@@ -155,7 +156,7 @@ func (l *Local) load() error {
 // vectors are stored normalised. It returns an EINVALID error when a point
 // does not belong to meta (see CheckWrite) or its dense dimension differs
 // from the store's. Writing no points deletes the file.
-func (l *Local) WriteFile(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error {
+func (l *Store) WriteFile(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error {
 	o, err := prepareWrite(meta, points)
 	if err != nil {
 		return err
@@ -178,7 +179,7 @@ func (l *Local) WriteFile(ctx context.Context, meta hybridsearch.FileMeta, point
 // meta; its other points stay (TrimFile removes those past the end). A
 // large file is written this way in batches, each durable on return, at
 // the cost of that batch only. Checks and errors are WriteFile's.
-func (l *Local) UpsertPoints(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error {
+func (l *Store) UpsertPoints(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error {
 	o, err := prepareWrite(meta, points)
 	if err != nil {
 		return err
@@ -200,7 +201,7 @@ func (l *Local) UpsertPoints(ctx context.Context, meta hybridsearch.FileMeta, po
 // TrimFile removes the file's points whose chunk number is keep or more
 // (a shorter new version of the file); keep 0 removes the file. An absent
 // file is not an error.
-func (l *Local) TrimFile(ctx context.Context, id hybridsearch.FileID, keep int) error {
+func (l *Store) TrimFile(ctx context.Context, id hybridsearch.FileID, keep int) error {
 	if err := l.mutate(ctx, &op{kind: opTrim, meta: hybridsearch.FileMeta{ID: id}, keep: max(keep, 0)}); err != nil {
 		return wrap(err, "store: trim file %d", id)
 	}
@@ -210,15 +211,15 @@ func (l *Local) TrimFile(ctx context.Context, id hybridsearch.FileID, keep int) 
 // UpdateFileMeta sets the metadata of every point of the file to meta
 // without touching vectors or text. It returns an ENOTFOUND error when the
 // file has no points.
-func (l *Local) UpdateFileMeta(ctx context.Context, meta hybridsearch.FileMeta) error {
-	if err := l.mutate(ctx, &op{kind: opMeta, meta: cleanMeta(meta)}); err != nil {
+func (l *Store) UpdateFileMeta(ctx context.Context, meta hybridsearch.FileMeta) error {
+	if err := l.mutate(ctx, &op{kind: opMeta, meta: store.CleanMeta(meta)}); err != nil {
 		return wrap(err, "store: update file %d", meta.ID)
 	}
 	return nil
 }
 
 // DeleteFile removes the file's points; an absent file is not an error.
-func (l *Local) DeleteFile(ctx context.Context, id hybridsearch.FileID) error {
+func (l *Store) DeleteFile(ctx context.Context, id hybridsearch.FileID) error {
 	if err := l.mutate(ctx, &op{kind: opDelete, meta: hybridsearch.FileMeta{ID: id}}); err != nil {
 		return wrap(err, "store: delete file %d", id)
 	}
@@ -226,7 +227,7 @@ func (l *Local) DeleteFile(ctx context.Context, id hybridsearch.FileID) error {
 }
 
 // mutate logs o, applies it and waits until its record is durable.
-func (l *Local) mutate(ctx context.Context, o *op) error {
+func (l *Store) mutate(ctx context.Context, o *op) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -260,7 +261,7 @@ func (l *Local) mutate(ctx context.Context, o *op) error {
 }
 
 // compactInBackground runs one compaction for mutate.
-func (l *Local) compactInBackground() {
+func (l *Store) compactInBackground() {
 	defer l.compacting.Store(false)
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
@@ -274,7 +275,7 @@ func (l *Local) compactInBackground() {
 
 // compact writes a snapshot of the current state and empties the WAL.
 // Callers hold wmu; queries go on meanwhile.
-func (l *Local) compact() error {
+func (l *Store) compact() error {
 	if err := l.wal.failed(); err != nil {
 		return err
 	}
@@ -293,7 +294,7 @@ func (l *Local) compact() error {
 // FilePoints returns the file's points in chunk order, with their
 // (normalised) dense and sparse vectors when withVectors is set; none for
 // an absent file.
-func (l *Local) FilePoints(ctx context.Context, id hybridsearch.FileID, withVectors bool) ([]hybridsearch.Point, error) {
+func (l *Store) FilePoints(ctx context.Context, id hybridsearch.FileID, withVectors bool) ([]hybridsearch.Point, error) {
 	if err := l.readable(ctx); err != nil {
 		return nil, wrap(err, "store: file points %d", id)
 	}
@@ -313,7 +314,7 @@ func (l *Local) FilePoints(ctx context.Context, id hybridsearch.FileID, withVect
 // VectorsByHash returns the (normalised) dense vector of a point whose
 // Chunk.Hash is h, for every h in hashes that some point with a dense
 // vector has, in any file, so unchanged text is not embedded twice.
-func (l *Local) VectorsByHash(ctx context.Context, hashes []string) (map[string][]float32, error) {
+func (l *Store) VectorsByHash(ctx context.Context, hashes []string) (map[string][]float32, error) {
 	if err := l.readable(ctx); err != nil {
 		return nil, wrap(err, "store: vectors by hash")
 	}
@@ -330,11 +331,11 @@ func (l *Local) VectorsByHash(ctx context.Context, hashes []string) (map[string]
 
 // Files returns the metadata of every file whose readers include user,
 // ordered by file id. It returns an EINVALID error for the empty user.
-func (l *Local) Files(ctx context.Context, user hybridsearch.UserID) ([]hybridsearch.FileMeta, error) {
+func (l *Store) Files(ctx context.Context, user hybridsearch.UserID) ([]hybridsearch.FileMeta, error) {
 	if err := l.readable(ctx); err != nil {
 		return nil, wrap(err, "store: files of %s", user)
 	}
-	if err := CheckUser(user); err != nil {
+	if err := store.CheckUser(user); err != nil {
 		return nil, err
 	}
 	l.mu.RLock()
@@ -350,19 +351,19 @@ func (l *Local) Files(ctx context.Context, user hybridsearch.UserID) ([]hybridse
 }
 
 // Stats counts the stored points and files and reports the dimension.
-func (l *Local) Stats(ctx context.Context) (Stats, error) {
+func (l *Store) Stats(ctx context.Context) (store.Stats, error) {
 	if err := l.readable(ctx); err != nil {
-		return Stats{}, wrap(err, "store: stats")
+		return store.Stats{}, wrap(err, "store: stats")
 	}
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	return Stats{Points: l.idx.points, Files: len(l.idx.files), Dim: l.idx.dim}, nil
+	return store.Stats{Points: l.idx.points, Files: len(l.idx.files), Dim: l.idx.dim}, nil
 }
 
 // Health returns nil while the store can take writes, an EUNAVAILABLE
 // error once it is closed or its disk failed it (a failed fsync: reopen the
 // store to recover from the last durable state).
-func (l *Local) Health(ctx context.Context) error {
+func (l *Store) Health(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -374,7 +375,7 @@ func (l *Local) Health(ctx context.Context) error {
 // it is cheaper than rewriting the snapshot), and releases the directory. Writes
 // acknowledged before Close are durable either way. Later calls on the
 // store fail with EUNAVAILABLE; closing twice is not an error.
-func (l *Local) Close() error {
+func (l *Store) Close() error {
 	l.wmu.Lock()
 	if l.closed.Swap(true) {
 		l.wmu.Unlock()
@@ -394,7 +395,7 @@ func (l *Local) Close() error {
 
 // usable returns an EUNAVAILABLE error once the store is closed or its
 // WAL failed.
-func (l *Local) usable() error {
+func (l *Store) usable() error {
 	if l.closed.Load() {
 		return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "store: closed")
 	}
@@ -405,7 +406,7 @@ func (l *Local) usable() error {
 }
 
 // readable checks what every query checks first.
-func (l *Local) readable(ctx context.Context) error {
+func (l *Store) readable(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -417,14 +418,14 @@ func (l *Local) readable(ctx context.Context) error {
 
 // checkSearch checks the arguments every search shares and returns k
 // capped at MaxK.
-func (l *Local) checkSearch(ctx context.Context, user hybridsearch.UserID, k int) (int, error) {
+func (l *Store) checkSearch(ctx context.Context, user hybridsearch.UserID, k int) (int, error) {
 	if err := l.readable(ctx); err != nil {
 		return 0, err
 	}
-	if err := CheckUser(user); err != nil {
+	if err := store.CheckUser(user); err != nil {
 		return 0, err
 	}
-	return CheckK(k)
+	return store.CheckK(k)
 }
 
 // wrap prefixes err with the operation unless it is already an *Error

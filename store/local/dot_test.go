@@ -1,4 +1,4 @@
-package store
+package local
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
 )
 
 // dotLengths are the vector lengths the kernels are checked on: every
@@ -132,7 +133,7 @@ func TestDotRowsOutOfRange(t *testing.T) {
 func TestDotUnitVectors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 200 {
-		a, b := normalized(randFloats(rng, 768)), normalized(randFloats(rng, 768))
+		a, b := store.Normalized(randFloats(rng, 768)), store.Normalized(randFloats(rng, 768))
 		got, want := dot1(a, b), dot64(a, b)
 		if math.Abs(float64(got)-want) > 1e-5 {
 			t.Errorf("dotRows(unit 768) = %v, want %v", got, want)
@@ -149,7 +150,7 @@ func TestSearchDenseFallback(t *testing.T) {
 	}
 	const dim, n = 96, 3 * parallelMin
 	rng := rand.New(rand.NewPCG(7, 8))
-	s, err := OpenLocal(t.TempDir(), LocalOptions{})
+	s, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

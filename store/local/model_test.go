@@ -1,4 +1,4 @@
-package store_test
+package local_test
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/local"
 )
 
 // model is a brute-force reference of a store's content: what every
@@ -162,7 +163,7 @@ func checkTopK(t *testing.T, what string, hits []hybridsearch.Hit, want []scored
 }
 
 // checkModel runs every leg for every user against the model.
-func checkModel(t *testing.T, s *store.Local, m *model, rng *rand.Rand, users []hybridsearch.UserID, dim int) {
+func checkModel(t *testing.T, s *local.Store, m *model, rng *rand.Rand, users []hybridsearch.UserID, dim int) {
 	t.Helper()
 	ctx := t.Context()
 	for _, u := range users {
@@ -266,7 +267,7 @@ func randReaders(rng *rand.Rand, users []hybridsearch.UserID) []hybridsearch.Use
 
 // randOps applies n random writes, metadata updates and deletes to the
 // store and the model.
-func randOps(t *testing.T, s *store.Local, m *model, rng *rand.Rand, n int, users []hybridsearch.UserID, dim int) {
+func randOps(t *testing.T, s *local.Store, m *model, rng *rand.Rand, n int, users []hybridsearch.UserID, dim int) {
 	t.Helper()
 	ctx := t.Context()
 	for range n {
@@ -296,7 +297,7 @@ func randOps(t *testing.T, s *store.Local, m *model, rng *rand.Rand, n int, user
 
 // checkHashes checks VectorsByHash against the model: a vector for exactly
 // the hashes some point with a dense vector has, and it is one of theirs.
-func checkHashes(t *testing.T, s *store.Local, m *model) {
+func checkHashes(t *testing.T, s *local.Store, m *model) {
 	t.Helper()
 	byHash := map[string][][]float32{}
 	for _, ps := range m.files {

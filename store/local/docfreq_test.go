@@ -1,4 +1,4 @@
-package store_test
+package local_test
 
 import (
 	"slices"
@@ -6,12 +6,13 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/local"
 )
 
 // TestSparseDocFreq: the counts are those IDF uses in SearchSparse, over
 // all users, and follow deletes.
 func TestSparseDocFreq(t *testing.T) {
-	s := mustOpen(t, t.TempDir(), store.LocalOptions{})
+	s := mustOpen(t, t.TempDir(), local.Options{})
 	ctx := t.Context()
 	file := func(id hs.FileID, user hs.UserID, bm25 ...uint32) {
 		meta := hs.FileMeta{ID: id, Path: "/f.md", Title: "f", Type: hs.DocFile, Readers: []hs.UserID{user}}

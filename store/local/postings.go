@@ -1,9 +1,10 @@
-package store
+package local
 
 import (
 	"context"
 
 	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
 )
 
 // purgeMin is the least number of dead slots worth a purge.
@@ -99,11 +100,11 @@ func (x *index) purgeDead() {
 // it, and the number of points with a non-empty vector of that name: the
 // n_i and N of IDF, counted over all users, as SearchSparse uses them. It
 // returns an EINVALID error for an unknown vector name.
-func (l *Local) SparseDocFreq(ctx context.Context, vector string, indices []uint32) ([]int, int, error) {
+func (l *Store) SparseDocFreq(ctx context.Context, vector string, indices []uint32) ([]int, int, error) {
 	if err := l.readable(ctx); err != nil {
 		return nil, 0, wrap(err, "store: sparse document frequencies")
 	}
-	if err := CheckSparseName(vector); err != nil {
+	if err := store.CheckSparseName(vector); err != nil {
 		return nil, 0, err
 	}
 	l.mu.RLock()

@@ -1,4 +1,4 @@
-package store
+package local
 
 import (
 	"context"
@@ -114,7 +114,7 @@ func (x *index) invariants() error {
 
 func TestIndexInvariants(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	s, err := OpenLocal(t.TempDir(), LocalOptions{})
+	s, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package store
+package local
 
 // dotGeneric returns the dot product of a and b (len(b) ≥ len(a)) with
 // eight independent accumulators, so the loop is not bound by add latency.

@@ -1,6 +1,6 @@
 //go:build !purego
 
-package store
+package local
 
 // dot8RowsAVX2 sets out[i] to the dot product of q and the int8 row
 // slab[slots[i]*len(q):][:len(q)]. Every row must lie inside slab and

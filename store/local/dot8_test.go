@@ -1,9 +1,11 @@
-package store
+package local
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/hybrid-search/hybridsearch/store"
 )
 
 func randCodes(rng *rand.Rand, n int) []int8 {
@@ -123,7 +125,7 @@ func quantVectors(rng *rand.Rand, dim int) [][]float32 {
 				v[j] = float32(rng.NormFloat64()) * 1e-30
 			}
 		}
-		vs = append(vs, normalized(v))
+		vs = append(vs, store.Normalized(v))
 	}
 	return vs
 }

@@ -1,4 +1,4 @@
-package store
+package local
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 	"github.com/hybrid-search/hybridsearch"
 )
 
-// Files under a Local store's directory.
+// Files under a Store's directory.
 const (
 	snapName = "snapshot"     // the last complete snapshot
 	snapTmp  = "snapshot.tmp" // a snapshot being written

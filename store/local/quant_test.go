@@ -1,4 +1,4 @@
-package store
+package local
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
 )
 
 // quantInvariants returns an error unless the int8 copy matches the slab:
@@ -64,7 +65,7 @@ func quantCorpus(rng *rand.Rand, dim, n int) *index {
 				}
 			}
 			if v != nil {
-				v = normalized(v)
+				v = store.Normalized(v)
 				pool = append(pool, v)
 			}
 			o.points = append(o.points, pointIn{id: hybridsearch.PointID(id, no), chunk: hybridsearch.Chunk{FileID: id, No: no}, dense: v})
@@ -115,8 +116,8 @@ func TestScanQuantExact(t *testing.T) {
 				default:
 					q = randFloats(rng, dim)
 				}
-				q = normalized(q)
-				for _, k := range []int{1, 2, 7, 30, 100, MaxK} {
+				q = store.Normalized(q)
+				for _, k := range []int{1, 2, 7, 30, 100, store.MaxK} {
 					parts := 1 + rng.IntN(3)
 					want := x.searchDense(context.Background(), q, slots, k, &m, parts, false)
 					got := x.searchDense(context.Background(), q, slots, k, &m, 1+rng.IntN(3), true)
@@ -140,7 +141,7 @@ func TestSearchDenseQuant(t *testing.T) {
 	const dim = 24
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(21, 22))
-	write := func(s *Local, id hybridsearch.FileID, n int) {
+	write := func(s *Store, id hybridsearch.FileID, n int) {
 		t.Helper()
 		meta := hybridsearch.FileMeta{ID: id, Path: fmt.Sprintf("/d%d/x.md", id%3), Readers: []hybridsearch.UserID{"alice"}}
 		points := make([]hybridsearch.Point, n)
@@ -156,7 +157,7 @@ func TestSearchDenseQuant(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	check := func(s *Local, when string) {
+	check := func(s *Store, when string) {
 		t.Helper()
 		if err := s.idx.invariants(); err != nil {
 			t.Fatalf("%s: %v", when, err)
@@ -165,14 +166,14 @@ func TestSearchDenseQuant(t *testing.T) {
 			t.Fatalf("%s: alice sees %d points, want ≥ %d for the int8 path", when, n, quantMin)
 		}
 		for _, f := range []hybridsearch.Filter{{}, {PathPrefix: "/d2"}} {
-			for _, k := range []int{1, 10, MaxK} {
+			for _, k := range []int{1, 10, store.MaxK} {
 				q := randFloats(rng, dim)
 				got, err := s.SearchDense(t.Context(), "alice", q, k, f)
 				if err != nil {
 					t.Fatal(err)
 				}
 				m := newMatcher("alice", f)
-				want := s.idx.hits(s.idx.searchDense(t.Context(), normalized(q), s.idx.users["alice"], k, &m, 1, false))
+				want := s.idx.hits(s.idx.searchDense(t.Context(), store.Normalized(q), s.idx.users["alice"], k, &m, 1, false))
 				if len(got) != len(want) {
 					t.Fatalf("%s: SearchDense(k %d) found %d hits, want %d", when, k, len(got), len(want))
 				}
@@ -184,7 +185,7 @@ func TestSearchDenseQuant(t *testing.T) {
 			}
 		}
 	}
-	s, err := OpenLocal(dir, LocalOptions{CompactBytes: 1 << 40})
+	s, err := Open(dir, Options{CompactBytes: 1 << 40})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func TestSearchDenseQuant(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, err = OpenLocal(dir, LocalOptions{})
+	s, err = Open(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

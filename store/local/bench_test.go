@@ -1,4 +1,4 @@
-package store_test
+package local_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/local"
 )
 
 // Benchmarks run on a store where one user sees every chunk (the worst
@@ -52,10 +53,10 @@ func (d *benchData) sparse(z *rand.Zipf, n int) hybridsearch.SparseVector {
 }
 
 // benchStore returns a store of n chunks in files of 50 chunks.
-func benchStore(b *testing.B, n int) (*store.Local, *benchData) {
+func benchStore(b *testing.B, n int) (*local.Store, *benchData) {
 	b.Helper()
 	d := newBenchData()
-	s := mustOpen(b, b.TempDir(), store.LocalOptions{CompactBytes: 1 << 40})
+	s := mustOpen(b, b.TempDir(), local.Options{CompactBytes: 1 << 40})
 	for f := range n / 50 {
 		id := hybridsearch.FileID(f + 1)
 		meta := hybridsearch.FileMeta{ID: id, Path: fmt.Sprintf("/docs/%d.md", f), Readers: []hybridsearch.UserID{"alice", "bob"}}
@@ -160,7 +161,7 @@ func BenchmarkWriteFile(b *testing.B) {
 // BenchmarkWriteSmallParallel writes one-chunk files from parallel
 // goroutines: concurrent writers share fsyncs (group commit).
 func BenchmarkWriteSmallParallel(b *testing.B) {
-	s := mustOpen(b, b.TempDir(), store.LocalOptions{})
+	s := mustOpen(b, b.TempDir(), local.Options{})
 	var next atomic.Int64
 	b.RunParallel(func(pb *testing.PB) {
 		rng := rand.New(rand.NewPCG(uint64(next.Add(1)), 1))

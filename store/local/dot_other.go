@@ -1,6 +1,6 @@
 //go:build !amd64 || purego
 
-package store
+package local
 
 // hasAVX2FMA is false: there is no assembly kernel on this architecture
 // (or the purego build tag asks for none).

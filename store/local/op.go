@@ -1,12 +1,11 @@
-package store
+package local
 
 import (
 	"cmp"
-	"math"
 	"slices"
-	"time"
 
 	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
 )
 
 // Kinds of logged operations.
@@ -91,97 +90,21 @@ func decodeOp(b []byte) (uint64, *op, error) {
 // metadata cleaned, points in chunk order, dense vectors normalised copies,
 // sparse vectors sorted copies.
 func prepareWrite(meta hybridsearch.FileMeta, points []hybridsearch.Point) (*op, error) {
-	if err := CheckWrite(meta, points); err != nil {
+	if err := store.CheckWrite(meta, points); err != nil {
 		return nil, err
 	}
-	o := &op{kind: opWrite, meta: cleanMeta(meta), points: make([]pointIn, len(points))}
+	o := &op{kind: opWrite, meta: store.CleanMeta(meta), points: make([]pointIn, len(points))}
 	for i, p := range points {
 		c := p.Chunk
 		c.Headings = slices.Clone(c.Headings)
 		o.points[i] = pointIn{
 			id:      p.ID,
 			chunk:   c,
-			dense:   normalized(p.Dense),
-			bm25:    sortedSparse(p.BM25),
-			trigram: sortedSparse(p.Trigram),
+			dense:   store.Normalized(p.Dense),
+			bm25:    store.SortedSparse(p.BM25),
+			trigram: store.SortedSparse(p.Trigram),
 		}
 	}
 	slices.SortFunc(o.points, func(a, b pointIn) int { return cmp.Compare(a.chunk.No, b.chunk.No) })
 	return o, nil
-}
-
-// cleanMeta returns meta with sorted, unique, non-empty readers of its own,
-// paths of its own for readers only, and the modification time in UTC
-// without a monotonic reading.
-func cleanMeta(meta hybridsearch.FileMeta) hybridsearch.FileMeta {
-	r := make([]hybridsearch.UserID, 0, len(meta.Readers))
-	for _, u := range meta.Readers {
-		if u != "" {
-			r = append(r, u)
-		}
-	}
-	slices.Sort(r)
-	meta.Readers = slices.Compact(r)
-	meta.Paths = cleanPaths(meta)
-	if meta.Modified.IsZero() {
-		meta.Modified = time.Time{}
-	} else {
-		meta.Modified = meta.Modified.UTC()
-	}
-	return meta
-}
-
-// normalized returns a unit-length copy of v (all zeros stay zeros), or nil
-// for an empty v.
-func normalized(v []float32) []float32 {
-	if len(v) == 0 {
-		return nil
-	}
-	var ss float64
-	for _, x := range v {
-		ss += float64(x) * float64(x)
-	}
-	out := make([]float32, len(v))
-	if ss == 0 {
-		return out
-	}
-	inv := 1 / math.Sqrt(ss)
-	for i, x := range v {
-		out[i] = float32(float64(x) * inv)
-	}
-	return out
-}
-
-// sortedSparse returns a copy of v sorted by index, nil slices when empty.
-func sortedSparse(v hybridsearch.SparseVector) hybridsearch.SparseVector {
-	if len(v.Indices) == 0 {
-		return hybridsearch.SparseVector{}
-	}
-	out := hybridsearch.SparseVector{Indices: slices.Clone(v.Indices), Values: slices.Clone(v.Values)}
-	if !slices.IsSorted(out.Indices) {
-		perm := make([]int, len(out.Indices))
-		for i := range perm {
-			perm[i] = i
-		}
-		slices.SortFunc(perm, func(a, b int) int { return cmp.Compare(v.Indices[a], v.Indices[b]) })
-		for k, i := range perm {
-			out.Indices[k], out.Values[k] = v.Indices[i], v.Values[i]
-		}
-	}
-	return out
-}
-
-// cleanPaths returns a copy of meta's paths for its (clean) readers, each
-// path cleaned; nil when it has none.
-func cleanPaths(meta hybridsearch.FileMeta) map[hybridsearch.UserID]string {
-	var out map[hybridsearch.UserID]string
-	for _, u := range meta.Readers {
-		if p := meta.Paths[u]; p != "" {
-			if out == nil {
-				out = make(map[hybridsearch.UserID]string, len(meta.Readers))
-			}
-			out[u] = CleanPath(p)
-		}
-	}
-	return out
 }

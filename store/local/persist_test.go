@@ -1,4 +1,4 @@
-package store_test
+package local_test
 
 import (
 	"math/rand/v2"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/local"
 )
 
 var testUsers = []hybridsearch.UserID{"alice", "bob", "carol"}
@@ -22,7 +23,7 @@ func TestLocalRandomOps(t *testing.T) {
 	const dim = 8
 	rng := rand.New(rand.NewPCG(1, 2))
 	dir := t.TempDir()
-	s, err := store.OpenLocal(dir, store.LocalOptions{CompactBytes: 16 << 10, Logger: testLogger(t)})
+	s, err := local.Open(dir, local.Options{CompactBytes: 16 << 10, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,14 +40,14 @@ func TestLocalRandomOps(t *testing.T) {
 		dir string
 		m   *model
 	}{{dir, m}, {crashed, atCrash}} {
-		s := mustOpen(t, tt.dir, store.LocalOptions{})
+		s := mustOpen(t, tt.dir, local.Options{})
 		checkModel(t, s, tt.m, rng, testUsers, dim)
 		randOps(t, s, tt.m, rng, 30, testUsers, dim)
 		checkModel(t, s, tt.m, rng, testUsers, dim)
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		s = mustOpen(t, tt.dir, store.LocalOptions{})
+		s = mustOpen(t, tt.dir, local.Options{})
 		checkModel(t, s, tt.m, rng, testUsers, dim)
 	}
 }
@@ -72,7 +73,7 @@ func crashCopy(t *testing.T, dir string) string {
 }
 
 // writeSeq writes files 1..n, one chunk each, text "file <id>".
-func writeSeq(t *testing.T, s *store.Local, from, to int) {
+func writeSeq(t *testing.T, s *local.Store, from, to int) {
 	t.Helper()
 	for i := from; i <= to; i++ {
 		id := hybridsearch.FileID(i)
@@ -87,7 +88,7 @@ func writeSeq(t *testing.T, s *store.Local, from, to int) {
 	}
 }
 
-func fileList(t *testing.T, s *store.Local) []hybridsearch.FileID {
+func fileList(t *testing.T, s *local.Store) []hybridsearch.FileID {
 	t.Helper()
 	files, err := s.Files(t.Context(), "alice")
 	if err != nil {
@@ -110,7 +111,7 @@ func seq(from, to int) []hybridsearch.FileID {
 
 func TestLocalTornTail(t *testing.T) {
 	dir := t.TempDir()
-	s := mustOpen(t, dir, store.LocalOptions{})
+	s := mustOpen(t, dir, local.Options{})
 	writeSeq(t, s, 1, 3)
 	crashed := crashCopy(t, dir)
 	wal := filepath.Join(crashed, "wal")
@@ -136,9 +137,9 @@ func TestLocalTornTail(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := crashCopy(t, crashed)
 			tt.damage(t, filepath.Join(d, "wal"))
-			s, err := store.OpenLocal(d, store.LocalOptions{Logger: testLogger(t)})
+			s, err := local.Open(d, local.Options{Logger: testLogger(t)})
 			if err != nil {
-				t.Fatalf("OpenLocal = %v", err)
+				t.Fatalf("Open = %v", err)
 			}
 			if got := fileList(t, s); !slices.Equal(got, tt.want) {
 				t.Errorf("after recovery files = %v, want %v", got, tt.want)
@@ -147,7 +148,7 @@ func TestLocalTornTail(t *testing.T) {
 			if err := s.Close(); err != nil {
 				t.Fatal(err)
 			}
-			s = mustOpen(t, d, store.LocalOptions{})
+			s = mustOpen(t, d, local.Options{})
 			if got, want := fileList(t, s), append(slices.Clone(tt.want), 10); !slices.Equal(got, want) {
 				t.Errorf("after a write and reopen files = %v, want %v", got, want)
 			}
@@ -156,7 +157,7 @@ func TestLocalTornTail(t *testing.T) {
 }
 
 // recordSize returns the size of the last WAL record, found by replaying
-// into a throwaway copy: the WAL minus one record is what OpenLocal keeps
+// into a throwaway copy: the WAL minus one record is what Open keeps
 // after cutting it.
 func recordSize(t *testing.T, path string) int {
 	t.Helper()
@@ -209,7 +210,7 @@ func flipByte(t *testing.T, path string, off int64) {
 // holds are skipped, later ones replayed.
 func TestLocalSnapshotThenStaleWAL(t *testing.T) {
 	dir := t.TempDir()
-	s, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	s, err := local.Open(dir, local.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestLocalSnapshotThenStaleWAL(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(before, "snapshot"), snap, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s = mustOpen(t, before, store.LocalOptions{})
+	s = mustOpen(t, before, local.Options{})
 	if got, want := fileList(t, s), []hybridsearch.FileID{1, 3, 4, 5}; !slices.Equal(got, want) {
 		t.Errorf("files = %v, want %v", got, want)
 	}
@@ -240,7 +241,7 @@ func TestLocalSnapshotThenStaleWAL(t *testing.T) {
 
 func TestLocalDamagedSnapshot(t *testing.T) {
 	dir := t.TempDir()
-	s, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	s, err := local.Open(dir, local.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,13 +270,13 @@ func TestLocalDamagedSnapshot(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(d, "snapshot"), tt.damage(slices.Clone(snap)), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			s, err := store.OpenLocal(d, store.LocalOptions{Logger: testLogger(t)})
+			s, err := local.Open(d, local.Options{Logger: testLogger(t)})
 			if err == nil {
 				s.Close()
-				t.Fatalf("OpenLocal on a damaged snapshot = nil error")
+				t.Fatalf("Open on a damaged snapshot = nil error")
 			}
 			if hybridsearch.ErrorKind(err) != tt.kind {
-				t.Errorf("OpenLocal = %v (kind %s), want kind %s", err, hybridsearch.ErrorKind(err), tt.kind)
+				t.Errorf("Open = %v (kind %s), want kind %s", err, hybridsearch.ErrorKind(err), tt.kind)
 			}
 		})
 	}
@@ -293,25 +294,25 @@ func lastFrame(b []byte) int {
 
 func TestLocalLock(t *testing.T) {
 	dir := t.TempDir()
-	s, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	s, err := local.Open(dir, local.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s2, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)}); hybridsearch.ErrorKind(err) != hybridsearch.ECONFLICT {
+	if s2, err := local.Open(dir, local.Options{Logger: testLogger(t)}); hybridsearch.ErrorKind(err) != hybridsearch.ECONFLICT {
 		if err == nil {
 			s2.Close()
 		}
-		t.Errorf("second OpenLocal = %v, want ECONFLICT", err)
+		t.Errorf("second Open = %v, want ECONFLICT", err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	mustOpen(t, dir, store.LocalOptions{})
+	mustOpen(t, dir, local.Options{})
 }
 
 func TestLocalDim(t *testing.T) {
 	dir := t.TempDir()
-	s, err := store.OpenLocal(dir, store.LocalOptions{Dim: 2, Logger: testLogger(t)})
+	s, err := local.Open(dir, local.Options{Dim: 2, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,19 +335,19 @@ func TestLocalDim(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := store.OpenLocal(dir, store.LocalOptions{Dim: 3, Logger: testLogger(t)}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+	if s, err := local.Open(dir, local.Options{Dim: 3, Logger: testLogger(t)}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
 		if err == nil {
 			s.Close()
 		}
-		t.Errorf("OpenLocal(Dim 3) on a 2-dim store = %v, want EINVALID", err)
+		t.Errorf("Open(Dim 3) on a 2-dim store = %v, want EINVALID", err)
 	}
-	s = mustOpen(t, dir, store.LocalOptions{})
+	s = mustOpen(t, dir, local.Options{})
 	if st, err := s.Stats(ctx); err != nil || st.Dim != 2 || st.Points != 2 {
 		t.Errorf("Stats() = %+v, %v, want 2 points of dimension 2", st, err)
 	}
 
 	// Without Dim, the first dense write fixes it.
-	s2 := mustOpen(t, t.TempDir(), store.LocalOptions{})
+	s2 := mustOpen(t, t.TempDir(), local.Options{})
 	noDense := p
 	noDense.Dense = nil
 	if err := s2.WriteFile(ctx, meta, []hybridsearch.Point{noDense}); err != nil {
@@ -374,7 +375,7 @@ func nanValue() float64 {
 }
 
 func TestLocalClosed(t *testing.T) {
-	s, err := store.OpenLocal(t.TempDir(), store.LocalOptions{Logger: testLogger(t)})
+	s, err := local.Open(t.TempDir(), local.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +418,7 @@ func TestLocalClosed(t *testing.T) {
 // written: the unfinished temporary file is ignored and removed.
 func TestLocalLeftoverTempSnapshot(t *testing.T) {
 	dir := t.TempDir()
-	s, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	s, err := local.Open(dir, local.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +431,7 @@ func TestLocalLeftoverTempSnapshot(t *testing.T) {
 	if err := os.WriteFile(tmp, []byte("HSSNP\x00\x00\x01half a snapsh"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s = mustOpen(t, crashed, store.LocalOptions{})
+	s = mustOpen(t, crashed, local.Options{})
 	if got := fileList(t, s); !slices.Equal(got, seq(1, 3)) {
 		t.Errorf("files = %v, want %v", got, seq(1, 3))
 	}
@@ -443,7 +444,7 @@ func TestLocalLeftoverTempSnapshot(t *testing.T) {
 // and WAL), and a store written without them reads back without them.
 func TestLocalReaderPathsPersist(t *testing.T) {
 	dir := t.TempDir()
-	s, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	s, err := local.Open(dir, local.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +460,7 @@ func TestLocalReaderPathsPersist(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, err = store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	s, err = local.Open(dir, local.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,7 +484,7 @@ func TestLocalReaderPathsPersist(t *testing.T) {
 // the WAL after a crash, and survive a clean reopen.
 func TestLocalUpsertTrimReplay(t *testing.T) {
 	dir := t.TempDir()
-	s, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	s, err := local.Open(dir, local.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,7 +502,7 @@ func TestLocalUpsertTrimReplay(t *testing.T) {
 	if err := s.TrimFile(t.Context(), 3, 4); err != nil {
 		t.Fatal(err)
 	}
-	check := func(what string, s *store.Local) {
+	check := func(what string, s *local.Store) {
 		t.Helper()
 		pts, err := s.FilePoints(t.Context(), 3, true)
 		if err != nil || len(pts) != 4 {
@@ -514,7 +515,7 @@ func TestLocalUpsertTrimReplay(t *testing.T) {
 		}
 	}
 	check("live", s)
-	crashed, err := store.OpenLocal(crashCopy(t, dir), store.LocalOptions{Logger: testLogger(t)})
+	crashed, err := local.Open(crashCopy(t, dir), local.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,7 +524,7 @@ func TestLocalUpsertTrimReplay(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, err = store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	s, err = local.Open(dir, local.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -535,7 +536,7 @@ func TestLocalUpsertTrimReplay(t *testing.T) {
 // whole after a reopen from the snapshot.
 func TestLocalLargeFileSnapshot(t *testing.T) {
 	dir := t.TempDir()
-	s, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	s, err := local.Open(dir, local.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -559,7 +560,7 @@ func TestLocalLargeFileSnapshot(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "snapshot")); err != nil {
 		t.Fatalf("no snapshot after Close: %v", err)
 	}
-	s, err = store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	s, err = local.Open(dir, local.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build !purego
 
-package store
+package local
 
 import "golang.org/x/sys/cpu"
 

@@ -1,6 +1,6 @@
 //go:build !amd64 || purego
 
-package store
+package local
 
 // dot8Rows sets out[i] to the dot product of q and slot slots[i]'s row of
 // the int8 slab, rows being len(q) bytes long. It panics when a row lies

@@ -1,29 +1,29 @@
-package store_test
+package local_test
 
 import (
 	"log/slog"
 	"strings"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/local"
 	"github.com/hybrid-search/hybridsearch/store/storetest"
 )
 
 func TestLocalContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Store {
-		return mustOpen(t, t.TempDir(), store.LocalOptions{})
+		return mustOpen(t, t.TempDir(), local.Options{})
 	})
 }
 
 // mustOpen opens a Local store under dir and closes it at cleanup.
-func mustOpen(tb testing.TB, dir string, o store.LocalOptions) *store.Local {
+func mustOpen(tb testing.TB, dir string, o local.Options) *local.Store {
 	tb.Helper()
 	if o.Logger == nil {
 		o.Logger = testLogger(tb)
 	}
-	s, err := store.OpenLocal(dir, o)
+	s, err := local.Open(dir, o)
 	if err != nil {
-		tb.Fatalf("OpenLocal(%s) = %v", dir, err)
+		tb.Fatalf("Open(%s) = %v", dir, err)
 	}
 	tb.Cleanup(func() {
 		if err := s.Close(); err != nil {
