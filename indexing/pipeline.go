@@ -35,6 +35,10 @@ type Pipeline struct {
 	// (a deleted folder's files cannot be found by id any more).
 	Rescan func(user hs.UserID)
 	Rules  Rules
+	// Recipients, if non-nil, names who a file reaches through shares of
+	// folders above it (*Reach): a file a webhook brings to a user's path
+	// is then added for them and its owner, at their own paths (reach.go).
+	Recipients RecipientFinder
 	// NotesFolder is the Notes app's folder in each user's tree; default "/Notes".
 	NotesFolder string
 	// IndexID names the index written to (store kind, embedding model and
@@ -116,7 +120,14 @@ func (p *Pipeline) Process(ctx context.Context, job hs.IndexJob) error {
 	case info.IsDir:
 		return p.fanOut(ctx, job.User, info)
 	}
-	return p.sync(ctx, st, job.User, info, job.Reason == hs.ReasonRetry)
+	fresh := !slices.Contains(st.Readers, job.User) || st.Paths[job.User] != info.Path
+	if err := p.sync(ctx, st, job.User, info, job.Reason == hs.ReasonRetry); err != nil {
+		return err
+	}
+	if fresh && job.Reason == hs.ReasonEvent && slices.Contains(st.Readers, job.User) {
+		p.reachRecipients(ctx, job.User, info, st)
+	}
+	return nil
 }
 
 // missingUser reports whether err, from a call as user, came from a user

@@ -271,6 +271,8 @@ func (m *Main) buildIndexing(ctx context.Context) error {
 		IndexID: m.indexID,
 		Logger:  m.Logger,
 	}
+	// A new file in a shared folder reaches its recipients without a scan.
+	m.Pipeline.Recipients = &indexing.Reach{Shares: m.Nextcloud, Lists: lists, Logger: m.Logger}
 	checks := map[string]indexing.Check{
 		"nats":      m.checkNATS,
 		"nextcloud": m.pingNextcloud,
