@@ -117,21 +117,3 @@ func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/index.php/apps/files/", http.StatusSeeOther)
 	}
 }
-
-// handleFilesPage serves GET /index.php/apps/files/: a stand-in for the
-// Files app that shows the navigation (the ExApps' top-menu entries).
-func (s *Server) handleFilesPage(w http.ResponseWriter, r *http.Request) {
-	uid, ok := s.requireLogin(w, r)
-	if !ok {
-		return
-	}
-	nav := s.navEntries(uid, "files")
-	var b strings.Builder
-	b.WriteString(`<div id="app-content"><h2>Files (simulated)</h2><p>Apps:</p><ul id="ncsim-apps">`)
-	for _, e := range nav[1:] {
-		b.WriteString(`<li><a href="` + template.HTMLEscapeString(e.Href) + `">` + template.HTMLEscapeString(e.Name) + `</a></li>`)
-	}
-	b.WriteString(`</ul></div>`)
-	d := pageData{Title: "Files", AppID: "files", Nav: nav, Content: template.HTML(b.String())}
-	s.renderPage(w, http.StatusOK, uid, d)
-}
