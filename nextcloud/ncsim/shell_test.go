@@ -192,7 +192,6 @@ Ship &lt;b&gt;it&lt;/b&gt;.</pre>`) || !strings.Contains(body, `<h2 id="viewer-t
 	}
 }
 
-
 func TestFilesPageActions(t *testing.T) {
 	s, ts := aaServer(t)
 	env := aaPageApp(t, s, ts.URL)
@@ -265,10 +264,10 @@ func TestDeclarativeSettings(t *testing.T) {
 
 	set := ts.URL + "/ocs/v2.php/settings/api/declarative/value"
 	for _, c := range []struct {
-		who            http.Header
-		field          string
-		value          any
-		status         int
+		who           http.Header
+		field         string
+		value         any
+		status        int
 		stored, shown string
 	}{
 		{alice, "model", "bge-m3", 200, "bge-m3", "bge-m3"},
