@@ -106,7 +106,7 @@ func TestAuthorizationLeavesNoTrace(t *testing.T) {
 		mcpRequest(mcp.ToolSearch, `{"query":"zebracorn"}`, asAppAPI("alice"), basic),
 		mcpRequest(mcp.ToolSearch, `{"query":"zebracorn"}`, asAppAPI("alice"), bearerPW),
 		mcpRequest(mcp.ToolSearch, `{"query":"zebracorn"}`, asAppAPI(""), bearerPW), // refused: not an app token
-		mcpRequest(mcp.ToolSearch, `{"query":"zebracorn"}`, bearerPW),              // direct, refused
+		mcpRequest(mcp.ToolSearch, `{"query":"zebracorn"}`, bearerPW),               // direct, refused
 		mcpRequest(mcp.ToolSearch, `{"query":"`+strings.Repeat("x", 2<<20)+`"}`, asAppAPI("alice"), bearerPW),
 		signed(httptestRequest(http.MethodGet, "/api/status", basic), "alice"),
 		signed(httptestRequest(http.MethodGet, "/api/search?q=zebracorn", bearerPW), "alice"),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
@@ -85,6 +86,8 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 	cache   *accessCache // nil when caching is off
+	// defaults are the admin's fusion and weights (SetDefaults).
+	defaults atomic.Pointer[Defaults]
 }
 
 // New returns a Service. It returns an EINVALID error when Dense or Sparse
@@ -133,7 +136,7 @@ func (s *Service) Search(ctx context.Context, user hs.UserID, req hs.SearchReque
 	if user == "" {
 		return hs.SearchResult{}, hs.Errorf(hs.EINVALID, "search: no acting user")
 	}
-	p, err := newPlan(req)
+	p, err := newPlan(s.withDefaults(req))
 	if err != nil {
 		return hs.SearchResult{}, err
 	}
