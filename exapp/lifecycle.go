@@ -43,6 +43,18 @@ const (
 	filesPathFilter = `/^\/[^\/]+\/files\//`   // only /<uid>/files/..., not appdata or trash
 )
 
+// SimilarAction is the Files app's "Find similar" action. Its handler
+// answers with a redirect to the panel (MenuName), which opens with the
+// documents most similar to the chosen files. It shows for the MIME types
+// the app indexes: AppAPI's files plugin matches when a file's type
+// contains one of the comma-separated parts.
+var SimilarAction = nextcloud.FileAction{
+	Name: "find_similar", DisplayName: "Find similar", ActionHandler: "api/files/similar", Icon: "img/similar.svg", Order: 50,
+	MIME: "text/, application/pdf, application/rtf, application/json, application/xml, application/xhtml, application/epub, " +
+		"application/javascript, application/x-yaml, application/yaml, application/csv, message/rfc822, " +
+		"application/vnd.oasis.opendocument, application/vnd.openxmlformats-officedocument, application/vnd.ms-",
+}
+
 // WebhookEvents are the file events the app registers webhooks for, with
 // the payload key whose path the filter checks (two-node events carry
 // source/target): the Register entries of hs.FileEvents, which the
