@@ -75,7 +75,8 @@ type Main struct {
 	workers    sync.WaitGroup
 	done       chan error
 
-	eng      atomic.Pointer[Engine]         // the engine in use
+	eng      atomic.Pointer[Engine]         // the indexing engine
+	serve    atomic.Pointer[Engine]         // the serving engine
 	retiring sync.WaitGroup                 // engines being closed
 	extract  extractor                      // shared by every engine's pipeline
 	rules    atomic.Pointer[indexing.Rules] // exclusions in force
@@ -112,7 +113,7 @@ func (m *Main) Run(ctx context.Context) error {
 	eff := m.initialSettings(ctx)
 	m.startIndexing(eff)
 	first := &Engine{Config: eff, ownsStore: true}
-	if err := m.buildEngine(ctx, first); err != nil {
+	if err := m.buildEngine(ctx, first, false); err != nil {
 		if sameEngine(eff, cfg) {
 			return err
 		}
@@ -124,11 +125,12 @@ func (m *Main) Run(ctx context.Context) error {
 		st.effective.OllamaHosts, st.effective.EmbedModel = cfg.OllamaHosts, cfg.EmbedModel
 		m.settings.Store(&st)
 		first = &Engine{Config: st.effective, ownsStore: true}
-		if err := m.buildEngine(ctx, first); err != nil {
+		if err := m.buildEngine(ctx, first, false); err != nil {
 			return err
 		}
 	}
 	m.eng.Store(first)
+	m.serve.Store(first)
 	m.Scanner.SetIndexID(first.IndexID)
 	m.Store, m.Embedder, m.Pipeline, m.Reporter, m.Search, m.Viz = first.Store, first.Embedder, first.Pipeline, first.Reporter, first.Search, first.Viz
 	m.Lifecycle = exapp.New(ctx, m.Nextcloud, exapp.Options{
@@ -444,9 +446,16 @@ func (m *Main) Close() error {
 	}
 	m.workers.Wait()
 	m.retiring.Wait()
-	if e := m.eng.Load(); e != nil && e.Store != nil {
+	serving := m.serve.Load()
+	for _, e := range []*Engine{serving, m.eng.Load()} {
+		if e == nil || e.Store == nil || e != serving && e.Store == serving.Store {
+			continue
+		}
 		if err := e.Store.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("store close: %w", err))
+		}
+		if serving == m.eng.Load() {
+			break
 		}
 	}
 	if m.NATS != nil {

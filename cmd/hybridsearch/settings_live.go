@@ -95,11 +95,12 @@ func (m *Main) applySettings(ctx context.Context, prev *settingsState, values ma
 			eff.OllamaHosts, eff.EmbedModel = cur.Config.OllamaHosts, cur.Config.EmbedModel
 		}
 	}
-	e := m.acquire()
-	if err := e.Search.SetDefaults(search.Defaults{Fusion: eff.SearchFusion, Weights: eff.SearchWeights}); err != nil {
-		m.Logger.Warn("search defaults refused", "error", err) // applyAdmin checked them: not expected
+	for _, e := range []*Engine{m.acquire(), m.acquireIndexing()} {
+		if err := e.Search.SetDefaults(search.Defaults{Fusion: eff.SearchFusion, Weights: eff.SearchWeights}); err != nil {
+			m.Logger.Warn("search defaults refused", "error", err) // applyAdmin checked them: not expected
+		}
+		e.release()
 	}
-	e.release()
 	if !sameRules(old, eff) {
 		m.extract.setLimit(eff.MaxFileSize)
 		rules := rulesOf(eff)
@@ -190,6 +191,9 @@ type panelSettings struct {
 	Weights  hs.Weights `json:"weights"` // the default weights
 	Semantic bool       `json:"semantic"`
 	Model    string     `json:"model,omitempty"`
+	// Reindexing names the model of a new index that is being filled;
+	// searches use the previous one until it has caught up.
+	Reindexing string `json:"reindexing,omitempty"`
 	// Problems are settings the admin entered that are not in force, for
 	// admins only.
 	Problems string `json:"problems,omitempty"`
@@ -202,6 +206,12 @@ func (c current) PanelSettings(ctx context.Context, user hs.UserID) (any, error)
 	out := panelSettings{Fusion: d.Fusion, Weights: d.Weights, Semantic: e.Embedder != nil}
 	if out.Semantic {
 		out.Model = e.Config.EmbedModel
+	}
+	if next := c.m.Engine(); next != e {
+		out.Reindexing = "none (keyword and fuzzy only)"
+		if next.Embedder != nil {
+			out.Reindexing = next.Config.EmbedModel
+		}
 	}
 	e.release()
 	if admin, err := c.m.Nextcloud.IsAdmin(ctx, user); err == nil && admin {
