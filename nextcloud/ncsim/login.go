@@ -8,9 +8,15 @@ import (
 
 var loginTemplate = template.Must(template.New("login").Parse(`<!DOCTYPE html>
 <html lang="en">
-<head data-requesttoken="{{.Token}}"><meta charset="utf-8"><title>Login - Nextcloud</title></head>
+<head data-requesttoken="{{.Token}}"><meta charset="utf-8"><title>Login - Nextcloud</title>
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="icon" href="/core/img/favicon.svg">
+<link rel="stylesheet" href="/index.php/apps/theming/theme/default.css?plain=1">
+<link rel="stylesheet" href="/index.php/apps/theming/theme/dark.css?plain=1" media="(prefers-color-scheme: dark)">
+<link rel="stylesheet" href="/core/css/ncsim-server.css"></head>
 <body id="body-login">
-<main>
+<main class="login-box">
+<div class="login-logo"></div>
 <h1>Log in to Nextcloud (simulated)</h1>
 {{if .Error}}<p class="warning" id="login-error">{{.Error}}</p>{{end}}
 <form method="post" action="/index.php/login" name="login">

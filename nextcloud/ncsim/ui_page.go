@@ -28,6 +28,7 @@ var layoutTemplate = template.Must(template.New("layout").Parse(`<!DOCTYPE html>
 <meta charset="utf-8">
 <title>{{.Title}} - Nextcloud</title>
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="icon" href="/core/img/favicon.svg">
 <link rel="stylesheet" href="/index.php/apps/theming/theme/default.css?plain=1" class="theme">
 <link rel="stylesheet" href="/index.php/apps/theming/theme/light.css?plain=1" media="(prefers-color-scheme: light)" class="theme">
 <link rel="stylesheet" href="/index.php/apps/theming/theme/dark.css?plain=1" media="(prefers-color-scheme: dark)" class="theme">
