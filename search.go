@@ -105,13 +105,24 @@ type Explanation struct {
 	Legs            map[string]LegScore `json:"legs"` // by leg name; absent = not retrieved by that leg
 	Fused           float64             `json:"fused"`
 	IdentifierBoost bool                `json:"identifier_boost"`
+	// Capped is set when the relevance was held below the legs' blend
+	// because the chunk lacks a query identifier or quoted phrase verbatim.
+	Capped bool `json:"capped,omitempty"`
 	// PhraseBoost is set when the chunk contains a quoted phrase of the
 	// query exactly, which ranks it above chunks that do not.
 	PhraseBoost bool `json:"phrase_boost,omitempty"`
 }
 
-// LegScore is one leg's rank (1-based) and raw score for a chunk.
+// LegScore is one leg's rank (1-based), raw score and match for a chunk.
 type LegScore struct {
 	Rank  int     `json:"rank"`
 	Score float64 `json:"score"`
+	// Match is how well the chunk matches the query by this leg's
+	// measure, in [0, 1]: the share of the query's weight it matches
+	// (keyword), of the query's words it holds as they are or within an
+	// edit or two (fuzzy), or its cosine similarity (semantic).
+	Match float64 `json:"match"`
+	// Weight is the leg's weight in the relevance, after the weights were
+	// scaled over the legs that ran.
+	Weight float64 `json:"weight"`
 }

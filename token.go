@@ -18,6 +18,13 @@ type Token struct {
 	Revoked bool      `json:"revoked"`
 	// RevokedAt is when the token was revoked; zero while it is not.
 	RevokedAt time.Time `json:"revoked_at,omitzero"`
+	// Client is the OAuth client_id the grant was given to through the
+	// app's authorization server; "" for tokens issued in the app. An OAuth
+	// grant's access and refresh tokens all name this record, so revoking
+	// it ends them all.
+	Client string `json:"client_id,omitempty"`
+	// Resource is the RFC 8707 resource an OAuth grant is bound to.
+	Resource string `json:"resource,omitempty"`
 }
 
 // Active reports whether t is neither revoked nor expired at now.

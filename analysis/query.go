@@ -3,6 +3,7 @@ package analysis
 import (
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Shape is what a query looks like, for picking fusion weights.
@@ -30,11 +31,72 @@ func (s Shape) String() string {
 
 // Query is a parsed search query.
 type Query struct {
-	Raw         string
-	Terms       []string   // analysed terms of the whole query, without repeats, in order
-	Phrases     [][]string // analysed terms of each "quoted phrase"
-	Identifiers []string   // as Identifiers returns them
+	Raw   string
+	Terms []string // analysed terms of the whole query, without repeats, in order
+	// Words are the query's distinct terms with the index terms that match
+	// them, in order (see QueryWords).
+	Words []Word
+	// Phrases are the analysed terms of each "quoted phrase" of two or
+	// more terms; a quoted single word is an ordinary term.
+	Phrases     [][]string
+	Identifiers []string // as Identifiers returns them
 	Shape       Shape
+}
+
+// Word is one distinct term of a query and the index terms that match it.
+type Word struct {
+	Text string // the folded token, as Terms has it
+	Kind Kind
+	// Count is how often the word occurs in the query: a word said twice
+	// matters more ("information retrieval ... retrieval of information").
+	Count int
+	// Terms are the index terms that match the word in a chunk, whatever
+	// the chunk's language: for a word of letters, its stem in every
+	// supported language of which it is not a stop word ("en retriev",
+	// "de retrieval", ...) and the word itself for chunks in no supported
+	// language, unless it is a stop word of any language; for numbers,
+	// words with digits and CJK bigrams, the term itself. A chunk is in one
+	// language, so it matches at most one of a word's terms (barring a
+	// hash collision).
+	Terms []string
+	// Stop reports whether the word is a stop word of some supported
+	// language ("the", "die", "was"): such a word only counts where its
+	// language does not drop it.
+	Stop bool
+}
+
+// QueryWords returns the words of a query text (see Word).
+func QueryWords(text string) []Word {
+	var out []Word
+	seen := make(map[string]int)
+	stemmers := make([]*stemmer, 0, len(specs))
+	for _, l := range languages() {
+		stemmers = append(stemmers, newStemmer(l))
+	}
+	for _, t := range Tokens(text) {
+		if i, ok := seen[t.Text]; ok {
+			out[i].Count++
+			continue
+		}
+		seen[t.Text] = len(out)
+		w := Word{Text: t.Text, Kind: t.Kind, Count: 1}
+		if t.Kind != KindWord || strings.ContainsFunc(t.Text, unicode.IsDigit) {
+			w.Terms = []string{t.Text}
+			out = append(out, w)
+			continue
+		}
+		w.Stop = isStopAnywhere(t.Text)
+		if !w.Stop {
+			w.Terms = append(w.Terms, t.Text)
+		}
+		for _, st := range stemmers {
+			if term, ok := st.term(t.Text); ok && !slices.Contains(w.Terms, term) {
+				w.Terms = append(w.Terms, term)
+			}
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // quotePairs maps opening to closing quote characters. NFKC already turns a
@@ -42,7 +104,8 @@ type Query struct {
 var quotePairs = map[rune]rune{'"': '"', '“': '”', '„': '“', '«': '»', '「': '」'}
 
 // ParseQuery parses a search query. Phrases are the text between a pair of
-// double quotes ("…", “…”, „…“, «…», 「…」); an unpaired quote is ignored.
+// double quotes ("…", “…”, „…“, «…», 「…」) when it holds two or more
+// terms; an unpaired quote is ignored.
 // Terms are the analysed terms of the whole query, phrases included.
 //
 // Shape is, in this order of precedence:
@@ -57,7 +120,7 @@ var quotePairs = map[rune]rune{'"': '"', '“': '”', '„': '“', '«': '»',
 //     counting a CJK run as one word per two characters;
 //   - ShapeKeyword otherwise.
 func ParseQuery(q string) Query {
-	query := Query{Raw: q, Identifiers: Identifiers(q)}
+	query := Query{Raw: q, Identifiers: Identifiers(q), Words: QueryWords(q)}
 	toks := Tokens(q)
 	for _, t := range toks {
 		if !slices.Contains(query.Terms, t.Text) {
@@ -65,7 +128,7 @@ func ParseQuery(q string) Query {
 		}
 	}
 	for _, p := range phrases(q) {
-		if terms := Terms(p); len(terms) > 0 {
+		if terms := Terms(p); len(terms) > 1 {
 			query.Phrases = append(query.Phrases, terms)
 		}
 	}

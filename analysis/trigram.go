@@ -10,7 +10,8 @@ const trigramSeed = 1
 // leg: for every word and number token (not CJK bigrams, which BM25 already
 // matches character by character), the padded character 3-grams of its
 // text — "  k", " ku", "kub", …, "tes", "es " for "kubernetes" — hashed
-// with MurmurHash3 (seed 1), each weighted by how often it occurs. A typo
+// with MurmurHash3 (seed 1), each with weight 1 however often it occurs,
+// so a fuzzy score measures how much of the query a text covers. A typo
 // keeps most trigrams of a word, so "kuberntes" still shares 8 of its 10
 // trigrams with "kubernetes". Text goes through the same normalisation as
 // Tokens, including ß → "ss", so "Straße" and "Strasse" are identical.
@@ -20,7 +21,7 @@ func Trigrams(text string) SparseVector {
 
 func trigramDoc(toks []Token) SparseVector {
 	weights := make(map[uint32]float32)
-	eachTrigram(toks, func(id uint32) { weights[id]++ })
+	eachTrigram(toks, func(id uint32) { weights[id] = 1 })
 	return fromMap(weights)
 }
 
@@ -54,13 +55,8 @@ func eachTrigram(toks []Token, f func(uint32)) {
 	}
 }
 
-// DocVectors returns the BM25 and trigram vectors of a chunk's text, the
-// two sparse vectors the index stores, analysing the text once.
+// DocVectors returns the BM25 and trigram vectors of a chunk that is all
+// body: ChunkVectors(Fields{Body: text}).
 func DocVectors(text string) (bm25, trigram SparseVector) {
-	toks := Tokens(text)
-	terms := make([]string, len(toks))
-	for i, t := range toks {
-		terms[i] = t.Text
-	}
-	return BM25Doc(terms), trigramDoc(toks)
+	return ChunkVectors(Fields{Body: text})
 }

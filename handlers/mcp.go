@@ -32,6 +32,9 @@ type MCPDeps struct {
 	// NextcloudURL is Nextcloud's base URL (no trailing slash), from
 	// which the proxied URLs are built. Required.
 	NextcloudURL string
+	// OAuth is the app's authorization server (*oauth.Server); nil leaves
+	// its routes out and the resource metadata without one.
+	OAuth AuthServer
 	// HaRP is set when the app is deployed behind HaRP: requests signed by
 	// HaRP itself (no AA-REQUEST-ID, which AppAPI always sends) came
 	// through <NextcloudURL>/exapps/<app id>/ rather than AppAPI's proxy.
@@ -80,6 +83,9 @@ func (s *Server) registerMCP(e *echo.Echo) {
 	e.GET("/api/tokens", s.handleTokenList, s.appAPIAuth, requireUser)
 	e.POST("/api/tokens", s.handleTokenIssue, s.appAPIAuth, requireUser)
 	e.DELETE("/api/tokens/:id", s.handleTokenRevoke, s.appAPIAuth, requireUser)
+
+	// The OAuth authorization server for /mcp (oauth.go).
+	s.registerOAuth(e)
 }
 
 // proxyBase is the app's base URL through the front that signed r: HaRP's
@@ -203,13 +209,15 @@ func bearerToken(h string) (string, bool) {
 	return tok, true
 }
 
-// resourceMetadata is the RFC 9728 protected-resource metadata. No
-// authorization server is listed: tokens are issued by the app itself
-// (hybridsearch token issue, /api/tokens), and through the proxy Nextcloud
-// authenticates app passwords.
+// resourceMetadata is the RFC 9728 protected-resource metadata. Through
+// the proxy it names the app's own authorization server (issuer: the
+// app's proxy URL), which signs users in with Nextcloud's login. On the
+// app's own port it names none: OAuth tokens are for the proxied MCP URL,
+// and there clients use tokens from "hybridsearch token issue".
 type resourceMetadata struct {
 	Resource               string   `json:"resource"`
 	ResourceName           string   `json:"resource_name"`
+	AuthorizationServers   []string `json:"authorization_servers,omitempty"`
 	ScopesSupported        []string `json:"scopes_supported"`
 	BearerMethodsSupported []string `json:"bearer_methods_supported"`
 }
@@ -220,10 +228,15 @@ type resourceMetadata struct {
 func (s *Server) handleResourceMetadata(c echo.Context) error {
 	c.Response().Header().Set("Access-Control-Allow-Origin", "*")
 	c.Response().Header().Set("Cache-Control", "public, max-age=3600")
-	return c.JSON(http.StatusOK, resourceMetadata{
+	md := resourceMetadata{
 		Resource:               s.base(c.Request()) + mcpPath,
 		ResourceName:           "Hybrid Search for Nextcloud",
 		ScopesSupported:        []string{hs.TokenScope},
 		BearerMethodsSupported: []string{"header"},
-	})
+	}
+	if _, proxied := s.viaProxy(c.Request()); proxied && s.mcp.OAuth != nil {
+		// The issuer is the AppAPI proxy URL, also under HaRP.
+		md.AuthorizationServers = []string{s.mcp.NextcloudURL + proxyPath(s.appID)}
+	}
+	return c.JSON(http.StatusOK, md)
 }

@@ -28,8 +28,9 @@ type Chunker interface {
 	Chunk(file hs.FileID, t hs.Text) []hs.Chunk
 }
 
-// SparseFunc computes a chunk's BM25 and trigram vectors.
-type SparseFunc func(text string) (bm25, trigram hs.SparseVector)
+// SparseFunc computes a chunk's BM25 and trigram vectors from the chunk
+// and its file's metadata (title and path are indexed with it).
+type SparseFunc func(meta hs.FileMeta, c hs.Chunk) (bm25, trigram hs.SparseVector)
 
 // Embedder embeds document texts; nil in Pipeline means "no dense vectors".
 type Embedder interface {

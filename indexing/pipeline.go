@@ -35,9 +35,10 @@ type Pipeline struct {
 	CurrentRules func() Rules
 	// NotesFolder is the Notes app's folder in each user's tree; default "/Notes".
 	NotesFolder string
-	// IndexID names the index written to (store kind and embedding model).
-	// A file state from another index (the model changed, or semantic
-	// search was turned on) is treated as not indexed.
+	// IndexID names the index written to (store kind, embedding model and
+	// analyzer version). A file state from another index (the model or the
+	// analyzer changed, or semantic search was turned on) is treated as not
+	// indexed.
 	IndexID string
 	// EmbedBatch is the number of texts per Embed call; default 64.
 	EmbedBatch int

@@ -35,7 +35,7 @@ func (p *Pipeline) points(ctx context.Context, st *hs.FileState, meta hs.FileMet
 	inputs := make([]string, len(chunks))
 	for i, c := range chunks {
 		inputs[i] = EmbedInput(meta.Title, c)
-		bm25, tri := p.Sparse(inputs[i])
+		bm25, tri := p.Sparse(meta, c)
 		points[i] = hs.Point{ID: hs.PointID(meta.ID, c.No), Chunk: c, File: meta, BM25: bm25, Trigram: tri}
 	}
 	if p.Embed == nil || len(chunks) == 0 {

@@ -78,7 +78,7 @@ func buildBenchCorpus(b *testing.B, n int) *benchCorpus {
 	start := time.Now()
 	rng := rand.New(rand.NewPCG(7, uint64(n)))
 	words := benchWords(rng)
-	// A chunk's trigram vector is the sum of its words' vectors, so each
+	// A chunk's trigram vector is the union of its words' vectors, so each
 	// word is analysed once (the text is lowercase words and spaces, which
 	// analysis.Tokens cuts exactly at the spaces).
 	wordTri := make([]hs.SparseVector, len(words))
@@ -155,9 +155,9 @@ func benchChunk(words []string, wordTri []hs.SparseVector, title string, ws []in
 	var b strings.Builder
 	terms := strings.Fields(title)
 	tri := map[uint32]float32{}
-	add := func(v hs.SparseVector) {
-		for i, id := range v.Indices {
-			tri[id] += v.Values[i]
+	add := func(v hs.SparseVector) { // a chunk holds each trigram once
+		for _, id := range v.Indices {
+			tri[id] = 1
 		}
 	}
 	for _, t := range terms {

@@ -6,37 +6,54 @@
 //
 // The query is analysed by package analysis, the same analyzer that built
 // the index (NFKC, lowercase, ß → ss, Unicode word boundaries, CJK
-// bigrams, quoted phrases, identifiers such as D40, 30 CFR 75.1725,
-// PII-2024-0042 or v2.3.1). Three legs then run concurrently, each asking
-// the store for 30 chunks (twice the page size for pages over 15) that the
-// acting user is a reader of and that pass the request's filter:
+// bigrams, Snowball stems and stop words of every supported language,
+// quoted phrases, identifiers such as D40, 30 CFR 75.1725, PII-2024-0042
+// or v2.3.1). Three legs then run, each asking the store for 100 chunks
+// (whatever the page size, so the first N results are the same for every
+// top_k ≥ N) that the acting user is a reader of and that pass the
+// request's filter:
 //
 //   - semantic: the query's embedding (the embedder adds the model's query
 //     prefix and caches it) against the dense vectors, by cosine similarity;
-//   - keyword: BM25 against the "bm25" sparse vectors;
-//   - fuzzy: character trigrams against the "trigram" sparse vectors, so
-//     "kuberntes" still finds "kubernetes".
+//   - keyword: BM25F against the "bm25" sparse vectors. Each query word
+//     matches through its stem in the chunk's language. When the store
+//     gives document frequencies (SparseStats; store.Local does) a word
+//     weighs count × idf of its most frequent form, so repeated words count
+//     more and the language of a chunk does not change a word's weight;
+//   - fuzzy: character trigrams against the "trigram" sparse vectors find
+//     candidates, which are kept only if they hold a query word as it is or
+//     within an edit (two from ten letters on), so "kuberntes" finds
+//     "kubernetes" and random letters find nothing.
 //
-// A leg with weight 0 does not run. A leg that cannot run (no embedder,
-// the embedder or the store failing) is left out and named, with the
-// reason, in SearchResult.Skipped; the other legs still answer. Only when
-// no leg can run is the search an error (EUNAVAILABLE).
-// ScoreThreshold drops semantic candidates whose cosine similarity is
-// below it (0, the default, keeps all).
+// Beside a keyword leg with statistics the fuzzy leg looks only for the
+// words no chunk contains (typos, partial words) and runs first; the
+// closest word its chunks hold ("retreival" → "retrieval") is added
+// to the keyword query as a correction. A leg with weight 0 does not run;
+// a leg with nothing to look up (stop words only, or no unknown word for
+// the fuzzy leg) is idle. A leg that cannot run (no embedder, the embedder
+// or the store failing) is left out and named, with the reason, in
+// SearchResult.Skipped; the other legs still answer. Only when no leg can
+// run is the search an error (EUNAVAILABLE). ScoreThreshold drops semantic
+// candidates whose cosine similarity is below it (0, the default, keeps
+// all).
 //
 // # Fusion and boosts
 //
 // Algorithm hybrid fuses the legs; semantic, keyword and fuzzy rank one
-// leg's chunks by its own score. Fusion methods are pure functions (RRF,
-// Linear, AutoWeights, Order) with the math in their documentation: rrf
-// (the default) sums w_leg / (60 + rank), linear sums w_leg times the
-// leg's min-max normalised score, and auto takes weights from the query's
-// shape. On top of any of them, a chunk that contains a query identifier
-// verbatim (analysis.ContainsIdentifier, in its title, headings or text)
-// ranks above every chunk that does not, and a chunk with a quoted phrase
-// of the query ranks above chunks without it: plain RRF would bury an
-// exact "D40" under documents that the semantic leg likes. Ties are broken
-// by file id, then chunk number.
+// leg's chunks by its own score. The weights are scaled to sum to 1 over
+// the legs that ran, so a missing semantic leg gives its weight to the
+// others. The fuzzy leg beside a keyword leg with statistics stands in for
+// it on the unknown words only: its weight is the keyword weight times the
+// unknown, uncorrected words' share of the query. Fusion methods are pure
+// functions (RRF, Linear, AutoWeights, Order) with the math in their
+// documentation: rrf (the default) sums w_leg / (60 + rank), linear sums
+// w_leg times each leg's match (below; score-aware, and a leg's best is
+// never promoted to 1), and auto takes weights from the query's shape. On
+// top of any of them, a chunk that contains a query identifier verbatim
+// (analysis.ContainsIdentifier, in its title, headings or text) ranks above
+// every chunk that does not, and a chunk with a quoted phrase of two or
+// more words ranks above chunks without it (a quoted single word is a
+// plain word). Ties are broken by file id, then chunk number.
 //
 // # Results and relevance
 //
@@ -46,25 +63,33 @@
 // ranges to highlight: query terms, words within an edit or two of a
 // query word (typos), and each quoted phrase or identifier as one range.
 //
-// DocumentResult.Relevance is in [0, 1] and means:
+// DocumentResult.Relevance, in [0, 1], says how well the document's best
+// chunk matches the query, whatever its rank:
 //
-//   - hybrid, rrf: the document's fused score divided by the best score any
-//     chunk could get from the legs that ran, Σ w_leg / 61. 1.0 means that
-//     every leg that ran ranked the document's best chunk first; 0.5 with
-//     default weights can mean "first for semantic only" or "near the top
-//     for keyword and fuzzy". It measures agreement of the legs, not a
-//     probability, and is never a raw RRF score (those are about 0.016).
-//   - hybrid, linear: the fused score divided by Σ w_leg of the legs that
-//     ran; 1.0 means the top score in every leg.
-//   - semantic: the cosine similarity of the best chunk, clamped to [0, 1].
-//   - keyword, fuzzy: the score divided by the best score of this search,
-//     so the first result has 1.0.
+//	relevance = Σ_legs w_leg · match_leg
 //
-// A document boosted for an identifier or phrase match can rank above
-// documents with higher fused scores; its relevance is raised to theirs,
-// so relevance never increases down the list. Explanation.Fused keeps the
-// unraised score, and IdentifierBoost and PhraseBoost say why it ranks
-// where it does.
+// over the legs that found the chunk, with the weights as used in fusion
+// (summing to 1), where match is
+//
+//   - keyword: the share of the query's weight the chunk matches, Σ c_w ·
+//     BM25F weight of w in the chunk / Σ c_w, capped at 1. A word once in
+//     a chunk of average length weighs 1, so a chunk with every word (or a
+//     word several times) reaches 1; one with one of three equally rare
+//     words about 0.33. Words no chunk contains count in Σ c_w (a query
+//     half made of unknown words matches half at best), stop words not.
+//     Without statistics (the Qdrant store) it is the score over the best
+//     score of the search;
+//   - fuzzy: the weighted share of the fuzzy words the chunk holds, each
+//     counting 1 as it is and 1 − d/(n+1) with d edits in n letters;
+//   - semantic: the cosine similarity, 0 below 0.
+//
+// A chunk that lacks k of the query's n identifiers verbatim is capped at
+// 1 − (k/n) × the identifiers' words' share of the query, and the same
+// for quoted phrases: a document that only shares "2024" with
+// PII-2024-0042, or lists PII-2024-0041, stays near 0. Relevance is not a
+// rank: with rrf a document below another may match better. The
+// explanation (Request.Explain) gives each leg's rank, raw score, match
+// and weight, the fused score, and whether a boost or the cap applied.
 //
 // # Access
 //
@@ -79,6 +104,7 @@
 //
 // The package does no I/O of its own and imports no transport; it talks
 // to the small interfaces it declares (QueryEmbedder, DenseRetriever,
-// SparseRetriever, AccessChecker), which store.Local, store.Qdrant,
-// embedding.Ollama and nextcloud.Client satisfy.
+// SparseRetriever, SparseStats, AccessChecker), which store.Local,
+// store.Qdrant, embedding.Ollama and nextcloud.Client satisfy (store.Qdrant
+// has no SparseStats).
 package search

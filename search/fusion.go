@@ -29,25 +29,34 @@ func (a ChunkKey) Compare(b ChunkKey) int {
 
 // LegList is what one retrieval leg found: Keys best first, Scores[i] the
 // leg's raw score of Keys[i] (cosine similarity for the semantic leg,
-// IDF-weighted dot products for the keyword and fuzzy legs). A leg lists a
-// chunk at most once.
+// IDF-weighted dot products for the keyword and fuzzy legs), Match[i] how
+// well Keys[i] matches the query by this leg's measure, in [0, 1] (see the
+// package documentation). A leg lists a chunk at most once.
 type LegList struct {
 	Leg    string // hs.AlgorithmSemantic, hs.AlgorithmKeyword or hs.AlgorithmFuzzy
 	Weight float64
 	Keys   []ChunkKey
 	Scores []float64
+	Match  []float64
 }
 
 // Fused is one chunk's place after fusion.
 type Fused struct {
 	Key   ChunkKey
 	Score float64 // the fused score
+	// Relevance is Σ_legs w_leg · Match_leg over the legs that found the
+	// chunk: how well it matches the query, in [0, 1] when the weights sum
+	// to at most 1, whatever the fusion method.
+	Relevance float64
 	// Legs, filled only when explain is asked for, holds the chunk's
 	// 1-based rank and raw score in each leg that found it.
 	Legs map[string]hs.LegScore
 	// Match says which query identifiers and phrases the chunk contains;
 	// set by the caller before Order.
 	Match Match
+	// capped is set when Relevance was lowered for a missing identifier or
+	// phrase.
+	capped bool
 }
 
 // Match counts what a chunk contains verbatim: distinct query identifiers
@@ -61,64 +70,53 @@ type Match struct {
 //
 //	score(c) = Σ_legs w_leg / (k + rank_leg(c))
 //
-// with 1-based ranks; a leg that did not find c adds nothing. The result
+// with 1-based ranks (equal scores share a rank); a leg that did not find
+// c adds nothing. The result
 // holds every chunk of every list, ordered by score, then key (Order
 // without matches). With explain, each Fused carries its legs' ranks and
 // raw scores.
 func RRF(lists []LegList, k float64, explain bool) []Fused {
-	return fuse(lists, explain, func(l LegList) func(rank int, s float64) float64 {
-		return func(rank int, _ float64) float64 { return l.Weight / (k + float64(rank)) }
+	return fuse(lists, explain, func(l LegList) func(i int) float64 {
+		ranks := tiedRanks(l.Scores)
+		return func(i int) float64 { return l.Weight / (k + float64(ranks[i])) }
 	})
 }
 
-// MaxRRF is the highest score RRF can give a chunk over these lists: that
-// of a chunk ranked first by every one of them, Σ w_leg / (k + 1). A list
-// counts even when it is empty: its leg ran and found nothing.
-func MaxRRF(lists []LegList, k float64) float64 {
-	var sum float64
-	for _, l := range lists {
-		sum += l.Weight / (k + 1)
+// tiedRanks returns the 1-based ranks of scores sorted best first, equal
+// scores sharing the rank of the first of them (1, 2, 2, 4): which of two
+// equally scored chunks a store lists first must not change the fusion,
+// so ties are left to Order's key.
+func tiedRanks(scores []float64) []int {
+	ranks := make([]int, len(scores))
+	for i := range scores {
+		ranks[i] = i + 1
+		if i > 0 && scores[i] == scores[i-1] {
+			ranks[i] = ranks[i-1]
+		}
 	}
-	return sum
+	return ranks
 }
 
-// Linear fuses the lists by a weighted sum of normalised scores:
+// Linear fuses the lists by a weighted sum of the legs' matches:
 //
-//	score(c) = Σ_legs w_leg · (s_leg(c) − min_leg) / (max_leg − min_leg)
+//	score(c) = Σ_legs w_leg · Match_leg(c)
 //
-// where min_leg and max_leg are the lowest and highest raw scores in the
-// leg's list (min-max normalisation to [0, 1]; a list whose scores are all
-// equal normalises them to 1). A leg that did not find c adds nothing. The
-// result is ordered and explained as RRF's.
+// where Match_leg(c) in [0, 1] is how well the leg finds c matches the
+// query: unlike a rank or a min-max normalised score, it does not depend
+// on what else the leg found, so a leg that found nothing good cannot
+// promote its best candidate. A leg that did not find c adds nothing. The
+// score equals the chunk's Relevance. The result is ordered and explained
+// as RRF's.
 func Linear(lists []LegList, explain bool) []Fused {
-	return fuse(lists, explain, func(l LegList) func(rank int, s float64) float64 {
-		if len(l.Scores) == 0 {
-			return nil
-		}
-		lo, hi := slices.Min(l.Scores), slices.Max(l.Scores)
-		return func(_ int, s float64) float64 {
-			if hi == lo {
-				return l.Weight
-			}
-			return l.Weight * (s - lo) / (hi - lo)
-		}
+	return fuse(lists, explain, func(l LegList) func(i int) float64 {
+		return func(i int) float64 { return l.Weight * l.Match[i] }
 	})
 }
 
-// MaxLinear is the highest score Linear can give a chunk over these lists:
-// Σ w_leg, for a chunk that has the top score in every list.
-func MaxLinear(lists []LegList) float64 {
-	var sum float64
-	for _, l := range lists {
-		sum += l.Weight
-	}
-	return sum
-}
-
-// fuse adds up each list's contributions (contribution(list)(rank, raw
-// score)) in list order, so float sums are reproducible, and orders the
-// result.
-func fuse(lists []LegList, explain bool, contribution func(l LegList) func(rank int, score float64) float64) []Fused {
+// fuse adds up each list's contributions (contribution(list)(index in the
+// list)) and relevances in list order, so float sums are reproducible, and
+// orders the result.
+func fuse(lists []LegList, explain bool, contribution func(l LegList) func(i int) float64) []Fused {
 	n := 0
 	for _, l := range lists {
 		n += len(l.Keys)
@@ -138,12 +136,13 @@ func fuse(lists []LegList, explain bool, contribution func(l LegList) func(rank 
 				out = append(out, Fused{Key: key})
 			}
 			f := &out[j]
-			f.Score += add(i+1, l.Scores[i])
+			f.Score += add(i)
+			f.Relevance += l.Weight * l.Match[i]
 			if explain {
 				if f.Legs == nil {
 					f.Legs = make(map[string]hs.LegScore, len(lists))
 				}
-				f.Legs[l.Leg] = hs.LegScore{Rank: i + 1, Score: l.Scores[i]}
+				f.Legs[l.Leg] = hs.LegScore{Rank: i + 1, Score: l.Scores[i], Match: l.Match[i], Weight: l.Weight}
 			}
 		}
 	}
@@ -152,13 +151,14 @@ func fuse(lists []LegList, explain bool, contribution func(l LegList) func(rank 
 }
 
 // Single ranks one leg's list on its own: each chunk's fused score is its
-// raw score, and the order is the list's (by score, then key).
+// raw score, its relevance its match, and the order is the list's (by
+// score, then key).
 func Single(l LegList, explain bool) []Fused {
 	out := make([]Fused, len(l.Keys))
 	for i, key := range l.Keys {
-		out[i] = Fused{Key: key, Score: l.Scores[i]}
+		out[i] = Fused{Key: key, Score: l.Scores[i], Relevance: l.Match[i]}
 		if explain {
-			out[i].Legs = map[string]hs.LegScore{l.Leg: {Rank: i + 1, Score: l.Scores[i]}}
+			out[i].Legs = map[string]hs.LegScore{l.Leg: {Rank: i + 1, Score: l.Scores[i], Match: l.Match[i], Weight: l.Weight}}
 		}
 	}
 	Order(out)

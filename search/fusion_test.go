@@ -20,6 +20,7 @@ func list(leg string, w float64, keysAndScores ...any) search.LegList {
 	for i := 0; i < len(keysAndScores); i += 2 {
 		l.Keys = append(l.Keys, keysAndScores[i].(search.ChunkKey))
 		l.Scores = append(l.Scores, keysAndScores[i+1].(float64))
+		l.Match = append(l.Match, min(max(keysAndScores[i+1].(float64), 0), 1))
 	}
 	return l
 }
@@ -103,38 +104,46 @@ func TestLinear(t *testing.T) {
 		want  []want
 	}{
 		{
-			name: "min-max normalised per leg",
+			name: "weighted sum of matches",
 			lists: []search.LegList{
-				list(sem, 0.5, a, 0.9, b, 0.7, c, 0.5), // a 1, b 0.5, c 0
-				list(kw, 0.5, c, 20.0, b, 10.0),        // c 1, b 0
+				matchList(sem, 0.5, a, 0.9, b, 0.7, c, 0.5),
+				matchList(kw, 0.5, c, 0.8, b, 0.2),
 			},
-			want: []want{{a, 0.5}, {c, 0.5}, {b, 0.25}},
+			want: []want{{c, 0.65}, {a, 0.45}, {b, 0.45}},
 		},
 		{
-			name:  "equal scores normalise to 1",
-			lists: []search.LegList{list(fz, 0.2, a, 3.0, b, 3.0)},
-			want:  []want{{a, 0.2}, {b, 0.2}},
+			name:  "a leg's best is not promoted to 1",
+			lists: []search.LegList{matchList(fz, 0.2, a, 0.3, b, 0.3)},
+			want:  []want{{a, 0.06}, {b, 0.06}},
 		},
-		{
-			name:  "negative cosines",
-			lists: []search.LegList{list(sem, 1, a, -0.1, b, -0.3)},
-			want:  []want{{a, 1}, {b, 0}},
-		},
+		{name: "no lists", lists: nil, want: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkFused(t, search.Linear(tt.lists, false), tt.want)
+			got := search.Linear(tt.lists, false)
+			checkFused(t, got, tt.want)
+			for _, f := range got {
+				if math.Abs(f.Relevance-f.Score) > eps {
+					t.Errorf("relevance %v of %v differs from its linear score %v", f.Relevance, f.Key, f.Score)
+				}
+			}
 		})
 	}
 }
 
-func TestMaxScores(t *testing.T) {
-	lists := []search.LegList{list(sem, 0.5), list(kw, 0.3), list(fz, 0.2)}
-	if got, want := search.MaxRRF(lists, search.RRFK), 1.0/61; math.Abs(got-want) > eps {
-		t.Errorf("MaxRRF = %v, want %v", got, want)
-	}
-	if got, want := search.MaxLinear(lists[1:]), 0.5; math.Abs(got-want) > eps {
-		t.Errorf("MaxLinear = %v, want %v", got, want)
+// matchList is list with the scores given as matches (raw score = match).
+func matchList(leg string, w float64, keysAndMatches ...any) search.LegList {
+	return list(leg, w, keysAndMatches...)
+}
+
+func TestRelevanceIsTheBlend(t *testing.T) {
+	a, b := key(1, 0), key(2, 0)
+	lists := []search.LegList{matchList(sem, 0.6, a, 0.5, b, 0.9), matchList(kw, 0.4, b, 0.25)}
+	for _, f := range search.RRF(lists, search.RRFK, false) {
+		want := map[search.ChunkKey]float64{a: 0.3, b: 0.64}[f.Key]
+		if math.Abs(f.Relevance-want) > eps {
+			t.Errorf("RRF relevance of %v = %v, want Σ w·match = %v", f.Key, f.Relevance, want)
+		}
 	}
 }
 
@@ -149,10 +158,10 @@ func TestExplain(t *testing.T) {
 		for _, f := range fused {
 			got[f.Key] = f.Legs
 		}
-		if l := got[a]; len(l) != 1 || l[sem] != (hs.LegScore{Rank: 1, Score: 0.9}) {
+		if l := got[a]; len(l) != 1 || l[sem] != (hs.LegScore{Rank: 1, Score: 0.9, Match: 0.9, Weight: 0.5}) {
 			t.Errorf("%s: explain of a = %v", name, l)
 		}
-		if l := got[b]; len(l) != 2 || l[sem] != (hs.LegScore{Rank: 2, Score: 0.4}) || l[kw] != (hs.LegScore{Rank: 1, Score: 7.5}) {
+		if l := got[b]; len(l) != 2 || l[sem] != (hs.LegScore{Rank: 2, Score: 0.4, Match: 0.4, Weight: 0.5}) || l[kw] != (hs.LegScore{Rank: 1, Score: 7.5, Match: 1, Weight: 0.3}) {
 			t.Errorf("%s: explain of b = %v", name, l)
 		}
 	}
@@ -245,5 +254,14 @@ func TestAutoWeights(t *testing.T) {
 		if sum := got.Semantic + got.Keyword + got.Fuzzy; math.Abs(sum-1) > 1e-9 {
 			t.Errorf("AutoWeights(shape of %q) sums to %v, want 1", tt.query, sum)
 		}
+	}
+}
+
+// TestRRFTies: chunks a leg scores equally share a rank, so the order a
+// store lists them in does not matter; the key breaks the tie.
+func TestRRFTies(t *testing.T) {
+	a, b, c := key(1, 0), key(2, 0), key(3, 0)
+	for _, l := range []search.LegList{list(kw, 1, c, 2.0, b, 1.0, a, 1.0), list(kw, 1, c, 2.0, a, 1.0, b, 1.0)} {
+		checkFused(t, search.RRF([]search.LegList{l}, search.RRFK, false), []want{{c, 1.0 / 61}, {a, 1.0 / 62}, {b, 1.0 / 62}})
 	}
 }

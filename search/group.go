@@ -23,6 +23,9 @@ type docGroup struct {
 // groups the chunks per document, best document first. Every document of
 // every list is returned, so the page can be refilled after access checks.
 func (p *plan) rank(lists []LegList, legs [3]legResult) []*docGroup {
+	if len(lists) == 0 {
+		return nil
+	}
 	points := make(map[ChunkKey]*hs.Point)
 	for _, r := range legs {
 		for i := range r.hits {
@@ -39,8 +42,13 @@ func (p *plan) rank(lists []LegList, legs [3]legResult) []*docGroup {
 		fused = RRF(lists, RRFK, p.explain)
 	}
 	if len(p.match.ids) > 0 || len(p.match.phrases) > 0 {
+		v := newVerbatim(p.query, p.match, legs[1].sparse)
 		for i := range fused {
-			fused[i].Match = p.match.chunkMatch(*points[fused[i].Key])
+			f := &fused[i]
+			f.Match = p.match.chunkMatch(*points[f.Key])
+			if c := v.cap(f.Match); c < f.Relevance {
+				f.Relevance, f.capped = c, true
+			}
 		}
 		Order(fused)
 	}
@@ -50,7 +58,7 @@ func (p *plan) rank(lists []LegList, legs [3]legResult) []*docGroup {
 		pt := points[f.Key]
 		d := at[f.Key.File]
 		if d == nil {
-			d = &docGroup{meta: pt.File, best: f, relevance: p.relevance(f, lists)}
+			d = &docGroup{meta: pt.File, best: f, relevance: min(max(f.Relevance, 0), 1)}
 			at[f.Key.File] = d
 			docs = append(docs, d)
 		}
@@ -58,32 +66,7 @@ func (p *plan) rank(lists []LegList, legs [3]legResult) []*docGroup {
 			d.chunks = append(d.chunks, *pt)
 		}
 	}
-	// A boosted document ranks above documents with higher fused scores;
-	// lift its relevance to theirs, so relevance never rises down the list.
-	for i := len(docs) - 2; i >= 0; i-- {
-		docs[i].relevance = max(docs[i].relevance, docs[i+1].relevance)
-	}
 	return docs
-}
-
-// relevance maps a chunk's fused score to [0, 1]; see the package
-// documentation for what it means per algorithm and fusion.
-func (p *plan) relevance(f Fused, lists []LegList) float64 {
-	var r float64
-	switch p.fusion {
-	case "":
-		l := lists[0]
-		if l.Leg == hs.AlgorithmSemantic {
-			r = f.Score // cosine similarity
-		} else if len(l.Scores) > 0 && l.Scores[0] > 0 {
-			r = f.Score / l.Scores[0] // the list is best first
-		}
-	case hs.FusionLinear:
-		r = f.Score / MaxLinear(lists)
-	default:
-		r = f.Score / MaxRRF(lists, RRFK)
-	}
-	return min(max(r, 0), 1)
 }
 
 // render turns the page's documents into results.
@@ -112,6 +95,7 @@ func (s *Service) render(p *plan, page []*docGroup) []hs.DocumentResult {
 				Legs:            d.best.Legs,
 				Fused:           d.best.Score,
 				IdentifierBoost: d.best.Match.Identifiers > 0,
+				Capped:          d.best.capped,
 				PhraseBoost:     d.best.Match.Phrases > 0,
 			}
 			if r.Explain.Legs == nil {

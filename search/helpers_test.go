@@ -89,7 +89,7 @@ func mustIndex(tb testing.TB, st writer, docs ...doc) {
 		points := make([]hs.Point, len(chunks))
 		for i, c := range chunks {
 			inputs[i] = indexing.EmbedInput(meta.Title, c)
-			bm25, tri := analysis.DocVectors(inputs[i])
+			bm25, tri := analysis.PointVectors(meta, c)
 			points[i] = hs.Point{ID: hs.PointID(d.ID, c.No), Chunk: c, File: meta, BM25: bm25, Trigram: tri}
 		}
 		vecs, err := emb.EmbedDocuments(tb.Context(), inputs)

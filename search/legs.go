@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	hs "github.com/hybrid-search/hybridsearch"
-	"github.com/hybrid-search/hybridsearch/analysis"
 )
 
 // Sparse vector names in the store.
@@ -23,27 +22,66 @@ var legOrder = [3]string{hs.AlgorithmSemantic, hs.AlgorithmKeyword, hs.Algorithm
 // legResult is what one leg returned.
 type legResult struct {
 	leg    string
-	wanted bool // the plan gives the leg a weight, so it was run
+	wanted bool // the plan gives the leg a weight
 	hits   []hs.Hit
+	sparse *sparseQuery // the query of a keyword or fuzzy leg
+	fuzzy  []fuzzyMatch // how each fuzzy hit matches the fuzzy words
 	err    error
+}
+
+// idle reports whether a wanted leg had nothing to look up: a keyword
+// query of stop words only, a fuzzy query without words, or a fuzzy leg
+// beside a keyword leg that knows every word. An idle leg is left out of
+// fusion and its weight goes to the legs that ran.
+func (r *legResult) idle() bool {
+	return r.wanted && r.err == nil && r.sparse != nil && len(r.sparse.vec.Indices) == 0
 }
 
 // errSemanticOff is the reason the semantic leg is skipped without an
 // embedder.
 var errSemanticOff = hs.Errorf(hs.EUNAVAILABLE, "semantic search is off: no embedding model is configured")
 
-// retrieve runs every leg the plan weighs, concurrently, each filtered by
-// user inside the store query.
+// retrieve runs every leg the plan weighs, each filtered by user inside
+// the store query. The semantic leg runs concurrently with the others.
+// The sparse legs' queries are built first (they need the store's
+// statistics, a cheap lookup). Beside a keyword leg with statistics, the
+// fuzzy leg looks up only the words the keyword index does not know
+// (typos, partial words), since the keyword leg already matches the others
+// exactly and better; it runs before the keyword leg, which then also
+// matches the corrections found in the fuzzy leg's chunks.
 func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legResult {
 	var out [3]legResult
-	var wg sync.WaitGroup
 	for i, leg := range legOrder {
 		out[i].leg = leg
-		if p.weight(leg) <= 0 {
-			continue
+		out[i].wanted = p.weight(leg) > 0
+	}
+	var wg sync.WaitGroup
+	if sem := &out[0]; sem.wanted {
+		wg.Go(func() { sem.hits, sem.err = s.searchSemantic(ctx, user, p) })
+	}
+	kw, fz := &out[1], &out[2]
+	if kw.wanted {
+		kw.sparse, kw.err = s.keywordQuery(ctx, p.query.Words)
+	}
+	typos := kw.wanted && kw.err == nil && kw.sparse.full > 0
+	if fz.wanted {
+		words := fuzzyWords(p.query.Words, nil)
+		if typos {
+			words = fuzzyWords(p.query.Words, kw.sparse)
 		}
-		out[i].wanted = true
-		wg.Go(func() { out[i].hits, out[i].err = s.runLeg(ctx, user, p, leg) })
+		fz.sparse = fuzzyQuery(words)
+		if !fz.idle() {
+			fz.hits, fz.err = s.searchSparse(ctx, user, p, fz.leg, fz.sparse)
+		}
+		if fz.err == nil {
+			fz.hits, fz.fuzzy = verifyFuzzy(words, fz.hits, s.fuzzyMinShare(ctx, p, kw))
+		}
+		if typos && fz.err == nil {
+			kw.err = s.correct(ctx, kw.sparse, corrections(fz.fuzzy))
+		}
+	}
+	if kw.wanted && kw.err == nil && !kw.idle() {
+		kw.hits, kw.err = s.searchSparse(ctx, user, p, kw.leg, kw.sparse)
 	}
 	wg.Wait()
 	for _, r := range out {
@@ -54,86 +92,76 @@ func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legR
 	return out
 }
 
-// runLeg runs one leg.
-func (s *Service) runLeg(ctx context.Context, user hs.UserID, p *plan, leg string) ([]hs.Hit, error) {
-	k := p.legK()
-	switch leg {
-	case hs.AlgorithmSemantic:
-		if s.embed == nil {
-			return nil, errSemanticOff
-		}
-		vec, err := s.embed.EmbedQuery(ctx, p.text)
-		if err != nil {
-			return nil, fmt.Errorf("embed the query: %w", err)
-		}
-		hits, err := s.dense.SearchDense(ctx, user, vec, k, p.filter)
-		if err != nil {
-			return nil, fmt.Errorf("search dense: %w", err)
-		}
-		if p.threshold != 0 {
-			kept := hits[:0]
-			for _, h := range hits {
-				if float64(h.Score) >= p.threshold {
-					kept = append(kept, h)
-				}
-			}
-			hits = kept
-		}
-		return hits, nil
-	case hs.AlgorithmKeyword:
-		q := analysis.BM25Query(p.query.Terms)
-		if len(q.Indices) == 0 {
-			return nil, nil // nothing to look up: punctuation only
-		}
-		hits, err := s.sparse.SearchSparse(ctx, user, vectorBM25, q, k, p.filter)
-		if err != nil {
-			return nil, fmt.Errorf("search bm25: %w", err)
-		}
-		return hits, nil
-	case hs.AlgorithmFuzzy:
-		q := analysis.TrigramQuery(p.text)
-		if len(q.Indices) == 0 {
-			return nil, nil // no words: CJK-only or punctuation-only queries
-		}
-		hits, err := s.sparse.SearchSparse(ctx, user, vectorTrigram, q, k, p.filter)
-		if err != nil {
-			return nil, fmt.Errorf("search trigram: %w", err)
-		}
-		return fuzzyFloor(hits), nil
+// allUnknownMinShare is the share of the fuzzy words a chunk must hold
+// when the keyword index knows none of the query's words: the fuzzy leg is
+// then the only lexical evidence, and one near word among several
+// ("sizad" next to "sized" in "wdrhe mqstrxummy sizad") is chance, not a
+// typo.
+const allUnknownMinShare = 0.5
+
+// fuzzyMinShare returns the share of its words a fuzzy candidate must
+// hold: allUnknownMinShare when no word of the query is in the keyword
+// index, or when the store gives no statistics to tell; else any.
+func (s *Service) fuzzyMinShare(ctx context.Context, p *plan, kw *legResult) float64 {
+	q := kw.sparse
+	if !kw.wanted || kw.err != nil {
+		q, _ = s.keywordQuery(ctx, p.query.Words) // statistics only; nothing is searched
 	}
-	return nil, hs.Errorf(hs.EINTERNAL, "search: unknown leg %q", leg)
+	if q == nil || q.full <= 0 || q.unknownWeight >= q.full*(1-1e-9) {
+		return allUnknownMinShare
+	}
+	return 0
 }
 
-// fuzzyMinShare is the share of the best trigram score a fuzzy candidate
-// needs. Almost every text shares a few common trigrams ("the", "ion")
-// with any query; without a floor the fuzzy leg would hand every document
-// to fusion, where even its 30th place earns a fused score.
-const fuzzyMinShare = 0.3
-
-// fuzzyFloor drops fuzzy candidates far below the best one (hits are
-// sorted by score, best first).
-func fuzzyFloor(hits []hs.Hit) []hs.Hit {
-	if len(hits) == 0 {
-		return hits
+// searchSemantic runs the semantic leg.
+func (s *Service) searchSemantic(ctx context.Context, user hs.UserID, p *plan) ([]hs.Hit, error) {
+	if s.embed == nil {
+		return nil, errSemanticOff
 	}
-	floor := hits[0].Score * fuzzyMinShare
-	for i, h := range hits {
-		if h.Score < floor {
-			return hits[:i]
+	vec, err := s.embed.EmbedQuery(ctx, p.text)
+	if err != nil {
+		return nil, fmt.Errorf("embed the query: %w", err)
+	}
+	hits, err := s.dense.SearchDense(ctx, user, vec, p.legK(), p.filter)
+	if err != nil {
+		return nil, fmt.Errorf("search dense: %w", err)
+	}
+	if p.threshold != 0 {
+		kept := hits[:0]
+		for _, h := range hits {
+			if float64(h.Score) >= p.threshold {
+				kept = append(kept, h)
+			}
 		}
+		hits = kept
 	}
-	return hits
+	return hits, nil
+}
+
+// searchSparse runs the keyword or the fuzzy leg with its query.
+func (s *Service) searchSparse(ctx context.Context, user hs.UserID, p *plan, leg string, q *sparseQuery) ([]hs.Hit, error) {
+	vector := vectorBM25
+	if leg == hs.AlgorithmFuzzy {
+		vector = vectorTrigram
+	}
+	hits, err := s.sparse.SearchSparse(ctx, user, vector, q.vec, p.legK(), p.filter)
+	if err != nil {
+		return nil, fmt.Errorf("search %s: %w", vector, err)
+	}
+	return hits, nil
 }
 
 // lists turns the legs that ran into fusion input and the ones that failed
-// into skipped entries. It returns an EUNAVAILABLE error when no wanted
-// leg ran.
+// into skipped entries. The weights of the legs that ran are scaled to sum
+// to 1, so a leg that could not run (or was not asked for) does not lower
+// every relevance. It returns an EUNAVAILABLE error when no wanted leg ran.
 func (p *plan) lists(legs [3]legResult) ([]LegList, []hs.SkippedLeg, error) {
 	var lists []LegList
 	var skipped []hs.SkippedLeg
 	var reasons []string
+	var sum float64
 	for _, r := range legs {
-		if !r.wanted {
+		if !r.wanted || r.idle() {
 			continue
 		}
 		if r.err != nil {
@@ -153,12 +181,48 @@ func (p *plan) lists(legs [3]legResult) ([]LegList, []hs.SkippedLeg, error) {
 			l.Keys = append(l.Keys, key)
 			l.Scores = append(l.Scores, float64(h.Score))
 		}
+		l.Match = matches(r, l.Scores)
+		if r.leg == hs.AlgorithmFuzzy && legs[1].wanted && legs[1].err == nil && legs[1].sparse.full > 0 {
+			// The fuzzy leg stands in for the keyword leg on the words it
+			// does not know and could not correct.
+			l.Weight = p.weight(hs.AlgorithmKeyword) * legs[1].sparse.unknownShare()
+		}
+		sum += l.Weight
 		lists = append(lists, l)
+	}
+	if len(lists) == 0 && len(skipped) == 0 {
+		return nil, nil, nil // every leg was idle: nothing to look up
 	}
 	if len(lists) == 0 {
 		return nil, nil, hs.Errorf(hs.EUNAVAILABLE, "search: no retrieval leg could run (%s)", strings.Join(reasons, "; "))
 	}
+	for i := range lists {
+		lists[i].Weight /= sum
+	}
 	return lists, skipped, nil
+}
+
+// matches returns how well each of a leg's candidates matches the query,
+// in [0, 1]: the cosine similarity for the semantic leg (below 0 is 0),
+// the share of the query a keyword candidate matches (see
+// sparseQuery.share) or, without statistics, its score relative to the
+// leg's best, and the share of its words a fuzzy candidate holds (see
+// matchFuzzy).
+func matches(r legResult, scores []float64) []float64 {
+	out := make([]float64, len(scores))
+	for i, s := range scores {
+		switch {
+		case r.leg == hs.AlgorithmSemantic:
+			out[i] = min(max(s, 0), 1)
+		case r.leg == hs.AlgorithmFuzzy:
+			out[i] = r.fuzzy[i].share
+		case r.sparse.share(s) >= 0:
+			out[i] = r.sparse.share(s)
+		case scores[0] > 0:
+			out[i] = min(max(s/scores[0], 0), 1)
+		}
+	}
+	return out
 }
 
 // skipReason is the user-safe reason a leg did not run.

@@ -93,7 +93,7 @@ func TestFilters(t *testing.T) {
 						t.Fatalf("%d store calls, want 3 (one per leg)", len(calls))
 					}
 					for _, c := range calls {
-						if c.user != "alice" || c.k != 30 || !filterEqual(c.filter, tt.filter) {
+						if c.user != "alice" || c.k != 100 || !filterEqual(c.filter, tt.filter) {
 							t.Errorf("leg %s asked with user %q k %d filter %+v", c.leg, c.user, c.k, c.filter)
 						}
 					}

@@ -28,10 +28,19 @@ type relevanceQuery struct {
 	TopN      int         `json:"top_n,omitempty"`
 	// NotIn lists documents that must not be returned at all.
 	NotIn []hs.FileID `json:"not_in,omitempty"`
+	// RelevanceAtMost bounds the relevance of listed documents: a partial
+	// match must say so.
+	RelevanceAtMost []relevanceBound `json:"relevance_at_most,omitempty"`
 	// BoostDecides marks a query whose first result would not be first by
 	// plain fusion: it is first because it contains a query identifier,
 	// while a result below it has a higher fused score.
 	BoostDecides bool `json:"boost_decides,omitempty"`
+}
+
+// relevanceBound is one bound of relevanceQuery.RelevanceAtMost.
+type relevanceBound struct {
+	ID  hs.FileID `json:"id"`
+	Max float64   `json:"max"`
 }
 
 // TestRelevance runs every fixture under testdata/relevance through the
@@ -109,8 +118,13 @@ func checkRelevance(t *testing.T, svc *search.Service, q relevanceQuery) {
 		}
 	}
 	for i, r := range res.Results {
-		if r.Relevance < 0 || r.Relevance > 1 || i > 0 && r.Relevance > res.Results[i-1].Relevance {
-			fail("relevance %v of result %d is out of [0, 1] or above the one before", r.Relevance, i)
+		if r.Relevance < 0 || r.Relevance > 1 {
+			fail("relevance %v of result %d is out of [0, 1]", r.Relevance, i)
+		}
+		for _, b := range q.RelevanceAtMost {
+			if r.FileID == b.ID && r.Relevance > b.Max {
+				fail("relevance %v of %d is above %v", r.Relevance, b.ID, b.Max)
+			}
 		}
 	}
 }
@@ -142,10 +156,10 @@ func TestRelevanceFixturesAreData(t *testing.T) {
 func formatResult(i int, r hs.DocumentResult) string {
 	s := fmt.Sprintf("%d. file %d %q relevance %.3f", i+1, r.FileID, r.Title, r.Relevance)
 	if e := r.Explain; e != nil {
-		s += fmt.Sprintf(" fused %.5f identifier %v phrase %v", e.Fused, e.IdentifierBoost, e.PhraseBoost)
+		s += fmt.Sprintf(" fused %.5f identifier %v phrase %v capped %v", e.Fused, e.IdentifierBoost, e.PhraseBoost, e.Capped)
 		for _, leg := range []string{hs.AlgorithmSemantic, hs.AlgorithmKeyword, hs.AlgorithmFuzzy} {
 			if l, ok := e.Legs[leg]; ok {
-				s += fmt.Sprintf(" %s #%d (%.3f)", leg, l.Rank, l.Score)
+				s += fmt.Sprintf(" %s #%d (%.3f, match %.2f × %.2f)", leg, l.Rank, l.Score, l.Match, l.Weight)
 			}
 		}
 	}

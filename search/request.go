@@ -21,11 +21,13 @@ const (
 	MaxTopK = 50
 )
 
-// candidates is how many chunks each leg retrieves: enough for RRF to see
-// a document that every leg ranks in the middle, few enough to keep fusion,
-// grouping and the legs themselves cheap. A page larger than half of it
-// gets proportionally more (see plan.legK).
-const candidates = 30
+// candidates is how many chunks each leg retrieves, whatever the page
+// size: the ranking of the first N documents must not depend on top_k
+// (a top_k=30 page starts with the top_k=10 page), so every page is cut
+// from the same fused list. 100 chunks fill the largest page (MaxTopK
+// documents) even when documents have two matching chunks each, and
+// leave room to refill a page after access checks.
+const candidates = 2 * MaxTopK
 
 // weightSlack absorbs float rounding in "the weights sum to at most 1"
 // (0.7 + 0.2 + 0.1 is 1.0000000000000002).
@@ -183,9 +185,8 @@ func (p *plan) weight(leg string) float64 {
 	return 0
 }
 
-// legK is how many chunks each leg retrieves: candidates, or twice the
-// page size when that is more, so a large page can still be filled with
-// documents after chunks of one document are grouped.
+// legK is how many chunks each leg retrieves: candidates, for every page
+// size.
 func (p *plan) legK() int {
-	return max(candidates, 2*p.topK)
+	return candidates
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
@@ -19,9 +20,11 @@ const (
 	// similarChunks is how many chunks of each source file stand for it
 	// (its first ones); a longer file is represented by its beginning.
 	similarChunks = 64
-	// similarTerms is how many of the sources' BM25 terms the keyword
-	// query keeps, the heaviest.
+	// similarTerms is how many terms the keyword query keeps, the heaviest.
 	similarTerms = 200
+	// similarText is how much of the sources' text (runes) the keyword
+	// query is made of.
+	similarText = 8000
 )
 
 // Similar finds the documents most like given files (the Files app's
@@ -46,9 +49,10 @@ func NewSimilar(s *Service, v VectorReader) (*Similar, error) {
 // With an embedding model it compares embeddings: the query is the
 // normalised mean of the sources' unit chunk vectors, and a result's
 // relevance is its best chunk's cosine similarity to it. Without a model,
-// or when the sources have no embeddings, it compares BM25 vectors: the
-// query is the sum of the sources' chunk vectors, cut to the heaviest
-// terms, and relevance is relative to the best result. Only chunks whose
+// or when the sources have no embeddings, it runs the keyword leg with the
+// sources' text as the query (their titles and first chunks, analysed and
+// weighted as a search query is, cut to the heaviest terms), and relevance
+// is relative to the best result. Only chunks whose
 // readers include user are read or returned, and the sources and every
 // result page are re-checked against Nextcloud like search results.
 //
@@ -87,16 +91,20 @@ func (m *Similar) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, 
 	// candidates that the others still fill a page.
 	k := min(p.legK()+len(chunks), 500)
 	var hits []hs.Hit
+	leg := 0 // its index in legOrder
 	if vec := meanDense(chunks); vec != nil && m.s.embed != nil {
 		p.algorithm, p.weights, res.Space = hs.AlgorithmSemantic, hs.Weights{Semantic: 1}, hs.SpaceSemantic
 		hits, err = m.s.dense.SearchDense(ctx, user, vec, k, hs.Filter{})
 	} else {
-		res.Note = "No embedding model is configured, so the files' keyword (BM25) vectors were compared."
+		res.Note = "No embedding model is configured, so the files' words were compared (keyword search)."
 		if m.s.embed != nil {
-			res.Note = "These files have no embeddings yet, so their keyword (BM25) vectors were compared."
+			res.Note = "These files have no embeddings yet, so their words were compared (keyword search)."
 		}
-		p.algorithm, p.weights, res.Space = hs.AlgorithmKeyword, hs.Weights{Keyword: 1}, hs.SpaceKeyword
-		hits, err = m.s.sparse.SearchSparse(ctx, user, vectorBM25, sumSparse(chunks, similarTerms), k, hs.Filter{})
+		p.algorithm, p.weights, res.Space, leg = hs.AlgorithmKeyword, hs.Weights{Keyword: 1}, hs.SpaceKeyword, 1
+		var q *sparseQuery
+		if q, err = m.s.keywordQuery(ctx, analysis.QueryWords(sourceText(sources, chunks))); err == nil && len(q.vec.Indices) > 0 {
+			hits, err = m.s.sparse.SearchSparse(ctx, user, vectorBM25, heaviest(q.vec, similarTerms), k, hs.Filter{})
+		}
 	}
 	if err != nil {
 		return hs.SimilarResult{}, fmt.Errorf("similar to %v: %w", ids, err)
@@ -105,7 +113,7 @@ func (m *Similar) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, 
 	res.Results = []hs.DocumentResult{}
 	if len(hits) > 0 {
 		var legs [3]legResult
-		legs[0] = legResult{leg: p.algorithm, wanted: true, hits: hits}
+		legs[leg] = legResult{leg: p.algorithm, wanted: true, hits: hits}
 		lists, _, err := p.lists(legs)
 		if err != nil {
 			return hs.SimilarResult{}, err
@@ -211,27 +219,39 @@ func meanDense(points []hs.Point) []float32 {
 	return out
 }
 
-// sumSparse adds the points' BM25 vectors and keeps the n heaviest terms,
-// in index order.
-func sumSparse(points []hs.Point, n int) hs.SparseVector {
-	sum := map[uint32]float32{}
-	for _, pt := range points {
-		for i, idx := range pt.BM25.Indices {
-			sum[idx] += pt.BM25.Values[i]
-		}
+// sourceText is what the keyword query of a similar search is made of:
+// the sources' titles and their chunks' text, at most similarText runes.
+func sourceText(sources []*docGroup, chunks []hs.Point) string {
+	var b strings.Builder
+	for _, d := range sources {
+		b.WriteString(d.meta.Title)
+		b.WriteString("\n")
 	}
-	idx := make([]uint32, 0, len(sum))
-	for i := range sum {
-		idx = append(idx, i)
+	for _, c := range chunks {
+		b.WriteString(c.Chunk.Text)
+		b.WriteString("\n")
 	}
-	slices.SortFunc(idx, func(a, b uint32) int {
-		return cmp.Or(cmp.Compare(sum[b], sum[a]), cmp.Compare(a, b))
+	runes := []rune(b.String())
+	return string(runes[:min(len(runes), similarText)])
+}
+
+// heaviest keeps the n terms of v with the largest weights, in index order.
+func heaviest(v hs.SparseVector, n int) hs.SparseVector {
+	if len(v.Indices) <= n {
+		return v
+	}
+	order := make([]int, len(v.Indices))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(v.Values[b], v.Values[a]), cmp.Compare(v.Indices[a], v.Indices[b]))
 	})
-	idx = idx[:min(n, len(idx))]
-	slices.Sort(idx)
-	out := hs.SparseVector{Indices: idx, Values: make([]float32, len(idx))}
-	for i, x := range idx {
-		out.Values[i] = sum[x]
+	order = order[:n]
+	slices.Sort(order)
+	out := hs.SparseVector{Indices: make([]uint32, n), Values: make([]float32, n)}
+	for j, i := range order {
+		out.Indices[j], out.Values[j] = v.Indices[i], v.Values[i]
 	}
 	return out
 }

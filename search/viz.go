@@ -168,7 +168,7 @@ func (v *Viz) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sam
 	if space == hs.SpaceSemantic {
 		x, query = denseSpace(points, qvec)
 	} else {
-		x, query = keywordSpace(points, analysis.BM25Query(p.query.Terms))
+		x, query = keywordSpace(points, analysis.BM25Query(indexTerms(p.query.Words)))
 	}
 	pr := fitPCA(x)
 	out.ExplainedVariance = pr.explained
@@ -358,4 +358,19 @@ func chunkNos(more []hs.Excerpt) []int {
 		out[i] = e.ChunkNo
 	}
 	return out
+}
+
+// indexTerms lists the index terms the query's words match in a chunk
+// (their stems in every language and the plain word), without repeats, so
+// the query lands in the same term space as the chunks' BM25 vectors.
+func indexTerms(words []analysis.Word) []string {
+	var terms []string
+	for _, w := range words {
+		for _, t := range w.Terms {
+			if !slices.Contains(terms, t) {
+				terms = append(terms, t)
+			}
+		}
+	}
+	return terms
 }

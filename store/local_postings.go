@@ -1,6 +1,10 @@
 package store
 
-import "github.com/hybrid-search/hybridsearch"
+import (
+	"context"
+
+	"github.com/hybrid-search/hybridsearch"
+)
 
 // purgeMin is the least number of dead slots worth a purge.
 const purgeMin = 1024
@@ -88,4 +92,28 @@ func (x *index) purgeDead() {
 	}
 	x.free = append(x.free, x.dead...)
 	x.dead = x.dead[:0]
+}
+
+// SparseDocFreq returns, for each index of the named sparse vector
+// (VectorBM25 or VectorTrigram), the number of points whose vector holds
+// it, and the number of points with a non-empty vector of that name: the
+// n_i and N of IDF, counted over all users, as SearchSparse uses them. It
+// returns an EINVALID error for an unknown vector name.
+func (l *Local) SparseDocFreq(ctx context.Context, vector string, indices []uint32) ([]int, int, error) {
+	if err := l.readable(ctx); err != nil {
+		return nil, 0, wrap(err, "store: sparse document frequencies")
+	}
+	if err := CheckSparseName(vector); err != nil {
+		return nil, 0, err
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	ix := l.idx.sparseIndex(vector)
+	df := make([]int, len(indices))
+	for i, id := range indices {
+		if pl := ix.postings[id]; pl != nil {
+			df[i] = pl.live
+		}
+	}
+	return df, ix.docs, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/analysis"
 )
 
 // Names of the point vectors, as used by SearchSparse and the Qdrant
@@ -39,7 +40,7 @@ type Stats struct {
 //
 // over the indices i the query q and the point's vector d share.
 func IDF(n, N int) float64 {
-	return math.Log(1 + (float64(N)-float64(n)+0.5)/(float64(n)+0.5))
+	return analysis.IDF(n, N)
 }
 
 // CleanPath returns p as an absolute, cleaned slash path ("/" for "").

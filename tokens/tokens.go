@@ -73,6 +73,10 @@ type Service struct {
 type claims struct {
 	jwt.RegisteredClaims
 	Scope string `json:"scope"`
+	// Grant names the record of an OAuth grant, which many access tokens
+	// (each with its own jti) share; empty for tokens issued in the app,
+	// whose record is their jti.
+	Grant string `json:"grant,omitempty"`
 }
 
 // New returns a Service, or an error naming the first missing option.
@@ -133,40 +137,67 @@ func (s *Service) Issue(ctx context.Context, user hs.UserID, name string, ttl ti
 	case ttl > MaxTTL:
 		return "", hs.Token{}, hs.Errorf(hs.EINVALID, "a token can be valid for at most %d days", int(MaxTTL.Hours()/24))
 	}
-	existing, err := s.List(ctx, user)
+	now := s.now().UTC().Truncate(time.Second)
+	id, err := newID()
 	if err != nil {
 		return "", hs.Token{}, err
 	}
-	now := s.now().UTC().Truncate(time.Second)
-	active := 0
+	rec := hs.Token{ID: id, User: user, Name: name, Scope: hs.TokenScope, Created: now, Expires: now.Add(ttl)}
+	raw, err := s.sign(claims{
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer: s.issuer, Subject: string(user), Audience: jwt.ClaimStrings{s.audience},
+			IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(rec.Expires), ID: id,
+		},
+		Scope: hs.TokenScope,
+	})
+	if err != nil {
+		return "", hs.Token{}, err
+	}
+	if err := s.create(ctx, rec); err != nil {
+		return "", hs.Token{}, err
+	}
+	s.log.Info("bearer token issued", "user_id", user, "token_id", id, "expires", rec.Expires)
+	return raw, rec, nil
+}
+
+// create stores a new record for rec.User unless the user has MaxActive
+// active records already (EINVALID).
+func (s *Service) create(ctx context.Context, rec hs.Token) error {
+	if err := s.Room(ctx, rec.User); err != nil {
+		return err
+	}
+	if err := s.store.Create(ctx, rec); err != nil {
+		return fmt.Errorf("tokens: issue: %w", err)
+	}
+	return nil
+}
+
+// Room reports whether user may have one more token: EINVALID, saying
+// so, when MaxActive are active already.
+func (s *Service) Room(ctx context.Context, user hs.UserID) error {
+	existing, err := s.List(ctx, user)
+	if err != nil {
+		return err
+	}
+	now, active := s.now(), 0
 	for _, t := range existing {
 		if t.Active(now) {
 			active++
 		}
 	}
 	if active >= MaxActive {
-		return "", hs.Token{}, hs.Errorf(hs.EINVALID, "you have %d active tokens, the most allowed; revoke one first", active)
+		return hs.Errorf(hs.EINVALID, "you have %d active tokens, the most allowed; revoke one first", active)
 	}
-	id, err := newID()
+	return nil
+}
+
+// sign returns the signed JWT of c.
+func (s *Service) sign(c claims) (string, error) {
+	raw, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(s.key)
 	if err != nil {
-		return "", hs.Token{}, err
+		return "", fmt.Errorf("tokens: sign: %w", err)
 	}
-	rec := hs.Token{ID: id, User: user, Name: name, Scope: hs.TokenScope, Created: now, Expires: now.Add(ttl)}
-	raw, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims{
-		RegisteredClaims: jwt.RegisteredClaims{
-			Issuer: s.issuer, Subject: string(user), Audience: jwt.ClaimStrings{s.audience},
-			IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(rec.Expires), ID: id,
-		},
-		Scope: hs.TokenScope,
-	}).SignedString(s.key)
-	if err != nil {
-		return "", hs.Token{}, fmt.Errorf("tokens: sign: %w", err)
-	}
-	if err := s.store.Create(ctx, rec); err != nil {
-		return "", hs.Token{}, fmt.Errorf("tokens: issue: %w", err)
-	}
-	s.log.Info("bearer token issued", "user_id", user, "token_id", id, "expires", rec.Expires)
-	return raw, rec, nil
+	return raw, nil
 }
 
 // List returns user's tokens, oldest first, including revoked and expired
@@ -247,11 +278,15 @@ func (s *Service) Verify(ctx context.Context, raw string) (hs.UserID, hs.Token, 
 	if c.Subject == "" || c.ID == "" {
 		return deny("no subject or id")
 	}
+	recID := c.ID
+	if c.Grant != "" {
+		recID = c.Grant
+	}
 	if !slices.Contains(strings.Fields(c.Scope), hs.TokenScope) {
 		return deny("scope %s missing", hs.TokenScope)
 	}
 	user := hs.UserID(c.Subject)
-	rec, err := s.store.Get(ctx, user, c.ID)
+	rec, err := s.store.Get(ctx, user, recID)
 	switch hs.ErrorKind(err) {
 	case "":
 	case hs.ENOTFOUND, hs.EINVALID:
@@ -260,7 +295,7 @@ func (s *Service) Verify(ctx context.Context, raw string) (hs.UserID, hs.Token, 
 		return "", hs.Token{}, fmt.Errorf("tokens: verify: %w", err)
 	}
 	switch now := s.now(); {
-	case rec.User != user:
+	case rec.User != user || (c.Grant != "") != (rec.Client != ""):
 		return deny("unknown token")
 	case rec.Revoked:
 		return deny("revoked")

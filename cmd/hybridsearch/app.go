@@ -221,16 +221,16 @@ func (m *Main) openEmbedder(ctx context.Context, e *Engine) error {
 }
 
 // indexID names the index of c's store and model, so file states written
-// for another store or model are indexed again.
+// for another store, model or analyzer version are indexed again.
 func indexID(c Config, semantic bool) string {
 	model := "none"
 	if semantic {
 		model = c.EmbedModel
 	}
 	if c.QdrantURL != "" {
-		return "qdrant/" + c.QdrantURL + "/" + model
+		return "qdrant/" + c.QdrantURL + "/" + model + "/" + analysis.Version
 	}
-	return "local/" + model
+	return "local/" + model + "/" + analysis.Version
 }
 
 // openStore opens e's store: Qdrant (QDRANT_URL) or the embedded local
@@ -283,7 +283,7 @@ func (m *Main) buildPipeline(e *Engine) {
 		Files:        m.Nextcloud,
 		Extract:      &m.extract,
 		Chunk:        chunk.Chunker{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
-		Sparse:       analysis.DocVectors,
+		Sparse:       analysis.PointVectors,
 		Store:        e.Store,
 		States:       m.Queue.States(),
 		Lease:        m.Queue,

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -50,6 +51,9 @@ type Config struct {
 	// SettingsInterval is how often the admin settings are read from
 	// Nextcloud (it cannot tell the app that they changed).
 	SettingsInterval time.Duration
+	// ClientMetadataHosts are host:port pairs whose OAuth client metadata
+	// documents may be fetched although they resolve to private addresses.
+	ClientMetadataHosts []string
 
 	// RetryBackoff overrides the queue's retry delays (tests); not read
 	// from the environment.
@@ -219,6 +223,15 @@ var envVars = []envVar{
 			return nil
 		}
 		return fmt.Errorf("not text or json")
+	}},
+	{"OAUTH_CLIENT_METADATA_HOSTS", "", false, "comma-separated host:port of intranet hosts whose OAuth client metadata documents may be fetched (others must be public)", func(c *Config, v string) error {
+		c.ClientMetadataHosts = splitList(v)
+		for _, h := range c.ClientMetadataHosts {
+			if _, port, err := net.SplitHostPort(h); err != nil || port == "" {
+				return fmt.Errorf("%q is not host:port", h)
+			}
+		}
+		return nil
 	}},
 }
 

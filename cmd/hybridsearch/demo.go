@@ -31,8 +31,9 @@ const demoUsage = `Usage: hybridsearch demo [flags]
 
 Starts a simulated Nextcloud on --addr with users alice and bob, loads a
 sample folder (English, German and Japanese notes and files) into alice's
-files, registers and installs the app exactly as AppAPI does (heartbeat,
-/init with progress, /enabled), and prints one line
+files and one private note into bob's, registers and installs the app
+exactly as AppAPI does (heartbeat, /init with progress, /enabled), and
+prints one line
 
   READY {"nextcloud_url": ..., "panel_url": ..., "mcp_url": ..., "users": [...]}
 
@@ -47,6 +48,9 @@ APP_SECRET, APP_PORT, NEXTCLOUD_URL, ...) are set by the simulator.
 
 Flags:
 `
+
+// bobSample is bob's private note in the demo.
+const bobSample = "# Salary review (confidential)\n\nBob's notes for the Kubernetes platform team salary review: quokkasalary bands, not for anyone else.\n"
 
 // demoUser is one user in the READY line.
 type demoUser struct {
@@ -114,6 +118,9 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	if err := loadSample(sim, "alice", *dir); err != nil {
 		return err
 	}
+	// One private note of bob's, so a session as alice can show that
+	// nothing of another user's ever comes back.
+	sim.SeedFile("bob", "/Private/Salary review.md", []byte(bobSample))
 
 	m, err := startDemoApp(ctx, sim, *dataDir, getenv, logger)
 	if err != nil {

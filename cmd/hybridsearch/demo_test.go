@@ -30,44 +30,58 @@ func command(t *testing.T, args ...string) *exec.Cmd {
 	return cmd
 }
 
-func TestDemo(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the whole demo")
-	}
+// demoProcess is "hybridsearch demo" running in a child process.
+type demoProcess struct {
+	cmd    *exec.Cmd
+	ready  readyInfo
+	lines  chan string // stdout lines after the READY line
+	stderr *strings.Builder
+}
+
+// startDemo starts the demo with extra environment variables and waits
+// for its READY line; the process is killed at the end of the test.
+func startDemo(t *testing.T, env ...string) *demoProcess {
+	t.Helper()
 	cmd := command(t, "demo", "--addr", "127.0.0.1:0", "--data", t.TempDir())
+	cmd.Env = append(cmd.Env, env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	d := &demoProcess{cmd: cmd, lines: make(chan string, 16), stderr: &strings.Builder{}}
+	cmd.Stderr = d.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
-
-	lines := make(chan string, 16)
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			lines <- sc.Text()
+			d.lines <- sc.Text()
 		}
-		close(lines)
+		close(d.lines)
 	}()
-	var ready readyInfo
-	readyLines := 0
 	select {
-	case line := <-lines:
+	case line := <-d.lines:
 		if !strings.HasPrefix(line, "READY ") {
 			t.Fatalf("first stdout line = %q, want READY {...}", line)
 		}
-		readyLines++
-		if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "READY ")), &ready); err != nil {
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "READY ")), &d.ready); err != nil {
 			t.Fatalf("READY line is not JSON: %v", err)
 		}
 	case <-time.After(60 * time.Second):
-		t.Fatalf("no READY line within 60 s; stderr:\n%s", stderr.String())
+		t.Fatalf("no READY line within 60 s")
 	}
+	return d
+}
+
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the whole demo")
+	}
+	d := startDemo(t)
+	cmd, ready, lines, stderr := d.cmd, d.ready, d.lines, d.stderr
+	readyLines := 1
 	if ready.NextcloudURL == "" || ready.PanelURL == "" || ready.MCPURL == "" || len(ready.Users) != 2 {
 		t.Fatalf("READY info incomplete: %+v", ready)
 	}

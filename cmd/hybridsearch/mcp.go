@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/handlers"
 	"github.com/hybrid-search/hybridsearch/mcp"
+	"github.com/hybrid-search/hybridsearch/oauth"
 	"github.com/hybrid-search/hybridsearch/tokens"
 )
 
@@ -44,7 +46,44 @@ func (m *Main) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &handlers.MCPDeps{Handler: endpoint, Tokens: m.Tokens, NextcloudURL: cfg.NextcloudURL, HaRP: cfg.HaRPSharedKey != ""}, nil
+	auth, err := m.oauthServer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &handlers.MCPDeps{Handler: endpoint, Tokens: m.Tokens, NextcloudURL: cfg.NextcloudURL, OAuth: auth, HaRP: cfg.HaRPSharedKey != ""}, nil
+}
+
+// oauthServer builds the OAuth authorization server over four NATS
+// key-value buckets whose entries expire with the records' lifetimes.
+func (m *Main) oauthServer(ctx context.Context) (*oauth.Server, error) {
+	buckets := []struct {
+		name, about string
+		maxAge      time.Duration
+		maxBytes    int64
+	}{
+		{"HS_OAUTH_CLIENTS", "hybridsearch OAuth clients (dynamic registration)", oauth.ClientTTL, 64 << 20},
+		{"HS_OAUTH_REQUESTS", "hybridsearch OAuth authorization requests", oauth.RequestTTL, 64 << 20},
+		{"HS_OAUTH_CODES", "hybridsearch OAuth authorization codes (by hash)", 5 * oauth.CodeTTL, 64 << 20},
+		{"HS_OAUTH_REFRESH", "hybridsearch OAuth refresh tokens (by hash)", oauth.RefreshTTL, 256 << 20},
+	}
+	var recs [4]oauth.Records
+	for i, b := range buckets {
+		r, err := m.Queue.Records(ctx, b.name, b.about, b.maxAge, b.maxBytes)
+		if err != nil {
+			return nil, fmt.Errorf("oauth store: %w", err)
+		}
+		recs[i] = r
+	}
+	var aliases []string
+	if m.Config.HaRPSharedKey != "" { // behind HaRP, clients may also use its /exapps/ URL
+		aliases = append(aliases, m.Config.NextcloudURL+"/exapps/"+m.Config.AppID+"/mcp")
+	}
+	return oauth.New(oauth.Options{
+		Issuer: m.Config.proxyBase(), Resource: m.Config.MCPURL(), Aliases: aliases, Grants: m.Tokens,
+		Clients: recs[0], Requests: recs[1], Codes: recs[2], Refresh: recs[3],
+		Fetcher: &oauth.Fetcher{AllowHosts: m.Config.ClientMetadataHosts},
+		Logger:  m.Logger,
+	})
 }
 
 // DirectMCPURL is the MCP endpoint on the app's own address, for bearer

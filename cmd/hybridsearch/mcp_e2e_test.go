@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -64,7 +65,9 @@ func needTSClient(t *testing.T) string {
 	if err != nil {
 		t.Skip("node is not installed")
 	}
-	if _, err := os.Stat(filepath.Join(tsClientDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+	_, errSDK := os.Stat(filepath.Join(tsClientDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
+	_, errPW := os.Stat(filepath.Join(tsClientDir, "node_modules", "playwright-core", "package.json"))
+	if err := errors.Join(errSDK, errPW); err != nil {
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/analysis"
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
 )
 
@@ -205,10 +206,10 @@ func TestAdminModelChange(t *testing.T) {
 		t.Error("no search ran during the change")
 	}
 	second := env.Main.Engine()
-	if second == first || second.IndexID != "local/nomic-embed-text" || second.Embedder == nil {
+	if second == first || second.IndexID != "local/nomic-embed-text/"+analysis.Version || second.Embedder == nil {
 		t.Fatalf("engine after the change: %+v", second)
 	}
-	if ix := env.lookup(t, f.ID); ix.state.Index != "local/nomic-embed-text" {
+	if ix := env.lookup(t, f.ID); ix.state.Index != second.IndexID {
 		t.Errorf("file state names index %q", ix.state.Index)
 	}
 	if ps := env.panelSettings(t); !ps.Semantic || ps.Model != "nomic-embed-text" {

@@ -21,6 +21,8 @@ const tokenUsage = `Usage:
 Manages a user's bearer tokens for direct MCP access: an MCP client sends
 "Authorization: Bearer <token>" to the app's own /mcp (when its port is
 reachable) instead of going through the Nextcloud proxy with an app password.
+"list" also shows the sign-ins of OAuth clients (KIND oauth); "revoke" ends
+such a grant with all its access and refresh tokens.
 A token carries the scope search:read, is valid for --days (default 90, at
 most 365) and can be revoked at any time. It is shown once, when issued.
 
@@ -109,7 +111,7 @@ func printTokens(w io.Writer, user string, list []hs.Token) {
 	}
 	now := time.Now()
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tCREATED\tEXPIRES\tSTATE")
+	fmt.Fprintln(tw, "ID\tNAME\tKIND\tCREATED\tEXPIRES\tSTATE")
 	for _, t := range list {
 		state := "active"
 		switch {
@@ -118,7 +120,11 @@ func printTokens(w io.Writer, user string, list []hs.Token) {
 		case !now.Before(t.Expires):
 			state = "expired"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Created.Local().Format(time.DateOnly), t.Expires.Local().Format(time.DateOnly), state)
+		kind := "token"
+		if t.Client != "" {
+			kind = "oauth" // a client's sign-in: revoking ends its access and refresh tokens
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, kind, t.Created.Local().Format(time.DateOnly), t.Expires.Local().Format(time.DateOnly), state)
 	}
 	tw.Flush()
 }

@@ -495,7 +495,9 @@ async function main() {
 
     await check('moving a weight slider rebalances the others and reorders the results', async () => {
       await useHybrid(page)
-      const before = await search(page, 'kuberntes upgrade')
+      // A typo in one word: the fuzzy leg finds the ventilation checklist,
+      // the keyword leg alone (no fuzzy weight, so no correction) does not.
+      const before = await search(page, 'ventilaton upgrade')
       const order0 = await titles(page)
       return withOptions(page, async () => {
         const semanticOff = await page.locator('#hs-w-semantic').isDisabled()

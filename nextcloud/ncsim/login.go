@@ -1,6 +1,7 @@
 package ncsim
 
 import (
+	"encoding/json"
 	"html/template"
 	"net/http"
 	"strings"
@@ -122,4 +123,23 @@ func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.requireLogin(w, r); ok {
 		http.Redirect(w, r, "/index.php/apps/files/", http.StatusSeeOther)
 	}
+}
+
+// handleWellKnown serves GET /.well-known/...: core's WellKnownController
+// (route ".well-known/{service}" in core/routes.php) answers a service no
+// app handles with 404 {"message": "<service> not supported"} and the
+// header X-NEXTCLOUD-WELL-KNOWN: 1; a longer path matches no route and
+// gets the plain 404 page. So OAuth discovery URLs with the issuer's path
+// inserted after /.well-known/ (RFC 8414, OIDC) find nothing here, as on
+// a real server without an OIDC app.
+func (s *Server) handleWellKnown(w http.ResponseWriter, r *http.Request) {
+	service := strings.TrimPrefix(r.URL.Path, "/.well-known/")
+	if service == "" || strings.Contains(service, "/") {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("X-NEXTCLOUD-WELL-KNOWN", "1")
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusNotFound)
+	_ = json.NewEncoder(w).Encode(map[string]string{"message": service + " not supported"})
 }

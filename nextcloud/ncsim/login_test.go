@@ -2,6 +2,7 @@ package ncsim
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -122,5 +123,21 @@ func TestCoreEndpoints(t *testing.T) {
 	}
 	if u := s.Unhandled(); len(u) != 1 || u[0] != "GET /ocs/v2.php/apps/unknown/x" {
 		t.Errorf("Unhandled = %v", u)
+	}
+}
+
+// TestWellKnown: Nextcloud's /.well-known/ answers what no app serves with
+// 404, also for the path-inserted OAuth discovery URLs.
+func TestWellKnown(t *testing.T) {
+	s := &Server{}
+	for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration/index.php/apps/app_api/proxy/x", "/.well-known/oauth-protected-resource/index.php/apps/app_api/proxy/x/mcp"} {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p, nil))
+		if rec.Code != http.StatusNotFound {
+			t.Errorf("GET %s = %d, want 404", p, rec.Code)
+		}
+	}
+	if u := s.Unhandled(); len(u) != 0 {
+		t.Errorf("unhandled: %v", u)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -223,5 +224,33 @@ func TestProxyBruteforceProtection(t *testing.T) {
 	}
 	if resp, _ := aaProxyDo(t, http.MethodGet, url, nil, ""); resp.StatusCode != http.StatusTooManyRequests {
 		t.Errorf("after 3 listed failures = %d, want 429", resp.StatusCode)
+	}
+}
+
+// TestProxyFollowsRedirects: the proxy's HTTP client follows an ExApp's
+// redirect itself (up to 5), so the browser never sees the Location.
+func TestProxyFollowsRedirects(t *testing.T) {
+	s, ts := aaServer(t)
+	f := aaNewFakeApp(t, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		switch r.URL.Path {
+		case "/api/public/moved":
+			http.Redirect(w, r, "/api/public/target", http.StatusFound)
+		case "/api/public/loop":
+			http.Redirect(w, r, "/api/public/loop", http.StatusFound)
+		case "/api/public/target":
+			_, _ = io.WriteString(w, "target reached, auth header "+strconv.FormatBool(r.Header.Get("AUTHORIZATION-APP-API") != ""))
+		default:
+			return false
+		}
+		return true
+	})
+	aaRegister(t, s, f, aaProxyRoutes...)
+	aaEnable(t, s, "hybrid_search")
+	resp, body := aaProxyDo(t, "GET", ts.URL+proxyPrefix+"hybrid_search/api/public/moved", nil, "")
+	if resp.StatusCode != 200 || resp.Header.Get("Location") != "" || body != "target reached, auth header true" {
+		t.Errorf("redirecting route: %d %q %q", resp.StatusCode, resp.Header.Get("Location"), body)
+	}
+	if resp, _ := aaProxyDo(t, "GET", ts.URL+proxyPrefix+"hybrid_search/api/public/loop", nil, ""); resp.StatusCode != 500 {
+		t.Errorf("redirect loop: %d, want 500", resp.StatusCode)
 	}
 }

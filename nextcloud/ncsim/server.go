@@ -125,7 +125,7 @@ func (s *Server) init() {
 		s.baseCtx, s.cancel = context.WithCancel(context.Background())
 		s.client = s.HTTPClient
 		if s.client == nil {
-			s.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+			s.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), CheckRedirect: guzzleRedirects}
 		}
 		s.users = map[string]*user{}
 		s.sessions = map[string]string{}
@@ -151,6 +151,21 @@ func (s *Server) logf(format string, args ...any) {
 	if s.Logf != nil {
 		s.Logf(format, args...)
 	}
+}
+
+// guzzleRedirects follows redirects as Nextcloud's HTTP client does: it
+// sets no allow_redirects when local addresses are allowed (AppAPI allows
+// them for every ExApp call), so Guzzle's default applies: up to 5
+// redirects, then an error (server lib/private/Http/Client/Client.php
+// buildRequestOptions, ClientService.php newClient; Guzzle
+// RedirectMiddleware::$defaultSettings). The AppAPI proxy thus fetches an
+// ExApp's 3xx target itself, with the AppAPI headers, and the browser
+// gets the final page, never the Location.
+func guzzleRedirects(_ *http.Request, via []*http.Request) error {
+	if len(via) > 5 {
+		return errors.New("will not follow more than 5 redirects")
+	}
+	return nil
 }
 
 // ServeHTTP serves the simulated Nextcloud.

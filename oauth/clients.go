@@ -1,0 +1,310 @@
+package oauth
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	hs "github.com/hybrid-search/hybridsearch"
+)
+
+// Limits on client metadata.
+const (
+	MaxRedirectURIs     = 10
+	MaxClientNameLength = 100 // runes
+	maxURILength        = 2000
+	// touchAfter is how old a client record gets before a use rewrites it
+	// (which restarts its ClientTTL).
+	touchAfter = 24 * time.Hour
+)
+
+// Client is a registered client: from dynamic registration (RFC 7591) or
+// from a client ID metadata document (its ID is then the document's URL).
+// Every client is public: token_endpoint_auth_method is "none".
+type Client struct {
+	ID              string   `json:"client_id"`
+	Name            string   `json:"client_name"`
+	RedirectURIs    []string `json:"redirect_uris"`
+	GrantTypes      []string `json:"grant_types"`
+	ResponseTypes   []string `json:"response_types"`
+	AuthMethod      string   `json:"token_endpoint_auth_method"`
+	Scope           string   `json:"scope,omitempty"`
+	ClientURI       string   `json:"client_uri,omitempty"`
+	SoftwareID      string   `json:"software_id,omitempty"`
+	SoftwareVersion string   `json:"software_version,omitempty"`
+	IssuedAt        int64    `json:"client_id_issued_at,omitempty"`
+	// Touched is when the record was last written (not sent to clients).
+	Touched time.Time `json:"touched,omitzero"`
+}
+
+// clientMetadata is what a registration request or a metadata document
+// may say; unknown members are ignored (RFC 7591 2).
+type clientMetadata struct {
+	ClientID        string   `json:"client_id"`
+	RedirectURIs    []string `json:"redirect_uris"`
+	AuthMethod      string   `json:"token_endpoint_auth_method"`
+	GrantTypes      []string `json:"grant_types"`
+	ResponseTypes   []string `json:"response_types"`
+	Name            string   `json:"client_name"`
+	ClientURI       string   `json:"client_uri"`
+	Scope           string   `json:"scope"`
+	SoftwareID      string   `json:"software_id"`
+	SoftwareVersion string   `json:"software_version"`
+	ClientSecret    string   `json:"client_secret"`
+}
+
+// Register handles a dynamic client registration request (the JSON body)
+// and returns the client, to be answered with 201. Errors are
+// invalid_redirect_uri or invalid_client_metadata (RFC 7591 3.2.2), or a
+// store error.
+func (s *Server) Register(ctx context.Context, body []byte) (Client, error) {
+	var md clientMetadata
+	if err := json.Unmarshal(body, &md); err != nil {
+		return Client{}, fail(ErrInvalidClientMetadata, "the body is not a JSON client metadata object")
+	}
+	c, err := checkMetadata(md, false)
+	if err != nil {
+		return Client{}, err
+	}
+	c.ID, err = randomString(16)
+	if err != nil {
+		return Client{}, err
+	}
+	now := s.now().UTC()
+	c.IssuedAt, c.Touched = now.Unix(), now
+	if _, err := createJSON(ctx, s.o.Clients, c.ID, c); err != nil {
+		return Client{}, err
+	}
+	s.log.Info("oauth client registered", "client_id", c.ID, "client_name", c.Name, "redirect_uris", c.RedirectURIs)
+	return c, nil
+}
+
+// client returns the client id names: a registered one, or the one its
+// metadata document describes. Unknown, malformed or unreachable ones
+// give invalid_client.
+func (s *Server) client(ctx context.Context, id string) (Client, error) {
+	switch {
+	case id == "":
+		return Client{}, fail(ErrInvalidRequest, "client_id is missing")
+	case strings.HasPrefix(id, "https://"):
+		if s.o.Fetcher == nil {
+			return Client{}, fail(ErrInvalidClient, "client ID metadata documents are not supported here")
+		}
+		return s.o.Fetcher.Fetch(ctx, id)
+	case len(id) > 64 || strings.ContainsFunc(id, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	}):
+		return Client{}, fail(ErrInvalidClient, "unknown client")
+	}
+	var c Client
+	_, err := getJSON(ctx, s.o.Clients, id, &c)
+	if hs.ErrorKind(err) == hs.ENOTFOUND {
+		return Client{}, fail(ErrInvalidClient, "unknown client; register it again")
+	}
+	return c, err
+}
+
+// touch rewrites a registered client's record once a day of use, so its
+// bucket keeps it ClientTTL after its last use. Failures only log.
+func (s *Server) touch(ctx context.Context, id string) {
+	if strings.HasPrefix(id, "https://") {
+		return
+	}
+	var c Client
+	rev, err := getJSON(ctx, s.o.Clients, id, &c)
+	if err != nil || s.now().Sub(c.Touched) < touchAfter {
+		return
+	}
+	c.Touched = s.now().UTC()
+	if _, err := updateJSON(ctx, s.o.Clients, id, c, rev); err != nil && hs.ErrorKind(err) != hs.ECONFLICT {
+		s.log.Warn("oauth client record not refreshed", "client_id", id, "error", err)
+	}
+}
+
+// checkMetadata validates client metadata and returns the client it
+// describes (without ID). fromDocument is set for metadata documents,
+// which may not ask for a client secret at all.
+func checkMetadata(md clientMetadata, fromDocument bool) (Client, error) {
+	bad := func(format string, args ...any) (Client, error) {
+		return Client{}, fail(ErrInvalidClientMetadata, format, args...)
+	}
+	if len(md.RedirectURIs) == 0 {
+		return Client{}, fail(ErrInvalidRedirectURI, "redirect_uris is required")
+	}
+	if len(md.RedirectURIs) > MaxRedirectURIs {
+		return Client{}, fail(ErrInvalidRedirectURI, "at most %d redirect_uris", MaxRedirectURIs)
+	}
+	for _, u := range md.RedirectURIs {
+		if err := checkRedirectURI(u); err != nil {
+			return Client{}, fail(ErrInvalidRedirectURI, "redirect URI %q: %s", truncate(u, 100), err.Error())
+		}
+	}
+	switch md.AuthMethod {
+	case "", "none":
+	case "client_secret_basic", "client_secret_post":
+		if fromDocument {
+			return bad("a client metadata document cannot use a client secret")
+		}
+		// Registered as a public client; the answer says so (RFC 7591 3.2.1).
+	default:
+		return bad("token_endpoint_auth_method %q is not supported; use none", md.AuthMethod)
+	}
+	if fromDocument && md.ClientSecret != "" {
+		return bad("a client metadata document cannot carry a client secret")
+	}
+	grants := md.GrantTypes
+	if len(grants) == 0 {
+		grants = []string{"authorization_code"}
+	}
+	for _, g := range grants {
+		if g != "authorization_code" && g != "refresh_token" {
+			return bad("grant type %q is not supported (authorization_code and refresh_token are)", truncate(g, 50))
+		}
+	}
+	responses := md.ResponseTypes
+	if len(responses) == 0 {
+		responses = []string{"code"}
+	}
+	for _, r := range responses {
+		if r != "code" {
+			return bad("response type %q is not supported (code is)", truncate(r, 50))
+		}
+	}
+	name := strings.TrimSpace(md.Name)
+	if !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl) || utf8.RuneCountInString(name) > MaxClientNameLength {
+		return bad("client_name must be printable text of at most %d characters", MaxClientNameLength)
+	}
+	scope := ""
+	if md.Scope != "" {
+		sc, err := grantScope(md.Scope)
+		if err != nil {
+			return bad("scope: %s", err.(*Error).Description)
+		}
+		scope = sc
+	}
+	clientURI := ""
+	if u, err := url.Parse(md.ClientURI); err == nil && (u.Scheme == "https" || u.Scheme == "http") && len(md.ClientURI) <= maxURILength {
+		clientURI = md.ClientURI
+	}
+	return Client{
+		Name: name, RedirectURIs: slices.Clone(md.RedirectURIs), GrantTypes: []string{"authorization_code", "refresh_token"},
+		ResponseTypes: []string{"code"}, AuthMethod: "none", Scope: scope, ClientURI: clientURI,
+		SoftwareID: truncate(md.SoftwareID, 200), SoftwareVersion: truncate(md.SoftwareVersion, 100),
+	}, nil
+}
+
+// displayName is the client's name, or its redirect host when it gave none.
+func (c Client) displayName() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	if len(c.RedirectURIs) > 0 {
+		if u, err := url.Parse(c.RedirectURIs[0]); err == nil && u.Host != "" {
+			return "Unnamed client at " + u.Host
+		}
+	}
+	return "Unnamed client"
+}
+
+// unsafeSchemes may never be redirect URIs: they run code or read local
+// data in the browser, or are no place to return to.
+var unsafeSchemes = []string{"javascript", "data", "vbscript", "file", "about", "blob", "filesystem", "view-source", "ws", "wss", "ftp", "mailto", "tel", "chrome", "chrome-extension", "intent"}
+
+// checkRedirectURI accepts https URLs, http URLs on a loopback host
+// (RFC 8252 7.3) and private-use schemes of native apps (RFC 8252 7.1);
+// never a fragment, user info, or a scheme of unsafeSchemes.
+func checkRedirectURI(raw string) error {
+	if len(raw) > maxURILength {
+		return errorString("too long")
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || u.Scheme == "" || !utf8.ValidString(raw) || strings.ContainsFunc(raw, unicode.IsSpace):
+		return errorString("not an absolute URI")
+	case strings.Contains(raw, "#"):
+		return errorString("a redirect URI cannot have a fragment")
+	case u.User != nil:
+		return errorString("a redirect URI cannot have user info")
+	case slices.Contains(unsafeSchemes, strings.ToLower(u.Scheme)):
+		return errorString("scheme " + u.Scheme + " is not allowed")
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		if u.Host == "" {
+			return errorString("no host")
+		}
+	case "http":
+		if !isLoopbackHost(u.Hostname()) {
+			return errorString("http is only allowed for loopback addresses (127.0.0.1, [::1], localhost); use https")
+		}
+	default:
+		if u.Opaque != "" && u.Host == "" && u.Path == "" {
+			return errorString("not a usable URI")
+		}
+	}
+	return nil
+}
+
+// isLoopbackHost reports whether host is localhost or a loopback IP.
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// matchRedirectURI reports whether requested equals one of registered,
+// exactly; for http loopback URIs the port may differ (RFC 8252 7.3), but
+// nothing else.
+func matchRedirectURI(registered []string, requested string) bool {
+	if requested == "" || checkRedirectURI(requested) != nil {
+		return false
+	}
+	if slices.Contains(registered, requested) {
+		return true
+	}
+	q, err := url.Parse(requested)
+	if err != nil || q.Scheme != "http" || !isLoopbackHost(q.Hostname()) {
+		return false
+	}
+	for _, r := range registered {
+		u, err := url.Parse(r)
+		if err == nil && u.Scheme == "http" && u.Hostname() == q.Hostname() && u.EscapedPath() == q.EscapedPath() &&
+			u.RawQuery == q.RawQuery && u.ForceQuery == q.ForceQuery {
+			return true
+		}
+	}
+	return false
+}
+
+// grantScope returns the scope to grant for a requested one: search:read,
+// the only scope, whatever else is asked for (RFC 6749 3.3 lets the
+// server ignore scopes), unless nothing asked for is known.
+func grantScope(requested string) (string, error) {
+	fields := strings.Fields(requested)
+	if len(fields) == 0 || slices.Contains(fields, hs.TokenScope) {
+		return hs.TokenScope, nil
+	}
+	return "", fail(ErrInvalidScope, "the only scope is %s", hs.TokenScope)
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
