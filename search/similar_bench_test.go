@@ -54,13 +54,19 @@ func BenchmarkSimilar(b *testing.B) {
 				searchLat = append(searchLat, t1.Sub(t0))
 			}
 			b.StopTimer()
-			slices.Sort(simLat)
-			slices.Sort(searchLat)
-			p50 := simLat[len(simLat)/2]
-			b.ReportMetric(ms(p50), "p50-ms")
-			b.ReportMetric(ms(simLat[min(len(simLat)-1, len(simLat)*99/100)]), "p99-ms")
-			b.ReportMetric(ms(searchLat[len(searchLat)/2]), "search-p50-ms")
-			b.ReportMetric(float64(p50)/float64(searchLat[len(searchLat)/2]), "x-search")
+			reportLatencies(b, simLat, searchLat)
 		})
 	}
+}
+
+// reportLatencies reports the p50 and p99 of lat, the p50 of the
+// reference searches and the ratio of the two p50s (x-search).
+func reportLatencies(b *testing.B, lat, search []time.Duration) {
+	slices.Sort(lat)
+	slices.Sort(search)
+	p50 := lat[len(lat)/2]
+	b.ReportMetric(ms(p50), "p50-ms")
+	b.ReportMetric(ms(lat[min(len(lat)-1, len(lat)*99/100)]), "p99-ms")
+	b.ReportMetric(ms(search[len(search)/2]), "search-p50-ms")
+	b.ReportMetric(float64(p50)/float64(search[len(search)/2]), "x-search")
 }
