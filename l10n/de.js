@@ -6,6 +6,7 @@ OC.L10N.register(
         "APP_PASSWORD": "APP_PASSWORT",
         "APP_URL": "APP_URL",
         "Actions": "Aktionen",
+        "Admin settings": "Admin-Einstellungen",
         "All three methods, fused": "Alle drei Methoden, zusammengeführt",
         "All users": "Alle Benutzer",
         "App tokens": "App-Tokens",

@@ -6,6 +6,7 @@ OC.L10N.register(
         "APP_PASSWORD": "アプリパスワード",
         "APP_URL": "APP_URL",
         "Actions": "操作",
+        "Admin settings": "管理者設定",
         "All three methods, fused": "3 つの方法を統合",
         "All users": "全ユーザー",
         "App tokens": "アプリトークン",

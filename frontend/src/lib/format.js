@@ -178,6 +178,7 @@ export function componentLabel(name) {
     case 'nextcloud': return t('Nextcloud')
     case 'store': return t('Index store')
     case 'embedder': return t('Embedder')
+    case 'settings': return t('Admin settings')
   }
   return name
 }
