@@ -3,6 +3,7 @@ package hybridsearch
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -80,4 +81,22 @@ func ErrorMessage(err error) string {
 		return e.Message
 	}
 	return "internal error"
+}
+
+// endpointRE matches what names a host inside a message: a URL
+// ("http://qdrant:6334/...", "nats://10.0.0.4:4222") or a host with a port
+// ("ollama-gpu1:11434", "127.0.0.1:4222", "[::1]:6334").
+var endpointRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>,;)]*[^\s"'<>,;):.]` +
+	`|\[[0-9A-Fa-f:.]+\]:\d{1,5}\b` +
+	`|\b(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*):\d{2,5}\b`)
+
+// RedactEndpoints replaces every URL and host:port in msg with "[internal
+// address]". Messages shown to users and MCP clients pass through it: the
+// addresses of Nextcloud, Qdrant, Ollama or NATS as the app reaches them
+// are the admin's business (the log keeps them), not the user's.
+func RedactEndpoints(msg string) string {
+	if !strings.Contains(msg, ":") {
+		return msg
+	}
+	return endpointRE.ReplaceAllString(msg, "[internal address]")
 }

@@ -12,6 +12,7 @@ const (
 	ReasonVerify  JobReason = "verify"  // search found the user lost access
 	ReasonRetry   JobReason = "retry"   // an admin asked to retry a failed file
 	ReasonRequest JobReason = "request" // a user or admin asked for a re-index
+	ReasonShare   JobReason = "share"   // the user's list of shares showed a new one
 )
 
 // IndexJob is a trigger to bring one file's index entry in step with

@@ -68,3 +68,22 @@ func TestSplitNodePathRejectsDotDot(t *testing.T) {
 		t.Errorf("SplitNodePath cleans paths: got %q, %v", rel, ok)
 	}
 }
+
+func TestRedactEndpoints(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"embedding: ollama at http://gpu1:11434 is unreachable", "embedding: ollama at [internal address] is unreachable"},
+		{"store: qdrant http://qdrant:6334: deadline exceeded", "store: qdrant [internal address]: deadline exceeded"},
+		{"nats: dial tcp 10.0.0.4:4222: connection refused", "nats: dial tcp [internal address]: connection refused"},
+		{"dial tcp [::1]:6334: refused", "dial tcp [internal address]: refused"},
+		{"ollama-gpu.internal:11434 timed out", "[internal address] timed out"},
+		{`model "nomic-embed-text" is not available on https://ollama.lan/: run "ollama pull"`, `model "nomic-embed-text" is not available on [internal address]: run "ollama pull"`},
+		{"search: the query is empty", "search: the query is empty"},
+		{"nextcloud: SEARCH /remote.php/dav/: unreachable", "nextcloud: SEARCH /remote.php/dav/: unreachable"},
+		{"30 CFR 75.1725 at 12:30", "30 CFR 75.1725 at 12:30"},
+	}
+	for _, tt := range tests {
+		if got := hs.RedactEndpoints(tt.in); got != tt.want {
+			t.Errorf("RedactEndpoints(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -20,6 +20,24 @@ type FileMeta struct {
 	ETag     string    `json:"etag"`
 	Size     int64     `json:"size"`
 	Readers  []UserID  `json:"readers"` // every user who can see the file, sorted
+	// Paths holds each reader's path to the file, as that reader sees it:
+	// a file shared with bob sits at his own path, not the owner's. A
+	// search filters on and shows these paths, never another reader's.
+	// Empty in an index written before it was kept.
+	Paths map[UserID]string `json:"paths,omitempty"`
+}
+
+// PathOf returns the path user sees the file at, or "" when the index does
+// not know it. For an index written before Paths was kept it knows only
+// Path, which is then the path of the file's one reader.
+func (m FileMeta) PathOf(user UserID) string {
+	if len(m.Paths) > 0 {
+		return m.Paths[user]
+	}
+	if len(m.Readers) == 1 && m.Readers[0] == user {
+		return m.Path
+	}
+	return ""
 }
 
 // Point is one stored chunk: the chunk, its vectors and its file's metadata.

@@ -13,14 +13,17 @@ const (
 // FileState is the per-file bookkeeping the indexer keeps beside the store:
 // what was indexed, for whom, and how it went.
 type FileState struct {
-	ID          FileID            `json:"id"`
-	ETag        string            `json:"etag"`
-	MIME        string            `json:"mime"`
-	Size        int64             `json:"size"`
-	Modified    time.Time         `json:"modified"`
-	Paths       map[UserID]string `json:"paths"`   // each reader's path to the file
-	Readers     []UserID          `json:"readers"` // sorted
-	ChunkHashes []string          `json:"chunk_hashes,omitempty"`
+	ID       FileID            `json:"id"`
+	ETag     string            `json:"etag"`
+	MIME     string            `json:"mime"`
+	Size     int64             `json:"size"`
+	Modified time.Time         `json:"modified"`
+	Paths    map[UserID]string `json:"paths"`   // each reader's path to the file
+	Readers  []UserID          `json:"readers"` // sorted
+	// Chunks is how many chunks the file has in the store. (Their hashes
+	// live with them in the store: a state stays small whatever the
+	// file's size.)
+	Chunks int `json:"chunks,omitempty"`
 	// Index names the index the file was written to (store and embedding
 	// model); a file indexed elsewhere counts as not indexed here.
 	Index    string    `json:"index,omitempty"`

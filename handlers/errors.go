@@ -28,7 +28,8 @@ type errorBody struct {
 }
 
 // errorHandler turns a handler's error into a JSON response. Domain errors
-// keep their user-safe message; Echo's own errors (404, 405, 413) keep
+// keep their user-safe message, without internal addresses (the log has
+// them); Echo's own errors (404, 405, 413) keep
 // theirs; anything else is logged and shown as a generic message.
 func (s *Server) errorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
@@ -50,7 +51,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	default:
 		kind := hs.ErrorKind(err)
 		status = statusOf[kind]
-		body = errorBody{Error: hs.ErrorMessage(err), Kind: kind}
+		body = errorBody{Error: hs.RedactEndpoints(hs.ErrorMessage(err)), Kind: kind}
 	}
 	if status >= 500 {
 		s.logger.Error("request failed", slog.String("method", c.Request().Method),

@@ -29,6 +29,10 @@ type MCPDeps struct {
 	// user from the request context. Required.
 	Handler http.Handler
 	Tokens  TokenService // required
+	// Users confirms that a user exists in Nextcloud before a token is
+	// issued for them (*nextcloud.UserDirectory). Required: the app's
+	// own signed API (the token CLI) can name any user.
+	Users UserChecker
 	// NextcloudURL is Nextcloud's base URL (no trailing slash), from
 	// which the proxied URLs are built. Required.
 	NextcloudURL string
@@ -50,6 +54,8 @@ func (d *MCPDeps) check() error {
 		return errors.New("handlers: MCP.Handler is required")
 	case d.Tokens == nil:
 		return errors.New("handlers: MCP.Tokens is required")
+	case d.Users == nil:
+		return errors.New("handlers: MCP.Users is required")
 	case d.NextcloudURL == "":
 		return errors.New("handlers: MCP.NextcloudURL is required")
 	}

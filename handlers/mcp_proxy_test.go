@@ -61,7 +61,7 @@ func TestMCPChallengeBehindHaRP(t *testing.T) {
 	}
 	s, err := handlers.New(handlers.Deps{
 		AppID: testAppID, AppSecret: testSecret, Lifecycle: &fakeLifecycle{}, Status: fakeStatus{}, Publish: &fakeQueue{}, Operator: &fakeOperator{},
-		Assets: fstest.MapFS{}, MCP: &handlers.MCPDeps{Handler: endpoint, Tokens: env.tokens, NextcloudURL: ncURL, HaRP: true},
+		Assets: fstest.MapFS{}, MCP: &handlers.MCPDeps{Handler: endpoint, Tokens: env.tokens, Users: knownUsers{"alice", "bob"}, NextcloudURL: ncURL, HaRP: true},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +94,7 @@ func TestAuthorizationLeavesNoTrace(t *testing.T) {
 	env := newMCPEnv(t)
 	s, err := handlers.New(handlers.Deps{
 		AppID: testAppID, AppSecret: testSecret, Lifecycle: &fakeLifecycle{}, Status: fakeStatus{}, Publish: &fakeQueue{}, Operator: &fakeOperator{},
-		Assets: fstest.MapFS{}, Logger: logger, MCP: &handlers.MCPDeps{Handler: endpoint, Tokens: env.tokens, NextcloudURL: ncURL},
+		Assets: fstest.MapFS{}, Logger: logger, MCP: &handlers.MCPDeps{Handler: endpoint, Tokens: env.tokens, Users: knownUsers{"alice", "bob"}, NextcloudURL: ncURL},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -171,7 +171,7 @@ func newMCPEnv(t *testing.T) *mcpEnv {
 	s, err := handlers.New(handlers.Deps{
 		AppID: testAppID, AppSecret: testSecret, Lifecycle: &fakeLifecycle{}, Status: fakeStatus{}, Publish: &fakeQueue{}, Operator: &fakeOperator{},
 		Assets: fstest.MapFS{}, Logger: quiet,
-		MCP: &handlers.MCPDeps{Handler: endpoint, Tokens: env.tokens, NextcloudURL: ncURL},
+		MCP: &handlers.MCPDeps{Handler: endpoint, Tokens: env.tokens, Users: knownUsers{"alice", "bob"}, NextcloudURL: ncURL},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -467,7 +467,7 @@ func TestMCPRoutesReachable(t *testing.T) {
 	env := newMCPEnv(t)
 	e := echo.New()
 	s, err := handlers.New(handlers.Deps{AppID: testAppID, AppSecret: "x", Lifecycle: &fakeLifecycle{}, Status: fakeStatus{}, Publish: &fakeQueue{},
-		Operator: &fakeOperator{}, Assets: fstest.MapFS{}, MCP: &handlers.MCPDeps{Handler: http.NotFoundHandler(), Tokens: env.tokens, NextcloudURL: ncURL}})
+		Operator: &fakeOperator{}, Assets: fstest.MapFS{}, MCP: &handlers.MCPDeps{Handler: http.NotFoundHandler(), Tokens: env.tokens, Users: knownUsers{"alice", "bob"}, NextcloudURL: ncURL}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,4 +509,11 @@ func TestMCPRoutesReachable(t *testing.T) {
 		Operator: &fakeOperator{}, Assets: fstest.MapFS{}, MCP: &handlers.MCPDeps{Handler: http.NotFoundHandler()}}); err == nil || !strings.Contains(err.Error(), "Tokens") {
 		t.Errorf("New with MCP deps missing Tokens = %v", err)
 	}
+}
+
+// knownUsers are the users that exist in Nextcloud.
+type knownUsers []hs.UserID
+
+func (k knownUsers) UserExists(_ context.Context, u hs.UserID) (bool, error) {
+	return slices.Contains(k, u), nil
 }

@@ -63,7 +63,7 @@ func newOAuthServer(t *testing.T, auth *fakeAuth) http.Handler {
 	s, err := handlers.New(handlers.Deps{
 		AppID: testAppID, AppSecret: testSecret, Lifecycle: &fakeLifecycle{}, Status: fakeStatus{}, Publish: &fakeQueue{}, Operator: &fakeOperator{},
 		Assets: fstest.MapFS{}, Logger: quiet,
-		MCP: &handlers.MCPDeps{Handler: http.NotFoundHandler(), Tokens: env.tokens, NextcloudURL: ncURL, OAuth: auth},
+		MCP: &handlers.MCPDeps{Handler: http.NotFoundHandler(), Tokens: env.tokens, Users: knownUsers{"alice", "bob"}, NextcloudURL: ncURL, OAuth: auth},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -58,6 +59,9 @@ func decodeSearchBody(c echo.Context) (hs.SearchRequest, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		return req, hs.Errorf(hs.EINVALID, "search body is not a valid search request: %v", err)
+	}
+	if err := dec.Decode(&json.RawMessage{}); err != io.EOF {
+		return req, hs.Errorf(hs.EINVALID, "search body has data after the JSON object; send exactly one search request")
 	}
 	return req, nil
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -9,6 +10,11 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 )
+
+// UserChecker tells whether a user exists in Nextcloud.
+type UserChecker interface {
+	UserExists(ctx context.Context, user hs.UserID) (bool, error)
+}
 
 // maxTokenDays guards the day count against overflow; the token service
 // enforces the real limit (a year).
@@ -38,7 +44,8 @@ func (s *Server) handleTokenList(c echo.Context) error {
 }
 
 // handleTokenIssue answers POST /api/tokens {"name", "ttl_days"}: a new
-// bearer token for the acting user, for direct MCP access.
+// bearer token for the acting user, for direct MCP access, if that user
+// exists in Nextcloud (404 otherwise).
 func (s *Server) handleTokenIssue(c echo.Context) error {
 	var req tokenRequest
 	if c.Request().ContentLength != 0 {
@@ -51,7 +58,17 @@ func (s *Server) handleTokenIssue(c echo.Context) error {
 	if req.TTLDays < 0 || req.TTLDays > maxTokenDays {
 		return hs.Errorf(hs.EINVALID, "ttl_days must be between 1 and 365 (0 for the default)")
 	}
-	raw, rec, err := s.mcp.Tokens.Issue(c.Request().Context(), actingUser(c), req.Name, time.Duration(req.TTLDays)*24*time.Hour)
+	user := actingUser(c)
+	ok, err := s.mcp.Users.UserExists(c.Request().Context(), user)
+	if err != nil {
+		return hs.WrapError(hs.EUNAVAILABLE, err, "could not confirm the user with Nextcloud; try again shortly")
+	}
+	if !ok {
+		// AppAPI vouches for proxied users, but the app's own signed API
+		// (the token CLI) can name anyone.
+		return hs.Errorf(hs.ENOTFOUND, "no Nextcloud user %q: tokens are issued only for existing users", user)
+	}
+	raw, rec, err := s.mcp.Tokens.Issue(c.Request().Context(), user, req.Name, time.Duration(req.TTLDays)*24*time.Hour)
 	if err != nil {
 		return err
 	}

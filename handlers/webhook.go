@@ -1,11 +1,14 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -55,9 +58,9 @@ func (s *Server) handleWebhook(c echo.Context) error {
 	if err != nil {
 		return err // the body limit gives 413
 	}
-	var env webhookEnvelope
-	if err := json.Unmarshal(body, &env); err != nil {
-		return hs.Errorf(hs.EINVALID, "webhook body is not a webhook_listeners event: %v", err)
+	env, err := parseWebhook(body)
+	if err != nil {
+		return err
 	}
 	jobs, err := webhookJobs(env, time.Now())
 	if err != nil {
@@ -135,4 +138,156 @@ func webhookJobs(env webhookEnvelope, now time.Time) ([]hs.IndexJob, error) {
 		return nil, hs.Errorf(hs.EINVALID, "unsupported event class %q", ev.Class)
 	}
 	return jobs, nil
+}
+
+// Webhook limits, after Nextcloud's own: a user id has at most 64
+// characters (oc_users.uid), a file name at most 250 bytes and no control
+// characters, and never is "." or ".." ([SRV] lib/private/Files/
+// FilenameValidator.php validateFilename, lib/private/User/Manager.php
+// validateUserId); a stored path at most 4000 bytes (oc_filecache.path),
+// so a node path "/<uid>/files/<path>" stays under 4096.
+const (
+	maxWebhookUID      = 64
+	maxWebhookName     = 250
+	maxWebhookPath     = 4096
+	maxWebhookClassLen = 256
+)
+
+// parseWebhook decodes and checks a webhook body strictly: valid UTF-8,
+// exactly one JSON object with fields of the right types, and every user
+// id, node path and node id within what Nextcloud itself can produce (see
+// checkWebhook). Anything else is EINVALID (400), before a job is made.
+func parseWebhook(body []byte) (webhookEnvelope, error) {
+	var env webhookEnvelope
+	if !utf8.Valid(body) {
+		return env, hs.Errorf(hs.EINVALID, "webhook body is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&env); err != nil {
+		return env, hs.Errorf(hs.EINVALID, "webhook body is not a webhook_listeners event: %v", err)
+	}
+	if err := dec.Decode(&json.RawMessage{}); err != io.EOF {
+		return env, hs.Errorf(hs.EINVALID, "webhook body is not a webhook_listeners event: data after the JSON object")
+	}
+	if err := checkWebhook(env); err != nil {
+		return env, err
+	}
+	if hasReplacement(env) && !bytes.Contains(body, []byte("\uFFFD")) && !bytes.Contains(bytes.ToLower(body), []byte(`\ufffd`)) {
+		// encoding/json turns a lone UTF-16 surrogate escape into U+FFFD;
+		// json_encode never writes one.
+		return env, hs.Errorf(hs.EINVALID, "webhook body has an invalid \\u escape (a lone surrogate)")
+	}
+	return env, nil
+}
+
+// hasReplacement reports whether a decoded webhook's strings hold U+FFFD.
+func hasReplacement(env webhookEnvelope) bool {
+	ss := []string{}
+	if env.User != nil {
+		ss = append(ss, env.User.UID)
+	}
+	if ev := env.Event; ev != nil {
+		ss = append(ss, ev.Class)
+		for _, n := range []*webhookNode{ev.Node, ev.Source, ev.Target} {
+			if n != nil {
+				ss = append(ss, n.Path)
+			}
+		}
+	}
+	for _, s := range ss {
+		if strings.ContainsRune(s, utf8.RuneError) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkWebhook enforces the limits on a decoded webhook.
+func checkWebhook(env webhookEnvelope) error {
+	if env.Time < 0 {
+		return hs.Errorf(hs.EINVALID, "webhook time %d is negative", env.Time)
+	}
+	if env.User != nil && env.User.UID != "" {
+		if err := checkWebhookUID(env.User.UID); err != nil {
+			return hs.Errorf(hs.EINVALID, "webhook user: %s", err.Message)
+		}
+	}
+	if env.Event == nil {
+		return nil // webhookJobs names what is missing
+	}
+	if len(env.Event.Class) > maxWebhookClassLen || hasControl(env.Event.Class) {
+		return hs.Errorf(hs.EINVALID, "webhook event class is malformed")
+	}
+	for _, n := range []struct {
+		name string
+		node *webhookNode
+	}{{"node", env.Event.Node}, {"source", env.Event.Source}, {"target", env.Event.Target}} {
+		if n.node == nil {
+			continue
+		}
+		if n.node.ID < 0 {
+			return hs.Errorf(hs.EINVALID, "webhook %s id %d is negative", n.name, n.node.ID)
+		}
+		if n.node.Path == "" {
+			continue // webhookJobs says whether the event needs it
+		}
+		if err := checkWebhookPath(n.node.Path); err != nil {
+			return hs.Errorf(hs.EINVALID, "webhook %s path: %s", n.name, err.Message)
+		}
+	}
+	return nil
+}
+
+// checkWebhookPath checks a node path "/<uid>/<...>": absolute, at most
+// maxWebhookPath bytes, no empty, "." or ".." segment, no segment over
+// maxWebhookName bytes, no control characters, and a well-formed uid.
+func checkWebhookPath(p string) *hs.Error {
+	if len(p) > maxWebhookPath {
+		return hs.Errorf(hs.EINVALID, "longer than %d bytes", maxWebhookPath)
+	}
+	rest, ok := strings.CutPrefix(p, "/")
+	if !ok {
+		return hs.Errorf(hs.EINVALID, "%q is not absolute", p)
+	}
+	rest = strings.TrimSuffix(rest, "/") // a folder may be named with a trailing slash
+	for i, seg := range strings.Split(rest, "/") {
+		switch {
+		case seg == "":
+			return hs.Errorf(hs.EINVALID, "empty segment")
+		case seg == "." || seg == "..":
+			return hs.Errorf(hs.EINVALID, "%q segment", seg)
+		case len(seg) > maxWebhookName:
+			return hs.Errorf(hs.EINVALID, "a name longer than %d bytes", maxWebhookName)
+		case hasControl(seg):
+			return hs.Errorf(hs.EINVALID, "control characters")
+		case i == 0:
+			if err := checkWebhookUID(seg); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkWebhookUID checks a user id: 1 to maxWebhookUID bytes, no control
+// characters, slashes or backslashes, no surrounding space, not "." or
+// "..".
+func checkWebhookUID(uid string) *hs.Error {
+	switch {
+	case uid == "" || len(uid) > maxWebhookUID:
+		return hs.Errorf(hs.EINVALID, "user id must have 1 to %d bytes", maxWebhookUID)
+	case uid == "." || uid == ".." || strings.TrimSpace(uid) != uid || strings.ContainsAny(uid, `/\`) || hasControl(uid):
+		return hs.Errorf(hs.EINVALID, "user id %q is malformed", uid)
+	}
+	return nil
+}
+
+// hasControl reports whether s has a C0 or C1 control character or DEL.
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return true
+		}
+	}
+	return false
 }

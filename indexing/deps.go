@@ -23,9 +23,11 @@ type Extractor interface {
 	Extract(ctx context.Context, name, mime string, r io.Reader) (hs.Text, error)
 }
 
-// Chunker splits text into chunks.
+// Chunker splits text into chunks and hands them out in batches of at
+// most batch, numbered from 0 in order, stopping at fn's first error
+// (chunk.Chunker). Its memory must not grow with the text.
 type Chunker interface {
-	Chunk(file hs.FileID, t hs.Text) []hs.Chunk
+	ChunkEach(file hs.FileID, t hs.Text, batch int, fn func([]hs.Chunk) error) error
 }
 
 // SparseFunc computes a chunk's BM25 and trigram vectors from the chunk
@@ -37,9 +39,13 @@ type Embedder interface {
 	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-// ChunkWriter is the part of the store indexing writes to.
+// ChunkWriter is the part of the store indexing writes to. A file of one
+// batch is written whole (WriteFile); a larger one batch by batch
+// (UpsertPoints), then cut to its length (TrimFile).
 type ChunkWriter interface {
 	WriteFile(ctx context.Context, meta hs.FileMeta, points []hs.Point) error
+	UpsertPoints(ctx context.Context, meta hs.FileMeta, points []hs.Point) error
+	TrimFile(ctx context.Context, id hs.FileID, keep int) error
 	UpdateFileMeta(ctx context.Context, meta hs.FileMeta) error
 	DeleteFile(ctx context.Context, id hs.FileID) error
 	FilePoints(ctx context.Context, id hs.FileID, withVectors bool) ([]hs.Point, error)
@@ -61,3 +67,11 @@ type Leaser interface {
 
 // EnqueueFunc publishes jobs (folder moves fan out into one job per file).
 type EnqueueFunc func(ctx context.Context, jobs ...hs.IndexJob) error
+
+// UserChecker tells whether a Nextcloud user exists
+// (*nextcloud.UserDirectory). A call as a user that does not exist fails
+// like any refused login; this is how such a job is told from one that
+// may pass later.
+type UserChecker interface {
+	UserExists(ctx context.Context, user hs.UserID) (bool, error)
+}

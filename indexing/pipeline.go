@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -25,6 +26,10 @@ type Pipeline struct {
 	Store   ChunkWriter
 	States  StateStore
 	Lease   Leaser
+	// Users, if non-nil, is asked when Nextcloud refuses a call as the
+	// job's user: a job for a user that does not exist is dropped at once
+	// instead of being retried.
+	Users   UserChecker
 	Enqueue EnqueueFunc // for folder fan-out; nil disables it
 	// Rescan, if non-nil, asks for a reconciliation scan of a user's tree
 	// (a deleted folder's files cannot be found by id any more).
@@ -78,6 +83,9 @@ func (p *Pipeline) Process(ctx context.Context, job hs.IndexJob) error {
 		if hs.ErrorKind(err) == hs.ENOTFOUND {
 			return nil // gone before we looked; a Before* event or the scan covers it
 		}
+		if p.missingUser(ctx, job.User, err) {
+			return errNoUser(job.User)
+		}
 		if err != nil {
 			return fmt.Errorf("stat %s as %s: %w", job.Path, job.User, err)
 		}
@@ -98,12 +106,35 @@ func (p *Pipeline) Process(ctx context.Context, job hs.IndexJob) error {
 	switch {
 	case hs.ErrorKind(err) == hs.ENOTFOUND:
 		return p.dropReader(ctx, st, job)
+	case p.missingUser(ctx, job.User, err):
+		if slices.Contains(st.Readers, job.User) {
+			// A deleted user: they can see nothing any more.
+			if err := p.dropReader(ctx, st, hs.IndexJob{FileID: id, User: job.User}); err != nil {
+				return err
+			}
+		}
+		return errNoUser(job.User)
 	case err != nil:
 		return fmt.Errorf("find file %d as %s: %w", id, job.User, err)
 	case info.IsDir:
 		return p.fanOut(ctx, job.User, info)
 	}
 	return p.sync(ctx, st, job.User, info, job.Reason == hs.ReasonRetry)
+}
+
+// missingUser reports whether err, from a call as user, came from a user
+// that does not exist in Nextcloud (AppAPI refuses the login).
+func (p *Pipeline) missingUser(ctx context.Context, user hs.UserID, err error) bool {
+	if p.Users == nil || hs.ErrorKind(err) != hs.EUNAUTHORIZED {
+		return false
+	}
+	ok, cerr := p.Users.UserExists(ctx, user)
+	return cerr == nil && !ok
+}
+
+// errNoUser is the permanent error of a job whose user does not exist.
+func errNoUser(user hs.UserID) error {
+	return hs.Errorf(hs.ENOTFOUND, "user %q does not exist in Nextcloud", user)
 }
 
 func (p *Pipeline) state(ctx context.Context, id hs.FileID) (*hs.FileState, error) {
@@ -153,23 +184,16 @@ func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, i
 		}
 		return p.pending(ctx, st, info, err)
 	}
-	chunks := p.Chunk.Chunk(info.ID, text)
-	if len(chunks) == 0 {
-		return p.finish(ctx, st, info, hs.StatusSkipped, "no text to index")
-	}
 	meta := p.meta(st, info, text.Title)
-	points, err := p.points(ctx, st, meta, chunks)
+	n, err := p.write(ctx, meta, text)
 	if err != nil {
 		return p.pending(ctx, st, info, err)
 	}
-	if err := p.Store.WriteFile(ctx, meta, points); err != nil {
-		return p.pending(ctx, st, info, fmt.Errorf("write file %d: %w", info.ID, err))
-	}
-	st.ChunkHashes = st.ChunkHashes[:0]
-	for _, c := range chunks {
-		st.ChunkHashes = append(st.ChunkHashes, c.Hash)
+	if n == 0 {
+		return p.finish(ctx, st, info, hs.StatusSkipped, "no text to index")
 	}
 	setFile(st, info)
+	st.Chunks = n
 	st.Status, st.Error, st.Attempts, st.Index = hs.StatusIndexed, "", 0, p.IndexID
 	return p.putState(ctx, st)
 }
@@ -180,7 +204,7 @@ func (p *Pipeline) finish(ctx context.Context, st *hs.FileState, info hs.FileInf
 		return fmt.Errorf("delete chunks of %d: %w", info.ID, err)
 	}
 	setFile(st, info)
-	st.Status, st.Error, st.ChunkHashes, st.Index = status, reason, nil, p.IndexID
+	st.Status, st.Error, st.Chunks, st.Index = status, reason, 0, p.IndexID
 	p.logger().Info("file not indexed", "file_id", info.ID, "status", status, "reason", reason)
 	return p.putState(ctx, st)
 }
@@ -292,7 +316,7 @@ func (p *Pipeline) meta(st *hs.FileState, info hs.FileInfo, title string) hs.Fil
 	}
 	return hs.FileMeta{
 		ID: info.ID, Path: pth, Title: title, MIME: info.MIME, Type: typ, Modified: info.Modified,
-		ETag: info.ETag, Size: info.Size, Readers: slices.Clone(st.Readers),
+		ETag: info.ETag, Size: info.Size, Readers: slices.Clone(st.Readers), Paths: maps.Clone(st.Paths),
 	}
 }
 

@@ -27,10 +27,62 @@ func (p *Pipeline) extract(ctx context.Context, user hs.UserID, info hs.FileInfo
 	return text, nil
 }
 
-// points builds the file's points: sparse vectors for every chunk, and
-// dense vectors reused from the store by chunk hash where the text is
-// unchanged, embedded only for new text.
-func (p *Pipeline) points(ctx context.Context, st *hs.FileState, meta hs.FileMeta, chunks []hs.Chunk) ([]hs.Point, error) {
+// writeBatch is how many chunks are turned into points and written at a
+// time: what a file's indexing holds in memory, whatever its size.
+const writeBatch = 256
+
+// write chunks text, turns the chunks into points batch by batch and
+// writes them, and returns how many chunks the file has. A file of one
+// batch is written whole (atomically, in the local store); a larger one
+// batch by batch, then cut to its new length, so a long file never has
+// all its points in memory at once. No chunks write nothing.
+func (p *Pipeline) write(ctx context.Context, meta hs.FileMeta, text hs.Text) (int, error) {
+	var first []hs.Point // held until a second batch shows the file is large
+	n, batches := 0, 0
+	err := p.Chunk.ChunkEach(meta.ID, text, writeBatch, func(chunks []hs.Chunk) error {
+		points, err := p.points(ctx, meta, chunks)
+		if err != nil {
+			return err
+		}
+		n += len(chunks)
+		batches++
+		if batches == 1 {
+			first = points
+			return nil
+		}
+		if first != nil {
+			if err := p.Store.UpsertPoints(ctx, meta, first); err != nil {
+				return fmt.Errorf("write file %d: %w", meta.ID, err)
+			}
+			first = nil
+		}
+		if err := p.Store.UpsertPoints(ctx, meta, points); err != nil {
+			return fmt.Errorf("write file %d: %w", meta.ID, err)
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return 0, err
+	case batches == 0:
+		return 0, nil
+	case batches == 1:
+		if err := p.Store.WriteFile(ctx, meta, first); err != nil {
+			return 0, fmt.Errorf("write file %d: %w", meta.ID, err)
+		}
+	default:
+		if err := p.Store.TrimFile(ctx, meta.ID, n); err != nil {
+			return 0, fmt.Errorf("write file %d: %w", meta.ID, err)
+		}
+	}
+	return n, nil
+}
+
+// points builds the points of a batch of chunks: sparse vectors for every
+// chunk, and dense vectors reused from the store by chunk hash where the
+// text is already embedded (in this file before, or in any other), else
+// embedded.
+func (p *Pipeline) points(ctx context.Context, meta hs.FileMeta, chunks []hs.Chunk) ([]hs.Point, error) {
 	points := make([]hs.Point, len(chunks))
 	inputs := make([]string, len(chunks))
 	for i, c := range chunks {
@@ -41,7 +93,7 @@ func (p *Pipeline) points(ctx context.Context, st *hs.FileState, meta hs.FileMet
 	if p.Embed == nil || len(chunks) == 0 {
 		return points, nil
 	}
-	vecs, err := p.reusable(ctx, st, chunks)
+	vecs, err := p.reusable(ctx, chunks)
 	if err != nil {
 		return nil, err
 	}
@@ -73,45 +125,31 @@ func (p *Pipeline) points(ctx context.Context, st *hs.FileState, meta hs.FileMet
 		}
 		for j, i := range todo[start:end] {
 			points[i].Dense = out[j]
-			vecs[chunks[i].Hash] = out[j] // a repeated chunk in one file is embedded once
+			vecs[chunks[i].Hash] = out[j] // a repeated chunk in one batch is embedded once
 		}
 		p.embedded.Add(int64(len(texts)))
 	}
 	return points, nil
 }
 
-// reusable returns the dense vectors already stored for chunk hashes: the
-// file's own previous chunks first, then any file with the same text.
-func (p *Pipeline) reusable(ctx context.Context, st *hs.FileState, chunks []hs.Chunk) (map[string][]float32, error) {
-	vecs := map[string][]float32{}
-	if len(st.ChunkHashes) > 0 {
-		old, err := p.Store.FilePoints(ctx, st.ID, true)
-		if err != nil {
-			return nil, fmt.Errorf("read chunks of %d: %w", st.ID, err)
-		}
-		for _, pt := range old {
-			if len(pt.Dense) > 0 {
-				vecs[pt.Chunk.Hash] = pt.Dense
-			}
-		}
-	}
-	var missing []string
-	seen := map[string]bool{}
+// reusable returns the dense vectors the store already has for the
+// chunks' hashes (this file's previous version or any other file with the
+// same text), one lookup per batch.
+func (p *Pipeline) reusable(ctx context.Context, chunks []hs.Chunk) (map[string][]float32, error) {
+	hashes := make([]string, 0, len(chunks))
+	seen := make(map[string]bool, len(chunks))
 	for _, c := range chunks {
-		if _, ok := vecs[c.Hash]; !ok && !seen[c.Hash] {
-			missing = append(missing, c.Hash)
+		if !seen[c.Hash] {
 			seen[c.Hash] = true
+			hashes = append(hashes, c.Hash)
 		}
 	}
-	if len(missing) == 0 {
-		return vecs, nil
-	}
-	more, err := p.Store.VectorsByHash(ctx, missing)
+	vecs, err := p.Store.VectorsByHash(ctx, hashes)
 	if err != nil {
 		return nil, fmt.Errorf("look up vectors by hash: %w", err)
 	}
-	for h, v := range more {
-		vecs[h] = v
+	if vecs == nil {
+		vecs = map[string][]float32{}
 	}
 	return vecs, nil
 }

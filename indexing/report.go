@@ -20,7 +20,8 @@ type Reporter struct {
 	Scanner  *Scanner                               // may be nil
 	Pipeline *Pipeline                              // may be nil
 	Checks   map[string]Check                       // by component: "nats", "nextcloud", "store", "embedder"
-	// IsAdmin, if non-nil, decides who may ask for every user's status.
+	// IsAdmin, if non-nil, decides who may ask for every user's status and
+	// who sees the instance's figures; nil means nobody.
 	IsAdmin func(ctx context.Context, user hs.UserID) (bool, error)
 
 	mu     sync.Mutex
@@ -57,21 +58,24 @@ type QueueStatus struct {
 }
 
 // Status reports for user; with all, every user's counts (admins only).
+// Admins also see the instance's figures (the whole queue, its rate, the
+// scan, the pipeline's counters); other users see only their own files:
+// the queue figure is their own pending files, and error texts name no
+// internal addresses (see hs.RedactEndpoints).
 func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (Report, error) {
 	if user == "" {
 		return Report{}, hs.Errorf(hs.EUNAUTHORIZED, "status needs a signed-in user")
 	}
-	if all {
-		if r.IsAdmin == nil {
-			return Report{}, hs.Errorf(hs.EUNAUTHORIZED, "only admins may see every user's status")
-		}
+	admin := false
+	if r.IsAdmin != nil {
 		ok, err := r.IsAdmin(ctx, user)
-		if err != nil {
+		if err != nil && all {
 			return Report{}, err
 		}
-		if !ok {
-			return Report{}, hs.Errorf(hs.EUNAUTHORIZED, "only admins may see every user's status")
-		}
+		admin = ok && err == nil
+	}
+	if all && !admin {
+		return Report{}, hs.Errorf(hs.EUNAUTHORIZED, "only admins may see every user's status")
 	}
 	rep := Report{Version: r.Version, User: user, Components: r.components(ctx)}
 	if r.States != nil {
@@ -80,6 +84,11 @@ func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (Report
 			return Report{}, err
 		}
 		rep.Summary = sum
+	}
+	if !admin {
+		rep.Queue = QueueStatus{Pending: rep.Files.Pending}
+		redactReport(&rep)
+		return rep, nil
 	}
 	if r.Pending != nil {
 		n, err := r.Pending(ctx)
@@ -101,6 +110,18 @@ func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (Report
 		rep.Scan = &p
 	}
 	return rep, nil
+}
+
+// redactReport removes internal addresses from the error texts of a
+// report meant for a user who is not an admin.
+func redactReport(rep *Report) {
+	for name, c := range rep.Components {
+		c.Error = hs.RedactEndpoints(c.Error)
+		rep.Components[name] = c
+	}
+	for i := range rep.Problems {
+		rep.Problems[i].Error = hs.RedactEndpoints(rep.Problems[i].Error)
+	}
 }
 
 // observe updates the processing rate from the running job count.

@@ -55,8 +55,12 @@ type Scanner struct {
 	// Rules, if non-nil, returns the exclusion rules in force: a file whose
 	// exclusion no longer matches its state (newly excluded, or skipped by
 	// a rule that was lifted) is queued again.
-	Rules  func() Rules
-	Logger *slog.Logger
+	Rules func() Rules
+	// Baseline, if non-nil, is called before a user's tree is walked; the
+	// commit it returns runs after the walk went through
+	// (ShareRefresher.Baseline: the shares the scan has seen).
+	Baseline func(ctx context.Context, user hs.UserID) (commit func(ctx context.Context) error, err error)
+	Logger   *slog.Logger
 
 	mu       sync.Mutex
 	progress ScanProgress
@@ -120,6 +124,11 @@ func (s *Scanner) scan(ctx context.Context, users []hs.UserID, report func(float
 	return err
 }
 
+// scanUsers scans each user in turn. One user's failure (a broken home
+// storage, a user deleted meanwhile) is logged and recorded in the
+// progress, and the others are scanned all the same; it is returned only
+// when every user failed, so one user never holds back the rest (the
+// app's initialization among them).
 func (s *Scanner) scanUsers(ctx context.Context, users []hs.UserID, report func(float64)) error {
 	known, err := s.readerIndex(ctx, users)
 	if err != nil {
@@ -133,6 +142,9 @@ func (s *Scanner) scanUsers(ctx context.Context, users []hs.UserID, report func(
 			}
 			s.logger().Warn("scan of a user failed", "user_id", user, "error", err)
 			errs = append(errs, fmt.Errorf("scan %s: %w", user, err))
+			s.mu.Lock()
+			s.progress.LastError = hs.ErrorMessage(errs[len(errs)-1])
+			s.mu.Unlock()
 		}
 		s.mu.Lock()
 		s.progress.UsersDone = i + 1
@@ -141,7 +153,10 @@ func (s *Scanner) scanUsers(ctx context.Context, users []hs.UserID, report func(
 			report(float64(i+1) / float64(len(users)))
 		}
 	}
-	return errors.Join(errs...)
+	if len(errs) > 0 && len(errs) == len(users) {
+		return errors.Join(errs...)
+	}
+	return nil
 }
 
 // readerIndex maps each scanned user to the states listing them as reader.
@@ -180,6 +195,13 @@ func (s *Scanner) scanOne(ctx context.Context, user hs.UserID, known map[hs.File
 		s.mu.Unlock()
 		batch = batch[:0]
 		return nil
+	}
+	var commit func(ctx context.Context) error
+	if s.Baseline != nil {
+		var err error
+		if commit, err = s.Baseline(ctx, user); err != nil {
+			s.logger().Warn("shares not read before the scan", "user_id", user, "error", err)
+		}
 	}
 	now := time.Now()
 	seen := map[hs.FileID]bool{}
@@ -222,7 +244,15 @@ func (s *Scanner) scanOne(ctx context.Context, user hs.UserID, known map[hs.File
 			}
 		}
 	}
-	return flush()
+	if err := flush(); err != nil {
+		return err
+	}
+	if commit != nil {
+		if err := commit(ctx); err != nil {
+			s.logger().Warn("shares seen by the scan not saved", "user_id", user, "error", err)
+		}
+	}
+	return nil
 }
 
 // ruleChanged reports whether the rules now decide differently about f

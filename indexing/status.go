@@ -88,7 +88,7 @@ func count(c *FileCounts, st hs.FileState) {
 	switch st.Status {
 	case hs.StatusIndexed:
 		c.Indexed++
-		c.Chunks += len(st.ChunkHashes)
+		c.Chunks += st.Chunks
 	case hs.StatusSkipped:
 		c.Skipped++
 	case hs.StatusFailed:

@@ -91,7 +91,7 @@ func tool[In, Out any](h *handler, name string, fn func(ctx context.Context, use
 // with isError: the user-safe message, prefixed by what the kind means.
 // Internal errors are logged here and shown as a generic message.
 func (h *handler) toolError(ctx context.Context, err error, attrs []any) error {
-	msg := hs.ErrorMessage(err)
+	msg := hs.RedactEndpoints(hs.ErrorMessage(err))
 	level := slog.LevelDebug
 	switch hs.ErrorKind(err) {
 	case hs.EINVALID:

@@ -29,8 +29,10 @@ func (c *Client) davSearch(ctx context.Context, user hybridsearch.UserID, where,
 <d:basicsearch>
  `)
 	b.WriteString(searchSelect)
+	// The scope is an href: the uid is path-escaped like every other
+	// path segment we send (Sabre normalizes and decodes it again).
 	b.WriteString("\n <d:from><d:scope><d:href>/files/")
-	_ = xml.EscapeText(&b, []byte(user))
+	_ = xml.EscapeText(&b, []byte(escapeSegment(string(user))))
 	b.WriteString("</d:href><d:depth>infinity</d:depth></d:scope></d:from>\n <d:where>")
 	b.WriteString(where)
 	b.WriteString("</d:where>\n <d:orderby>")
@@ -63,6 +65,50 @@ func (c *Client) FindByID(ctx context.Context, user hybridsearch.UserID, id hybr
 		}
 	}
 	return hybridsearch.FileInfo{}, errorf(hybridsearch.ENOTFOUND, "find file %d as %s: not visible", id, user)
+}
+
+// MaxFindIDs is how many file ids FindByIDs asks for in one SEARCH: its
+// where clause is one <d:or> of that many <d:eq>, inside the 100
+// operators Nextcloud's FileSearchBackend allows in a query
+// (nextcloud-protocol.md §7.2).
+const MaxFindIDs = 50
+
+// FindByIDs returns the files among ids that user can see, as user sees
+// them (paths in user's tree), keyed by id, in one SEARCH per MaxFindIDs
+// ids: Nextcloud's own access check for a whole page of search results.
+// An id missing from the map is one user cannot reach. Ids that are not
+// positive are EINVALID.
+func (c *Client) FindByIDs(ctx context.Context, user hybridsearch.UserID, ids []hybridsearch.FileID) (map[hybridsearch.FileID]hybridsearch.FileInfo, error) {
+	out := make(map[hybridsearch.FileID]hybridsearch.FileInfo, len(ids))
+	for _, id := range ids {
+		if id <= 0 {
+			return nil, errorf(hybridsearch.EINVALID, "find file %d: invalid id", id)
+		}
+	}
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	for start := 0; start < len(ids); start += MaxFindIDs {
+		batch := ids[start:min(start+MaxFindIDs, len(ids))]
+		var where strings.Builder
+		if len(batch) > 1 {
+			where.WriteString("<d:or>")
+		}
+		for _, id := range batch {
+			fmt.Fprintf(&where, `<d:eq><d:prop><oc:fileid/></d:prop><d:literal>%d</d:literal></d:eq>`, id)
+		}
+		if len(batch) > 1 {
+			where.WriteString("</d:or>")
+		}
+		infos, err := c.davSearch(ctx, user, where.String(), "", 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, fi := range infos {
+			if _, found := slices.BinarySearch(batch, fi.ID); found {
+				out[fi.ID] = fi
+			}
+		}
+	}
+	return out, nil
 }
 
 // ModifiedSince returns the files (not folders) in user's tree modified

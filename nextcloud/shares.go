@@ -110,3 +110,30 @@ func (c *Client) SharesOf(ctx context.Context, user hybridsearch.UserID, p strin
 	}
 	return shares, nil
 }
+
+// SharedWith returns the shares user has received (SharedWithMe, one OCS
+// call), each at the path user sees it at, for the share refresh before a
+// search.
+func (c *Client) SharedWith(ctx context.Context, user hybridsearch.UserID) ([]hybridsearch.Share, error) {
+	shares, err := c.SharedWithMe(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]hybridsearch.Share, 0, len(shares))
+	for _, s := range shares {
+		if s.FileID <= 0 {
+			continue
+		}
+		p := s.Path
+		if p == "" {
+			p = s.FileTarget
+		}
+		if p != "" {
+			if clean, err := cleanPath(p); err == nil {
+				p = clean
+			}
+		}
+		out = append(out, hybridsearch.Share{ID: s.ID, FileID: s.FileID, Path: p, IsDir: s.ItemType == "folder"})
+	}
+	return out, nil
+}

@@ -1,10 +1,19 @@
 package nextcloud_test
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/nextcloud"
 )
 
 func TestIsAdmin(t *testing.T) {
@@ -26,4 +35,91 @@ func TestIsAdmin(t *testing.T) {
 	}
 	wantKind(t, "IsAdmin without a user", func() error { _, err := e.c.IsAdmin(ctx, ""); return err }(), hybridsearch.EINVALID)
 	wantKind(t, "IsAdmin of an unknown user", func() error { _, err := e.c.IsAdmin(ctx, "mallory"); return err }(), hybridsearch.EUNAUTHORIZED)
+}
+
+func TestUserDirectory(t *testing.T) {
+	e := newEnv(t)
+	sim := e.needSim(t)
+	var lists atomic.Int64
+	sim.OnRequest = func(r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/api/v1/users") {
+			lists.Add(1)
+		}
+	}
+	ctx := context.Background()
+	d := &nextcloud.UserDirectory{Client: e.c, Recheck: 200 * time.Millisecond}
+	if ok, err := d.UserExists(ctx, "alice"); err != nil || !ok {
+		t.Fatalf("UserExists(alice) = %v, %v", ok, err)
+	}
+	// A flood of lookups for users that do not exist costs one list per
+	// Recheck, however many run at once.
+	var wg sync.WaitGroup
+	for i := range 200 {
+		wg.Go(func() {
+			if ok, err := d.UserExists(ctx, hybridsearch.UserID("ghost"+strconv.Itoa(i))); err != nil || ok {
+				t.Errorf("UserExists(ghost%d) = %v, %v; want false", i, ok, err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := lists.Load(); n > 2 {
+		t.Errorf("%d user lists for 201 lookups, want at most 2", n)
+	}
+	// A user created now is found once the list is older than Recheck.
+	sim.AddUser("dora", "Dora", false)
+	time.Sleep(250 * time.Millisecond)
+	if ok, err := d.UserExists(ctx, "dora"); err != nil || !ok {
+		t.Errorf("UserExists(dora) after she was added = %v, %v", ok, err)
+	}
+	if ok, _ := d.UserExists(ctx, ""); ok {
+		t.Error("the empty user exists")
+	}
+}
+
+// TestUserIDsAreEscaped: user ids with the characters Nextcloud allows
+// besides letters and digits (space, "_.@-'") reach their own files by
+// every route, and every outgoing path carries them escaped.
+func TestUserIDsAreEscaped(t *testing.T) {
+	e := newEnv(t)
+	sim := e.needSim(t)
+	var mu sync.Mutex
+	var raw []string // request URIs and SEARCH scopes
+	sim.OnRequest = func(r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		raw = append(raw, r.RequestURI)
+		if r.Method == "SEARCH" {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			if _, rest, ok := strings.Cut(string(b), "<d:href>"); ok {
+				href, _, _ := strings.Cut(rest, "<")
+				raw = append(raw, href)
+			}
+		}
+	}
+	ctx := context.Background()
+	for _, uid := range []string{"jo smith", "o'neil@example.org", "a.b-c_d"} {
+		sim.AddUser(uid, uid, false)
+		f := sim.PutFile(uid, "/Docs/note one.md", []byte("hello"))
+		u := hybridsearch.UserID(uid)
+		if got, err := e.c.FindByID(ctx, u, hybridsearch.FileID(f.ID)); err != nil || got.Path != "/Docs/note one.md" {
+			t.Errorf("FindByID as %q = %+v, %v", uid, got, err)
+		}
+		if got, err := e.c.Stat(ctx, u, "/Docs/note one.md"); err != nil || got.ID != hybridsearch.FileID(f.ID) {
+			t.Errorf("Stat as %q = %+v, %v", uid, got, err)
+		}
+		body, _, err := e.c.Download(ctx, u, "/Docs/note one.md", 1<<20)
+		if err != nil {
+			t.Errorf("Download as %q: %v", uid, err)
+			continue
+		}
+		body.Close()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, r := range raw {
+		if strings.Contains(r, " ") {
+			t.Errorf("request with an unescaped user id: %q", r)
+		}
+	}
 }

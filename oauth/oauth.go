@@ -130,7 +130,7 @@ type Options struct {
 	// name as resource (HaRP's /exapps/ URL); their tokens are for
 	// Resource too.
 	Aliases []string
-	Grants   Grants // required
+	Grants  Grants // required
 	// Clients, Requests, Codes and Refresh keep registered clients,
 	// pending authorization requests, codes and refresh tokens; their
 	// buckets should expire entries after ClientTTL, RequestTTL, a few

@@ -17,10 +17,16 @@ import (
 // version is refused (Termed) by Run.
 const codecVersion = 1
 
-// envelope is a job on the wire: the IndexJob's fields plus "v".
+// envelope is a job on the wire: the IndexJob's fields plus "v", and on
+// the retry lane the attempt it is and when it is due.
 type envelope struct {
 	V int `json:"v"`
 	hybridsearch.IndexJob
+	// Attempt is the number of the attempt a retry-lane message is for
+	// (2 for the first retry); 0 on the fresh lane.
+	Attempt int `json:"attempt,omitempty"`
+	// Due is when a retry-lane message may run.
+	Due time.Time `json:"due,omitzero"`
 }
 
 func encodeJob(job hybridsearch.IndexJob) ([]byte, error) {
@@ -28,14 +34,19 @@ func encodeJob(job hybridsearch.IndexJob) ([]byte, error) {
 }
 
 func decodeJob(data []byte) (hybridsearch.IndexJob, error) {
+	e, err := decodeEnvelope(data)
+	return e.IndexJob, err
+}
+
+func decodeEnvelope(data []byte) (envelope, error) {
 	var e envelope
 	if err := json.Unmarshal(data, &e); err != nil {
-		return hybridsearch.IndexJob{}, fmt.Errorf("decode job: %w", err)
+		return envelope{}, fmt.Errorf("decode job: %w", err)
 	}
 	if e.V != codecVersion {
-		return hybridsearch.IndexJob{}, fmt.Errorf("decode job: version %d, want %d", e.V, codecVersion)
+		return envelope{}, fmt.Errorf("decode job: version %d, want %d", e.V, codecVersion)
 	}
-	return e.IndexJob, nil
+	return e, nil
 }
 
 // JobKey returns the key that names a job's file everywhere in the queue:
@@ -63,11 +74,20 @@ func JobKey(job hybridsearch.IndexJob) (string, error) {
 // by another user's event for the same file. The per-file lease keeps the
 // jobs of one file from running at the same time.
 func subject(job hybridsearch.IndexJob, key string) string {
+	return laneSubject(subjectRoot, job, key)
+}
+
+// retrySubject is subject on the retry lane ("hs.retry....").
+func retrySubject(job hybridsearch.IndexJob, key string) string {
+	return laneSubject(retryRoot, job, key)
+}
+
+func laneSubject(root string, job hybridsearch.IndexJob, key string) string {
 	if job.FileID > 0 {
 		sum := sha256.Sum256([]byte(job.User))
-		return subjectRoot + "." + key + ".u." + hex.EncodeToString(sum[:8])
+		return root + "." + key + ".u." + hex.EncodeToString(sum[:8])
 	}
-	return subjectRoot + "." + key
+	return root + "." + key
 }
 
 // fileKey is the JobKey of a file id.

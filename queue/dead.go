@@ -120,38 +120,54 @@ type maxDeliveriesAdvisory struct {
 // watchMaxDeliveries buries jobs the server gave up on without a decision
 // from a worker: the last attempt's worker died or lost the connection.
 // On a work-queue stream such a message would otherwise stay forever. One
-// subscriber in the queue group "hs-dead" handles each advisory.
+// subscriber in the queue group "hs-dead" handles each advisory, for the
+// fresh lane and the retry lane.
 func (q *Queue) watchMaxDeliveries() (stop func(), err error) {
-	subject := fmt.Sprintf("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.%s.%s", q.opts.Stream, ConsumerName)
-	sub, err := q.nc.QueueSubscribe(subject, "hs-dead", func(m *nats.Msg) {
-		var a maxDeliveriesAdvisory
-		if err := json.Unmarshal(m.Data, &a); err != nil || a.StreamSeq == 0 {
-			return
+	var subs []*nats.Subscription
+	stop = func() {
+		for _, sub := range subs {
+			_ = sub.Unsubscribe()
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), decideTimeout)
-		defer cancel()
-		q.buryAbandoned(ctx, a)
-	})
-	if err != nil {
-		return nil, unavailable(fmt.Errorf("queue: run: subscribe %s: %w", subject, err))
 	}
-	return func() { _ = sub.Unsubscribe() }, nil
+	for _, l := range []struct {
+		stream   jetstream.Stream
+		name     string
+		consumer string
+	}{{q.stream, q.opts.Stream, ConsumerName}, {q.retry, q.opts.Stream + retryStreamSuffix, RetryConsumer}} {
+		subject := fmt.Sprintf("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.%s.%s", l.name, l.consumer)
+		sub, err := q.nc.QueueSubscribe(subject, "hs-dead", func(m *nats.Msg) {
+			var a maxDeliveriesAdvisory
+			if err := json.Unmarshal(m.Data, &a); err != nil || a.StreamSeq == 0 {
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), decideTimeout)
+			defer cancel()
+			q.buryAbandoned(ctx, l.stream, a)
+		})
+		if err != nil {
+			stop()
+			return nil, unavailable(fmt.Errorf("queue: run: subscribe %s: %w", subject, err))
+		}
+		subs = append(subs, sub)
+	}
+	return stop, nil
 }
 
-func (q *Queue) buryAbandoned(ctx context.Context, a maxDeliveriesAdvisory) {
-	raw, err := q.stream.GetMsg(ctx, a.StreamSeq)
+func (q *Queue) buryAbandoned(ctx context.Context, stream jetstream.Stream, a maxDeliveriesAdvisory) {
+	raw, err := stream.GetMsg(ctx, a.StreamSeq)
 	if err != nil {
 		q.log.Debug("abandoned job already gone", "stream_seq", a.StreamSeq, slog.Any("error", err))
 		return // already decided, replaced by a newer job, or removed
 	}
 	log := q.log.With("subject", raw.Subject, "stream_seq", a.StreamSeq)
-	if job, err := decodeJob(raw.Data); err == nil {
-		if key, err := JobKey(job); err == nil {
+	if env, err := decodeEnvelope(raw.Data); err == nil {
+		if key, err := JobKey(env.IndexJob); err == nil {
+			attempts := max(int(a.Deliveries), env.Attempt)
 			herr := hybridsearch.Errorf(hybridsearch.EINTERNAL, "no decision after %d deliveries (worker lost or ack timeout)", a.Deliveries)
-			q.bury(ctx, key, job, herr, int(a.Deliveries), log.With("key", key, "file_id", job.FileID))
+			q.bury(ctx, key, env.IndexJob, herr, attempts, log.With("key", key, "file_id", env.FileID))
 		}
 	}
-	if err := q.stream.DeleteMsg(ctx, a.StreamSeq); err != nil {
+	if err := stream.DeleteMsg(ctx, a.StreamSeq); err != nil {
 		log.Warn("abandoned job not removed", slog.Any("error", err))
 	}
 }

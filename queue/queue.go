@@ -14,12 +14,17 @@ import (
 // Names of the JetStream objects the queue creates.
 const (
 	DefaultStream = "HYBRIDSEARCH_JOBS" // the work-queue stream
-	ConsumerName  = "indexer"           // the one durable pull consumer
+	ConsumerName  = "indexer"           // the durable pull consumer of fresh jobs
+	RetryConsumer = "retrier"           // the durable pull consumer of the retry lane
 	FilesBucket   = "HS_FILES"          // per-file state
 	DeadBucket    = "HS_DEAD"           // dead letters
 	LeasesBucket  = "HS_LEASES"         // per-file leases
 
 	subjectRoot = "hs.jobs"
+	retryRoot   = "hs.retry"
+	// retryStreamSuffix names the retry lane's stream after the work
+	// queue's: HYBRIDSEARCH_JOBS_RETRY.
+	retryStreamSuffix = "_RETRY"
 )
 
 // Options configure a Queue. Zero fields take the documented defaults.
@@ -38,11 +43,20 @@ type Options struct {
 	// Backoff is the delay before retry n (Backoff[n-1]) after a retryable
 	// error; the last entry repeats. Default 5s, 15s, 1m, 5m, 15m, 30m, 1h.
 	Backoff []time.Duration
-	// MaxAckPending caps the jobs delivered and not yet decided, including
-	// jobs waiting out a Backoff delay; default 1000. Workers fetch one job
-	// at a time, so this is not the flow control; it only must be large
-	// enough that failing files in backoff never fill it and stall the rest.
+	// MaxAckPending caps the fresh jobs delivered and not yet decided;
+	// default 1000. Workers fetch one job at a time, so this is not the
+	// flow control. Jobs waiting out a Backoff delay are not counted: a
+	// job that fails with a retryable error moves to the retry lane, so
+	// retries never hold back fresh work.
 	MaxAckPending int
+	// RetryWorkers is how many handlers run retries at once, beside
+	// Workers; default 1.
+	RetryWorkers int
+	// RetryMaxAckPending caps the retries delivered and not yet decided,
+	// including those waiting until they are due; default 10000. Past it,
+	// retries wait in the stream (nothing is lost) and fresh work is not
+	// affected.
+	RetryMaxAckPending int
 	// HandlerTimeout bounds one handler call; default 10 min.
 	HandlerTimeout time.Duration
 	// DrainTimeout bounds how long Run waits for running handlers after its
@@ -92,6 +106,12 @@ func (o Options) withDefaults() Options {
 	if o.MaxAckPending <= 0 {
 		o.MaxAckPending = 1000
 	}
+	if o.RetryWorkers <= 0 {
+		o.RetryWorkers = 1
+	}
+	if o.RetryMaxAckPending <= 0 {
+		o.RetryMaxAckPending = 10000
+	}
 	if o.HandlerTimeout <= 0 {
 		o.HandlerTimeout = 10 * time.Minute
 	}
@@ -116,8 +136,10 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Queue is the index-job work queue on JetStream, with the per-file state,
-// dead-letter and lease buckets beside it. It is safe for concurrent use.
+// Queue is the index-job work queue on JetStream, with its retry lane (a
+// second stream and consumer, where jobs wait out their backoff without
+// holding back fresh jobs) and the per-file state, dead-letter and lease
+// buckets beside it. It is safe for concurrent use.
 // The caller owns the *nats.Conn and closes it after Run has returned.
 type Queue struct {
 	opts     Options
@@ -125,6 +147,8 @@ type Queue struct {
 	js       jetstream.JetStream
 	stream   jetstream.Stream
 	consumer jetstream.Consumer
+	retry    jetstream.Stream   // the retry lane
+	retrier  jetstream.Consumer // its consumer
 	files    jetstream.KeyValue
 	dead     jetstream.KeyValue
 	leases   jetstream.KeyValue
@@ -168,6 +192,9 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Queue, error) {
 	if err != nil {
 		return nil, unavailable(fmt.Errorf("queue: open: consumer %s: %w", ConsumerName, err))
 	}
+	if err := q.openRetryLane(ctx); err != nil {
+		return nil, err
+	}
 	if q.files, err = q.bucket(ctx, jetstream.KeyValueConfig{Bucket: FilesBucket, Description: "hybridsearch per-file state"}); err != nil {
 		return nil, err
 	}
@@ -178,6 +205,47 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Queue, error) {
 		return nil, err
 	}
 	return q, nil
+}
+
+// retryLaneMaxDeliver bounds the deliveries of one retry-lane message:
+// one to wait until it is due, one to run, a few for a busy lease or a
+// lost worker. Attempts are counted in the message, not here; each
+// attempt is a new message.
+const retryLaneMaxDeliver = 20
+
+// openRetryLane creates the retry lane: a work-queue stream on hs.retry.>
+// (newest retry per file and user) and its durable consumer.
+func (q *Queue) openRetryLane(ctx context.Context) error {
+	o := q.opts
+	name := o.Stream + retryStreamSuffix
+	var err error
+	q.retry, err = q.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:              name,
+		Description:       "hybridsearch index jobs waiting to be retried",
+		Subjects:          []string{retryRoot + ".>"},
+		Retention:         jetstream.WorkQueuePolicy,
+		Storage:           jetstream.FileStorage,
+		MaxMsgsPerSubject: 1,
+		Discard:           jetstream.DiscardOld,
+		Duplicates:        2 * time.Minute,
+		Replicas:          o.Replicas,
+	})
+	if err != nil {
+		return unavailable(fmt.Errorf("queue: open: stream %s: %w", name, err))
+	}
+	q.retrier, err = q.retry.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable:       RetryConsumer,
+		Description:   "hybridsearch retries",
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       o.AckWait,
+		MaxDeliver:    retryLaneMaxDeliver,
+		MaxAckPending: o.RetryMaxAckPending,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+	})
+	if err != nil {
+		return unavailable(fmt.Errorf("queue: open: consumer %s: %w", RetryConsumer, err))
+	}
+	return nil
 }
 
 func (q *Queue) bucket(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
@@ -226,11 +294,15 @@ func (q *Queue) openLeases(ctx context.Context) error {
 }
 
 // Pending returns the number of jobs waiting plus those delivered and not
-// yet decided (running or waiting out a retry delay).
+// yet decided (running or waiting out a retry delay), on both lanes.
 func (q *Queue) Pending(ctx context.Context) (int, error) {
-	info, err := q.consumer.Info(ctx)
-	if err != nil {
-		return 0, unavailable(fmt.Errorf("queue: pending: %w", err))
+	n := 0
+	for _, c := range []jetstream.Consumer{q.consumer, q.retrier} {
+		info, err := c.Info(ctx)
+		if err != nil {
+			return 0, unavailable(fmt.Errorf("queue: pending: %w", err))
+		}
+		n += int(info.NumPending) + info.NumAckPending
 	}
-	return int(info.NumPending) + info.NumAckPending, nil
+	return n, nil
 }

@@ -2,14 +2,17 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/hybrid-search/hybridsearch"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -27,13 +30,21 @@ const (
 // job; see Run.
 type Handler func(ctx context.Context, job hybridsearch.IndexJob) error
 
-// Run processes jobs with Options.Workers concurrent handlers that all
-// share the one durable consumer, so any number of processes can call Run
-// on the same stream. It blocks until ctx is done, then stops fetching,
-// waits up to DrainTimeout for running handlers (their contexts are not
-// cancelled by ctx, only by HandlerTimeout or the end of the drain) and
-// returns. It returns nil after a clean drain, and an error when handlers
-// were still running at the end of the drain or Run could not start.
+// lane is one of the queue's two consumers: fresh jobs, or retries.
+type lane struct {
+	name     string
+	consumer jetstream.Consumer
+	retry    bool
+}
+
+// Run processes jobs with Options.Workers concurrent handlers on the fresh
+// lane and Options.RetryWorkers on the retry lane, all sharing the durable
+// consumers, so any number of processes can call Run on the same stream.
+// It blocks until ctx is done, then stops fetching, waits up to
+// DrainTimeout for running handlers (their contexts are not cancelled by
+// ctx, only by HandlerTimeout or the end of the drain) and returns. It
+// returns nil after a clean drain, and an error when handlers were still
+// running at the end of the drain or Run could not start.
 //
 // The handler's error decides the job's fate (this is the only place the
 // mapping lives):
@@ -41,18 +52,21 @@ type Handler func(ctx context.Context, job hybridsearch.IndexJob) error
 //   - EINVALID, ENOTFOUND, ETOOLARGE: terminated, never retried; the
 //     handler records the reason in the file's state itself.
 //   - anything else (EUNAVAILABLE, ECONFLICT, EUNAUTHORIZED, EINTERNAL, an
-//     error of no kind, a panic, a handler timeout): retried after
-//     Backoff[n-1] for attempt n, until attempt MaxDeliver, which writes a
-//     DeadLetter and terminates the job; an existing file state is marked
-//     StatusFailed.
-//   - ErrLeaseHeld on the last attempt is not a failure: the job is queued
-//     afresh unless a newer job for the file is already waiting.
+//     error of no kind, a panic, a handler timeout): attempt n is retried
+//     after Backoff[n-1] on the retry lane (a separate stream and
+//     consumer, so jobs waiting out a backoff never hold back fresh ones),
+//     until attempt MaxDeliver, which writes a DeadLetter and terminates
+//     the job; an existing file state is marked StatusFailed.
+//   - ErrLeaseHeld is not a failure: the job is tried again after
+//     LeaseRetry on its own lane; on the fresh lane's last delivery it is
+//     queued afresh unless a newer job for the file is already waiting.
 //
 // A message that is not a job is terminated and logged. A job whose
-// NotBefore is in the future goes back to the server until then without
-// reaching the handler. While a handler runs, the job's ack timer is reset
-// every AckWait/3; when LeaseTTL is positive the handler runs under the
-// lease of the job's JobKey.
+// NotBefore (or, on the retry lane, whose due time) is in the future goes
+// back to the server until then without reaching the handler. While a
+// handler runs, the job's ack timer is reset every AckWait/3; when
+// LeaseTTL is positive the handler runs under the lease of the job's
+// JobKey.
 func (q *Queue) Run(ctx context.Context, handle Handler) error {
 	if handle == nil {
 		return hybridsearch.Errorf(hybridsearch.EINVALID, "queue: run: nil handler")
@@ -65,11 +79,16 @@ func (q *Queue) Run(ctx context.Context, handle Handler) error {
 	hctx, cancelHandlers := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelHandlers()
 
+	fresh := &lane{name: "fresh", consumer: q.consumer}
+	retry := &lane{name: "retry", consumer: q.retrier, retry: true}
 	var wg sync.WaitGroup
 	for range q.opts.Workers {
-		wg.Go(func() { q.work(ctx, hctx, handle) })
+		wg.Go(func() { q.work(ctx, hctx, fresh, handle) })
 	}
-	q.log.Info("queue workers started", "workers", q.opts.Workers, "stream", q.opts.Stream)
+	for range q.opts.RetryWorkers {
+		wg.Go(func() { q.work(ctx, hctx, retry, handle) })
+	}
+	q.log.Info("queue workers started", "workers", q.opts.Workers, "retry_workers", q.opts.RetryWorkers, "stream", q.opts.Stream)
 	<-ctx.Done()
 
 	done := make(chan struct{})
@@ -90,15 +109,16 @@ func (q *Queue) Run(ctx context.Context, handle Handler) error {
 	return fmt.Errorf("queue: run: handlers still running after drain timeout %s", q.opts.DrainTimeout)
 }
 
-// work is one worker: fetch one job, process it, repeat until ctx is done.
-func (q *Queue) work(ctx, hctx context.Context, handle Handler) {
+// work is one worker of a lane: fetch one job, process it, repeat until
+// ctx is done.
+func (q *Queue) work(ctx, hctx context.Context, l *lane, handle Handler) {
 	for ctx.Err() == nil {
 		// A fetch is never cut short (a job the server hands to an abandoned
 		// fetch would sit until AckWait), so pollWait also bounds how long
 		// Run takes to stop fetching.
-		batch, err := q.consumer.Fetch(1, jetstream.FetchMaxWait(q.opts.pollWait))
+		batch, err := l.consumer.Fetch(1, jetstream.FetchMaxWait(q.opts.pollWait))
 		if err != nil {
-			q.log.Warn("queue fetch failed", slog.Any("error", err))
+			q.log.Warn("queue fetch failed", "lane", l.name, slog.Any("error", err))
 			sleepCtx(ctx, retryWait)
 			continue
 		}
@@ -108,45 +128,55 @@ func (q *Queue) work(ctx, hctx context.Context, handle Handler) {
 				_ = msg.Nak()
 				continue
 			}
-			q.process(hctx, msg, handle)
+			q.process(hctx, l, msg, handle)
 		}
 		if err := batch.Error(); err != nil && ctx.Err() == nil && !errors.Is(err, jetstream.ErrNoMessages) {
-			q.log.Debug("queue fetch ended", slog.Any("error", err))
+			q.log.Debug("queue fetch ended", "lane", l.name, slog.Any("error", err))
 			sleepCtx(ctx, retryWait)
 		}
 	}
 }
 
 // process runs the handler for one message and decides its fate.
-func (q *Queue) process(hctx context.Context, msg jetstream.Msg, handle Handler) {
+func (q *Queue) process(hctx context.Context, l *lane, msg jetstream.Msg, handle Handler) {
 	md, err := msg.Metadata()
 	if err != nil {
 		q.log.Error("queue message without metadata", "subject", msg.Subject(), slog.Any("error", err))
 		_ = msg.Term()
 		return
 	}
-	job, err := decodeJob(msg.Data())
+	env, err := decodeEnvelope(msg.Data())
 	if err != nil {
 		q.log.Error("queue message is not a job; dropped", "subject", msg.Subject(), "stream_seq", md.Sequence.Stream, slog.Any("error", err))
 		_ = msg.TermWithReason("undecodable")
 		return
 	}
+	job := env.IndexJob
 	key, err := JobKey(job)
 	if err != nil {
 		q.log.Error("queue job names no file; dropped", "subject", msg.Subject(), slog.Any("error", err))
 		_ = msg.TermWithReason("invalid job")
 		return
 	}
-	if wait := time.Until(job.NotBefore); wait > 0 && int(md.NumDelivered) < q.opts.MaxDeliver {
-		// Not due yet (an event that precedes its change): come back then.
+	attempt := int(md.NumDelivered)
+	due := job.NotBefore
+	if l.retry {
+		attempt = max(env.Attempt, 2)
+		if env.Due.After(due) {
+			due = env.Due
+		}
+	}
+	if wait := time.Until(due); wait > 0 && (l.retry || attempt < q.opts.MaxDeliver) {
+		// Not due yet (an event that precedes its change, or a retry
+		// waiting out its backoff): come back then.
 		_ = msg.NakWithDelay(wait)
 		return
 	}
 	start := time.Now()
 	err = q.call(hctx, msg, key, job, handle)
-	log := q.log.With("key", key, "file_id", job.FileID, "user_id", job.User, "attempt", md.NumDelivered,
+	log := q.log.With("key", key, "file_id", job.FileID, "user_id", job.User, "lane", l.name, "attempt", attempt,
 		"duration_ms", time.Since(start).Milliseconds())
-	q.decide(hctx, msg, md, key, job, err, log)
+	q.decide(hctx, l, msg, md, attempt, key, job, err, log)
 }
 
 // call runs handle with a deadline, the lease and the in-progress ticker,
@@ -198,12 +228,13 @@ func (q *Queue) keepAlive(ctx context.Context, msg jetstream.Msg) (stop func()) 
 	return func() { close(done); wg.Wait() }
 }
 
-// decide acks, naks or terminates msg according to the handler's error.
-func (q *Queue) decide(hctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata, key string, job hybridsearch.IndexJob, herr error, log *slog.Logger) {
+// decide acks, naks, retries or terminates msg according to the
+// handler's error on attempt number attempt.
+func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jetstream.MsgMetadata, attempt int, key string, job hybridsearch.IndexJob, herr error, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(hctx), decideTimeout)
 	defer cancel()
 	kind := hybridsearch.ErrorKind(herr)
-	attempt := int(md.NumDelivered)
+	lastDelivery := !l.retry && int(md.NumDelivered) >= q.opts.MaxDeliver
 	var err error
 	switch {
 	case herr == nil:
@@ -216,18 +247,24 @@ func (q *Queue) decide(hctx context.Context, msg jetstream.Msg, md *jetstream.Ms
 		// Shutdown cut the handler short: let another worker have it now.
 		err = msg.Nak()
 		log.Warn("job interrupted by shutdown", slog.Any("error", herr))
-	case attempt < q.opts.MaxDeliver && errors.Is(herr, ErrLeaseHeld):
+	case errors.Is(herr, ErrLeaseHeld) && !lastDelivery:
 		// Another worker has the file now (or a crashed one had it, until
 		// its lease expires): look again soon, without growing delays.
 		err = msg.NakWithDelay(q.opts.LeaseRetry)
 		log.Debug("file busy elsewhere; will retry", "retry_in_ms", q.opts.LeaseRetry.Milliseconds())
-	case attempt < q.opts.MaxDeliver:
-		delay := q.backoff(attempt)
-		err = msg.NakWithDelay(delay)
-		log.Warn("job failed; will retry", "kind", kind, "retry_in_ms", delay.Milliseconds(), slog.Any("error", herr))
 	case errors.Is(herr, ErrLeaseHeld):
 		q.requeue(ctx, md, key, job, log)
 		err = msg.Term()
+	case attempt < q.opts.MaxDeliver && !lastDelivery:
+		delay := q.backoff(attempt)
+		if rerr := q.scheduleRetry(ctx, key, job, attempt+1, time.Now().Add(delay)); rerr != nil {
+			// The retry lane is unreachable: keep the job here instead.
+			log.Warn("retry lane unavailable; the job waits on its own lane", slog.Any("error", rerr))
+			err = msg.NakWithDelay(delay)
+		} else {
+			err = msg.DoubleAck(ctx)
+		}
+		log.Warn("job failed; will retry", "kind", kind, "retry_in_ms", delay.Milliseconds(), slog.Any("error", herr))
 	default:
 		q.bury(ctx, key, job, herr, attempt, log)
 		err = msg.TermWithReason("dead letter")
@@ -237,6 +274,23 @@ func (q *Queue) decide(hctx context.Context, msg jetstream.Msg, md *jetstream.Ms
 		// acked; the server redelivers whatever is still owed.
 		log.Debug("queue decision not confirmed", slog.Any("error", err))
 	}
+}
+
+// scheduleRetry puts attempt number attempt of job on the retry lane, to
+// run at due. A newer retry of the same file and user replaces an older
+// one still waiting.
+func (q *Queue) scheduleRetry(ctx context.Context, key string, job hybridsearch.IndexJob, attempt int, due time.Time) error {
+	data, err := json.Marshal(envelope{V: codecVersion, IndexJob: job, Attempt: attempt, Due: due.UTC()})
+	if err != nil {
+		return fmt.Errorf("queue: retry %s: %w", key, err)
+	}
+	m := nats.NewMsg(retrySubject(job, key))
+	m.Data = data
+	m.Header.Set(jetstream.MsgIDHeader, MsgID(job)+".r"+strconv.Itoa(attempt))
+	if _, err := q.js.PublishMsg(ctx, m, jetstream.WithExpectStream(q.retry.CachedInfo().Config.Name)); err != nil {
+		return unavailable(fmt.Errorf("queue: retry %s: %w", key, err))
+	}
+	return nil
 }
 
 // backoff returns the delay before the retry that follows attempt.

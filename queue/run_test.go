@@ -432,3 +432,44 @@ func TestRunNilHandler(t *testing.T) {
 		t.Errorf("Run(nil): %v, want EINVALID", err)
 	}
 }
+
+// TestRunRetriesDoNotBlockFreshWork: many jobs waiting out a long backoff
+// (more than MaxAckPending of them) never hold back a fresh job; they wait
+// on the retry lane.
+func TestRunRetriesDoNotBlockFreshWork(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{Workers: 1, MaxAckPending: 20, Backoff: []time.Duration{time.Hour}})
+	var failed atomic.Int64
+	done := make(chan hybridsearch.FileID, 1)
+	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+		if job.FileID <= 100 {
+			failed.Add(1)
+			return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "nextcloud: 503 for this user")
+		}
+		done <- job.FileID
+		return nil
+	})
+	jobs := make([]hybridsearch.IndexJob, 100)
+	for i := range jobs {
+		jobs[i] = fileJob(hybridsearch.FileID(i+1), "NodeWrittenEvent")
+	}
+	mustPublish(t, q, jobs...)
+	awaitTrue(t, 20*time.Second, "every failing job tried once", func() bool { return failed.Load() == 100 })
+	mustPublish(t, q, fileJob(101, "NodeWrittenEvent"))
+	select {
+	case id := <-done:
+		if id != 101 {
+			t.Errorf("done = %d, want 101", id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a fresh job waited behind 100 jobs in backoff")
+	}
+	// The fresh job is acked just after the handler returned.
+	awaitTrue(t, 5*time.Second, "the 100 waiting retries pending, nothing else", func() bool {
+		n, err := q.Pending(t.Context())
+		return err == nil && n == 100
+	})
+	if got := failed.Load(); got != 100 {
+		t.Errorf("failing jobs ran %d times, want 100 (their retries are an hour away)", got)
+	}
+}

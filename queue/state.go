@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -46,8 +47,8 @@ func (s *States) Get(ctx context.Context, id hybridsearch.FileID) (hybridsearch.
 	if err != nil {
 		return hybridsearch.FileState{}, 0, unavailable(fmt.Errorf("queue: get state %d: %w", id, err))
 	}
-	var st hybridsearch.FileState
-	if err := json.Unmarshal(e.Value(), &st); err != nil {
+	st, err := decodeState(e.Value())
+	if err != nil {
 		return hybridsearch.FileState{}, 0, hybridsearch.Errorf(hybridsearch.EINTERNAL, "queue: get state %d: %w", id, err)
 	}
 	return st, e.Revision(), nil
@@ -106,8 +107,8 @@ func (s *States) Delete(ctx context.Context, id hybridsearch.FileID) error {
 // skipped.
 func (s *States) List(ctx context.Context, fn func(hybridsearch.FileState) error) error {
 	err := eachEntry(ctx, s.kv, func(e jetstream.KeyValueEntry) error {
-		var st hybridsearch.FileState
-		if err := json.Unmarshal(e.Value(), &st); err != nil {
+		st, err := decodeState(e.Value())
+		if err != nil {
 			s.log.Warn("file state unreadable; skipped", "key", e.Key(), slog.Any("error", err))
 			return nil
 		}
@@ -117,6 +118,28 @@ func (s *States) List(ctx context.Context, fn func(hybridsearch.FileState) error
 		return fmt.Errorf("queue: list states: %w", err)
 	}
 	return nil
+}
+
+// legacyState holds what older versions kept in a state: every chunk's
+// hash, which made the state of a large file outgrow a NATS message.
+type legacyState struct {
+	ChunkHashes []json.RawMessage `json:"chunk_hashes"`
+}
+
+// decodeState reads a stored state, counting the chunks of one written
+// with chunk hashes.
+func decodeState(b []byte) (hybridsearch.FileState, error) {
+	var st hybridsearch.FileState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return st, err
+	}
+	if st.Chunks == 0 && bytes.Contains(b, []byte(`"chunk_hashes"`)) {
+		var old legacyState
+		if err := json.Unmarshal(b, &old); err == nil {
+			st.Chunks = len(old.ChunkHashes)
+		}
+	}
+	return st, nil
 }
 
 func encodeState(st hybridsearch.FileState) (string, []byte, error) {

@@ -3,6 +3,7 @@ package queue
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -20,7 +21,7 @@ func TestStates(t *testing.T) {
 		t.Fatalf("Get of a missing state: %v, want ENOTFOUND", err)
 	}
 	st := hybridsearch.FileState{ID: 1, ETag: "e1", MIME: "text/markdown", Paths: map[hybridsearch.UserID]string{"alice": "/a.md"},
-		Readers: []hybridsearch.UserID{"alice"}, ChunkHashes: []string{"h1"}, Status: hybridsearch.StatusIndexed, Updated: time.Now().UTC()}
+		Readers: []hybridsearch.UserID{"alice"}, Chunks: 1, Status: hybridsearch.StatusIndexed, Updated: time.Now().UTC()}
 	if err := s.Update(ctx, st, 0); err != nil {
 		t.Fatalf("Update rev 0 (create): %v", err)
 	}
@@ -122,5 +123,31 @@ func TestStatesUnavailable(t *testing.T) {
 	defer cancel()
 	if _, _, err := q.States().Get(ctx, 1); hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
 		t.Errorf("Get with NATS down: %v, want EUNAVAILABLE", err)
+	}
+}
+
+// TestStatesReadOldChunkHashes: a state written by an older version, with
+// every chunk's hash, reads back with its chunk count; and a state of a
+// file with tens of thousands of chunks and many readers stays small.
+func TestStatesReadOldChunkHashes(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{})
+	old := `{"id":7,"etag":"e","paths":{"alice":"/a.md"},"readers":["alice"],"chunk_hashes":["h1","h2","h3"],"status":"indexed","updated":"2026-01-01T00:00:00Z"}`
+	if _, err := q.files.Put(t.Context(), "7", []byte(old)); err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := q.States().Get(t.Context(), 7)
+	if err != nil || st.Chunks != 3 || st.Status != hybridsearch.StatusIndexed {
+		t.Errorf("old state = %+v, %v; want 3 chunks", st, err)
+	}
+	big := hybridsearch.FileState{ID: 8, Chunks: 40000, Status: hybridsearch.StatusIndexed, Paths: map[hybridsearch.UserID]string{}}
+	for i := range 1000 {
+		u := hybridsearch.UserID("user" + strconv.Itoa(i))
+		big.Readers = append(big.Readers, u)
+		big.Paths[u] = "/Shared/Reports/annual report 2026.pdf"
+	}
+	_, data, err := encodeState(big)
+	if err != nil || len(data) > 128<<10 {
+		t.Errorf("state of a 40,000-chunk file with 1,000 readers is %d bytes (%v), want well under NATS's 1 MiB", len(data), err)
 	}
 }

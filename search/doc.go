@@ -95,12 +95,16 @@
 //
 // The store only returns chunks whose readers include the acting user, the
 // security boundary. Shares can be revoked between reconciliation scans,
-// so before a page is returned each of its files is looked up as the user
-// (AccessChecker, concurrently, answers cached for 30 s): a file the user
-// lost (ENOTFOUND) is dropped, queued for re-indexing (reason verify) and
-// replaced by the next document. When Nextcloud does not answer, files the
-// index lists the user as a reader of are kept and listed in
-// Verification.Unverified; a refused check (EUNAUTHORIZED) drops the file.
+// so before a page is returned its files are looked up as the user, all
+// in one request (AccessChecker.FindByIDs), on every search: nothing is
+// cached, so an unshare or delete shows in the very next search, and so
+// does a re-share. A file the user lost is dropped, queued for
+// re-indexing (reason verify) and replaced by the next document. Paths
+// and path filters are the searching user's own (FileMeta.PathOf, and the
+// path Nextcloud returns): a recipient never sees the owner's folders.
+// When Nextcloud does not answer, files the index lists the user as a
+// reader of, with a path of theirs, are kept at that path and listed in
+// Verification.Unverified; a refused check (EUNAUTHORIZED) drops the page.
 //
 // The package does no I/O of its own and imports no transport; it talks
 // to the small interfaces it declares (QueryEmbedder, DenseRetriever,

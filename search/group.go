@@ -1,7 +1,9 @@
 package search
 
 import (
+	"path"
 	"strconv"
+	"strings"
 
 	hs "github.com/hybrid-search/hybridsearch"
 )
@@ -16,7 +18,7 @@ type docGroup struct {
 	best      Fused
 	chunks    []hs.Point // the best chunk, then up to maxMore more
 	relevance float64
-	path      string // the path as the acting user sees it, once verified
+	path      string // the path as the acting user sees it, set by verify
 }
 
 // rank fuses the legs' lists, applies the identifier and phrase boosts and
@@ -75,17 +77,14 @@ func (s *Service) render(p *plan, page []*docGroup) []hs.DocumentResult {
 	for _, d := range page {
 		r := hs.DocumentResult{
 			FileID:    d.meta.ID,
-			Title:     d.meta.Title,
-			Path:      d.meta.Path,
+			Title:     titleFor(d),
+			Path:      d.path, // as the searching user sees it (verify)
 			MIME:      d.meta.MIME,
 			Type:      d.meta.Type,
 			Modified:  d.meta.Modified,
 			Link:      s.link(d.meta),
 			Relevance: d.relevance,
 			Excerpt:   p.excerpt(d.chunks[0]),
-		}
-		if d.path != "" {
-			r.Path = d.path
 		}
 		for _, c := range d.chunks[1:] {
 			r.More = append(r.More, p.excerpt(c))
@@ -105,6 +104,17 @@ func (s *Service) render(p *plan, page []*docGroup) []hs.DocumentResult {
 		out = append(out, r)
 	}
 	return out
+}
+
+// titleFor is the document's title for the searching user: a title taken
+// from the file name is the name the user sees (a recipient may have
+// renamed a share), any other (a document's own title) stays.
+func titleFor(d *docGroup) string {
+	name := func(p string) string { b := path.Base(p); return strings.TrimSuffix(b, path.Ext(b)) }
+	if d.path != "" && d.meta.Title == name(d.meta.Path) {
+		return name(d.path)
+	}
+	return d.meta.Title
 }
 
 // excerpt returns a chunk's text with the query's highlights.

@@ -37,7 +37,9 @@ type doc struct {
 	Type     hs.DocType  `json:"type,omitempty"`    // default: file
 	Modified time.Time   `json:"modified,omitzero"` // default: baseTime
 	Readers  []hs.UserID `json:"readers,omitempty"` // default: [alice]
-	Text     string      `json:"text"`
+	// Paths are the readers' own paths; default: every reader at Path.
+	Paths map[hs.UserID]string `json:"paths,omitempty"`
+	Text  string               `json:"text"`
 }
 
 // meta returns the document's metadata with the defaults filled in.
@@ -60,6 +62,13 @@ func (d doc) meta() hs.FileMeta {
 	}
 	if len(m.Readers) == 0 {
 		m.Readers = []hs.UserID{"alice"}
+	}
+	m.Paths = d.Paths
+	if m.Paths == nil {
+		m.Paths = map[hs.UserID]string{}
+		for _, u := range m.Readers {
+			m.Paths[u] = m.Path
+		}
 	}
 	return m
 }
@@ -210,7 +219,7 @@ func ids(res hs.SearchResult) []hs.FileID {
 }
 
 // fakeAccess is an AccessChecker with per-(user, file) answers; files
-// without one are reachable at /<id>.
+// without one are reachable at /as-<user>/<id>. calls counts requests.
 type fakeAccess struct {
 	mu      sync.Mutex
 	answers map[hs.UserID]map[hs.FileID]error
@@ -231,14 +240,23 @@ func (f *fakeAccess) set(user hs.UserID, id hs.FileID, err error) {
 	f.answers[user][id] = err
 }
 
-func (f *fakeAccess) FindByID(ctx context.Context, user hs.UserID, id hs.FileID) (hs.FileInfo, error) {
+// FindByIDs answers for a batch as one request does: an ENOTFOUND answer
+// leaves the file out, any other error fails the whole batch.
+func (f *fakeAccess) FindByIDs(ctx context.Context, user hs.UserID, ids []hs.FileID) (map[hs.FileID]hs.FileInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
-	if err := f.answers[user][id]; err != nil {
-		return hs.FileInfo{}, err
+	out := map[hs.FileID]hs.FileInfo{}
+	for _, id := range ids {
+		err := f.answers[user][id]
+		switch {
+		case err == nil:
+			out[id] = hs.FileInfo{ID: id, Path: "/as-" + string(user) + "/" + itoa(id)}
+		case hs.ErrorKind(err) != hs.ENOTFOUND:
+			return nil, err
+		}
 	}
-	return hs.FileInfo{ID: id, Path: "/as-" + string(user) + "/" + itoa(id)}, nil
+	return out, nil
 }
 
 func (f *fakeAccess) callCount() int {

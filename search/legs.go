@@ -225,12 +225,13 @@ func matches(r legResult, scores []float64) []float64 {
 	return out
 }
 
-// skipReason is the user-safe reason a leg did not run.
+// skipReason is the user-safe reason a leg did not run, without internal
+// addresses.
 func skipReason(err error) string {
 	if err == errSemanticOff {
 		return err.Error()
 	}
-	msg := hs.ErrorMessage(err)
+	msg := hs.RedactEndpoints(hs.ErrorMessage(err))
 	if hs.ErrorKind(err) == hs.EUNAVAILABLE {
 		return "unavailable: " + msg
 	}

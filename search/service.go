@@ -32,16 +32,21 @@ type SparseRetriever interface {
 	SearchSparse(ctx context.Context, user hs.UserID, vector string, q hs.SparseVector, k int, f hs.Filter) ([]hs.Hit, error)
 }
 
-// AccessChecker looks a file up by id as a user (Nextcloud's own access
-// check, *nextcloud.Client). An error of kind ENOTFOUND means the user
-// cannot reach the file (any more).
+// AccessChecker looks files up by id as a user (Nextcloud's own access
+// check, *nextcloud.Client): it returns those the user can reach, as the
+// user sees them; an id missing from the answer is one the user cannot
+// reach (any more). A search asks once per result page.
 type AccessChecker interface {
-	FindByID(ctx context.Context, user hs.UserID, id hs.FileID) (hs.FileInfo, error)
+	FindByIDs(ctx context.Context, user hs.UserID, ids []hs.FileID) (map[hs.FileID]hs.FileInfo, error)
 }
 
-// DefaultAccessCacheTTL is how long an access check's answer is reused
-// when Options.AccessCacheTTL is zero.
-const DefaultAccessCacheTTL = 30 * time.Second
+// Refresher brings a user's view of the index up to date before a search
+// (*indexing.ShareRefresher: shares Nextcloud sends no webhook for).
+// Expire makes its next Refresh look again.
+type Refresher interface {
+	Refresh(ctx context.Context, user hs.UserID) error
+	Expire(user hs.UserID)
+}
 
 // Options configure New.
 type Options struct {
@@ -53,10 +58,15 @@ type Options struct {
 	// are required.
 	Dense  DenseRetriever
 	Sparse SparseRetriever
-	// Access re-checks each result page against Nextcloud. Nil skips the
-	// check, which is only right in tests: an unshared file would then
-	// stay findable until the next reconciliation scan.
+	// Access re-checks each result page against Nextcloud, on every
+	// search (no answer is cached). Nil skips the check, which is only
+	// right in tests: an unshared file would then stay findable until the
+	// next reconciliation scan.
 	Access AccessChecker
+	// Refresh, if non-nil, runs before every search (it returns at once
+	// unless the user's shares are due a look); a search goes on when it
+	// fails. A search that finds files the user lost expires it.
+	Refresh Refresher
 	// Requeue, if non-nil, queues files the acting user turned out to have
 	// lost (reason hs.ReasonVerify), so their index entry is corrected
 	// before the next scan.
@@ -64,14 +74,10 @@ type Options struct {
 	// NextcloudURL is the base of result links ("https://cloud.example.com");
 	// empty gives links relative to the Nextcloud root ("/index.php/f/12").
 	NextcloudURL string
-	// AccessCacheTTL is how long a file's access check is reused for the
-	// same user; 0 means DefaultAccessCacheTTL, negative turns caching off.
-	AccessCacheTTL time.Duration
 	// Logger receives warnings (requeue failures, refused checks); nil
 	// means slog.Default().
 	Logger *slog.Logger
-	// Now returns the current time; nil means time.Now. For tests of the
-	// access cache.
+	// Now returns the current time (of requeued jobs); nil means time.Now.
 	Now func() time.Time
 }
 
@@ -81,11 +87,11 @@ type Service struct {
 	dense   DenseRetriever
 	sparse  SparseRetriever
 	access  AccessChecker
+	refresh Refresher
 	requeue func(ctx context.Context, jobs ...hs.IndexJob) error
 	baseURL string
 	log     *slog.Logger
 	now     func() time.Time
-	cache   *accessCache // nil when caching is off
 	// defaults are the admin's fusion and weights (SetDefaults).
 	defaults atomic.Pointer[Defaults]
 }
@@ -101,6 +107,7 @@ func New(o Options) (*Service, error) {
 		dense:   o.Dense,
 		sparse:  o.Sparse,
 		access:  o.Access,
+		refresh: o.Refresh,
 		requeue: o.Requeue,
 		baseURL: strings.TrimRight(o.NextcloudURL, "/"),
 		log:     o.Logger,
@@ -112,20 +119,14 @@ func New(o Options) (*Service, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	ttl := o.AccessCacheTTL
-	if ttl == 0 {
-		ttl = DefaultAccessCacheTTL
-	}
-	if ttl > 0 {
-		s.cache = newAccessCache(ttl)
-	}
 	return s, nil
 }
 
 // Search runs req for user and returns one page of documents, best first.
 //
 // It returns an EINVALID error for a request that breaks a rule (see
-// Validate) or an empty user, an EUNAVAILABLE error when none of the legs
+// Validate), an empty user, or a request for the semantic leg alone when
+// no embedding model is configured, an EUNAVAILABLE error when none of the legs
 // the request needs could run (the reasons are in the message), and the
 // context's error when ctx ends. A leg that fails while others run is not
 // an error: the result lists it in Skipped. Results are grouped per
@@ -139,6 +140,17 @@ func (s *Service) Search(ctx context.Context, user hs.UserID, req hs.SearchReque
 	p, err := newPlan(s.withDefaults(req))
 	if err != nil {
 		return hs.SearchResult{}, err
+	}
+	if s.embed == nil && p.weight(hs.AlgorithmKeyword) <= 0 && p.weight(hs.AlgorithmFuzzy) <= 0 {
+		// Only the semantic leg is asked for and it can never run here:
+		// the request cannot succeed on a retry, so it is the caller's to
+		// change (400, and a permanent MCP tool error), not a 503.
+		return hs.SearchResult{}, hs.Errorf(hs.EINVALID, "search: %s; use the hybrid, keyword or fuzzy algorithm", errSemanticOff.Message)
+	}
+	if s.refresh != nil {
+		if err := s.refresh.Refresh(ctx, user); err != nil && ctx.Err() == nil {
+			s.log.Warn("Could not look for new shares; searching without them.", "user_id", user, slog.Any("error", err))
+		}
 	}
 	legs := s.retrieve(ctx, user, p)
 	if err := ctx.Err(); err != nil {
@@ -160,7 +172,7 @@ func (s *Service) finish(ctx context.Context, user hs.UserID, p *plan, legs [3]l
 		return hs.SearchResult{}, err
 	}
 	docs := p.rank(lists, legs)
-	page, ver, err := s.verify(ctx, user, docs, p.topK)
+	page, ver, err := s.verify(ctx, user, docs, p.topK, p.filter.PathPrefix)
 	if err != nil {
 		return hs.SearchResult{}, err
 	}

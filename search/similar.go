@@ -118,7 +118,7 @@ func (m *Similar) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, 
 		if err != nil {
 			return hs.SimilarResult{}, err
 		}
-		page, pv, err := m.s.verify(ctx, user, p.rank(lists, legs), topK)
+		page, pv, err := m.s.verify(ctx, user, p.rank(lists, legs), topK, "")
 		if err != nil {
 			return hs.SimilarResult{}, err
 		}
@@ -158,7 +158,7 @@ func (m *Similar) sources(ctx context.Context, user hs.UserID, ids []hs.FileID) 
 		}
 	}
 	if len(docs) > 0 {
-		docs, ver, err := m.s.verify(ctx, user, docs, len(docs))
+		docs, ver, err := m.s.verify(ctx, user, docs, len(docs), "")
 		if err != nil {
 			return nil, nil, hs.Verification{}, err
 		}

@@ -143,8 +143,7 @@ func TestSimilarDropsLostFilesAndRejectsBadInput(t *testing.T) {
 	st := openLocal(t)
 	mustIndex(t, st, similarDocs...)
 	access := &fakeAccess{}
-	clock := &fakeClock{t: baseTime}
-	m := mustSimilar(t, st, func(o *search.Options) { o.Access, o.Now = access, clock.now })
+	m := mustSimilar(t, st, func(o *search.Options) { o.Access = access })
 	access.set("alice", 2, hs.Errorf(hs.ENOTFOUND, "gone"))
 	res, err := m.Similar(t.Context(), "alice", []hs.FileID{1}, 5)
 	if err != nil {
@@ -153,7 +152,6 @@ func TestSimilarDropsLostFilesAndRejectsBadInput(t *testing.T) {
 	if slices.Contains(simIDs(res), 2) || res.Verification.Dropped != 1 {
 		t.Errorf("lost file 2 returned, or not counted: %v %+v", simIDs(res), res.Verification)
 	}
-	clock.advance(search.DefaultAccessCacheTTL) // past the cached answer for file 1
 	access.set("alice", 1, hs.Errorf(hs.ENOTFOUND, "gone"))
 	if _, err := m.Similar(t.Context(), "alice", []hs.FileID{1}, 5); hs.ErrorKind(err) != hs.ENOTFOUND {
 		t.Errorf("source the user lost: %v, want ENOTFOUND", err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -26,12 +27,11 @@ func verifyDocs() []doc {
 	return docs
 }
 
-// verifyEnv is a Service over verifyDocs with a fake Nextcloud, a clock
-// and a recording requeue.
+// verifyEnv is a Service over verifyDocs with a fake Nextcloud and a
+// recording requeue.
 type verifyEnv struct {
 	svc    *search.Service
 	access *fakeAccess
-	clock  *fakeClock
 	mu     sync.Mutex
 	queued []hs.IndexJob
 	failQ  error
@@ -40,9 +40,9 @@ type verifyEnv struct {
 func newVerifyEnv(t *testing.T, change ...func(*search.Options)) *verifyEnv {
 	st := openLocal(t)
 	mustIndex(t, st, verifyDocs()...)
-	env := &verifyEnv{access: &fakeAccess{}, clock: &fakeClock{t: baseTime}}
+	env := &verifyEnv{access: &fakeAccess{}}
 	env.svc = mustService(t, st, append([]func(*search.Options){func(o *search.Options) {
-		o.Access, o.Now = env.access, env.clock.now
+		o.Access = env.access
 		o.Requeue = func(_ context.Context, jobs ...hs.IndexJob) error {
 			env.mu.Lock()
 			defer env.mu.Unlock()
@@ -68,11 +68,11 @@ var pumpQuery = hs.SearchRequest{Query: "pump maintenance", TopK: 5}
 func TestVerifyRefillsThePage(t *testing.T) {
 	env := newVerifyEnv(t)
 	before := ids(mustSearch(t, env.svc, "alice", pumpQuery))
-	env.clock.advance(search.DefaultAccessCacheTTL)
 	lost := []hs.FileID{before[0], before[2]}
 	for _, id := range lost {
 		env.access.set("alice", id, hs.Errorf(hs.ENOTFOUND, "gone"))
 	}
+	calls := env.access.callCount()
 	res := mustSearch(t, env.svc, "alice", pumpQuery)
 	got := ids(res)
 	if len(got) != 5 {
@@ -89,87 +89,100 @@ func TestVerifyRefillsThePage(t *testing.T) {
 	if v := res.Verification; v.Dropped != 2 || v.Checked != 7 || len(v.Unverified) != 0 {
 		t.Errorf("verification %+v, want 7 checked, 2 dropped", v)
 	}
+	if n := env.access.callCount() - calls; n != 2 {
+		t.Errorf("%d requests to Nextcloud, want 2 (the page, then its refill)", n)
+	}
 	if q := env.queuedIDs(); !slices.Equal(q, lost) {
 		t.Errorf("queued %v, want %v", q, lost)
 	}
 	// Paths come from Nextcloud, as the user sees them.
 	if p := res.Results[0].Path; p != fmt.Sprintf("/as-alice/%d", got[0]) {
-		t.Errorf("path %q, want the one FindByID returned", p)
+		t.Errorf("path %q, want the one Nextcloud returned", p)
 	}
 }
 
-func TestVerifyCache(t *testing.T) {
-	env := newVerifyEnv(t)
-	mustSearch(t, env.svc, "alice", pumpQuery)
-	calls := env.access.callCount()
-	if calls != 5 {
-		t.Errorf("first search made %d checks, want 5", calls)
-	}
-	env.access.set("alice", 1, hs.Errorf(hs.ENOTFOUND, "gone"))
-	env.clock.advance(search.DefaultAccessCacheTTL / 2)
-	res := mustSearch(t, env.svc, "alice", pumpQuery)
-	if env.access.callCount() != calls {
-		t.Errorf("a search within the TTL asked Nextcloud again (%d checks)", env.access.callCount()-calls)
-	}
-	if res.Verification.Checked != 5 {
-		t.Errorf("cached checks count as checked: %+v", res.Verification)
-	}
-	mustSearch(t, env.svc, "bob", pumpQuery) // other users are not served from alice's answers
-	if got := env.access.callCount() - calls; got != 1 {
-		t.Errorf("bob's search made %d checks, want 1", got)
-	}
-	env.clock.advance(search.DefaultAccessCacheTTL / 2)
-	mustSearch(t, env.svc, "alice", pumpQuery)
-	if env.access.callCount() == calls+1 {
-		t.Error("expired answers were reused")
-	}
-}
-
-func TestVerifyCacheOff(t *testing.T) {
-	env := newVerifyEnv(t, func(o *search.Options) { o.AccessCacheTTL = -1 })
-	mustSearch(t, env.svc, "alice", pumpQuery)
-	mustSearch(t, env.svc, "alice", pumpQuery)
-	if got := env.access.callCount(); got != 10 {
-		t.Errorf("%d checks for two searches without a cache, want 10", got)
-	}
-}
-
-func TestVerifyFailsOpenForReaders(t *testing.T) {
+// TestVerifyEverySearch: every search asks Nextcloud once per page, and
+// nothing is remembered between searches: an unshare is gone from the
+// next search, a re-share back in it.
+func TestVerifyEverySearch(t *testing.T) {
 	env := newVerifyEnv(t)
 	first := ids(mustSearch(t, env.svc, "alice", pumpQuery))
-	env.clock.advance(search.DefaultAccessCacheTTL)
-	env.access.set("alice", first[1], hs.Errorf(hs.EUNAVAILABLE, "nextcloud: 503"))
-	env.access.set("alice", first[3], errors.New("connection reset"))
-	res := mustSearch(t, env.svc, "alice", pumpQuery)
-	if got := ids(res); !slices.Equal(got, first) {
-		t.Errorf("page %v, want %v kept", got, first)
+	if n := env.access.callCount(); n != 1 {
+		t.Errorf("first search made %d requests, want 1 for the page", n)
 	}
-	want := []hs.FileID{first[1], first[3]}
-	if v := res.Verification; !slices.Equal(v.Unverified, want) || v.Checked != 3 || v.Dropped != 0 {
-		t.Errorf("verification %+v, want %v unverified", v, want)
+	env.access.set("alice", first[0], hs.Errorf(hs.ENOTFOUND, "unshared"))
+	if got := ids(mustSearch(t, env.svc, "alice", pumpQuery)); slices.Contains(got, first[0]) {
+		t.Errorf("the search right after the unshare still lists %d: %v", first[0], got)
 	}
-	// Unknown answers are not cached: the next search asks again.
-	calls := env.access.callCount()
-	mustSearch(t, env.svc, "alice", pumpQuery)
-	if got := env.access.callCount() - calls; got != 2 {
-		t.Errorf("%d checks after failures, want 2 (the failed ones again)", got)
+	env.access.set("alice", first[0], nil)
+	if got := ids(mustSearch(t, env.svc, "alice", pumpQuery)); !slices.Contains(got, first[0]) {
+		t.Errorf("the search right after the re-share lacks %d: %v", first[0], got)
 	}
-	if q := env.queuedIDs(); len(q) != 0 {
-		t.Errorf("transient failures queued %v", q)
+	if n := env.access.callCount(); n != 4 {
+		t.Errorf("%d requests for three searches, want 4 (one refill after the unshare)", n)
+	}
+}
+
+// TestVerifyFailsOpenForReaders: when Nextcloud does not answer, a page
+// keeps only what the index lists the user as a reader of with a path of
+// theirs, and shows that path.
+func TestVerifyFailsOpenForReaders(t *testing.T) {
+	st := openLocal(t)
+	mustIndex(t, st,
+		doc{ID: 1, Path: "/Plant/Pump 01.md", Text: "Pump maintenance log 1."},
+		doc{ID: 2, Path: "/Secret/HR-X/Pump review.md", Readers: []hs.UserID{"alice", "bob"},
+			Paths: map[hs.UserID]string{"alice": "/Secret/HR-X/Pump review.md", "bob": "/Pump review.md"}, Text: "Pump maintenance review."},
+		doc{ID: 3, Path: "/Shared/Pump 03.md", Readers: []hs.UserID{"alice", "bob"}, Paths: map[hs.UserID]string{"alice": "/Shared/Pump 03.md"},
+			Text: "Pump maintenance log 3, path of bob not indexed."},
+	)
+	access := &fakeAccess{}
+	access.set("bob", 2, hs.Errorf(hs.EUNAVAILABLE, "nextcloud: 503"))
+	svc := mustService(t, st, func(o *search.Options) { o.Access = access })
+	res := mustSearch(t, svc, "bob", pumpQuery)
+	if got := ids(res); !slices.Equal(got, []hs.FileID{2}) {
+		t.Fatalf("bob's page while Nextcloud is down = %v, want only 2 (3 has no path of his)", got)
+	}
+	if p := res.Results[0].Path; p != "/Pump review.md" {
+		t.Errorf("unverified path %q, want bob's own /Pump review.md", p)
+	}
+	if v := res.Verification; !slices.Equal(v.Unverified, []hs.FileID{2}) || v.Checked != 0 || v.Dropped != 1 {
+		t.Errorf("verification %+v, want 2 unverified, 3 dropped", v)
+	}
+	if strings.Contains(fmt.Sprint(res), "Secret") {
+		t.Errorf("bob's answer names alice's folder: %+v", res)
+	}
+	// Transient failures queue nothing.
+	access.set("alice", 1, errors.New("connection reset"))
+	if res := mustSearch(t, svc, "alice", pumpQuery); len(res.Verification.Unverified) != 3 {
+		t.Errorf("alice's verification %+v, want 3 unverified", res.Verification)
 	}
 }
 
 func TestVerifyRefused(t *testing.T) {
 	env := newVerifyEnv(t)
 	first := ids(mustSearch(t, env.svc, "alice", pumpQuery))
-	env.clock.advance(search.DefaultAccessCacheTTL)
 	env.access.set("alice", first[0], hs.Errorf(hs.EUNAUTHORIZED, "nextcloud: 401"))
 	res := mustSearch(t, env.svc, "alice", pumpQuery)
-	if slices.Contains(ids(res), first[0]) || res.Verification.Dropped != 1 {
-		t.Errorf("refused check kept the file: %v %+v", ids(res), res.Verification)
+	for _, id := range first {
+		if slices.Contains(ids(res), id) {
+			t.Errorf("file %d of the refused check kept: %v", id, ids(res))
+		}
+	}
+	if v := res.Verification; v.Dropped != 5 || v.Checked != 5 || len(res.Results) != 5 {
+		t.Errorf("verification %+v with %d results, want the refused page dropped and refilled", v, len(res.Results))
 	}
 	if q := env.queuedIDs(); len(q) != 0 {
 		t.Errorf("refused check queued %v", q)
+	}
+}
+
+// TestVerifyMovedOutOfFolder: a file indexed under the requested folder
+// that Nextcloud now shows elsewhere is left out of that folder's page.
+func TestVerifyMovedOutOfFolder(t *testing.T) {
+	env := newVerifyEnv(t)
+	req := hs.SearchRequest{Query: "pump maintenance", TopK: 5, Filter: hs.Filter{PathPrefix: "/Plant"}}
+	if got := ids(mustSearch(t, env.svc, "alice", req)); len(got) != 0 {
+		t.Errorf("files Nextcloud shows under /as-alice listed for /Plant: %v", got)
 	}
 }
 
@@ -212,10 +225,10 @@ type blockingAccess struct {
 	cancel context.CancelFunc
 }
 
-func (b *blockingAccess) FindByID(ctx context.Context, user hs.UserID, id hs.FileID) (hs.FileInfo, error) {
+func (b *blockingAccess) FindByIDs(ctx context.Context, user hs.UserID, ids []hs.FileID) (map[hs.FileID]hs.FileInfo, error) {
 	b.cancel()
 	<-ctx.Done()
-	return hs.FileInfo{}, hs.Errorf(hs.EUNAVAILABLE, "nextcloud: %w", ctx.Err())
+	return nil, hs.Errorf(hs.EUNAVAILABLE, "nextcloud: %w", ctx.Err())
 }
 
 func openLocalWith(t *testing.T, docs ...doc) testStore {

@@ -131,9 +131,12 @@ func (v *Viz) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sam
 		return hs.VizResult{}, fmt.Errorf("search: viz: sample vectors: %w", sampleErr)
 	}
 	sampled = slices.DeleteFunc(sampled, func(pt hs.Point) bool { _, dup := inResults[pt.ID]; return dup })
-	sampled, err = v.reachable(ctx, user, sampled)
+	sampled, paths, err := v.reachable(ctx, user, sampled)
 	if err != nil {
 		return hs.VizResult{}, err
+	}
+	for _, d := range res.Results { // result pages were checked by the search
+		paths[d.FileID] = d.Path
 	}
 	points := append(results, sampled...)
 
@@ -177,8 +180,9 @@ func (v *Viz) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sam
 	}
 	for i, xy := range pr.project(x) {
 		pt := points[i]
+		own := &docGroup{meta: pt.File, path: paths[pt.File.ID]} // the user's own path and title
 		vp := hs.VizPoint{
-			FileID: pt.File.ID, ChunkNo: pt.Chunk.No, Title: pt.File.Title, Path: pt.File.Path,
+			FileID: pt.File.ID, ChunkNo: pt.Chunk.No, Title: titleFor(own), Path: own.path,
 			Type: pt.File.Type, MIME: pt.File.MIME, Link: s.link(pt.File), Text: clipRunes(pt.Chunk.Text, vizTextRunes),
 			X: round6(xy[0]), Y: round6(xy[1]),
 		}
@@ -196,33 +200,39 @@ func (v *Viz) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sam
 }
 
 // reachable drops sampled chunks of files the user can no longer reach,
-// with the same access checks (and cache) as result pages; files Nextcloud
-// did not answer for stay, since the index lists the user as a reader.
-func (v *Viz) reachable(ctx context.Context, user hs.UserID, points []hs.Point) ([]hs.Point, error) {
-	if v.s.access == nil || len(points) == 0 {
-		return points, nil
+// with the same one-request access check as result pages, and returns the
+// path each remaining file has for the user. When Nextcloud does not
+// answer, a file stays only if the index lists the user as a reader with a
+// path of theirs: nothing the user could not see before.
+func (v *Viz) reachable(ctx context.Context, user hs.UserID, points []hs.Point) ([]hs.Point, map[hs.FileID]string, error) {
+	paths := map[hs.FileID]string{}
+	if len(points) == 0 {
+		return points, paths, nil
 	}
 	var docs []*docGroup
-	at := map[hs.FileID]int{}
 	for _, pt := range points {
-		if _, ok := at[pt.File.ID]; !ok {
-			at[pt.File.ID] = len(docs)
+		if _, ok := paths[pt.File.ID]; !ok {
+			paths[pt.File.ID] = ""
 			docs = append(docs, &docGroup{meta: pt.File})
 		}
 	}
-	outcomes, err := v.s.check(ctx, user, docs)
-	if err != nil {
-		return nil, err
-	}
-	return slices.DeleteFunc(points, func(pt hs.Point) bool {
-		switch outcomes[at[pt.File.ID]] {
-		case accessOK:
-			return false
-		case accessUnknown:
-			return !slices.Contains(pt.File.Readers, user)
+	outcome := accessUnknown
+	var found map[hs.FileID]hs.FileInfo
+	if v.s.access != nil {
+		var err error
+		if found, outcome, err = v.s.check(ctx, user, docs); err != nil {
+			return nil, nil, err
 		}
-		return true
-	}), nil
+	}
+	for _, d := range docs {
+		switch {
+		case outcome == accessOK && found[d.meta.ID].ID != 0:
+			paths[d.meta.ID] = found[d.meta.ID].Path
+		case outcome == accessUnknown && slices.Contains(d.meta.Readers, user):
+			paths[d.meta.ID] = d.meta.PathOf(user)
+		}
+	}
+	return slices.DeleteFunc(points, func(pt hs.Point) bool { return paths[pt.File.ID] == "" }), paths, nil
 }
 
 // denseSpace returns the points' embeddings as a matrix and the query's

@@ -192,3 +192,42 @@ func TestVizDropsLostFiles(t *testing.T) {
 		t.Errorf("no user: %v, want EINVALID", err)
 	}
 }
+
+// TestVizShowsTheUsersOwnPath: every plotted chunk, result or sample,
+// carries the path the searching user sees (from Nextcloud, or the
+// user's indexed path while Nextcloud does not answer), never the
+// owner's folders.
+func TestVizShowsTheUsersOwnPath(t *testing.T) {
+	st := openLocal(t)
+	mustIndex(t, st,
+		doc{ID: 1, Path: "/Plant/Pump 01.md", Text: "Pump maintenance log 1."},
+		doc{ID: 2, Path: "/Secret/HR-X/Pump review.md", Readers: []hs.UserID{"alice", "bob"},
+			Paths: map[hs.UserID]string{"alice": "/Secret/HR-X/Pump review.md", "bob": "/Pump review.md"}, Text: "Pump maintenance review."},
+		doc{ID: 3, Path: "/Secret/HR-X/Salary.md", Readers: []hs.UserID{"alice", "bob"},
+			Paths: map[hs.UserID]string{"alice": "/Secret/HR-X/Salary.md", "bob": "/Salary.md"}, Text: "Salary bands for the plant."},
+	)
+	access := &fakeAccess{}
+	v := mustViz(t, st, func(o *search.Options) { o.Access = access; o.Embedder = nil })
+	for _, down := range []bool{false, true} {
+		if down {
+			access.set("bob", 2, hs.Errorf(hs.EUNAVAILABLE, "nextcloud: 503"))
+			access.set("bob", 3, hs.Errorf(hs.EUNAVAILABLE, "nextcloud: 503"))
+		}
+		res, err := v.Viz(t.Context(), "bob", hs.SearchRequest{Query: "pump review"}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[hs.FileID]string{2: "/as-bob/2", 3: "/as-bob/3"}
+		if down {
+			want = map[hs.FileID]string{2: "/Pump review.md", 3: "/Salary.md"}
+		}
+		if len(res.Points) == 0 {
+			t.Fatalf("down=%v: nothing plotted", down)
+		}
+		for _, p := range res.Points {
+			if p.Path != want[p.FileID] || strings.Contains(p.Path+p.Title, "Secret") {
+				t.Errorf("down=%v: file %d plotted at %q (%q), want %q", down, p.FileID, p.Path, p.Title, want[p.FileID])
+			}
+		}
+	}
+}

@@ -173,6 +173,40 @@ func (l *Local) WriteFile(ctx context.Context, meta hybridsearch.FileMeta, point
 	return nil
 }
 
+// UpsertPoints stores points in the file, each replacing the file's point
+// of the same chunk number, and sets the metadata of all its points to
+// meta; its other points stay (TrimFile removes those past the end). A
+// large file is written this way in batches, each durable on return, at
+// the cost of that batch only. Checks and errors are WriteFile's.
+func (l *Local) UpsertPoints(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error {
+	o, err := prepareWrite(meta, points)
+	if err != nil {
+		return err
+	}
+	o.kind = opUpsert
+	if l.opts.Dim > 0 {
+		for _, p := range o.points {
+			if p.dense != nil && len(p.dense) != l.opts.Dim {
+				return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", meta.ID, len(p.dense), l.opts.Dim)
+			}
+		}
+	}
+	if err := l.mutate(ctx, o); err != nil {
+		return wrap(err, "store: write file %d", meta.ID)
+	}
+	return nil
+}
+
+// TrimFile removes the file's points whose chunk number is keep or more
+// (a shorter new version of the file); keep 0 removes the file. An absent
+// file is not an error.
+func (l *Local) TrimFile(ctx context.Context, id hybridsearch.FileID, keep int) error {
+	if err := l.mutate(ctx, &op{kind: opTrim, meta: hybridsearch.FileMeta{ID: id}, keep: max(keep, 0)}); err != nil {
+		return wrap(err, "store: trim file %d", id)
+	}
+	return nil
+}
+
 // UpdateFileMeta sets the metadata of every point of the file to meta
 // without touching vectors or text. It returns an ENOTFOUND error when the
 // file has no points.

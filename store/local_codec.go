@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/hybrid-search/hybridsearch"
@@ -81,9 +82,16 @@ func (e *encoder) meta(m hybridsearch.FileMeta) {
 	e.time(m.Modified)
 	e.str(m.ETag)
 	e.varint(m.Size)
+	// Each reader is written as "<uid>" or, with the path they see the
+	// file at, "<uid>\x00<path>": a store written before paths were kept
+	// reads the same way, with no paths.
 	e.uvarint(uint64(len(m.Readers)))
 	for _, r := range m.Readers {
-		e.str(string(r))
+		if p, ok := m.Paths[r]; ok && p != "" {
+			e.str(string(r) + "\x00" + p)
+		} else {
+			e.str(string(r))
+		}
 	}
 }
 
@@ -250,7 +258,14 @@ func (d *decoder) meta() hybridsearch.FileMeta {
 	if n := d.count(1); n > 0 {
 		m.Readers = make([]hybridsearch.UserID, n)
 		for i := range m.Readers {
-			m.Readers[i] = hybridsearch.UserID(d.str())
+			r, p, found := strings.Cut(d.str(), "\x00")
+			m.Readers[i] = hybridsearch.UserID(r)
+			if found {
+				if m.Paths == nil {
+					m.Paths = make(map[hybridsearch.UserID]string, n)
+				}
+				m.Paths[m.Readers[i]] = p
+			}
 		}
 	}
 	return m

@@ -71,8 +71,8 @@ func (x *index) sparseIndex(name string) *invIndex {
 func (x *index) check(o *op) (noop bool, err error) {
 	f := x.files[o.meta.ID]
 	switch o.kind {
-	case opWrite:
-		if f == nil && len(o.points) == 0 {
+	case opWrite, opUpsert:
+		if f == nil && len(o.points) == 0 || o.kind == opUpsert && len(o.points) == 0 {
 			return true, nil
 		}
 		for _, p := range o.points {
@@ -86,6 +86,8 @@ func (x *index) check(o *op) (noop bool, err error) {
 		}
 	case opDelete:
 		return f == nil, nil
+	case opTrim:
+		return f == nil || len(f.points) == 0 || f.points[len(f.points)-1].chunk.No < o.keep, nil
 	}
 	return false, nil
 }
@@ -95,17 +97,23 @@ func (x *index) check(o *op) (noop bool, err error) {
 // leaves the state consistent, or reports a mismatched dimension.
 func (x *index) apply(o *op) error {
 	switch o.kind {
-	case opWrite:
+	case opWrite, opUpsert:
 		for _, p := range o.points {
 			if p.dense != nil && x.dim != 0 && len(p.dense) != x.dim {
 				return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", o.meta.ID, len(p.dense), x.dim)
 			}
 		}
-		x.replaceFile(o.meta, o.points)
+		if o.kind == opUpsert {
+			x.upsertPoints(o.meta, o.points)
+		} else {
+			x.replaceFile(o.meta, o.points)
+		}
 	case opMeta:
 		x.updateMeta(o.meta)
 	case opDelete:
 		x.replaceFile(o.meta, nil)
+	case opTrim:
+		x.trimFile(o.meta.ID, o.keep)
 	}
 	return nil
 }
@@ -125,22 +133,8 @@ func (x *index) replaceFile(meta hybridsearch.FileMeta, points []pointIn) {
 func (x *index) link(meta hybridsearch.FileMeta, points []pointIn) {
 	f := &fileRec{meta: meta, points: make([]*pointRec, len(points)), slots: make([]int32, len(points))}
 	for i, p := range points {
-		if p.dense != nil && x.dim == 0 {
-			x.setDim(len(p.dense))
-		}
-		s := x.alloc()
-		r := &pointRec{id: p.id, chunk: p.chunk, slot: s, dense: p.dense != nil, bm25: p.bm25, trigram: p.trigram}
-		x.slots[s], x.file[s], x.dense[s] = r, f, r.dense
-		if r.dense {
-			copy(x.slab[int(s)*x.dim:], p.dense)
-			x.qrow[s] = quantize(x.vector(s), x.q8[int(s)*x.dim:])
-			if h := r.chunk.Hash; h != "" {
-				x.hashes[h] = append(x.hashes[h], s)
-			}
-		}
-		x.sparse[0].add(s, r.bm25)
-		x.sparse[1].add(s, r.trigram)
-		f.points[i], f.slots[i] = r, s
+		r := x.linkPoint(f, p)
+		f.points[i], f.slots[i] = r, r.slot
 	}
 	slices.Sort(f.slots)
 	x.files[meta.ID] = f
@@ -150,28 +144,131 @@ func (x *index) link(meta hybridsearch.FileMeta, points []pointIn) {
 	}
 }
 
+// linkPoint stores one point of f in a new slot; the caller adds the slot
+// to f and to the readers' lists.
+func (x *index) linkPoint(f *fileRec, p pointIn) *pointRec {
+	if p.dense != nil && x.dim == 0 {
+		x.setDim(len(p.dense))
+	}
+	s := x.alloc()
+	r := &pointRec{id: p.id, chunk: p.chunk, slot: s, dense: p.dense != nil, bm25: p.bm25, trigram: p.trigram}
+	x.slots[s], x.file[s], x.dense[s] = r, f, r.dense
+	if r.dense {
+		copy(x.slab[int(s)*x.dim:], p.dense)
+		x.qrow[s] = quantize(x.vector(s), x.q8[int(s)*x.dim:])
+		if h := r.chunk.Hash; h != "" {
+			x.hashes[h] = append(x.hashes[h], s)
+		}
+	}
+	x.sparse[0].add(s, r.bm25)
+	x.sparse[1].add(s, r.trigram)
+	return r
+}
+
 // unlink removes a file's points; their slots are dead until purged.
 func (x *index) unlink(f *fileRec) {
 	for _, u := range f.meta.Readers {
 		x.setUser(u, removeSlots(x.users[u], f.slots))
 	}
 	for _, r := range f.points {
-		s := r.slot
-		if r.dense {
-			h := r.chunk.Hash
-			if rest := slices.DeleteFunc(x.hashes[h], func(v int32) bool { return v == s }); len(rest) > 0 {
-				x.hashes[h] = rest
-			} else {
-				delete(x.hashes, h)
-			}
-		}
-		x.sparse[0].remove(r.bm25)
-		x.sparse[1].remove(r.trigram)
-		x.slots[s], x.file[s], x.dense[s] = nil, nil, false
-		x.dead = append(x.dead, s)
+		x.unlinkPoint(r)
 	}
 	delete(x.files, f.meta.ID)
 	x.points -= len(f.points)
+}
+
+// unlinkPoint frees one point's slot (dead until purged); the caller
+// removes the slot from its file and the readers' lists.
+func (x *index) unlinkPoint(r *pointRec) {
+	s := r.slot
+	if r.dense {
+		h := r.chunk.Hash
+		if rest := slices.DeleteFunc(x.hashes[h], func(v int32) bool { return v == s }); len(rest) > 0 {
+			x.hashes[h] = rest
+		} else {
+			delete(x.hashes, h)
+		}
+	}
+	x.sparse[0].remove(r.bm25)
+	x.sparse[1].remove(r.trigram)
+	x.slots[s], x.file[s], x.dense[s] = nil, nil, false
+	x.dead = append(x.dead, s)
+}
+
+// upsertPoints sets the file's metadata to meta and stores points in it,
+// each replacing the file's point of the same chunk number; the file's
+// other points stay. An absent file is created. Its cost is that of the
+// points written (and of the readers' slot lists), not of the whole file,
+// so a large file is written in batches in linear time.
+func (x *index) upsertPoints(meta hybridsearch.FileMeta, points []pointIn) {
+	f := x.files[meta.ID]
+	if f == nil {
+		x.link(meta, points)
+		x.purgeDead()
+		return
+	}
+	x.updateMeta(meta)
+	replace := make(map[int]bool, len(points))
+	for _, p := range points {
+		replace[p.chunk.No] = true
+	}
+	var gone []int32
+	kept := f.points[:0]
+	for _, r := range f.points {
+		if replace[r.chunk.No] {
+			x.unlinkPoint(r)
+			gone = append(gone, r.slot)
+			continue
+		}
+		kept = append(kept, r)
+	}
+	clear(f.points[len(kept):])
+	f.points = kept
+	added := make([]int32, 0, len(points))
+	for _, p := range points {
+		r := x.linkPoint(f, p)
+		f.points = append(f.points, r)
+		added = append(added, r.slot)
+	}
+	slices.SortFunc(f.points, func(a, b *pointRec) int { return a.chunk.No - b.chunk.No })
+	x.moveSlots(f, gone, added)
+	x.points += len(points) - len(gone)
+	x.purgeDead()
+}
+
+// trimFile removes the file's points numbered keep and up; a file left
+// without points is removed.
+func (x *index) trimFile(id hybridsearch.FileID, keep int) {
+	f := x.files[id]
+	if f == nil {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(f.points, keep, func(r *pointRec, no int) int { return r.chunk.No - no })
+	if i == 0 {
+		x.replaceFile(f.meta, nil)
+		return
+	}
+	var gone []int32
+	for _, r := range f.points[i:] {
+		x.unlinkPoint(r)
+		gone = append(gone, r.slot)
+	}
+	clear(f.points[i:])
+	f.points = f.points[:i]
+	x.moveSlots(f, gone, nil)
+	x.points -= len(gone)
+	x.purgeDead()
+}
+
+// moveSlots takes the slots gone out of f and its readers' lists and puts
+// the slots added in.
+func (x *index) moveSlots(f *fileRec, gone, added []int32) {
+	slices.Sort(gone)
+	slices.Sort(added)
+	f.slots = addSlots(removeSlots(f.slots, gone), added)
+	for _, u := range f.meta.Readers {
+		x.setUser(u, addSlots(removeSlots(x.users[u], gone), added))
+	}
 }
 
 // updateMeta replaces a file's metadata and moves its slots between the

@@ -124,9 +124,13 @@ func TestIndexInvariants(t *testing.T) {
 	for i := range 300 {
 		deadBefore := len(s.idx.dead)
 		id := hybridsearch.FileID(1 + rng.IntN(30))
-		switch rng.IntN(6) {
+		switch rng.IntN(8) {
 		case 0:
 			if err := s.DeleteFile(context.Background(), id); err != nil {
+				t.Fatal(err)
+			}
+		case 6:
+			if err := s.TrimFile(context.Background(), id, rng.IntN(40)); err != nil {
 				t.Fatal(err)
 			}
 		case 1:
@@ -156,7 +160,11 @@ func TestIndexInvariants(t *testing.T) {
 				}
 				points = append(points, p)
 			}
-			if err := s.WriteFile(context.Background(), meta, points); err != nil {
+			write := s.WriteFile
+			if rng.IntN(3) == 0 {
+				write = s.UpsertPoints // over whatever the file held
+			}
+			if err := write(context.Background(), meta, points); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -14,6 +14,8 @@ const (
 	opWrite  byte = 1 // WriteFile: meta and the file's complete point set
 	opMeta   byte = 2 // UpdateFileMeta
 	opDelete byte = 3 // DeleteFile: meta.ID only
+	opUpsert byte = 4 // UpsertPoints: meta and some of the file's points
+	opTrim   byte = 5 // TrimFile: meta.ID and the chunk count to keep
 )
 
 // op is one logged change: what a WAL record holds and what index.apply
@@ -21,7 +23,8 @@ const (
 type op struct {
 	kind   byte
 	meta   hybridsearch.FileMeta
-	points []pointIn // opWrite, in chunk order
+	points []pointIn // opWrite and opUpsert, in chunk order
+	keep   int       // opTrim: chunks numbered below it stay
 }
 
 // pointIn is a point on its way into the index: dense already normalised,
@@ -39,7 +42,7 @@ func (o *op) encode(e *encoder, seq uint64) {
 	e.uvarint(seq)
 	e.byte(o.kind)
 	switch o.kind {
-	case opWrite:
+	case opWrite, opUpsert:
 		e.meta(o.meta)
 		e.uvarint(uint64(len(o.points)))
 		for _, p := range o.points {
@@ -49,6 +52,9 @@ func (o *op) encode(e *encoder, seq uint64) {
 		e.meta(o.meta)
 	case opDelete:
 		e.varint(int64(o.meta.ID))
+	case opTrim:
+		e.varint(int64(o.meta.ID))
+		e.int(o.keep)
 	}
 }
 
@@ -58,7 +64,7 @@ func decodeOp(b []byte) (uint64, *op, error) {
 	seq := d.uvarint()
 	o := &op{kind: d.byte()}
 	switch o.kind {
-	case opWrite:
+	case opWrite, opUpsert:
 		o.meta = d.meta()
 		n := d.count(1)
 		o.points = make([]pointIn, n)
@@ -69,6 +75,9 @@ func decodeOp(b []byte) (uint64, *op, error) {
 		o.meta = d.meta()
 	case opDelete:
 		o.meta.ID = hybridsearch.FileID(d.varint())
+	case opTrim:
+		o.meta.ID = hybridsearch.FileID(d.varint())
+		o.keep = d.int()
 	default:
 		d.fail()
 	}
@@ -101,8 +110,9 @@ func prepareWrite(meta hybridsearch.FileMeta, points []hybridsearch.Point) (*op,
 	return o, nil
 }
 
-// cleanMeta returns meta with sorted, unique, non-empty readers of its own
-// and the modification time in UTC without a monotonic reading.
+// cleanMeta returns meta with sorted, unique, non-empty readers of its own,
+// paths of its own for readers only, and the modification time in UTC
+// without a monotonic reading.
 func cleanMeta(meta hybridsearch.FileMeta) hybridsearch.FileMeta {
 	r := make([]hybridsearch.UserID, 0, len(meta.Readers))
 	for _, u := range meta.Readers {
@@ -112,6 +122,7 @@ func cleanMeta(meta hybridsearch.FileMeta) hybridsearch.FileMeta {
 	}
 	slices.Sort(r)
 	meta.Readers = slices.Compact(r)
+	meta.Paths = cleanPaths(meta)
 	if meta.Modified.IsZero() {
 		meta.Modified = time.Time{}
 	} else {
@@ -155,6 +166,21 @@ func sortedSparse(v hybridsearch.SparseVector) hybridsearch.SparseVector {
 		slices.SortFunc(perm, func(a, b int) int { return cmp.Compare(v.Indices[a], v.Indices[b]) })
 		for k, i := range perm {
 			out.Indices[k], out.Values[k] = v.Indices[i], v.Values[i]
+		}
+	}
+	return out
+}
+
+// cleanPaths returns a copy of meta's paths for its (clean) readers, each
+// path cleaned; nil when it has none.
+func cleanPaths(meta hybridsearch.FileMeta) map[hybridsearch.UserID]string {
+	var out map[hybridsearch.UserID]string
+	for _, u := range meta.Readers {
+		if p := meta.Paths[u]; p != "" {
+			if out == nil {
+				out = make(map[hybridsearch.UserID]string, len(meta.Readers))
+			}
+			out[u] = CleanPath(p)
 		}
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/hybrid-search/hybridsearch"
@@ -435,5 +436,144 @@ func TestLocalLeftoverTempSnapshot(t *testing.T) {
 	}
 	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
 		t.Errorf("snapshot.tmp is still there: %v", err)
+	}
+}
+
+// TestLocalReaderPathsPersist: readers' paths survive a reopen (snapshot
+// and WAL), and a store written without them reads back without them.
+func TestLocalReaderPathsPersist(t *testing.T) {
+	dir := t.TempDir()
+	s, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := hybridsearch.FileMeta{ID: 1, Path: "/Secret/a.md", Readers: []hybridsearch.UserID{"alice", "bob"},
+		Paths: map[hybridsearch.UserID]string{"alice": "/Secret/a.md", "bob": "/a.md"}}
+	legacy := hybridsearch.FileMeta{ID: 2, Path: "/b.md", Readers: []hybridsearch.UserID{"alice"}}
+	for _, m := range []hybridsearch.FileMeta{shared, legacy} {
+		pt := hybridsearch.Point{ID: hybridsearch.PointID(m.ID, 0), Chunk: hybridsearch.Chunk{FileID: m.ID, Text: "x"}, File: m}
+		if err := s.WriteFile(t.Context(), m, []hybridsearch.Point{pt}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, tt := range []struct {
+		id   hybridsearch.FileID
+		user hybridsearch.UserID
+		want string
+	}{{1, "alice", "/Secret/a.md"}, {1, "bob", "/a.md"}, {2, "alice", "/b.md"}, {2, "bob", ""}} {
+		pts, err := s.FilePoints(t.Context(), tt.id, false)
+		if err != nil || len(pts) != 1 {
+			t.Fatalf("FilePoints(%d) = %v, %v", tt.id, pts, err)
+		}
+		if got := pts[0].File.PathOf(tt.user); got != tt.want {
+			t.Errorf("file %d: %s's path after reopen = %q, want %q", tt.id, tt.user, got, tt.want)
+		}
+	}
+}
+
+// TestLocalUpsertTrimReplay: batched writes and a trim are replayed from
+// the WAL after a crash, and survive a clean reopen.
+func TestLocalUpsertTrimReplay(t *testing.T) {
+	dir := t.TempDir()
+	s, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := hybridsearch.FileMeta{ID: 3, Path: "/big.txt", Readers: []hybridsearch.UserID{"alice"}}
+	pt := func(no int) hybridsearch.Point {
+		text := "chunk " + strconv.Itoa(no)
+		return hybridsearch.Point{ID: hybridsearch.PointID(3, no), File: m, Chunk: hybridsearch.Chunk{FileID: 3, No: no, Text: text, Hash: text},
+			Dense: []float32{1, float32(no)}, BM25: hybridsearch.SparseVector{Indices: []uint32{uint32(no)}, Values: []float32{1}}}
+	}
+	for _, batch := range [][]hybridsearch.Point{{pt(0), pt(1), pt(2)}, {pt(3), pt(4)}, {pt(1)}} {
+		if err := s.UpsertPoints(t.Context(), m, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.TrimFile(t.Context(), 3, 4); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, s *store.Local) {
+		t.Helper()
+		pts, err := s.FilePoints(t.Context(), 3, true)
+		if err != nil || len(pts) != 4 {
+			t.Fatalf("%s: FilePoints = %d points, %v; want 4", what, len(pts), err)
+		}
+		for i, p := range pts {
+			if p.Chunk.No != i || len(p.Dense) != 2 {
+				t.Errorf("%s: point %d = %+v", what, i, p.Chunk)
+			}
+		}
+	}
+	check("live", s)
+	crashed, err := store.OpenLocal(crashCopy(t, dir), store.LocalOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("replayed after a crash", crashed)
+	crashed.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	check("reopened", s)
+}
+
+// TestLocalLargeFileSnapshot: a file of several snapshot frames reads back
+// whole after a reopen from the snapshot.
+func TestLocalLargeFileSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	s, err := store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := hybridsearch.FileMeta{ID: 5, Path: "/book.txt", Readers: []hybridsearch.UserID{"alice"}}
+	var pts []hybridsearch.Point
+	for no := range 700 {
+		text := "page " + strconv.Itoa(no)
+		pts = append(pts, hybridsearch.Point{ID: hybridsearch.PointID(5, no), File: m, Chunk: hybridsearch.Chunk{FileID: 5, No: no, Text: text, Hash: text},
+			Dense: []float32{1, float32(no)}, Trigram: hybridsearch.SparseVector{Indices: []uint32{uint32(no)}, Values: []float32{1}}})
+	}
+	if err := s.WriteFile(t.Context(), m, pts); err != nil {
+		t.Fatal(err)
+	}
+	small := hybridsearch.FileMeta{ID: 9, Path: "/after.txt", Readers: []hybridsearch.UserID{"alice"}}
+	if err := s.WriteFile(t.Context(), small, []hybridsearch.Point{{ID: hybridsearch.PointID(9, 0), File: small, Chunk: hybridsearch.Chunk{FileID: 9, Text: "x"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "snapshot")); err != nil {
+		t.Fatalf("no snapshot after Close: %v", err)
+	}
+	s, err = store.OpenLocal(dir, store.LocalOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.FilePoints(t.Context(), 5, true)
+	if err != nil || len(got) != 700 {
+		t.Fatalf("FilePoints after reopen = %d points, %v; want 700", len(got), err)
+	}
+	for i, p := range got {
+		if p.Chunk.No != i || p.Chunk.Text != pts[i].Chunk.Text || len(p.Dense) != 2 || len(p.Trigram.Indices) != 1 {
+			t.Fatalf("point %d after reopen = %+v", i, p.Chunk)
+		}
+	}
+	if st, _ := s.Stats(t.Context()); st.Points != 701 || st.Files != 2 {
+		t.Errorf("Stats after reopen = %+v", st)
 	}
 }

@@ -101,7 +101,7 @@ func TestScanQuantExact(t *testing.T) {
 		hasAVX2FMA = was && seed%2 == 0
 		for _, user := range []hybridsearch.UserID{"alice", "bob"} {
 			for _, f := range []hybridsearch.Filter{{}, {PathPrefix: "/d1"}} {
-				m := newMatcher(f)
+				m := newMatcher("alice", f)
 				slots := x.users[user]
 				var q []float32
 				switch rng.IntN(4) {
@@ -171,7 +171,7 @@ func TestSearchDenseQuant(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				m := newMatcher(f)
+				m := newMatcher("alice", f)
 				want := s.idx.hits(s.idx.searchDense(t.Context(), normalized(q), s.idx.users["alice"], k, &m, 1, false))
 				if len(got) != len(want) {
 					t.Fatalf("%s: SearchDense(k %d) found %d hits, want %d", when, k, len(got), len(want))

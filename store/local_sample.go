@@ -71,7 +71,7 @@ func (l *Local) SamplePoints(ctx context.Context, user hybridsearch.UserID, n in
 	if n <= 0 {
 		return nil, nil
 	}
-	m := newMatcher(f)
+	m := newMatcher(user, f)
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	x := l.idx

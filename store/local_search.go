@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -40,7 +41,7 @@ func (l *Local) SearchDense(ctx context.Context, user hybridsearch.UserID, vec [
 	if len(q) != x.dim {
 		return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: search dense: query has dimension %d, the store has %d", len(q), x.dim)
 	}
-	m := newMatcher(f)
+	m := newMatcher(user, f)
 	slots := x.users[user]
 	parts := 1
 	if p := runtime.GOMAXPROCS(0); p > 1 && len(slots) >= parallelMin {
@@ -176,7 +177,7 @@ func (l *Local) SearchSparse(ctx context.Context, user hybridsearch.UserID, vect
 			sc.scores[p.slot] += w * p.w
 		}
 	}
-	m := newMatcher(f)
+	m := newMatcher(user, f)
 	top := topK{k: k, x: x}
 	for _, s := range sc.touched {
 		if !m.on || m.match(&x.file[s].meta) {
@@ -310,6 +311,7 @@ func (x *index) point(r *pointRec, withVectors bool) hybridsearch.Point {
 
 func cloneMeta(m hybridsearch.FileMeta) hybridsearch.FileMeta {
 	m.Readers = slices.Clone(m.Readers)
+	m.Paths = maps.Clone(m.Paths)
 	return m
 }
 
@@ -317,15 +319,17 @@ func cloneSparse(v hybridsearch.SparseVector) hybridsearch.SparseVector {
 	return hybridsearch.SparseVector{Indices: slices.Clone(v.Indices), Values: slices.Clone(v.Values)}
 }
 
-// matcher evaluates a Filter against file metadata.
+// matcher evaluates a Filter against file metadata, for the searching
+// user: a path prefix applies to the path user sees.
 type matcher struct {
+	user   hybridsearch.UserID
 	f      hybridsearch.Filter
 	prefix string // cleaned PathPrefix, "" when unset
 	on     bool   // whether the filter filters at all
 }
 
-func newMatcher(f hybridsearch.Filter) matcher {
-	m := matcher{f: f}
+func newMatcher(user hybridsearch.UserID, f hybridsearch.Filter) matcher {
+	m := matcher{user: user, f: f}
 	if f.PathPrefix != "" {
 		m.prefix = CleanPath(f.PathPrefix)
 	}
@@ -335,9 +339,9 @@ func newMatcher(f hybridsearch.Filter) matcher {
 }
 
 // match reports whether the file passes every set field of the filter:
-// type in Types, MIME in MIMEs, the path under PathPrefix (see
-// HasPathPrefix), modified strictly after ModifiedAfter and strictly before
-// ModifiedBefore.
+// type in Types, MIME in MIMEs, the user's path to it (FileMeta.PathOf)
+// under PathPrefix (see HasPathPrefix), modified strictly after
+// ModifiedAfter and strictly before ModifiedBefore.
 func (m *matcher) match(meta *hybridsearch.FileMeta) bool {
 	f := &m.f
 	switch {
@@ -345,7 +349,7 @@ func (m *matcher) match(meta *hybridsearch.FileMeta) bool {
 		return false
 	case len(f.MIMEs) > 0 && !slices.Contains(f.MIMEs, meta.MIME):
 		return false
-	case m.prefix != "" && !HasPathPrefix(meta.Path, m.prefix):
+	case m.prefix != "" && !HasPathPrefix(meta.PathOf(m.user), m.prefix):
 		return false
 	case !f.ModifiedAfter.IsZero() && !meta.Modified.After(f.ModifiedAfter):
 		return false

@@ -22,8 +22,14 @@ const (
 )
 
 // A snapshot is snapMagic, a header frame (sequence number of the last
-// record it contains, dense dimension, file and point counts) and one frame
-// per file, in file id order, encoded as an opWrite with sequence number 0.
+// record it contains, dense dimension, file and point counts) and the
+// files in file id order: each an opWrite frame of its first snapBatch
+// points, followed by opUpsert frames of the next snapBatch points each
+// (sequence number 0), so no frame, written or read, holds a large file
+// whole. Snapshots of one opWrite frame per file read the same way.
+
+// snapBatch is the most points of one snapshot frame.
+const snapBatch = 256
 
 // writeSnapshot writes x, the state after record seq, to dir/snapshot: to
 // a temporary file first, fsynced, renamed over the old one, then the
@@ -55,20 +61,25 @@ func writeSnapshot(dir string, x *index, seq uint64) (size int64, err error) {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	o := op{kind: opWrite}
+	var o op
 	for _, id := range ids {
 		f := x.files[id]
-		o.meta, o.points = f.meta, o.points[:0]
-		for _, r := range f.points {
-			p := pointIn{id: r.id, chunk: r.chunk, bm25: r.bm25, trigram: r.trigram}
-			if r.dense {
-				p.dense = x.vector(r.slot)
+		for start := 0; start == 0 || start < len(f.points); start += snapBatch {
+			o.kind, o.meta, o.points = opUpsert, f.meta, o.points[:0]
+			if start == 0 {
+				o.kind = opWrite
 			}
-			o.points = append(o.points, p)
-		}
-		buf = encodeFrame(buf, func(e *encoder) { o.encode(e, 0) })
-		if _, err := w.Write(buf); err != nil {
-			return 0, fmt.Errorf("write snapshot: %w", err)
+			for _, r := range f.points[start:min(start+snapBatch, len(f.points))] {
+				p := pointIn{id: r.id, chunk: r.chunk, bm25: r.bm25, trigram: r.trigram}
+				if r.dense {
+					p.dense = x.vector(r.slot)
+				}
+				o.points = append(o.points, p)
+			}
+			buf = encodeFrame(buf, func(e *encoder) { o.encode(e, 0) })
+			if _, err := w.Write(buf); err != nil {
+				return 0, fmt.Errorf("write snapshot: %w", err)
+			}
 		}
 	}
 	if err := w.Flush(); err != nil {
@@ -131,23 +142,30 @@ func loadSnapshot(dir string) (x *index, seq uint64, size int64, err error) {
 		x.reserve(0, int(points))
 	}
 	x.slots = make([]*pointRec, 0, points)
-	for i := uint64(0); i < files; i++ {
-		if frame, err = readFrame(r, frame); err != nil {
+	var last hybridsearch.FileID // the file upsert frames continue
+	for i := uint64(0); ; {
+		if frame, err = readFrame(r, frame); err == io.EOF && i == files {
+			break
+		}
+		if err != nil {
 			return nil, 0, 0, fmt.Errorf("snapshot %s: file %d of %d: %w", path, i+1, files, badSnapshot(err))
 		}
 		_, o, err := decodeOp(frame)
-		if err == nil && (o.kind != opWrite || x.files[o.meta.ID] != nil) {
+		switch {
+		case err != nil:
+		case o.kind == opWrite && x.files[o.meta.ID] == nil && i < files:
+			i++
+			last = o.meta.ID
+		case o.kind == opUpsert && o.meta.ID == last && last != 0:
+		default:
 			err = errCorrupt
 		}
 		if err == nil {
 			err = x.apply(o)
 		}
 		if err != nil {
-			return nil, 0, 0, fmt.Errorf("snapshot %s: file %d of %d: %w", path, i+1, files, err)
+			return nil, 0, 0, fmt.Errorf("snapshot %s: file %d of %d: %w", path, i, files, err)
 		}
-	}
-	if _, err := readFrame(r, frame); err != io.EOF {
-		return nil, 0, 0, fmt.Errorf("snapshot %s: data after the last file: %w", path, errCorrupt)
 	}
 	return x, seq, st.Size(), nil
 }

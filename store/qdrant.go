@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/qdrant/go-client/qdrant"
+	"google.golang.org/grpc"
 
 	"github.com/hybrid-search/hybridsearch"
 )
@@ -158,6 +159,9 @@ func qdrantConfig(o QdrantOptions) (*qdrant.Config, error) {
 		// OpenQdrant reads and logs the version itself, under its timeout.
 		SkipCompatibilityCheck: true,
 		PoolSize:               1,
+		// Pages are sized to stay under 4 MiB (see pageBytes); the raised
+		// limit is a margin for a single point larger than estimated.
+		GrpcOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxRecvBytes))},
 	}, nil
 }
 
@@ -245,6 +249,7 @@ var payloadIndexes = []struct {
 	{"type", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
 	{"mtime", qdrant.FieldType_FieldTypeInteger, qdrant.PayloadSchemaType_Integer},
 	{"path_prefixes", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
+	{"reader_prefixes", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
 	{"hash", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/qdrant/go-client/qdrant"
 	"google.golang.org/grpc/codes"
@@ -29,6 +30,11 @@ func qdrantError(ctx context.Context, op string, err error) error {
 	}
 	st, _ := status.FromError(err)
 	kind, what := hybridsearch.EINTERNAL, "failed"
+	switch {
+	case isTooLarge(err):
+		// Retrying the same message cannot help.
+		return hybridsearch.WrapError(hybridsearch.ETOOLARGE, err, fmt.Sprintf("store: qdrant %s: message over the gRPC size limit", op))
+	}
 	switch st.Code() {
 	case codes.Unavailable, codes.ResourceExhausted, codes.Aborted, codes.Canceled:
 		kind, what = hybridsearch.EUNAVAILABLE, "qdrant is unavailable"
@@ -44,4 +50,22 @@ func qdrantError(ctx context.Context, op string, err error) error {
 		kind, what = hybridsearch.ECONFLICT, st.Message()
 	}
 	return hybridsearch.WrapError(kind, err, fmt.Sprintf("store: qdrant %s: %s", op, what))
+}
+
+// isTooLarge reports whether err is gRPC refusing a message over its size
+// limit (ResourceExhausted "received message larger than max" or "trying
+// to send message larger than max"), as opposed to Qdrant's rate limit.
+func isTooLarge(err error) bool {
+	if err == nil {
+		return false
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		var e *hybridsearch.Error
+		if errors.As(err, &e) && e.Err != nil {
+			return isTooLarge(e.Err)
+		}
+		return false
+	}
+	return st.Code() == codes.ResourceExhausted && strings.Contains(st.Message(), "message larger than max")
 }

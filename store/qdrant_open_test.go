@@ -37,7 +37,7 @@ func TestOpenQdrantBootstrap(t *testing.T) {
 	want := map[string]qdrant.FieldType{
 		"readers": qdrant.FieldType_FieldTypeKeyword, "file_id": qdrant.FieldType_FieldTypeInteger,
 		"mime": qdrant.FieldType_FieldTypeKeyword, "type": qdrant.FieldType_FieldTypeKeyword,
-		"mtime": qdrant.FieldType_FieldTypeInteger, "path_prefixes": qdrant.FieldType_FieldTypeKeyword,
+		"mtime": qdrant.FieldType_FieldTypeInteger, "path_prefixes": qdrant.FieldType_FieldTypeKeyword, "reader_prefixes": qdrant.FieldType_FieldTypeKeyword,
 		"hash": qdrant.FieldType_FieldTypeKeyword,
 	}
 	if len(indexes) != len(want) {

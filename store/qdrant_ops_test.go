@@ -68,7 +68,7 @@ func TestQdrantSearchRequests(t *testing.T) {
 			got := describeFilter(q.GetFilter())
 			want := []string{
 				"readers=alice", "type in [note]", "mime in [text/markdown text/plain]",
-				"path_prefixes=/Documents", "mtime > 1700000000.0 < 1800000001.0",
+				"reader_prefixes=alice:/Documents", "mtime > 1700000000.0 < 1800000001.0",
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("filter = %q, want %q", got, want)

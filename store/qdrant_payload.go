@@ -2,6 +2,7 @@ package store
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/qdrant/go-client/qdrant"
@@ -9,11 +10,33 @@ import (
 	"github.com/hybrid-search/hybridsearch"
 )
 
-// metaFields are the payload fields of a file's metadata; UpdateFileMeta
-// sets them on every point of the file. path_prefixes (PathPrefixes of
-// path) serves Filter.PathPrefix, mtime is the modification time in unix
-// seconds.
-var metaFields = []string{"file_id", "path", "title", "mime", "type", "mtime", "etag", "size", "readers"}
+// metaFields are the payload fields a file's metadata is read back from;
+// UpdateFileMeta sets them (and reader_prefixes) on every point of the
+// file. mtime is the modification time in unix seconds. (path_prefixes,
+// the owner's folders, is no longer written: a filter must use the
+// searching user's folders.)
+var metaFields = []string{"file_id", "path", "title", "mime", "type", "mtime", "etag", "size", "readers", "reader_paths"}
+
+// readerKey joins a reader and a path of theirs into one keyword,
+// "<uid>:<path>": reader_paths holds each reader's path, reader_prefixes
+// (ReaderPrefixes) serves Filter.PathPrefix as the searching user sees
+// the file. A uid has no "/" and a path starts with one, so the pair is
+// unambiguous.
+func readerKey(user hybridsearch.UserID, p string) string { return string(user) + ":" + p }
+
+// ReaderPrefixes returns the reader_prefixes keywords of meta: for every
+// reader with a known path, readerKey of each of PathPrefixes(path).
+func ReaderPrefixes(meta hybridsearch.FileMeta) []string {
+	var out []string
+	for _, u := range meta.Readers {
+		if p := meta.PathOf(u); p != "" {
+			for _, pre := range PathPrefixes(p) {
+				out = append(out, readerKey(u, pre))
+			}
+		}
+	}
+	return out
+}
 
 // pointFields are the payload fields a point is read back from.
 var pointFields = append([]string{"chunk_no", "text", "start", "end", "headings", "page", "hash"}, metaFields...)
@@ -31,26 +54,32 @@ func cleanFileMeta(meta hybridsearch.FileMeta) hybridsearch.FileMeta {
 	slices.Sort(r)
 	meta.Readers = slices.Compact(r)
 	meta.Modified = time.Unix(meta.Modified.Unix(), 0).UTC()
+	meta.Paths = cleanPaths(meta)
 	return meta
 }
 
 // metaPayload returns the payload of a file's metadata.
 func metaPayload(meta hybridsearch.FileMeta) map[string]*qdrant.Value {
 	readers := make([]string, len(meta.Readers))
+	var paths []string
 	for i, u := range meta.Readers {
 		readers[i] = string(u)
+		if p := meta.Paths[u]; p != "" {
+			paths = append(paths, readerKey(u, p))
+		}
 	}
 	return map[string]*qdrant.Value{
-		"file_id":       qdrant.NewValueInt(int64(meta.ID)),
-		"path":          qdrant.NewValueString(meta.Path),
-		"path_prefixes": stringList(PathPrefixes(meta.Path)),
-		"title":         qdrant.NewValueString(meta.Title),
-		"mime":          qdrant.NewValueString(meta.MIME),
-		"type":          qdrant.NewValueString(string(meta.Type)),
-		"mtime":         qdrant.NewValueInt(meta.Modified.Unix()),
-		"etag":          qdrant.NewValueString(meta.ETag),
-		"size":          qdrant.NewValueInt(meta.Size),
-		"readers":       stringList(readers),
+		"reader_paths":    stringList(paths),
+		"reader_prefixes": stringList(ReaderPrefixes(meta)),
+		"file_id":         qdrant.NewValueInt(int64(meta.ID)),
+		"path":            qdrant.NewValueString(meta.Path),
+		"title":           qdrant.NewValueString(meta.Title),
+		"mime":            qdrant.NewValueString(meta.MIME),
+		"type":            qdrant.NewValueString(string(meta.Type)),
+		"mtime":           qdrant.NewValueInt(meta.Modified.Unix()),
+		"etag":            qdrant.NewValueString(meta.ETag),
+		"size":            qdrant.NewValueInt(meta.Size),
+		"readers":         stringList(readers),
 	}
 }
 
@@ -118,7 +147,17 @@ func metaOf(payload map[string]*qdrant.Value) hybridsearch.FileMeta {
 	for _, u := range stringsOf(payload["readers"]) {
 		readers = append(readers, hybridsearch.UserID(u))
 	}
+	var paths map[hybridsearch.UserID]string
+	for _, kv := range stringsOf(payload["reader_paths"]) {
+		if i := strings.Index(kv, ":/"); i > 0 {
+			if paths == nil {
+				paths = map[hybridsearch.UserID]string{}
+			}
+			paths[hybridsearch.UserID(kv[:i])] = kv[i+1:]
+		}
+	}
 	return hybridsearch.FileMeta{
+		Paths:    paths,
 		ID:       hybridsearch.FileID(intValue(payload["file_id"])),
 		Path:     payload["path"].GetStringValue(),
 		Title:    payload["title"].GetStringValue(),

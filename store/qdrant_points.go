@@ -7,18 +7,69 @@ import (
 	"slices"
 
 	"github.com/qdrant/go-client/qdrant"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/hybrid-search/hybridsearch"
 )
 
-// Page sizes of the adapter's requests: points per upsert (a 768-dim
-// point with its text is a few KiB, gRPC messages stay far below 4 MiB)
-// and per scroll page.
+// Page sizes of the adapter's requests. Upserts and scroll pages are
+// sized by bytes: a point with its text, a 768-dim dense vector and its
+// sparse vectors is 10–20 KiB, so 512 of them (6 MiB and more) would break
+// gRPC's default 4 MiB receive limit (on the client; Qdrant's own request
+// limit is 32 MiB by default). pageBytes keeps every message well below
+// that; the client's receive limit is raised to maxRecvBytes as a margin
+// for single points that are larger than estimated.
 const (
-	upsertBatch = 128
-	scrollPage  = 512
-	hashBatch   = 256
+	upsertBatch  = 128     // at most this many points per upsert
+	scrollPage   = 512     // at most this many points per scroll page
+	hashBatch    = 256     // hashes per VectorsByHash filter
+	pageBytes    = 2 << 20 // target size of one upsert or scroll page
+	maxRecvBytes = 64 << 20
 )
+
+// pointBytes estimates the wire size of a point with all its vectors: the
+// dense vector, up to about 1,000 sparse entries, up to 4 KiB of text and
+// headings in the payload.
+func (q *Qdrant) pointBytes() int {
+	return 4*q.dim + 8*1000 + 6<<10
+}
+
+// scrollLimit is the first page size of a scroll: by the estimate when
+// vectors come along, else scrollPage (payloads alone are small).
+func (q *Qdrant) scrollLimit(withVectors bool) int {
+	if !withVectors {
+		return scrollPage
+	}
+	return min(scrollPage, max(1, pageBytes/q.pointBytes()))
+}
+
+// UpsertPoints stores points with File set to meta (waiting until Qdrant
+// applied them), each replacing the file's point of the same chunk number
+// (the point id is the file and chunk number), and leaves the file's other
+// points; TrimFile removes those past the end. The metadata of those
+// others is not changed. Checks are WriteFile's.
+func (q *Qdrant) UpsertPoints(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error {
+	if err := CheckWrite(meta, points); err != nil {
+		return err
+	}
+	for _, p := range points {
+		if len(p.Dense) > 0 && len(p.Dense) != q.dim {
+			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", meta.ID, len(p.Dense), q.dim)
+		}
+	}
+	_, err := q.upsert(ctx, cleanFileMeta(meta), points)
+	return err
+}
+
+// TrimFile removes the file's points whose chunk number is keep or more;
+// keep 0 removes the file. An absent file is not an error.
+func (q *Qdrant) TrimFile(ctx context.Context, id hybridsearch.FileID, keep int) error {
+	f := fileFilter(id)
+	if keep > 0 {
+		f.Must = append(f.Must, qdrant.NewRange("chunk_no", &qdrant.Range{Gte: qdrant.PtrOf(float64(keep))}))
+	}
+	return q.deletePoints(ctx, fmt.Sprintf("trim file %d", id), f)
+}
 
 // WriteFile makes the file's points exactly points: it upserts them with
 // File set to meta (waiting until Qdrant applied them), then deletes the
@@ -36,23 +87,9 @@ func (q *Qdrant) WriteFile(ctx context.Context, meta hybridsearch.FileMeta, poin
 			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the collection has %d", meta.ID, len(p.Dense), q.dim)
 		}
 	}
-	meta = cleanFileMeta(meta)
-	points = slices.SortedFunc(slices.Values(points), func(a, b hybridsearch.Point) int { return cmp.Compare(a.Chunk.No, b.Chunk.No) })
-	ids := make([]*qdrant.PointId, len(points))
-	for start := 0; start < len(points); start += upsertBatch {
-		batch := points[start:min(start+upsertBatch, len(points))]
-		structs := make([]*qdrant.PointStruct, len(batch))
-		for i, p := range batch {
-			ids[start+i] = qdrant.NewID(p.ID)
-			structs[i] = &qdrant.PointStruct{Id: ids[start+i], Vectors: pointVectors(p), Payload: pointPayload(meta, p.Chunk)}
-		}
-		req := &qdrant.UpsertPoints{CollectionName: q.collection, Wait: qdrant.PtrOf(true), Points: structs}
-		if err := q.call(ctx, fmt.Sprintf("write file %d", meta.ID), func(ctx context.Context, c *qdrant.Client) error {
-			_, err := c.Upsert(ctx, req)
-			return err
-		}); err != nil {
-			return err
-		}
+	ids, err := q.upsert(ctx, cleanFileMeta(meta), points)
+	if err != nil {
+		return err
 	}
 	// The file's points that were not just written: chunk numbers need not
 	// be 0..n-1, so select them by id rather than by a chunk number range.
@@ -61,6 +98,43 @@ func (q *Qdrant) WriteFile(ctx context.Context, meta hybridsearch.FileMeta, poin
 		f.MustNot = []*qdrant.Condition{qdrant.NewHasID(ids...)}
 	}
 	return q.deletePoints(ctx, fmt.Sprintf("write file %d", meta.ID), f)
+}
+
+// upsert writes points in chunk order with File set to meta, in requests of
+// at most upsertBatch points and about pageBytes, each waited for, and
+// returns their ids.
+func (q *Qdrant) upsert(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) ([]*qdrant.PointId, error) {
+	points = slices.SortedFunc(slices.Values(points), func(a, b hybridsearch.Point) int { return cmp.Compare(a.Chunk.No, b.Chunk.No) })
+	ids := make([]*qdrant.PointId, len(points))
+	var structs []*qdrant.PointStruct
+	size := 0
+	flush := func() error {
+		if len(structs) == 0 {
+			return nil
+		}
+		req := &qdrant.UpsertPoints{CollectionName: q.collection, Wait: qdrant.PtrOf(true), Points: structs}
+		structs, size = nil, 0
+		return q.call(ctx, fmt.Sprintf("write file %d", meta.ID), func(ctx context.Context, c *qdrant.Client) error {
+			_, err := c.Upsert(ctx, req)
+			return err
+		})
+	}
+	for i, p := range points {
+		ids[i] = qdrant.NewID(p.ID)
+		ps := &qdrant.PointStruct{Id: ids[i], Vectors: pointVectors(p), Payload: pointPayload(meta, p.Chunk)}
+		n := proto.Size(ps)
+		if len(structs) > 0 && (len(structs) >= upsertBatch || size+n > pageBytes) {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+		structs = append(structs, ps)
+		size += n
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return ids, nil
 }
 
 // UpdateFileMeta sets the metadata payload of every point of the file to
@@ -111,7 +185,7 @@ func (q *Qdrant) deletePoints(ctx context.Context, op string, f *qdrant.Filter) 
 // an absent file.
 func (q *Qdrant) FilePoints(ctx context.Context, id hybridsearch.FileID, withVectors bool) ([]hybridsearch.Point, error) {
 	var out []hybridsearch.Point
-	err := q.scroll(ctx, fmt.Sprintf("file points %d", id), &qdrant.ScrollPoints{
+	err := q.scroll(ctx, fmt.Sprintf("file points %d", id), q.scrollLimit(withVectors), &qdrant.ScrollPoints{
 		Filter:      fileFilter(id),
 		WithPayload: qdrant.NewWithPayloadInclude(pointFields...),
 		WithVectors: qdrant.NewWithVectors(withVectors),
@@ -132,7 +206,7 @@ func (q *Qdrant) VectorsByHash(ctx context.Context, hashes []string) (map[string
 	for start := 0; start < len(hashes); start += hashBatch {
 		batch := hashes[start:min(start+hashBatch, len(hashes))]
 		missing := len(batch)
-		err := q.scroll(ctx, "vectors by hash", &qdrant.ScrollPoints{
+		err := q.scroll(ctx, "vectors by hash", min(scrollPage, max(1, pageBytes/(4*q.dim+1024))), &qdrant.ScrollPoints{
 			Filter:      &qdrant.Filter{Must: []*qdrant.Condition{qdrant.NewMatchKeywords("hash", batch...)}},
 			WithPayload: qdrant.NewWithPayloadInclude("hash"),
 			WithVectors: qdrant.NewWithVectorsInclude(VectorDense),
@@ -160,7 +234,7 @@ func (q *Qdrant) Files(ctx context.Context, user hybridsearch.UserID) ([]hybrids
 	}
 	seen := make(map[hybridsearch.FileID]bool)
 	var out []hybridsearch.FileMeta
-	err := q.scroll(ctx, "files of "+string(user), &qdrant.ScrollPoints{
+	err := q.scroll(ctx, "files of "+string(user), scrollPage, &qdrant.ScrollPoints{
 		Filter:      &qdrant.Filter{Must: []*qdrant.Condition{readersCondition(user)}},
 		WithPayload: qdrant.NewWithPayloadInclude(metaFields...),
 		WithVectors: qdrant.NewWithVectors(false),
@@ -181,27 +255,38 @@ func (q *Qdrant) Files(ctx context.Context, user hybridsearch.UserID) ([]hybrids
 
 // scroll pages through the points req selects, calling fn for each until
 // it returns false. It fills in the collection, the page size and the
-// offsets.
-func (q *Qdrant) scroll(ctx context.Context, op string, req *qdrant.ScrollPoints, fn func(*qdrant.RetrievedPoint) bool) error {
+// offsets. Pages start at limit points and are resized after each one so
+// that a page carries about pageBytes; a page the client could not
+// receive (over its message limit) is asked for again at half the size.
+func (q *Qdrant) scroll(ctx context.Context, op string, limit int, req *qdrant.ScrollPoints, fn func(*qdrant.RetrievedPoint) bool) error {
 	req.CollectionName = q.collection
-	req.Limit = qdrant.PtrOf(uint32(scrollPage))
 	for {
+		req.Limit = qdrant.PtrOf(uint32(limit))
 		var page []*qdrant.RetrievedPoint
 		var next *qdrant.PointId
 		err := q.call(ctx, op, func(ctx context.Context, c *qdrant.Client) (err error) {
 			page, next, err = c.ScrollAndOffset(ctx, req)
 			return err
 		})
+		if isTooLarge(err) && limit > 1 {
+			limit = max(1, limit/2)
+			continue
+		}
 		if err != nil {
 			return err
 		}
+		largest := 0
 		for _, p := range page {
+			largest = max(largest, proto.Size(p))
 			if !fn(p) {
 				return nil
 			}
 		}
 		if next == nil {
 			return nil
+		}
+		if largest > 0 {
+			limit = min(scrollPage, max(1, pageBytes/(largest+largest/4)))
 		}
 		req.Offset = next
 	}

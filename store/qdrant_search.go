@@ -104,8 +104,8 @@ func checkSearch(user hybridsearch.UserID, k int) (int, error) {
 
 // searchFilter returns the Qdrant filter of a search by user: readers
 // contains user, and every set field of f (type in Types, MIME in MIMEs,
-// PathPrefix in path_prefixes, mtime strictly between ModifiedAfter and
-// ModifiedBefore).
+// PathPrefix among user's prefixes in reader_prefixes, mtime strictly
+// between ModifiedAfter and ModifiedBefore).
 func searchFilter(user hybridsearch.UserID, f hybridsearch.Filter) *qdrant.Filter {
 	must := []*qdrant.Condition{readersCondition(user)}
 	if len(f.Types) > 0 {
@@ -119,7 +119,9 @@ func searchFilter(user hybridsearch.UserID, f hybridsearch.Filter) *qdrant.Filte
 		must = append(must, qdrant.NewMatchKeywords("mime", f.MIMEs...))
 	}
 	if f.PathPrefix != "" {
-		must = append(must, qdrant.NewMatchKeyword("path_prefixes", CleanPath(f.PathPrefix)))
+		// The folder as user sees it: a file shared with user matches
+		// under user's own path, never under the owner's folders.
+		must = append(must, qdrant.NewMatchKeyword("reader_prefixes", readerKey(user, CleanPath(f.PathPrefix))))
 	}
 	if !f.ModifiedAfter.IsZero() || !f.ModifiedBefore.IsZero() {
 		// mtime holds whole seconds, so whole-second bounds are exact:

@@ -45,7 +45,9 @@ func TestQdrantContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Store {
 		srv := qdranttest.NewServer(t)
 		t.Cleanup(func() { checkScoped(t, srv) })
-		return mustOpenQdrant(t, fakeOptions(srv))
+		o := fakeOptions(srv)
+		o.Dim = storetest.Dim
+		return mustOpenQdrant(t, o)
 	})
 }
 
@@ -89,10 +91,14 @@ func mustHasFileID(f *qdrant.Filter) bool {
 	return false
 }
 
-// fakeOptions returns options for a store on the fake, with the contract's
-// dimension.
+// opsDim is the dense dimension of the adapter's own tests, whose vectors
+// are written out by hand; the contract runs at storetest.Dim.
+const opsDim = 4
+
+// fakeOptions returns options for a store on the fake, with dimension
+// opsDim.
 func fakeOptions(srv *qdranttest.Server) store.QdrantOptions {
-	return store.QdrantOptions{URL: srv.URL(), Dim: storetest.Dim, Model: "nomic-embed-text:v1.5", Timeout: 5 * time.Second}
+	return store.QdrantOptions{URL: srv.URL(), Dim: opsDim, Model: "nomic-embed-text:v1.5", Timeout: 5 * time.Second}
 }
 
 // mustOpenQdrant opens the adapter and closes it at cleanup.

@@ -62,6 +62,7 @@ type Main struct {
 	Embedder  *embedding.Ollama // nil when OLLAMA_HOST=off
 	Pipeline  *indexing.Pipeline
 	Scanner   *indexing.Scanner
+	Shares    *indexing.ShareRefresher // new shares before a search
 	Reporter  *indexing.Reporter
 	Search    *search.Service
 	Viz       *search.Viz
@@ -111,7 +112,9 @@ func (m *Main) Run(ctx context.Context) error {
 	// The admin settings as they are now (a short try: Nextcloud may not be
 	// up yet; the watcher applies them later then).
 	eff := m.initialSettings(ctx)
-	m.startIndexing(eff)
+	if err := m.startIndexing(ctx, eff); err != nil {
+		return err
+	}
 	first := &Engine{Config: eff, ownsStore: true}
 	if err := m.buildEngine(ctx, first, false); err != nil {
 		if sameEngine(eff, cfg) {
@@ -220,6 +223,11 @@ func (m *Main) openEmbedder(ctx context.Context, e *Engine) error {
 	return nil
 }
 
+// indexLayout is the version of what a file's index entry holds; files
+// recorded under an older one are indexed again by the next scan (their
+// vectors are reused). "+paths": each reader's own path (FileMeta.Paths).
+const indexLayout = "+paths"
+
 // indexID names the index of c's store and model, so file states written
 // for another store, model or analyzer version are indexed again.
 func indexID(c Config, semantic bool) string {
@@ -228,9 +236,9 @@ func indexID(c Config, semantic bool) string {
 		model = c.EmbedModel
 	}
 	if c.QdrantURL != "" {
-		return "qdrant/" + c.QdrantURL + "/" + model + "/" + analysis.Version
+		return "qdrant/" + c.QdrantURL + "/" + model + "/" + analysis.Version + indexLayout
 	}
-	return "local/" + model + "/" + analysis.Version
+	return "local/" + model + "/" + analysis.Version + indexLayout
 }
 
 // openStore opens e's store: Qdrant (QDRANT_URL) or the embedded local
@@ -267,13 +275,23 @@ func (m *Main) openStore(ctx context.Context, e *Engine) error {
 }
 
 // startIndexing sets up what every engine shares: the extractor, the
-// exclusion rules in force and the scanner.
-func (m *Main) startIndexing(cfg Config) {
+// exclusion rules in force, the scanner and the share refresher.
+func (m *Main) startIndexing(ctx context.Context, cfg Config) error {
 	m.extract.setLimit(cfg.MaxFileSize)
 	rules := rulesOf(cfg)
 	m.rules.Store(&rules)
 	m.Scanner = &indexing.Scanner{Tree: m.Nextcloud, Users: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish,
 		Rules: m.currentRules, Logger: m.Logger}
+	lists, err := m.Queue.ShareLists(ctx)
+	if err != nil {
+		return err
+	}
+	m.Shares = &indexing.ShareRefresher{
+		Shares: m.Nextcloud, Lists: lists, Tree: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish,
+		Rescan: m.Scanner.Request, MaxAge: cfg.ShareMaxAge, Logger: m.Logger,
+	}
+	m.Scanner.Baseline = m.Shares.Baseline
+	return nil
 }
 
 // buildPipeline assembles e's pipeline and reporter.
@@ -287,6 +305,7 @@ func (m *Main) buildPipeline(e *Engine) {
 		Store:        e.Store,
 		States:       m.Queue.States(),
 		Lease:        m.Queue,
+		Users:        &nextcloud.UserDirectory{Client: m.Nextcloud},
 		Enqueue:      m.Queue.Publish,
 		Rescan:       m.Scanner.Request,
 		CurrentRules: m.currentRules,
@@ -312,7 +331,7 @@ func (m *Main) buildPipeline(e *Engine) {
 // buildSearch assembles e's search engine over its store.
 func (m *Main) buildSearch(e *Engine) error {
 	o := search.Options{
-		Dense: e.Store, Sparse: e.Store, Access: m.Nextcloud, Requeue: m.Queue.Publish,
+		Dense: e.Store, Sparse: e.Store, Access: m.Nextcloud, Refresh: m.Shares, Requeue: m.Queue.Publish,
 		NextcloudURL: e.Config.NextcloudURL, Logger: m.Logger,
 	}
 	if e.Embedder != nil {

@@ -55,6 +55,10 @@ type Config struct {
 	// documents may be fetched although they resolve to private addresses.
 	ClientMetadataHosts []string
 
+	// ShareMaxAge is how old a user's share list may be before their
+	// search looks again (tests); not read from the environment, 0 means
+	// indexing.DefaultShareMaxAge.
+	ShareMaxAge time.Duration
 	// RetryBackoff overrides the queue's retry delays (tests); not read
 	// from the environment.
 	RetryBackoff []time.Duration

@@ -281,7 +281,7 @@ func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, getenv
 		k, v, _ := strings.Cut(kv, "=")
 		fmt.Fprintf(&lines, "%s='%s'\n", k, strings.ReplaceAll(v, "'", `'\''`))
 	}
-	if err := os.WriteFile(envFile, []byte(lines.String()), 0o600); err != nil {
+	if err := writePrivateFile(envFile, []byte(lines.String())); err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
 	m := NewMain(cfg, logger)
@@ -294,6 +294,33 @@ func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, getenv
 }
 
 // reachable reports whether something accepts TCP connections on addr.
+// writePrivateFile replaces the file at name with data, readable by the
+// owner only: it writes a new file (mode 0600) beside it and renames it
+// over the old one, so an existing file's wider mode, or a symlink at
+// name, never carries over (os.WriteFile keeps an existing file's mode).
+func writePrivateFile(name string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o600)
+	}
+	if err == nil {
+		err = os.Rename(tmp, name)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}
+
 func reachable(ctx context.Context, addr string) bool {
 	d := net.Dialer{Timeout: time.Second}
 	c, err := d.DialContext(ctx, "tcp", addr)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +18,10 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("HYBRIDSEARCH_RUN_MAIN") == "1" {
 		main()
+		return
+	}
+	if addr := os.Getenv("HYBRIDSEARCH_RUN_QDRANTFAKE"); addr != "" {
+		runQdrantFake(addr)
 		return
 	}
 	os.Exit(m.Run())
@@ -42,7 +47,13 @@ type demoProcess struct {
 // for its READY line; the process is killed at the end of the test.
 func startDemo(t *testing.T, env ...string) *demoProcess {
 	t.Helper()
-	cmd := command(t, "demo", "--addr", "127.0.0.1:0", "--data", t.TempDir())
+	return startDemoIn(t, t.TempDir(), env...)
+}
+
+// startDemoIn is startDemo with the data directory data.
+func startDemoIn(t *testing.T, data string, env ...string) *demoProcess {
+	t.Helper()
+	cmd := command(t, "demo", "--addr", "127.0.0.1:0", "--data", data)
 	cmd.Env = append(cmd.Env, env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -79,11 +90,21 @@ func TestDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the whole demo")
 	}
-	d := startDemo(t)
+	data := t.TempDir()
+	// An app.env left world-readable (by an older version, or a umask) is
+	// made private again: it holds the app secret.
+	envFile := filepath.Join(data, "app.env")
+	if err := os.WriteFile(envFile, []byte("OLD=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := startDemoIn(t, data)
 	cmd, ready, lines, stderr := d.cmd, d.ready, d.lines, d.stderr
 	readyLines := 1
 	if ready.NextcloudURL == "" || ready.PanelURL == "" || ready.MCPURL == "" || len(ready.Users) != 2 {
 		t.Fatalf("READY info incomplete: %+v", ready)
+	}
+	if st, err := os.Stat(envFile); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("app.env = %v (%v), want mode 0600", st.Mode(), err)
 	}
 	alice := ready.Users[0]
 	if alice.UID != "alice" || alice.AppPassword == "" || alice.MCPToken == "" || ready.MCPDirectURL == "" {

@@ -8,6 +8,7 @@ import (
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/handlers"
 	"github.com/hybrid-search/hybridsearch/mcp"
+	"github.com/hybrid-search/hybridsearch/nextcloud"
 	"github.com/hybrid-search/hybridsearch/oauth"
 	"github.com/hybrid-search/hybridsearch/tokens"
 )
@@ -46,11 +47,14 @@ func (m *Main) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Tokens are issued against a fresh list of users (one issuance is
+	// rare); indexing may trust a list for a minute.
+	users := &nextcloud.UserDirectory{Client: m.Nextcloud, MaxAge: nextcloud.DefaultUserListRecheck}
 	auth, err := m.oauthServer(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &handlers.MCPDeps{Handler: endpoint, Tokens: m.Tokens, NextcloudURL: cfg.NextcloudURL, OAuth: auth, HaRP: cfg.HaRPSharedKey != ""}, nil
+	return &handlers.MCPDeps{Handler: endpoint, Tokens: m.Tokens, Users: users, NextcloudURL: cfg.NextcloudURL, OAuth: auth, HaRP: cfg.HaRPSharedKey != ""}, nil
 }
 
 // oauthServer builds the OAuth authorization server over four NATS

@@ -164,7 +164,7 @@ func BenchmarkMCPSearch(b *testing.B) {
 	}
 	srv, err := handlers.New(handlers.Deps{AppID: cfg.AppID, AppSecret: secret, Lifecycle: noLifecycle{}, Status: noStatus{}, Publish: q,
 		Operator: noOperator{}, Search: svc, Assets: fstest.MapFS{}, Logger: quiet,
-		MCP: &handlers.MCPDeps{Handler: endpoint, Tokens: tok, NextcloudURL: nc}})
+		MCP: &handlers.MCPDeps{Handler: endpoint, Tokens: tok, Users: anyUser{}, NextcloudURL: nc}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -283,6 +283,11 @@ func (noAccess) FindByID(ctx context.Context, user hs.UserID, id hs.FileID) (hs.
 }
 
 type noIndexStatus struct{}
+
+// anyUser says every user exists.
+type anyUser struct{}
+
+func (anyUser) UserExists(context.Context, hs.UserID) (bool, error) { return true, nil }
 
 func (noIndexStatus) IndexStatus(ctx context.Context, user hs.UserID) (mcp.IndexStatus, error) {
 	return mcp.IndexStatus{}, nil

@@ -254,4 +254,3 @@ func TestOAuthFlow(t *testing.T) {
 	status, body := o.refresh(t, rt2)
 	wantOAuthError(t, "refresh after the user revoked the grant", status, body, 400, "invalid_grant")
 }
-

@@ -48,6 +48,7 @@ func TestPoisonFilesAreRecordedAndOthersFlow(t *testing.T) {
 		{"/poison/corrupt.pdf", []byte("%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage without xref"), hs.StatusFailed, "pdf"},
 		{"/poison/bomb.docx", zipBomb(t), hs.StatusFailed, "zip bomb"},
 		{"/poison/garbage.txt", garbage, hs.StatusFailed, "not text"},
+		{"/poison/nested.html", []byte("<html><body>" + strings.Repeat("<div>", 600) + "deep</body></html>"), hs.StatusFailed, "nested deeper than 512"},
 		{"/poison/empty.md", nil, hs.StatusSkipped, "no text"},
 		{"/poison/huge.txt", huge, hs.StatusSkipped, "larger than"},
 		{"/poison/photo.png", []byte("\x89PNG\r\n\x1a\nxxxx"), hs.StatusSkipped, "unsupported file type"},
@@ -77,7 +78,7 @@ func TestPoisonFilesAreRecordedAndOthersFlow(t *testing.T) {
 		t.Errorf("dead letters = %+v, %v; poison files are final, not retried", dead, err)
 	}
 	_, body := env.proxyGet(t, &env.Alice, "api/status")
-	for _, want := range []string{"zip bomb", "corrupt.pdf", `"failed":3`} {
+	for _, want := range []string{"zip bomb", "corrupt.pdf", `"failed":4`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("status does not show %q:\n%s", want, body)
 		}

@@ -150,6 +150,16 @@ func (x *Extractor) Extract(ctx context.Context, name, mime string, r io.Reader)
 	if f == fmtUnknown {
 		return hybridsearch.Text{}, unsupported(name, mime)
 	}
+	if len(data) == sniffLen && (f == fmtText || f == fmtMarkdown) && lim.maxInput > streamMin {
+		more, err := readLimited(ctx, r, streamMin-sniffLen)
+		if err != nil {
+			return hybridsearch.Text{}, readError(name, err)
+		}
+		data = append(data, more...)
+		if len(data) == streamMin {
+			return x.streamText(ctx, name, f, data, r, lim)
+		}
+	}
 	if len(data) == sniffLen {
 		rest, err := readLimited(ctx, r, lim.maxInput+1-sniffLen)
 		if err != nil {

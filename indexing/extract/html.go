@@ -17,8 +17,17 @@ import (
 func (j *job) html() error {
 	title, err := htmlInto(j.b, j.data)
 	j.title = title
+	if err != nil && strings.Contains(err.Error(), "open stack of elements exceeds") {
+		// x/net/html refuses documents nested deeper than 512 open
+		// elements; the file is not corrupt, it is too deep to read.
+		return j.invalid("html nested deeper than %d elements", maxHTMLOpenElements)
+	}
 	return j.corrupt(err, "html")
 }
+
+// maxHTMLOpenElements is x/net/html's limit on open elements (parse.go,
+// insertOpenElement); Parse fails past it.
+const maxHTMLOpenElements = 512
 
 // htmlInto writes the HTML document in data to b and returns its title.
 func htmlInto(b *builder, data []byte) (string, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 type user struct {
@@ -34,8 +35,14 @@ func (s *Server) AddUser(uid, displayName string, admin bool) User {
 	if uid == "" || len(uid) > 64 {
 		panic(fmt.Sprintf("ncsim: AddUser: invalid uid %q", uid))
 	}
+	// Nextcloud allows a-z, A-Z, 0-9, space and _.@-' in a uid, without
+	// surrounding space and not "." or ".." ([SRV] lib/private/User/
+	// Manager.php validateUserId, NC 26+).
+	if strings.TrimSpace(uid) != uid || uid == "." || uid == ".." {
+		panic(fmt.Sprintf("ncsim: AddUser: invalid uid %q", uid))
+	}
 	for _, c := range uid {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' || c == '@') {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune(" _.@-'", c)) {
 			panic(fmt.Sprintf("ncsim: AddUser: invalid uid %q", uid))
 		}
 	}

@@ -66,45 +66,90 @@ func checkField(f *qdrant.FieldCondition) error {
 	}
 }
 
+// idSets are the has_id conditions and keyword lists of a filter as sets
+// (point keys, keywords), built once per request rather than once per
+// point.
+type idSets map[any]map[string]bool
+
+// compileIDs returns the sets of every has_id condition and keywords match
+// in f.
+func compileIDs(f *qdrant.Filter) idSets {
+	sets := idSets{}
+	var walk func(f *qdrant.Filter)
+	walk = func(f *qdrant.Filter) {
+		if f == nil {
+			return
+		}
+		for _, cs := range [][]*qdrant.Condition{f.Must, f.MustNot, f.Should} {
+			for _, c := range cs {
+				switch x := c.GetConditionOneOf().(type) {
+				case *qdrant.Condition_HasId:
+					set := map[string]bool{}
+					for _, id := range x.HasId.GetHasId() {
+						if key, _, err := idKey(id); err == nil {
+							set[key] = true
+						}
+					}
+					sets[x.HasId] = set
+				case *qdrant.Condition_Filter:
+					walk(x.Filter)
+				case *qdrant.Condition_Field:
+					if kw := x.Field.GetMatch().GetKeywords(); kw != nil {
+						set := map[string]bool{}
+						for _, k := range kw.GetStrings() {
+							set[k] = true
+						}
+						sets[kw] = set
+					}
+				}
+			}
+		}
+	}
+	walk(f)
+	return sets
+}
+
 // matchFilter reports whether p passes a checked filter: every must
 // condition, at least one should condition if there are any, and no
-// must_not condition.
-func matchFilter(f *qdrant.Filter, p *point) bool {
+// must_not condition. ids are the filter's compiled has_id conditions.
+func matchFilter(f *qdrant.Filter, p *point, ids idSets) bool {
 	if f == nil {
 		return true
 	}
 	for _, c := range f.Must {
-		if !matchCondition(c, p) {
+		if !matchCondition(c, p, ids) {
 			return false
 		}
 	}
 	for _, c := range f.MustNot {
-		if matchCondition(c, p) {
+		if matchCondition(c, p, ids) {
 			return false
 		}
 	}
 	if len(f.Should) == 0 {
 		return true
 	}
-	return slices.ContainsFunc(f.Should, func(c *qdrant.Condition) bool { return matchCondition(c, p) })
+	return slices.ContainsFunc(f.Should, func(c *qdrant.Condition) bool { return matchCondition(c, p, ids) })
 }
 
 // matchCondition evaluates one checked condition. A field condition holds
 // when any value of the field (any element of an array) satisfies it.
-func matchCondition(c *qdrant.Condition, p *point) bool {
+func matchCondition(c *qdrant.Condition, p *point, ids idSets) bool {
 	switch x := c.GetConditionOneOf().(type) {
 	case *qdrant.Condition_HasId:
-		return slices.ContainsFunc(x.HasId.GetHasId(), func(id *qdrant.PointId) bool {
-			key, _, _ := idKey(id)
-			return key == p.key
-		})
+		return ids[x.HasId][p.key]
 	case *qdrant.Condition_Filter:
-		return matchFilter(x.Filter, p)
+		return matchFilter(x.Filter, p, ids)
 	case *qdrant.Condition_Field:
 		f := x.Field
+		kw := ids[f.GetMatch().GetKeywords()]
 		return slices.ContainsFunc(p.values(f.GetKey()), func(v *qdrant.Value) bool {
-			if f.Range != nil {
+			switch {
+			case f.Range != nil:
 				return inRange(f.Range, v)
+			case kw != nil:
+				s, ok := v.GetKind().(*qdrant.Value_StringValue)
+				return ok && kw[s.StringValue]
 			}
 			return matchValue(f.Match, v)
 		})

@@ -237,8 +237,9 @@ func (c *collection) matching(f *qdrant.Filter) ([]*point, error) {
 		return nil, err
 	}
 	var out []*point
+	ids := compileIDs(f)
 	for _, key := range slices.Sorted(maps.Keys(c.points)) {
-		if p := c.points[key]; matchFilter(f, p) {
+		if p := c.points[key]; matchFilter(f, p, ids) {
 			out = append(out, p)
 		}
 	}

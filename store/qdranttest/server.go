@@ -42,29 +42,45 @@ type Server struct {
 	faults      map[string][]codes.Code
 	apiKey      string
 	opID        uint64
+	noRecord    bool
 }
 
 // NewServer starts a fake Qdrant on 127.0.0.1 and stops it when the test
 // ends.
 func NewServer(tb testing.TB) *Server {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	s, err := Listen("127.0.0.1:0", true)
 	if err != nil {
-		tb.Fatalf("qdranttest: listen: %v", err)
+		tb.Fatalf("qdranttest: %v", err)
+	}
+	tb.Cleanup(s.Stop)
+	return s
+}
+
+// Listen starts a fake Qdrant on addr, for a test that runs it in a
+// process of its own; record says whether requests are kept for Requests
+// (a long run without them keeps only the points). Stop ends it.
+func Listen(addr string, record bool) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
 	}
 	s := &Server{
 		Addr:        ln.Addr().String(),
 		collections: make(map[string]*collection),
 		faults:      make(map[string][]codes.Code),
+		noRecord:    !record,
 	}
 	s.grpc = grpc.NewServer(grpc.UnaryInterceptor(s.intercept))
 	qdrant.RegisterPointsServer(s.grpc, pointsService{s: s})
 	qdrant.RegisterCollectionsServer(s.grpc, collectionsService{s: s})
 	qdrant.RegisterQdrantServer(s.grpc, qdrantService{})
 	go s.grpc.Serve(ln) //nolint:errcheck // Serve returns when Stop closes the listener
-	tb.Cleanup(s.grpc.Stop)
-	return s
+	return s, nil
 }
+
+// Stop stops the server.
+func (s *Server) Stop() { s.grpc.Stop() }
 
 // URL returns the server's address as store.QdrantOptions.URL takes it.
 func (s *Server) URL() string { return "http://" + s.Addr }
@@ -113,7 +129,9 @@ func (s *Server) SetAPIKey(key string) {
 // intercept records each call, checks the API key and injects faults.
 func (s *Server) intercept(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: info.FullMethod, Message: proto.Clone(req.(proto.Message))})
+	if !s.noRecord {
+		s.requests = append(s.requests, Request{Method: info.FullMethod, Message: proto.Clone(req.(proto.Message))})
+	}
 	key := s.apiKey
 	var fault codes.Code
 	q := s.faults[info.FullMethod]

@@ -27,7 +27,7 @@ func sampleFixture(t *testing.T, s Store) map[string]hybridsearch.Point {
 		}
 		var ps []hybridsearch.Point
 		for no := range 3 {
-			dense := []float32{float32(id), float32(no + 1), 1, 0}
+			dense := v(float32(id), float32(no+1), 1)
 			ps = append(ps, point(m, no, "chunk text", dense, map[uint32]float32{uint32(id): 1, 100 + uint32(no): 0.5}, map[uint32]float32{7: 1}))
 		}
 		mustWrite(t, s, m, ps...)

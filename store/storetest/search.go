@@ -11,7 +11,7 @@ import (
 )
 
 func testSearchDenseRanking(t *testing.T, s Store) {
-	q := []float32{1, 0, 0, 0}
+	q := v(1, 0, 0, 0)
 	vecs := map[hybridsearch.FileID][]float32{
 		1: {1, 0, 0, 0},    // cosine 1
 		2: {1, 1, 0, 0},    // 0.7071
@@ -20,9 +20,9 @@ func testSearchDenseRanking(t *testing.T, s Store) {
 		5: {2, 0.5, 0, 0},  // 0.9701: length does not matter
 		6: {0.5, 0, 0, 10}, // 0.0499
 	}
-	for id, v := range vecs {
+	for id, vec := range vecs {
 		m := fileMeta(id, "/f"+string(rune('0'+id))+".md", "alice")
-		mustWrite(t, s, m, simple(m, v))
+		mustWrite(t, s, m, simple(m, v(vec...)))
 	}
 	order := []hybridsearch.FileID{1, 5, 2, 6, 3, 4}
 	tests := []struct {
@@ -41,7 +41,7 @@ func testSearchDenseRanking(t *testing.T, s Store) {
 			var got []hybridsearch.FileID
 			for _, h := range hits {
 				got = append(got, h.Point.Chunk.FileID)
-				if want := cosine(q, vecs[h.Point.Chunk.FileID]); !near(float64(h.Score), want) {
+				if want := cosine(q, v(vecs[h.Point.Chunk.FileID]...)); !near(float64(h.Score), want) {
 					t.Errorf("file %d score = %v, want %v", h.Point.Chunk.FileID, h.Score, want)
 				}
 			}
@@ -51,12 +51,12 @@ func testSearchDenseRanking(t *testing.T, s Store) {
 			checkNoVectors(t, hits)
 		})
 	}
-	hits := mustDense(t, s, "alice", []float32{0, 0, 0, 5}, 1, hybridsearch.Filter{})
+	hits := mustDense(t, s, "alice", v(0, 0, 0, 5), 1, hybridsearch.Filter{})
 	if len(hits) != 1 || hits[0].Point.Chunk.Text != "text of /f6.md" || hits[0].Point.File.Path != "/f6.md" ||
 		hits[0].Point.ID != hybridsearch.PointID(6, 0) {
 		t.Errorf("hit does not carry its point: %+v", hits)
 	}
-	if _, err := s.SearchDense(t.Context(), "alice", []float32{1, 0, 0}, 10, hybridsearch.Filter{}); err == nil {
+	if _, err := s.SearchDense(t.Context(), "alice", make([]float32, Dim-1), 10, hybridsearch.Filter{}); err == nil {
 		t.Errorf("SearchDense with a 3-dimensional query = nil error, want one")
 	}
 }
@@ -77,7 +77,7 @@ func testSearchSparseIDF(t *testing.T, s Store) {
 	}
 	for _, d := range docs {
 		m := fileMeta(d.id, "/d"+string(rune('0'+d.id))+".md", d.reader)
-		mustWrite(t, s, m, point(m, 0, "doc", []float32{1, 0, 0, 0}, d.bm25, nil))
+		mustWrite(t, s, m, point(m, 0, "doc", v(1, 0, 0, 0), d.bm25, nil))
 	}
 	const N, nCommon, nRare = 5, 4, 3
 	idfCommon, idfRare := store.IDF(nCommon, N), store.IDF(nRare, N)
@@ -148,7 +148,7 @@ func testSearchTrigram(t *testing.T, s Store) {
 }
 
 func testIsolation(t *testing.T, s Store) {
-	v := []float32{1, 0, 0, 0}
+	v := v(1, 0, 0, 0)
 	for _, m := range []hybridsearch.FileMeta{
 		fileMeta(1, "/alice.md", "alice"),
 		fileMeta(2, "/bob.md", "bob"),
@@ -197,11 +197,11 @@ func testIsolation(t *testing.T, s Store) {
 
 func testEmptyUser(t *testing.T, s Store) {
 	m := fileMeta(1, "/a.md", "alice")
-	mustWrite(t, s, m, simple(m, []float32{1, 0, 0, 0}))
+	mustWrite(t, s, m, simple(m, v(1, 0, 0, 0)))
 	ctx := t.Context()
 	calls := map[string]func() error{
 		"SearchDense": func() error {
-			_, err := s.SearchDense(ctx, "", []float32{1, 0, 0, 0}, 10, hybridsearch.Filter{})
+			_, err := s.SearchDense(ctx, "", v(1, 0, 0, 0), 10, hybridsearch.Filter{})
 			return err
 		},
 		"SearchSparse bm25": func() error {
@@ -226,9 +226,9 @@ func testEmptyUser(t *testing.T, s Store) {
 
 func testBadArguments(t *testing.T, s Store) {
 	m := fileMeta(1, "/a.md", "alice")
-	mustWrite(t, s, m, simple(m, []float32{1, 0, 0, 0}))
+	mustWrite(t, s, m, simple(m, v(1, 0, 0, 0)))
 	for _, k := range []int{0, -1} {
-		if _, err := s.SearchDense(t.Context(), "alice", []float32{1, 0, 0, 0}, k, hybridsearch.Filter{}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+		if _, err := s.SearchDense(t.Context(), "alice", v(1, 0, 0, 0), k, hybridsearch.Filter{}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
 			t.Errorf("SearchDense(k=%d) = %v, want EINVALID", k, err)
 		}
 		if _, err := s.SearchSparse(t.Context(), "alice", "bm25", sparse(map[uint32]float32{1: 1}), k, hybridsearch.Filter{}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
@@ -259,7 +259,7 @@ func testFilters(t *testing.T, s Store) {
 	for _, f := range files {
 		m := fileMeta(f.id, f.path, "alice")
 		m.Type, m.MIME, m.Modified = f.typ, f.mime, f.modified
-		mustWrite(t, s, m, simple(m, []float32{1, float32(f.id) / 10, 0, 0}))
+		mustWrite(t, s, m, simple(m, v(1, float32(f.id)/10, 0, 0)))
 	}
 	all := []hybridsearch.FileID{1, 2, 3, 4, 5}
 	tests := []struct {
@@ -292,7 +292,7 @@ func testFilters(t *testing.T, s Store) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			legs := map[string][]hybridsearch.Hit{
-				"dense":   mustDense(t, s, "alice", []float32{1, 0, 0, 0}, 10, tt.filter),
+				"dense":   mustDense(t, s, "alice", v(1, 0, 0, 0), 10, tt.filter),
 				"bm25":    mustSparse(t, s, "alice", "bm25", map[uint32]float32{1: 1}, 10, tt.filter),
 				"trigram": mustSparse(t, s, "alice", "trigram", map[uint32]float32{2: 1}, 10, tt.filter),
 			}
@@ -303,7 +303,7 @@ func testFilters(t *testing.T, s Store) {
 			}
 		})
 	}
-	hits := mustDense(t, s, "bob", []float32{1, 0, 0, 0}, 10, hybridsearch.Filter{PathPrefix: "/"})
+	hits := mustDense(t, s, "bob", v(1, 0, 0, 0), 10, hybridsearch.Filter{PathPrefix: "/"})
 	if len(hits) != 0 {
 		t.Errorf("a filter widened the search to another user's files: %v", fileIDs(hits))
 	}
@@ -311,9 +311,9 @@ func testFilters(t *testing.T, s Store) {
 
 func testPointsWithoutDense(t *testing.T, s Store) {
 	a, b := fileMeta(1, "/a.md", "alice"), fileMeta(2, "/b.md", "alice")
-	mustWrite(t, s, a, simple(a, []float32{1, 0, 0, 0}))
+	mustWrite(t, s, a, simple(a, v(1, 0, 0, 0)))
 	mustWrite(t, s, b, simple(b, nil))
-	if got := fileIDs(mustDense(t, s, "alice", []float32{1, 0, 0, 0}, 10, hybridsearch.Filter{})); !slices.Equal(got, []hybridsearch.FileID{1}) {
+	if got := fileIDs(mustDense(t, s, "alice", v(1, 0, 0, 0), 10, hybridsearch.Filter{})); !slices.Equal(got, []hybridsearch.FileID{1}) {
 		t.Errorf("dense search finds files %v, want [1]", got)
 	}
 	for _, v := range []string{"bm25", "trigram"} {
@@ -331,12 +331,12 @@ func testTieOrder(t *testing.T, s Store) {
 	ids := []hybridsearch.FileID{5, 3, 8, 1, 9, 2}
 	for _, id := range ids {
 		m := fileMeta(id, "/tie"+string(rune('0'+id))+".md", "alice")
-		mustWrite(t, s, m, simple(m, []float32{0, 1, 1, 0}))
+		mustWrite(t, s, m, simple(m, v(0, 1, 1, 0)))
 	}
 	want := sortedIDs(ids...)
 	for i := range 3 {
 		legs := map[string][]hybridsearch.Hit{
-			"dense":   mustDense(t, s, "alice", []float32{0, 1, 1, 0}, 10, hybridsearch.Filter{}),
+			"dense":   mustDense(t, s, "alice", v(0, 1, 1, 0), 10, hybridsearch.Filter{}),
 			"bm25":    mustSparse(t, s, "alice", "bm25", map[uint32]float32{1: 1}, 10, hybridsearch.Filter{}),
 			"trigram": mustSparse(t, s, "alice", "trigram", map[uint32]float32{2: 1}, 10, hybridsearch.Filter{}),
 		}
@@ -355,13 +355,67 @@ func testHealthAndContext(t *testing.T, s Store) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	m := fileMeta(1, "/a.md", "alice")
-	if err := s.WriteFile(ctx, m, []hybridsearch.Point{simple(m, []float32{1, 0, 0, 0})}); err == nil {
+	if err := s.WriteFile(ctx, m, []hybridsearch.Point{simple(m, v(1, 0, 0, 0))}); err == nil {
 		t.Errorf("WriteFile with a cancelled context = nil error")
 	}
-	if _, err := s.SearchDense(ctx, "alice", []float32{1, 0, 0, 0}, 10, hybridsearch.Filter{}); err == nil {
+	if _, err := s.SearchDense(ctx, "alice", v(1, 0, 0, 0), 10, hybridsearch.Filter{}); err == nil {
 		t.Errorf("SearchDense with a cancelled context = nil error")
 	}
 	if got := mustPoints(t, s, 1, false); len(got) != 0 {
 		t.Errorf("a write with a cancelled context stored %d points", len(got))
+	}
+}
+
+// testReaderPaths: a file shared with bob sits at his own path. A path
+// prefix filters on the searching user's path only (the owner's folder
+// names never match for bob), hits carry every reader's path, and a
+// metadata update moves the filter along.
+func testReaderPaths(t *testing.T, s Store) {
+	m := fileMeta(1, "/Secret/HR-X/review-X.md", "alice", "bob")
+	m.Paths = map[hybridsearch.UserID]string{"alice": "/Secret/HR-X/review-X.md", "bob": "/review-X.md"}
+	mustWrite(t, s, m, simple(m, v(1, 0, 0, 0)))
+	tests := []struct {
+		user   hybridsearch.UserID
+		prefix string
+		want   int
+	}{
+		{"alice", "/Secret/HR-X", 1},
+		{"alice", "/Secret", 1},
+		{"alice", "/review-X.md", 0},
+		{"bob", "/Secret/HR-X", 0},
+		{"bob", "/Secret", 0},
+		{"bob", "/", 1},
+		{"bob", "/review-X.md", 1},
+	}
+	for _, tt := range tests {
+		f := hybridsearch.Filter{PathPrefix: tt.prefix}
+		dense := mustDense(t, s, tt.user, v(1, 0, 0, 0), 10, f)
+		sparse := mustSparse(t, s, tt.user, "bm25", map[uint32]float32{1: 1}, 10, f)
+		if len(dense) != tt.want || len(sparse) != tt.want {
+			t.Errorf("%s with path_prefix %q: dense %d, sparse %d hits, want %d", tt.user, tt.prefix, len(dense), len(sparse), tt.want)
+		}
+	}
+	hits := mustDense(t, s, "bob", v(1, 0, 0, 0), 10, hybridsearch.Filter{})
+	if len(hits) != 1 || hits[0].Point.File.PathOf("bob") != "/review-X.md" || hits[0].Point.File.PathOf("alice") != "/Secret/HR-X/review-X.md" {
+		t.Fatalf("hits = %+v, want the file with both readers' paths", hits)
+	}
+	if got := mustPoints(t, s, 1, false)[0].File.Paths; len(got) != 2 || got["bob"] != "/review-X.md" {
+		t.Errorf("FilePoints paths = %v", got)
+	}
+
+	// bob moves it into a folder of his.
+	m.Paths = map[hybridsearch.UserID]string{"alice": "/Secret/HR-X/review-X.md", "bob": "/Reviews/review-X.md"}
+	mustUpdate(t, s, m)
+	if got := mustDense(t, s, "bob", v(1, 0, 0, 0), 10, hybridsearch.Filter{PathPrefix: "/Reviews"}); len(got) != 1 {
+		t.Errorf("bob's new folder finds %d hits, want 1", len(got))
+	}
+	if got := mustDense(t, s, "bob", v(1, 0, 0, 0), 10, hybridsearch.Filter{PathPrefix: "/review-X.md"}); len(got) != 0 {
+		t.Errorf("bob's old path finds %d hits, want 0", len(got))
+	}
+	// A path for someone who is not a reader is not kept.
+	m.Paths["carol"] = "/x.md"
+	mustUpdate(t, s, m)
+	if got := mustPoints(t, s, 1, false)[0].File.Paths; got["carol"] != "" {
+		t.Errorf("paths = %v, want none for a non-reader", got)
 	}
 }

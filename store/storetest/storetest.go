@@ -19,6 +19,8 @@ import (
 // store.Qdrant.
 type Store interface {
 	WriteFile(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error
+	UpsertPoints(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error
+	TrimFile(ctx context.Context, id hybridsearch.FileID, keep int) error
 	UpdateFileMeta(ctx context.Context, meta hybridsearch.FileMeta) error
 	DeleteFile(ctx context.Context, id hybridsearch.FileID) error
 	FilePoints(ctx context.Context, id hybridsearch.FileID, withVectors bool) ([]hybridsearch.Point, error)
@@ -35,7 +37,17 @@ type Store interface {
 
 // Dim is the dense dimension of every vector Run writes and queries; a
 // store that needs it up front (a Qdrant collection) is created with it.
-const Dim = 4
+// It is a real model's (nomic-embed-text), so message and page sizes are
+// those of production.
+const Dim = 768
+
+// v returns a Dim-dimensional vector that starts with xs and is zero
+// after them.
+func v(xs ...float32) []float32 {
+	out := make([]float32, Dim)
+	copy(out, xs)
+	return out
+}
 
 // Run runs the contract as subtests. open must return a new, empty store
 // each time it is called and arrange for it to be closed (t.Cleanup).
@@ -62,6 +74,9 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"HealthAndContext", testHealthAndContext},
 		{"PointsByID", testPointsByID},
 		{"SamplePoints", testSamplePoints},
+		{"ReaderPaths", testReaderPaths},
+		{"UpsertAndTrim", testUpsertAndTrim},
+		{"LargeFile", testLargeFile},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -253,7 +268,7 @@ func nearVec(got, want []float32) bool {
 func metaEqual(a, b hybridsearch.FileMeta) bool {
 	return a.ID == b.ID && a.Path == b.Path && a.Title == b.Title && a.MIME == b.MIME &&
 		a.Type == b.Type && a.Modified.Equal(b.Modified) && a.ETag == b.ETag &&
-		a.Size == b.Size && slices.Equal(a.Readers, b.Readers)
+		a.Size == b.Size && slices.Equal(a.Readers, b.Readers) && maps.Equal(a.Paths, b.Paths)
 }
 
 // chunkEqual compares chunks with nil and empty headings alike.
