@@ -21,6 +21,7 @@ import (
 //
 //	CISI=1 go test -run TestCISI -v ./search/
 //	CISI=1 CISI_SEMANTIC=1 go test -run TestCISI -v ./search/   (with the test embedder)
+//	CISI=1 CISI_STORE=qdrant go test -run TestCISI -v ./search/  (the Qdrant adapter on the fake)
 func TestCISI(t *testing.T) {
 	if os.Getenv("CISI") == "" {
 		t.Skip("set CISI=1 to run the CISI evaluation")
@@ -30,6 +31,9 @@ func TestCISI(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := openLocal(t)
+	if os.Getenv("CISI_STORE") == "qdrant" {
+		st = openQdrant(t)
+	}
 	var fixture []doc
 	for _, d := range c.Docs {
 		id, _ := strconv.Atoi(d.ID)

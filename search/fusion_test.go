@@ -242,8 +242,8 @@ func TestAutoWeights(t *testing.T) {
 	}{
 		{"PII-2024-0042", hs.Weights{Semantic: 0.2, Keyword: 0.55, Fuzzy: 0.25}},
 		{"30 CFR 75.1725", hs.Weights{Semantic: 0.2, Keyword: 0.55, Fuzzy: 0.25}},
-		{"how do I rotate the api keys?", hs.Weights{Semantic: 0.7, Keyword: 0.2, Fuzzy: 0.1}},
-		{"wie funktioniert die Abrechnung", hs.Weights{Semantic: 0.7, Keyword: 0.2, Fuzzy: 0.1}},
+		{"how do I rotate the api keys?", hs.Weights{Semantic: 0.55, Keyword: 0.3, Fuzzy: 0.15}},
+		{"wie funktioniert die Abrechnung", hs.Weights{Semantic: 0.55, Keyword: 0.3, Fuzzy: 0.15}},
 		{"kubernetes upgrade", hs.DefaultWeights},
 	}
 	for _, tt := range tests {

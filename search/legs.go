@@ -24,8 +24,9 @@ type legResult struct {
 	leg    string
 	wanted bool // the plan gives the leg a weight
 	hits   []hs.Hit
-	sparse *sparseQuery // the query of a keyword or fuzzy leg
-	fuzzy  []fuzzyMatch // how each fuzzy hit matches the fuzzy words
+	sparse *sparseQuery     // the query of a keyword or fuzzy leg
+	fuzzy  []fuzzyMatch     // how each fuzzy hit matches the fuzzy words
+	base   semanticBaseline // the semantic leg's baseline
 	err    error
 }
 
@@ -47,8 +48,10 @@ var errSemanticOff = hs.Errorf(hs.EUNAVAILABLE, "semantic search is off: no embe
 // statistics, a cheap lookup). Beside a keyword leg with statistics, the
 // fuzzy leg looks up only the words the keyword index does not know
 // (typos, partial words), since the keyword leg already matches the others
-// exactly and better; it runs before the keyword leg, which then also
-// matches the corrections found in the fuzzy leg's chunks.
+// exactly and better. The keyword leg runs concurrently with the fuzzy
+// leg; when the fuzzy leg's chunks hold a correction of an unknown word
+// ("retreival" → "retrieval"), the keyword leg runs again with the
+// correction, so only corrected queries pay for a second keyword search.
 func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legResult {
 	var out [3]legResult
 	for i, leg := range legOrder {
@@ -57,11 +60,19 @@ func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legR
 	}
 	var wg sync.WaitGroup
 	if sem := &out[0]; sem.wanted {
-		wg.Go(func() { sem.hits, sem.err = s.searchSemantic(ctx, user, p) })
+		wg.Go(func() { sem.hits, sem.base, sem.err = s.searchSemantic(ctx, user, p) })
 	}
 	kw, fz := &out[1], &out[2]
 	if kw.wanted {
 		kw.sparse, kw.err = s.keywordQuery(ctx, p.query.Words)
+	}
+	// The first keyword search writes to hits and err, read after kwDone.
+	var kwDone sync.WaitGroup
+	var hits []hs.Hit
+	var err error
+	if kw.wanted && kw.err == nil && !kw.idle() {
+		q := *kw.sparse // correct changes kw.sparse only after kwDone
+		kwDone.Go(func() { hits, err = s.searchSparse(ctx, user, p, kw.leg, &q) })
 	}
 	typos := kw.wanted && kw.err == nil && kw.sparse.full > 0
 	if fz.wanted {
@@ -76,12 +87,16 @@ func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legR
 		if fz.err == nil {
 			fz.hits, fz.fuzzy = verifyFuzzy(words, fz.hits, s.fuzzyMinShare(ctx, p, kw))
 		}
-		if typos && fz.err == nil {
-			kw.err = s.correct(ctx, kw.sparse, corrections(fz.fuzzy))
-		}
 	}
-	if kw.wanted && kw.err == nil && !kw.idle() {
-		kw.hits, kw.err = s.searchSparse(ctx, user, p, kw.leg, kw.sparse)
+	kwDone.Wait()
+	if kw.err == nil {
+		kw.hits, kw.err = hits, err
+	}
+	if typos && fz.wanted && fz.err == nil && kw.err == nil {
+		fixed := len(kw.sparse.corrected)
+		if kw.err = s.correct(ctx, kw.sparse, corrections(fz.fuzzy)); kw.err == nil && len(kw.sparse.corrected) > fixed {
+			kw.hits, kw.err = s.searchSparse(ctx, user, p, kw.leg, kw.sparse)
+		}
 	}
 	wg.Wait()
 	for _, r := range out {
@@ -113,29 +128,42 @@ func (s *Service) fuzzyMinShare(ctx context.Context, p *plan, kw *legResult) flo
 	return 0
 }
 
-// searchSemantic runs the semantic leg.
-func (s *Service) searchSemantic(ctx context.Context, user hs.UserID, p *plan) ([]hs.Hit, error) {
+// searchSemantic runs the semantic leg: the store's nearest chunks, with
+// the query's baseline over the user's chunks (estimated concurrently),
+// keeping those that stand out from it (semanticBaseline.keep) or hold a
+// query identifier or phrase verbatim, and reach the request's score
+// threshold.
+func (s *Service) searchSemantic(ctx context.Context, user hs.UserID, p *plan) ([]hs.Hit, semanticBaseline, error) {
 	if s.embed == nil {
-		return nil, errSemanticOff
+		return nil, semanticBaseline{}, errSemanticOff
 	}
 	vec, err := s.embed.EmbedQuery(ctx, p.text)
 	if err != nil {
-		return nil, fmt.Errorf("embed the query: %w", err)
+		return nil, semanticBaseline{}, fmt.Errorf("embed the query: %w", err)
 	}
+	var base semanticBaseline
+	var baseErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { base, baseErr = s.baseline(ctx, user, vec) })
 	hits, err := s.dense.SearchDense(ctx, user, vec, p.legK(), p.filter)
+	wg.Wait()
 	if err != nil {
-		return nil, fmt.Errorf("search dense: %w", err)
+		return nil, semanticBaseline{}, fmt.Errorf("search dense: %w", err)
 	}
-	if p.threshold != 0 {
-		kept := hits[:0]
-		for _, h := range hits {
-			if float64(h.Score) >= p.threshold {
-				kept = append(kept, h)
-			}
+	if baseErr != nil && ctx.Err() == nil {
+		s.log.Warn("No semantic baseline; semantic candidates are kept by cosine alone.", "user_id", user, slog.Any("error", baseErr))
+	}
+	kept := hits[:0]
+	verbatim := len(p.match.ids) > 0 || len(p.match.phrases) > 0
+	for _, h := range hits {
+		// A chunk holding a query identifier or phrase verbatim is no
+		// chance neighbour, whatever its cosine.
+		chance := !base.keep(float64(h.Score)) && !(verbatim && p.match.chunkMatch(h.Point) != Match{})
+		if cos := float64(h.Score); !chance && (p.threshold == 0 || cos >= p.threshold) {
+			kept = append(kept, h)
 		}
-		hits = kept
 	}
-	return hits, nil
+	return kept, base, nil
 }
 
 // searchSparse runs the keyword or the fuzzy leg with its query.
@@ -182,6 +210,11 @@ func (p *plan) lists(legs [3]legResult) ([]LegList, []hs.SkippedLeg, error) {
 			l.Scores = append(l.Scores, float64(h.Score))
 		}
 		l.Match = matches(r, l.Scores)
+		if r.leg == hs.AlgorithmSemantic && p.fusion != "" && len(l.Scores) > 0 {
+			// A semantic leg barely above chance for this query barely
+			// counts (semanticBaseline.confidence).
+			l.Weight *= r.base.confidence(l.Scores[0])
+		}
 		if r.leg == hs.AlgorithmFuzzy && legs[1].wanted && legs[1].err == nil && legs[1].sparse.full > 0 {
 			// The fuzzy leg stands in for the keyword leg on the words it
 			// does not know and could not correct.
@@ -197,13 +230,18 @@ func (p *plan) lists(legs [3]legResult) ([]LegList, []hs.SkippedLeg, error) {
 		return nil, nil, hs.Errorf(hs.EUNAVAILABLE, "search: no retrieval leg could run (%s)", strings.Join(reasons, "; "))
 	}
 	for i := range lists {
-		lists[i].Weight /= sum
+		if sum > 0 {
+			lists[i].Weight /= sum
+		} else {
+			lists[i].Weight = 1 / float64(len(lists)) // a semantic leg at chance alone
+		}
 	}
 	return lists, skipped, nil
 }
 
 // matches returns how well each of a leg's candidates matches the query,
-// in [0, 1]: the cosine similarity for the semantic leg (below 0 is 0),
+// in [0, 1]: for the semantic leg its gap over the query's baseline
+// (semanticBaseline.match),
 // the share of the query a keyword candidate matches (see
 // sparseQuery.share) or, without statistics, its score relative to the
 // leg's best, and the share of its words a fuzzy candidate holds (see
@@ -213,7 +251,7 @@ func matches(r legResult, scores []float64) []float64 {
 	for i, s := range scores {
 		switch {
 		case r.leg == hs.AlgorithmSemantic:
-			out[i] = min(max(s, 0), 1)
+			out[i] = r.base.match(s)
 		case r.leg == hs.AlgorithmFuzzy:
 			out[i] = r.fuzzy[i].share
 		case r.sparse.share(s) >= 0:

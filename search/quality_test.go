@@ -67,6 +67,35 @@ func TestNonsenseFindsNothing(t *testing.T) {
 	}
 }
 
+// TestNonsenseWithSemantic: with the semantic leg on (the Deterministic
+// embedder), random letters still find nothing: their nearest chunks do
+// not stand out from the query's baseline over the user's chunks by
+// semanticMinGap, while real queries keep their semantic hits.
+func TestNonsenseWithSemantic(t *testing.T) {
+	queries := append(qualitytest.RandomLetters(rand.New(rand.NewPCG(1, 2)), 20), "zzqxxv nothingmatches", "wdrhe mqstrxummy budgat")
+	for _, kind := range storeKinds {
+		t.Run(kind.name, func(t *testing.T) {
+			st := kind.open(t)
+			mustIndex(t, st, append(fixtureDocs(t), sampleDocs...)...)
+			svc := mustService(t, st)
+			for _, r := range []hs.SearchRequest{{}, {Fusion: hs.FusionLinear}, {Fusion: hs.FusionAuto}, {Algorithm: hs.AlgorithmSemantic}} {
+				for _, q := range queries {
+					req := r
+					req.Query = q
+					if res := mustSearch(t, svc, "alice", req); len(res.Results) > 0 {
+						t.Errorf("%s %q found %v", reqName(r), q, ids(res))
+					}
+				}
+				req := r
+				req.Query = "kubernetes cluster upgrade"
+				if res := mustSearch(t, svc, "alice", req); len(res.Results) == 0 {
+					t.Errorf("%s %q found nothing", reqName(r), req.Query)
+				}
+			}
+		})
+	}
+}
+
 // TestPagesAreStable: the first N results are the same whatever top_k ≥ N.
 func TestPagesAreStable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))

@@ -94,6 +94,7 @@ type Service struct {
 	now     func() time.Time
 	// defaults are the admin's fusion and weights (SetDefaults).
 	defaults atomic.Pointer[Defaults]
+	samples  *sampleCache // the users' chunk samples of the semantic baseline
 }
 
 // New returns a Service. It returns an EINVALID error when Dense or Sparse
@@ -119,6 +120,7 @@ func New(o Options) (*Service, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.samples = &sampleCache{now: s.now}
 	return s, nil
 }
 

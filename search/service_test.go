@@ -138,7 +138,7 @@ func TestAlgorithms(t *testing.T) {
 	}
 	t.Run("auto reports the shape", func(t *testing.T) {
 		res := mustSearch(t, svc, "alice", hs.SearchRequest{Query: "how are kubernetes upgrades announced?", Fusion: hs.FusionAuto})
-		if res.Shape != "question" || res.Weights.Semantic != 0.7 {
+		if res.Shape != "question" || res.Weights.Semantic != 0.55 {
 			t.Errorf("auto: shape %q weights %+v", res.Shape, res.Weights)
 		}
 	})

@@ -11,7 +11,7 @@ import (
 )
 
 // SparseStats gives the document frequencies of sparse indices. When the
-// SparseRetriever also implements it (store.Local does), the keyword leg
+// SparseRetriever also implements it (both stores do), the keyword leg
 // weighs query words by their IDF as below, and the keyword and fuzzy legs
 // report how much of the query a chunk matches; without it every query
 // term weighs 1 and the legs' scores are only comparable within a search.

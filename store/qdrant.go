@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -48,6 +49,9 @@ type QdrantOptions struct {
 	// Logger, if non-nil, receives connection and bootstrap messages; nil
 	// means slog.Default().
 	Logger *slog.Logger
+	// DocFreqTTL is how long SparseDocFreq reuses what it read; zero means
+	// DefaultDocFreqTTL, negative reads afresh every time.
+	DocFreqTTL time.Duration
 }
 
 // Qdrant is the store adapter for a Qdrant server (≥ 1.16; tested against
@@ -68,6 +72,10 @@ type Qdrant struct {
 	mu     sync.RWMutex // calls hold RLock; Close takes Lock
 	client *qdrant.Client
 	closed bool
+
+	dfTTL   time.Duration
+	dfMu    sync.Mutex
+	dfCache map[string]*docFreqCache // by sparse vector name; see SparseDocFreq
 }
 
 // OpenQdrant connects to Qdrant and bootstraps the collection: it creates
@@ -100,6 +108,7 @@ func OpenQdrant(ctx context.Context, o QdrantOptions) (*Qdrant, error) {
 	if q.timeout <= 0 {
 		q.timeout = DefaultQdrantTimeout
 	}
+	q.dfTTL = cmp.Or(o.DocFreqTTL, DefaultDocFreqTTL)
 	if q.log == nil {
 		q.log = slog.Default()
 	}

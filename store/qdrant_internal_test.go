@@ -98,3 +98,26 @@ func TestQdrantErrorMapping(t *testing.T) {
 		})
 	}
 }
+
+// TestDocFreqOf: the count is recovered from a float32 score, as Qdrant
+// computes it (idf in float32 times the stored value), up to millions of
+// points.
+func TestDocFreqOf(t *testing.T) {
+	for _, total := range []int{1, 10, 1000, 100_000, 2_000_000} {
+		for _, n := range []int{1, 2, 3, 17, total / 3, total / 2, total - 1, total} {
+			if n < 1 || n > total {
+				continue
+			}
+			for _, v := range []float32{0.05, 1, 1.7} {
+				score := float32(IDF(n, total)) * v
+				got := docFreqOf(score, hybridsearch.SparseVector{Indices: []uint32{4, 7}, Values: []float32{2, v}}, 7, total)
+				if got != n {
+					t.Errorf("docFreqOf(N %d, n %d, v %v) = %d", total, n, v, got)
+				}
+			}
+		}
+	}
+	if got := docFreqOf(1, hybridsearch.SparseVector{Indices: []uint32{4}, Values: []float32{2}}, 7, 10); got != 1 {
+		t.Errorf("docFreqOf without the index = %d, want 1 (a point holds it)", got)
+	}
+}

@@ -35,6 +35,7 @@ func TestQdrantContract(t *testing.T) {
 				Collection: fmt.Sprintf("hybridsearch_test_%d_%d", time.Now().UnixNano(), n.Add(1)),
 				Dim:        storetest.Dim,
 				Model:      "test-model",
+				DocFreqTTL: -1, // the contract checks counts right after writes
 			}
 			s := mustOpenQdrant(t, o)
 			t.Cleanup(func() { dropCollection(t, o) })
@@ -47,6 +48,7 @@ func TestQdrantContract(t *testing.T) {
 		t.Cleanup(func() { checkScoped(t, srv) })
 		o := fakeOptions(srv)
 		o.Dim = storetest.Dim
+		o.DocFreqTTL = -1 // the contract checks counts right after writes
 		return mustOpenQdrant(t, o)
 	})
 }
@@ -59,6 +61,16 @@ func checkScoped(t *testing.T, srv *qdranttest.Server) {
 	for _, m := range srv.RequestsFor(qdrant.Points_Query_FullMethodName) {
 		if f := m.(*qdrant.QueryPoints).GetFilter(); mustKeyword(f, "readers") == "" {
 			t.Errorf("query without a readers filter: %v", f)
+		}
+	}
+	// The statistics of SparseDocFreq are read without a filter, and so
+	// must return neither payload nor another vector than the one counted.
+	for _, m := range srv.RequestsFor(qdrant.Points_QueryBatch_FullMethodName) {
+		for _, q := range m.(*qdrant.QueryBatchPoints).GetQueryPoints() {
+			names := q.GetWithVectors().GetInclude().GetNames()
+			if q.GetWithPayload().GetEnable() || q.GetWithPayload().GetInclude() != nil || len(names) != 1 || names[0] != q.GetUsing() || q.GetLimit() != 1 {
+				t.Errorf("batch query reads more than one point's counted vector: %v", q)
+			}
 		}
 	}
 	for _, m := range srv.RequestsFor(qdrant.Points_Delete_FullMethodName) {

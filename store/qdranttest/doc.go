@@ -8,10 +8,11 @@
 // delete with metadata, payload indexes, upsert (dense vectors normalised
 // for Cosine, sparse vectors sorted), delete and set-payload by ids or
 // filter, scroll with offsets, count, facet, nearest-neighbour queries
+// (alone or in a batch)
 // (brute-force cosine or dot for dense vectors; for sparse vectors the dot
 // product with the IDF modifier, computed by store.IDF) and the health
 // check. Filters support keyword, keywords, integer and integers matches,
-// ranges, has_id and nested filters in must, should and must_not; any
+// ranges, has_id, has_vector and nested filters in must, should and must_not; any
 // other condition, and every RPC it does not implement, fails with
 // codes.Unimplemented so gaps show up instead of passing silently.
 //

@@ -41,6 +41,8 @@ func checkCondition(c *qdrant.Condition) error {
 		return checkFilter(x.Filter)
 	case *qdrant.Condition_Field:
 		return checkField(x.Field)
+	case *qdrant.Condition_HasVector:
+		return nil
 	}
 	return unimplemented("filter condition %T", c.GetConditionOneOf())
 }
@@ -140,6 +142,12 @@ func matchCondition(c *qdrant.Condition, p *point, ids idSets) bool {
 		return ids[x.HasId][p.key]
 	case *qdrant.Condition_Filter:
 		return matchFilter(x.Filter, p, ids)
+	case *qdrant.Condition_HasVector:
+		// An empty sparse vector does not count, as in the IDF's N
+		// (scoreSparse).
+		name := x.HasVector.GetHasVector()
+		_, dense := p.dense[name]
+		return dense || len(p.sparse[name].indices) > 0
 	case *qdrant.Condition_Field:
 		f := x.Field
 		kw := ids[f.GetMatch().GetKeywords()]

@@ -3,10 +3,12 @@ package qdranttest
 import (
 	"cmp"
 	"context"
-	"github.com/hybrid-search/hybridsearch/analysis"
 	"slices"
 
 	"github.com/qdrant/go-client/qdrant"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hybrid-search/hybridsearch/analysis"
 
 	"github.com/hybrid-search/hybridsearch/store"
 )
@@ -67,6 +69,23 @@ func (ps pointsService) Query(_ context.Context, req *qdrant.QueryPoints) (*qdra
 			Score:   sp.score,
 			Vectors: sp.p.selectVectors(req.GetWithVectors()),
 		})
+	}
+	return resp, nil
+}
+
+// QueryBatch answers several queries in one call, each as Query does, in
+// order. The batch's collection applies to every query, as in Qdrant; one
+// failing query fails the batch.
+func (ps pointsService) QueryBatch(ctx context.Context, req *qdrant.QueryBatchPoints) (*qdrant.QueryBatchResponse, error) {
+	resp := &qdrant.QueryBatchResponse{}
+	for _, q := range req.GetQueryPoints() {
+		q = proto.Clone(q).(*qdrant.QueryPoints)
+		q.CollectionName = req.GetCollectionName()
+		r, err := ps.Query(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		resp.Result = append(resp.Result, &qdrant.BatchResult{Result: r.GetResult()})
 	}
 	return resp, nil
 }
