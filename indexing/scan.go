@@ -51,8 +51,12 @@ type Scanner struct {
 	States  StateLister
 	Enqueue EnqueueFunc
 	// IndexID is the Pipeline's IndexID: files recorded for another index
-	// are queued again.
+	// are queued again. Change it with SetIndexID once the scanner runs.
 	IndexID string
+	// Rules, if non-nil, returns the exclusion rules in force: a file whose
+	// exclusion no longer matches its state (newly excluded, or skipped by
+	// a rule that was lifted) is queued again.
+	Rules func() Rules
 	// Baseline, if non-nil, is called before a user's tree is walked; the
 	// commit it returns runs after the walk went through
 	// (ShareRefresher.Baseline: the shares the scan has seen).
@@ -221,6 +225,14 @@ func (s *Scanner) scanOne(ctx context.Context, user hs.UserID, known map[hs.File
 	}
 	now := time.Now()
 	seen := map[hs.FileID]bool{}
+	s.mu.Lock()
+	indexID := s.IndexID
+	s.mu.Unlock()
+	var rules *Rules
+	if s.Rules != nil {
+		r := s.Rules()
+		rules = &r
+	}
 	err := s.Tree.Walk(ctx, user, "/", func(f hs.FileInfo) error {
 		if f.IsDir {
 			return nil
@@ -230,7 +242,7 @@ func (s *Scanner) scanOne(ctx context.Context, user hs.UserID, known map[hs.File
 		s.progress.FilesSeen++
 		s.mu.Unlock()
 		st, ok := known[f.ID]
-		if ok && st.ETag == f.ETag && st.Index == s.IndexID && st.Paths[user] == f.Path && slices.Contains(st.Readers, user) && st.Status != hs.StatusPending {
+		if ok && st.ETag == f.ETag && st.Index == indexID && st.Paths[user] == f.Path && slices.Contains(st.Readers, user) && st.Status != hs.StatusPending && !ruleChanged(rules, st, f) {
 			return nil
 		}
 		batch = append(batch, hs.IndexJob{FileID: f.ID, User: user, Path: f.Path, Reason: hs.ReasonScan, Time: now})
@@ -261,6 +273,25 @@ func (s *Scanner) scanOne(ctx context.Context, user hs.UserID, known map[hs.File
 		}
 	}
 	return nil
+}
+
+// ruleChanged reports whether the rules now decide differently about f
+// than its state records.
+func ruleChanged(rules *Rules, st hs.FileState, f hs.FileInfo) bool {
+	if rules == nil {
+		return false
+	}
+	reason := rules.Excluded(f)
+	byRule := st.Status == hs.StatusSkipped && IsRuleReason(st.Error)
+	return reason != "" && (!byRule || st.Error != reason) || reason == "" && byRule
+}
+
+// SetIndexID changes the index the scanner compares states with, from the
+// next user it scans (the embedding model changed).
+func (s *Scanner) SetIndexID(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.IndexID = id
 }
 
 // Request asks for a scan of user ("" = every user) soon, from Run's loop.
