@@ -32,6 +32,9 @@ type Deps struct {
 	MCP         *MCPDeps       // nil: no /mcp, metadata or token routes
 	Assets      fs.FS          // required: the frontend build (js/, css/, img/)
 	Logger      *slog.Logger   // nil means slog.Default()
+	// Health reports whether the app's components all run (nil) or what
+	// is wrong; /heartbeat answers from it. nil means always healthy.
+	Health func() error
 }
 
 // Server holds the handlers and what they need.
@@ -50,6 +53,7 @@ type Server struct {
 	mcp      *MCPDeps
 	assets   fs.FS
 	logger   *slog.Logger
+	health   func() error
 }
 
 // New returns a Server, or an error naming the first missing dependency.
@@ -76,7 +80,7 @@ func New(d Deps) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, assets: d.Assets, logger: d.Logger}, nil
+	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, assets: d.Assets, logger: d.Logger, health: d.Health}, nil
 }
 
 // Handler returns the app's complete HTTP handler.

@@ -525,3 +525,27 @@ func TestRetryLaneIsFairAcrossUsers(t *testing.T) {
 		t.Errorf("at most %d of carol's retries ran at once, want 1", m)
 	}
 }
+
+// TestRunStopsWhenConnectionClosed: a connection closed for good never
+// fetches again, so Run returns an error (its owner stops the process)
+// instead of polling it forever while nothing is indexed.
+func TestRunStopsWhenConnectionClosed(t *testing.T) {
+	t.Parallel()
+	q, _, nc := mustOpen(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- q.Run(ctx, func(context.Context, hybridsearch.IndexJob) error { return nil })
+	}()
+	time.Sleep(100 * time.Millisecond) // the workers fetch
+	nc.Close()
+	select {
+	case err := <-errc:
+		if err == nil || !strings.Contains(err.Error(), "closed") {
+			t.Fatalf("Run after the connection closed = %v, want an error saying it is closed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run still runs 10 s after its connection closed")
+	}
+}

@@ -165,14 +165,9 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	logger.Info("demo ready: open the panel URL and sign in as alice", "panel_url", info.PanelURL, "password", "alice",
 		"nextcloud_version", sim.ServerVersion)
 
-	select {
-	case <-ctx.Done():
-	case err := <-m.Done():
-		if err != nil {
-			return fmt.Errorf("demo: app stopped: %w", err)
-		}
+	if err := serveUntil(ctx, m, logger); err != nil {
+		return fmt.Errorf("demo: %w", err)
 	}
-	logger.Info("demo shutting down")
 	return nil
 }
 
