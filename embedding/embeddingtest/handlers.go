@@ -183,6 +183,7 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request, rec *Request
 	}
 	name := req.Model
 	if name == "" {
+		//lint:ignore SA1019 older clients send the model as name; Ollama still reads it
 		name = req.Name
 	}
 	rec.Model = name
