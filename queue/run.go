@@ -66,9 +66,8 @@ type lane struct {
 // A message that is not a job is terminated and logged. A job whose
 // NotBefore (or, on the retry lane, whose due time) is in the future goes
 // back to the server until then without reaching the handler. While a
-// handler runs, the job's ack timer is reset every AckWait/3; when
-// LeaseTTL is positive the handler runs under the lease of the job's
-// JobKey.
+// handler runs, the job's ack timer is reset every AckWait/3. Run takes
+// no lease: the handler takes its file's (Lease), once it knows the file.
 func (q *Queue) Run(ctx context.Context, handle Handler) error {
 	if handle == nil {
 		return hybridsearch.Errorf(hybridsearch.EINVALID, "queue: run: nil handler")
@@ -206,20 +205,13 @@ func (q *Queue) process(hctx context.Context, l *lane, msg jetstream.Msg, handle
 	q.decide(hctx, l, msg, md, attempt, key, job, err, log)
 }
 
-// call runs handle with a deadline, the lease and the in-progress ticker,
+// call runs handle with a deadline and the in-progress ticker,
 // turning a panic into an EINTERNAL error.
 func (q *Queue) call(hctx context.Context, msg jetstream.Msg, key string, job hybridsearch.IndexJob, handle Handler) (err error) {
 	ctx, cancel := context.WithTimeout(hctx, q.opts.HandlerTimeout)
 	defer cancel()
 	stop := q.keepAlive(ctx, msg)
 	defer stop()
-	if q.opts.LeaseTTL > 0 {
-		release, err := q.Lease(ctx, key, q.opts.LeaseTTL)
-		if err != nil {
-			return err
-		}
-		defer release()
-	}
 	defer func() {
 		if r := recover(); r != nil {
 			q.log.Error("queue handler panicked", "key", key, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))

@@ -213,13 +213,24 @@ func TestRunInProgressKeepsJobAlive(t *testing.T) {
 
 func TestRunNewerJobWaitsForLease(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{Workers: 2, LeaseTTL: 5 * time.Second, MaxDeliver: 3,
+	q, _, _ := mustOpen(t, Options{Workers: 2, MaxDeliver: 3,
 		Backoff: []time.Duration{100 * time.Millisecond}})
 	var running atomic.Int32
 	var overlap atomic.Bool
 	release := make(chan struct{})
 	var c calls
 	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+		// The handler takes the file's lease, as the indexing pipeline does
+		// (after resolving a path-only job to its file).
+		key, err := JobKey(job)
+		if err != nil {
+			return err
+		}
+		unlock, err := q.Lease(ctx, key, 5*time.Second)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 		if running.Add(1) > 1 {
 			overlap.Store(true)
 		}
