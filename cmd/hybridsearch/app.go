@@ -475,7 +475,12 @@ func (m *Main) listen(ctx context.Context) error {
 		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
 	}
 	srv, ln := m.httpServer, m.listener
-	m.goComponent(ctx, "http server", func(context.Context) error { return srv.Serve(ln) })
+	m.goComponent(ctx, "http server", func(context.Context) error {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil // Close shut it down
+	})
 	return nil
 }
 
