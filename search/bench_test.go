@@ -217,7 +217,7 @@ func BenchmarkHybridSearch(b *testing.B) {
 				q := c.queries[i%len(c.queries)]
 				i++
 				t0 := time.Now()
-				p, err := newPlan(hs.SearchRequest{Query: q})
+				p, err := newPlan(hs.DefaultSearchRules(), hs.SearchRequest{Query: q})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -279,7 +279,7 @@ func BenchmarkFinish(b *testing.B) {
 	}
 	var ps []prepared
 	for _, q := range c.queries {
-		p, err := newPlan(hs.SearchRequest{Query: q})
+		p, err := newPlan(hs.DefaultSearchRules(), hs.SearchRequest{Query: q})
 		if err != nil {
 			b.Fatal(err)
 		}

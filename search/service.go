@@ -78,6 +78,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now returns the current time (of requeued jobs); nil means time.Now.
 	Now func() time.Time
+	// Rules are the request rules and defaults (hs.SearchRules.Check);
+	// the zero value means hs.DefaultSearchRules().
+	Rules hs.SearchRules
 }
 
 // Service answers searches. It is safe for concurrent use.
@@ -92,6 +95,7 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 	samples *sampleCache // the users' chunk samples of the semantic baseline
+	rules   hs.SearchRules
 }
 
 // New returns a Service. It returns an EINVALID error when Dense or Sparse
@@ -110,6 +114,7 @@ func New(o Options) (*Service, error) {
 		baseURL: strings.TrimRight(o.NextcloudURL, "/"),
 		log:     o.Logger,
 		now:     o.Now,
+		rules:   o.Rules.OrDefault(),
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -121,10 +126,15 @@ func New(o Options) (*Service, error) {
 	return s, nil
 }
 
+// Rules returns the request rules the service checks requests against.
+func (s *Service) Rules() hs.SearchRules {
+	return s.rules
+}
+
 // Search runs req for user and returns one page of documents, best first.
 //
 // It returns an EINVALID error for a request that breaks a rule (see
-// Validate), an empty user, or a request for the semantic leg alone when
+// hs.SearchRules.Check), an empty user, or a request for the semantic leg alone when
 // no embedding model is configured, an EUNAVAILABLE error when none of the legs
 // the request needs could run (the reasons are in the message), and the
 // context's error when ctx ends. A leg that fails while others run is not
@@ -136,7 +146,7 @@ func (s *Service) Search(ctx context.Context, user hs.UserID, req hs.SearchReque
 	if user == "" {
 		return hs.SearchResult{}, hs.Errorf(hs.EINVALID, "search: no acting user")
 	}
-	p, err := newPlan(req)
+	p, err := newPlan(s.rules, req)
 	if err != nil {
 		return hs.SearchResult{}, err
 	}

@@ -38,7 +38,7 @@ import (
 //
 //	go test -run '^$' -bench Quality -benchtime 1x ./cmd/hybridsearch
 func BenchmarkQuality(b *testing.B) {
-	c, err := qualitytest.ReadCISI(qualitytest.CISIDir(), search.MaxQueryRunes)
+	c, err := qualitytest.ReadCISI(qualitytest.CISIDir(), hs.DefaultSearchRules().MaxQueryRunes)
 	if err != nil {
 		b.Skipf("no CISI collection: %v", err)
 	}
