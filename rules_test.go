@@ -148,10 +148,10 @@ func TestSearchRulesJSON(t *testing.T) {
 
 func TestQuoteAndFormatNumber(t *testing.T) {
 	for in, want := range map[string]string{
-		"abc":                       `"abc"`,
-		"tab\there":                 `"tab\there"`,
-		strings.Repeat("日", 100):    `"` + strings.Repeat("日", 100) + `"`,
-		strings.Repeat("日", 101):    `"` + strings.Repeat("日", 100) + `"… (101 characters)`,
+		"abc":                        `"abc"`,
+		"tab\there":                  `"tab\there"`,
+		strings.Repeat("日", 100):     `"` + strings.Repeat("日", 100) + `"`,
+		strings.Repeat("日", 101):     `"` + strings.Repeat("日", 100) + `"… (101 characters)`,
 		strings.Repeat("x", 900<<10): `"` + strings.Repeat("x", 100) + `"… (921600 characters)`,
 	} {
 		if got := hs.Quote(in); got != want {
