@@ -8,6 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // MaxBodyBytes limits every request body (webhook batches, search
@@ -24,9 +26,13 @@ type Deps struct {
 	Operator  Operator     // required
 	Search    Searcher     // nil: /api/search answers 503
 	Viz       Visualizer   // nil: /api/viz answers 503
-	MCP       *MCPDeps     // nil: no /mcp, metadata or token routes
-	Assets    fs.FS        // required: the frontend build (js/, css/, img/)
-	Logger    *slog.Logger // nil means slog.Default()
+	// Rules are the search request rules (dates, limits); the zero value
+	// means hs.DefaultSearchRules(). The search service checks requests
+	// against the same rules.
+	Rules  hs.SearchRules
+	MCP    *MCPDeps     // nil: no /mcp, metadata or token routes
+	Assets fs.FS        // required: the frontend build (js/, css/, img/)
+	Logger *slog.Logger // nil means slog.Default()
 }
 
 // Server holds the handlers and what they need.
@@ -39,6 +45,7 @@ type Server struct {
 	operator Operator
 	search   Searcher
 	viz      Visualizer
+	rules    hs.SearchRules
 	mcp      *MCPDeps
 	assets   fs.FS
 	logger   *slog.Logger
@@ -68,7 +75,7 @@ func New(d Deps) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, assets: d.Assets, logger: d.Logger}, nil
+	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, rules: d.Rules.OrDefault(), assets: d.Assets, logger: d.Logger}, nil
 }
 
 // Handler returns the app's complete HTTP handler.
