@@ -125,6 +125,11 @@ func TestSearchRulesParseTime(t *testing.T) {
 			t.Errorf("ParseTime(%q) = %v, %v; want %s", in, got, err, want)
 		}
 	}
+	for _, bad := range []string{"31.01.2026", "1738310400", "last tuesday"} {
+		if _, err := r.ParseTime("modified_after", bad); hs.ErrorKind(err) != hs.EINVALID {
+			t.Errorf("ParseTime(%q) = %v, want EINVALID", bad, err)
+		}
+	}
 	_, err := r.ParseTime("modified_after", strings.Repeat("y", 5000))
 	if msg := hs.ErrorMessage(err); hs.ErrorKind(err) != hs.EINVALID || len(msg) > 250 || !strings.Contains(msg, "(5000 characters) is not an RFC 3339 date") {
 		t.Errorf("ParseTime of a long value = %q", msg)

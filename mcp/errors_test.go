@@ -34,7 +34,16 @@ func TestToolErrors(t *testing.T) {
 		{"unknown argument", mcp.ToolSearch, map[string]any{"query": "q", "q": "x"}, nil, `unexpected additional properties ["q"]`},
 		{"unknown algorithm", mcp.ToolSearch, map[string]any{"query": "q", "algorithm": "magic"}, nil, "algorithm"},
 		{"negative weight", mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": -0.5}, nil, "semantic_weight"},
-		{"all weights zero", mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": 0, "keyword_weight": 0, "fuzzy_weight": 0}, nil, "at least one of semantic_weight"},
+		{"all weights zero", mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": 0, "keyword_weight": 0, "fuzzy_weight": 0}, nil, "invalid arguments: at least one weight must be above 0 (semantic_weight 0, keyword_weight 0, fuzzy_weight 0)"},
+		{"weights sum over 1", mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": 0.7, "keyword_weight": 0.2, "fuzzy_weight": 0.2}, nil, "invalid arguments: weights must sum to at most 1, they sum to 1.1 (semantic_weight 0.7, keyword_weight 0.2, fuzzy_weight 0.2)"},
+		{"one weight over 1 with the defaults", mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": 1}, nil, "they sum to 1.5 (semantic_weight 1, keyword_weight 0.3 (default), fuzzy_weight 0.2 (default))"},
+		{"limit over the largest page", mcp.ToolSearch, map[string]any{"query": "q", "limit": 1000000}, nil, "invalid argument limit: maximum: 1000000 is greater than 50"},
+		{"huge threshold", mcp.ToolSearch, map[string]any{"query": "q", "score_threshold": 1e21}, nil, "invalid argument score_threshold: maximum: 1e21 is greater than 1"},
+		{"900 KB query", mcp.ToolSearch, map[string]any{"query": strings.Repeat("x", 900<<10)}, nil, "(921600 characters)"},
+		{"long unknown algorithm", mcp.ToolSearch, map[string]any{"query": "q", "algorithm": strings.Repeat("z", 3000)}, nil, "invalid argument algorithm: enum: " + strings.Repeat("z", 100) + "… (3000 characters)"},
+		{"long bad date", mcp.ToolSearch, map[string]any{"query": "q", "modified_after": strings.Repeat("y", 5000)}, nil, `modified_after "` + strings.Repeat("y", 100) + `"… (5000 characters) is not an RFC 3339 date`},
+		{"long path prefix", mcp.ToolSearch, map[string]any{"query": "q", "path_prefix": strings.Repeat("p", 5000)}, nil, "(5000 characters)"},
+		{"long unknown argument", mcp.ToolSearch, map[string]any{"query": "q", strings.Repeat("k", 5000): 1}, nil, "unexpected additional properties"},
 		{"weight of the wrong type", mcp.ToolSearch, map[string]any{"query": "q", "keyword_weight": "high"}, nil, "keyword_weight"},
 		{"unknown doc type", mcp.ToolSearch, map[string]any{"query": "q", "doc_types": []string{"pdf"}}, nil, "doc_types"},
 		{"bad date", mcp.ToolSearch, map[string]any{"query": "q", "modified_after": "last tuesday"}, nil, `modified_after "last tuesday" is not an RFC 3339 date`},
@@ -69,6 +78,9 @@ func TestToolErrors(t *testing.T) {
 			if strings.Contains(text(res), "10.0.0.3") {
 				t.Errorf("internal detail leaked: %s", text(res))
 			}
+			if n := len(text(res)); n > 600 {
+				t.Errorf("an error of %d bytes: %.600s…", n, text(res))
+			}
 		})
 	}
 }
@@ -84,6 +96,10 @@ func post(t *testing.T, url, body string, header map[string]string) (int, http.H
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set(testUserHeader, "alice")
 	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
 		if v == "" {
 			req.Header.Del(k)
 		} else {
@@ -182,6 +198,11 @@ func TestUserAndOrigin(t *testing.T) {
 		{"Nextcloud's origin", map[string]string{"Origin": "https://CLOUD.example.com:443"}, 200},
 		{"a second allowed origin", map[string]string{"Origin": "http://localhost:8080"}, 200},
 		{"no origin (not a browser)", nil, 200},
+		{"the endpoint's own loopback origin", map[string]string{"Host": "localhost:8601", "Origin": "http://localhost:8601"}, 200},
+		{"own origin on 127.0.0.1", map[string]string{"Host": "127.0.0.1:8601", "Origin": "http://127.0.0.1:8601"}, 200},
+		{"rebound name as Host and Origin", map[string]string{"Host": "evil.example.com", "Origin": "http://evil.example.com"}, 403},
+		{"loopback Host, another port's origin", map[string]string{"Host": "localhost:8601", "Origin": "http://localhost:9999"}, 403},
+		{"loopback Host, foreign origin", map[string]string{"Host": "localhost:8601", "Origin": "http://evil.example.com"}, 403},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,5 +237,62 @@ func TestNewHandlerRequiresDeps(t *testing.T) {
 	}
 	if _, err := mcp.NewHandler(full); err != nil {
 		t.Errorf("NewHandler: %v", err)
+	}
+}
+
+// TestAnswersOnlyDeclared: the endpoint declares only tools, and answers
+// every other request (resources, prompts, logging, completion, unknown
+// methods) with JSON-RPC -32601 on every protocol version: HTTP 404 on
+// 2026-07-28 (SEP-2575), 200 before.
+func TestAnswersOnlyDeclared(t *testing.T) {
+	url, _ := serve(t, newFakeIndex(), mcp.Options{})
+	cs := connect(t, url, "alice", "2025-11-25")
+	caps := cs.InitializeResult().Capabilities
+	if caps.Tools == nil || caps.Resources != nil || caps.Prompts != nil || caps.Logging != nil || caps.Completions != nil {
+		t.Errorf("declared capabilities %+v", caps)
+	}
+	methods := []struct{ method, params string }{
+		{"resources/list", `{}`},
+		{"resources/templates/list", `{}`},
+		{"resources/read", `{"uri":"test://static-text"}`},
+		{"resources/subscribe", `{"uri":"test://x"}`},
+		{"prompts/list", `{}`},
+		{"prompts/get", `{"name":"test_simple_prompt"}`},
+		{"logging/setLevel", `{"level":"info"}`},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"b"}}`},
+		{"files/delete", `{}`},
+		{strings.Repeat("m", 5000), `{}`},
+	}
+	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
+		for _, m := range methods {
+			params := m.params
+			header := map[string]string{"MCP-Protocol-Version": v}
+			want := 200
+			if v == "2026-07-28" {
+				params = strings.Replace(params, "{", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}},`, 1)
+				params = strings.Replace(params, ",}", "}", 1)
+				header["Mcp-Method"] = m.method
+				want = 404
+			}
+			body := `{"jsonrpc":"2.0","id":9,"method":"` + m.method + `","params":` + params + `}`
+			status, _, got := post(t, url, body, header)
+			if status != want || !strings.Contains(got, `"code":-32601`) || !strings.Contains(got, `"id":9`) || len(got) > 400 {
+				t.Errorf("%s %.40s: %d %.300s, want %d with -32601", v, m.method, status, got, want)
+			}
+		}
+	}
+	// A 2025-03-26 batch reaches the SDK whole; its refused request is
+	// still refused, the others answered.
+	status, _, got := post(t, url, `[{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}},{"jsonrpc":"2.0","id":2,"method":"ping"}]`,
+		map[string]string{"MCP-Protocol-Version": "2025-03-26"})
+	if status != 200 || !strings.Contains(got, `"code":-32601`) || !strings.Contains(got, `"id":2,"result":{}`) {
+		t.Errorf("batch: %d %s", status, got)
+	}
+	// What is declared still works on the same versions.
+	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"} {
+		status, _, got := post(t, url, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, map[string]string{"MCP-Protocol-Version": v})
+		if status != 200 || !strings.Contains(got, mcp.ToolSearch) {
+			t.Errorf("%s tools/list: %d %.200s", v, status, got)
+		}
 	}
 }
