@@ -43,7 +43,7 @@ func (m *Main) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 	endpoint, err := mcp.NewHandler(mcp.Options{
 		Search: m.Search, Chunks: m.Store, Access: m.Nextcloud, Status: mcpStatus{m.Reporter},
 		NextcloudURL: cfg.NextcloudURL, AllowedOrigins: []string{cfg.NextcloudURL},
-		Version: cfg.AppVersion, Logger: m.Logger,
+		Version: cfg.AppVersion, Rules: m.Search.Rules(), Logger: m.Logger,
 	})
 	if err != nil {
 		return nil, err

@@ -17,7 +17,6 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
-	"github.com/hybrid-search/hybridsearch/search"
 	"github.com/hybrid-search/hybridsearch/search/qualitytest"
 )
 
