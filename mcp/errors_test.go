@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/mcp"
 )
@@ -240,26 +242,24 @@ func TestNewHandlerRequiresDeps(t *testing.T) {
 	}
 }
 
-// TestAnswersOnlyDeclared: the endpoint declares only tools, and answers
-// every other request (resources, prompts, logging, completion, unknown
-// methods) with JSON-RPC -32601 on every protocol version: HTTP 404 on
-// 2026-07-28 (SEP-2575), 200 before.
+// TestAnswersOnlyDeclared: the endpoint declares tools, resources
+// (without subscriptions) and prompts, and answers every other request
+// (logging, completion, subscriptions, unknown methods) with JSON-RPC
+// -32601 on every protocol version: HTTP 404 on 2026-07-28 (SEP-2575),
+// 200 before.
 func TestAnswersOnlyDeclared(t *testing.T) {
 	url, _ := serve(t, newFakeIndex(), mcp.Options{})
 	cs := connect(t, url, "alice", "2025-11-25")
 	caps := cs.InitializeResult().Capabilities
-	if caps.Tools == nil || caps.Resources != nil || caps.Prompts != nil || caps.Logging != nil || caps.Completions != nil {
+	if caps.Tools == nil || caps.Resources == nil || caps.Prompts == nil || caps.Logging != nil || caps.Completions != nil ||
+		caps.Resources.Subscribe || caps.Resources.ListChanged || caps.Prompts.ListChanged || caps.Tools.ListChanged {
 		t.Errorf("declared capabilities %+v", caps)
 	}
 	methods := []struct{ method, params string }{
-		{"resources/list", `{}`},
-		{"resources/templates/list", `{}`},
-		{"resources/read", `{"uri":"test://static-text"}`},
-		{"resources/subscribe", `{"uri":"test://x"}`},
-		{"prompts/list", `{}`},
-		{"prompts/get", `{"name":"test_simple_prompt"}`},
+		{"resources/subscribe", `{"uri":"nextcloud://document/11"}`},
+		{"resources/unsubscribe", `{"uri":"nextcloud://document/11"}`},
 		{"logging/setLevel", `{"level":"info"}`},
-		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"b"}}`},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"search_nextcloud"},"argument":{"name":"question","value":"b"}}`},
 		{"files/delete", `{}`},
 		{strings.Repeat("m", 5000), `{}`},
 	}
@@ -294,5 +294,63 @@ func TestAnswersOnlyDeclared(t *testing.T) {
 		if status != 200 || !strings.Contains(got, mcp.ToolSearch) {
 			t.Errorf("%s tools/list: %d %.200s", v, status, got)
 		}
+	}
+}
+
+// TestDocumentResources: documents are resources by template; reading
+// one applies nc_get_document's access checks, and anything the user
+// cannot read is "not found", like a URI that names no document.
+func TestDocumentResources(t *testing.T) {
+	idx := newFakeIndex()
+	url, _ := serve(t, idx, mcp.Options{})
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		cs := connect(t, url, "alice", v)
+		list, err := cs.ListResources(t.Context(), nil)
+		if err != nil || len(list.Resources) != 0 {
+			t.Errorf("%s resources/list = %+v, %v; want none", v, list, err)
+		}
+		tpl, err := cs.ListResourceTemplates(t.Context(), nil)
+		if err != nil || len(tpl.ResourceTemplates) != 1 || tpl.ResourceTemplates[0].URITemplate != mcp.DocumentURIPrefix+"{file_id}" {
+			t.Fatalf("%s resources/templates/list = %+v, %v", v, tpl, err)
+		}
+		res, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: mcp.DocumentURIPrefix + "11"})
+		if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, "The zebracorn migration starts on Monday.") ||
+			res.Contents[0].MIMEType != "text/plain" || res.CacheScope != "private" {
+			t.Errorf("%s read alice's document: %+v, %v", v, res, err)
+		}
+		for _, uri := range []string{mcp.DocumentURIPrefix + "21", mcp.DocumentURIPrefix + "404", mcp.DocumentURIPrefix + "x", mcp.DocumentURIPrefix + "-1", "file:///etc/passwd", mcp.DocumentURIPrefix + strings.Repeat("9", 3000)} {
+			_, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: uri})
+			if err == nil || strings.Contains(err.Error(), "Bob") || len(err.Error()) > 400 {
+				t.Errorf("%s read %.40s as alice: %.400v, want not found", v, uri, err)
+			}
+		}
+	}
+	// Nextcloud no longer lets alice read it: not found, though indexed.
+	idx.revoked[11] = true
+	cs := connect(t, url, "alice", "2025-11-25")
+	if _, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: mcp.DocumentURIPrefix + "11"}); err == nil {
+		t.Error("a revoked document was read")
+	}
+}
+
+// TestSearchPrompt: the prompt puts the user's question into a message
+// that names the tools; without a question it is invalid params.
+func TestSearchPrompt(t *testing.T) {
+	url, _ := serve(t, newFakeIndex(), mcp.Options{})
+	cs := connect(t, url, "alice", "2025-11-25")
+	list, err := cs.ListPrompts(t.Context(), nil)
+	if err != nil || len(list.Prompts) != 1 || list.Prompts[0].Name != mcp.PromptSearch || list.Prompts[0].Description == "" ||
+		len(list.Prompts[0].Arguments) != 1 || !list.Prompts[0].Arguments[0].Required {
+		t.Fatalf("prompts/list = %+v, %v", list, err)
+	}
+	res, err := cs.GetPrompt(t.Context(), &sdk.GetPromptParams{Name: mcp.PromptSearch, Arguments: map[string]string{"question": "When does the zebracorn migration start?"}})
+	if err != nil || len(res.Messages) != 1 || res.Messages[0].Role != "user" {
+		t.Fatalf("prompts/get = %+v, %v", res, err)
+	}
+	if tc, ok := res.Messages[0].Content.(*sdk.TextContent); !ok || !strings.Contains(tc.Text, "When does the zebracorn migration start?") || !strings.Contains(tc.Text, mcp.ToolSearch) {
+		t.Errorf("prompt message %+v", res.Messages[0].Content)
+	}
+	if _, err := cs.GetPrompt(t.Context(), &sdk.GetPromptParams{Name: mcp.PromptSearch}); err == nil || !strings.Contains(err.Error(), "question is required") {
+		t.Errorf("prompt without a question: %v", err)
 	}
 }

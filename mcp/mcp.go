@@ -112,11 +112,17 @@ func NewHandler(o Options) (http.Handler, error) {
 		Name: "hybrid_search", Title: "Hybrid Search for Nextcloud", Version: o.Version,
 	}, &sdk.ServerOptions{
 		Instructions: instructions,
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+		// Declared exactly: the tools, the document template and the
+		// prompt. None of the lists changes while the app runs, and a
+		// stateless endpoint has no channel for log notifications, so
+		// listChanged, subscriptions and logging are not offered.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{}, Prompts: &sdk.PromptCapabilities{}},
 	})
 	if err := h.addTools(srv); err != nil {
 		return nil, err
 	}
+	h.addResources(srv)
+	h.addPrompts(srv)
 	srv.AddReceivingMiddleware(tidyErrors)
 	h.mcp = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
 		Stateless:    true,

@@ -21,19 +21,24 @@ import (
 )
 
 // answered are the JSON-RPC requests the endpoint answers: the lifecycle,
-// the tools it declares (capability "tools") and the 2026-07-28
-// discovery and subscription stream. Every other request, among them the
-// ones the SDK would otherwise answer without a declared capability
-// (resources/*, prompts/*, logging/setLevel, completion/complete), gets
-// JSON-RPC -32601 on every protocol version. Notifications pass to the
-// SDK, which ignores the ones it does not know.
+// what its capabilities declare (tools, resources without subscriptions,
+// prompts) and the 2026-07-28 discovery and subscription stream. Every
+// other request, among them the ones the SDK would otherwise answer
+// without a declared capability (logging/setLevel, completion/complete,
+// resources/subscribe), gets JSON-RPC -32601 on every protocol version.
+// Notifications pass to the SDK, which ignores the ones it does not know.
 var answered = map[string]bool{
-	"initialize":           true,
-	"ping":                 true,
-	"tools/list":           true,
-	"tools/call":           true,
-	"server/discover":      true,
-	"subscriptions/listen": true,
+	"initialize":               true,
+	"ping":                     true,
+	"tools/list":               true,
+	"tools/call":               true,
+	"resources/list":           true,
+	"resources/templates/list": true,
+	"resources/read":           true,
+	"prompts/list":             true,
+	"prompts/get":              true,
+	"server/discover":          true,
+	"subscriptions/listen":     true,
 }
 
 // protocol20260728 is the revision that reports -32601 with HTTP 404
