@@ -5,6 +5,7 @@ import { createApp } from 'vue'
 import App from './App.vue'
 import { createClient } from './lib/api.js'
 import { initialState, isAdmin, locale, mountPoint, proxyBase, webroot } from './lib/env.js'
+import { setRules } from './lib/rules.js'
 import './nextcloud-theme.css'
 import './style.css'
 
@@ -14,9 +15,13 @@ function start() {
   if (started) return
   started = true
   const client = createClient({ base: proxyBase() })
+  const info = initialState('hybrid_search_info') ?? {}
+  // The server's search rules; without them (an app enabled before it
+  // served them) the built-in set stands in until the app is enabled again.
+  if (!setRules(info.search_rules)) console.warn('hybrid_search: the page has no search rules; using the built-in ones')
   createApp(App, {
     client,
-    info: initialState('hybrid_search_info') ?? {},
+    info,
     locale: locale(),
     webroot: webroot(),
     admin: isAdmin(window),
