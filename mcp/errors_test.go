@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -352,5 +353,36 @@ func TestSearchPrompt(t *testing.T) {
 	}
 	if _, err := cs.GetPrompt(t.Context(), &sdk.GetPromptParams{Name: mcp.PromptSearch}); err == nil || !strings.Contains(err.Error(), "question is required") {
 		t.Errorf("prompt without a question: %v", err)
+	}
+}
+
+// TestSearchTakesTheDefaultsInForce: weights a call leaves out are the
+// defaults in force at the call (an admin may change them while the app
+// runs), not those the endpoint started with.
+func TestSearchTakesTheDefaultsInForce(t *testing.T) {
+	idx := newFakeIndex()
+	var mu sync.Mutex
+	defaults := hs.DefaultSearchRules().Defaults
+	url, _ := serve(t, idx, mcp.Options{Defaults: func() hs.SearchDefaults {
+		mu.Lock()
+		defer mu.Unlock()
+		return defaults
+	}})
+	cs := connect(t, url, "alice", "2026-07-28")
+	mu.Lock()
+	defaults.Weights = hs.Weights{Semantic: 0.1, Keyword: 0.8, Fuzzy: 0.1}
+	mu.Unlock()
+	if res := call(t, cs, mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": 0.1}); res.IsError {
+		t.Fatalf("semantic_weight 0.1 with the admin's defaults: %s", text(res))
+	}
+	idx.mu.Lock()
+	got := idx.lastReq.Weights
+	idx.mu.Unlock()
+	if got == nil || *got != (hs.Weights{Semantic: 0.1, Keyword: 0.8, Fuzzy: 0.1}) {
+		t.Errorf("weights sent %v, want the given semantic weight and the admin's others", got)
+	}
+	res := call(t, cs, mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": 0.5})
+	if want := "they sum to 1.4 (semantic_weight 0.5, keyword_weight 0.8 (default), fuzzy_weight 0.1 (default))"; !res.IsError || !strings.Contains(text(res), want) {
+		t.Errorf("isError %v, text %q; want an error containing %q", res.IsError, text(res), want)
 	}
 }

@@ -59,6 +59,11 @@ type Options struct {
 	// Rules are the search request rules the search tool's schema and
 	// checks follow; the zero value means hs.DefaultSearchRules().
 	Rules hs.SearchRules
+	// Defaults, if non-nil, returns the defaults in force at each call
+	// (an admin may change the default weights while the app runs); they
+	// fill the weights a call leaves out when it gives some. nil means
+	// Rules.Defaults.
+	Defaults func() hs.SearchDefaults
 	// MaxBodyBytes bounds a request body (413 beyond it); 0 means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64

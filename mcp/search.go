@@ -45,7 +45,7 @@ type searchInput struct {
 func searchInputSchema(r hs.SearchRules) (*jsonschema.Schema, error) {
 	d := r.Defaults
 	weight := func(leg string, v float64) func(*jsonschema.Schema) {
-		return all(atLeast(0), describe(fmt.Sprintf("Weight of the %s leg in hybrid search, ≥ 0 (default %s). semantic_weight, keyword_weight and fuzzy_weight must sum to at most %s; those not given take their defaults. Ignored by the other algorithms and by fusion auto.",
+		return all(atLeast(0), describe(fmt.Sprintf("Weight of the %s leg in hybrid search, ≥ 0 (default %s unless an admin changed it). semantic_weight, keyword_weight and fuzzy_weight must sum to at most %s; those not given take their defaults. Ignored by the other algorithms and by fusion auto.",
 			leg, hs.FormatNumber(v), hs.FormatNumber(r.MaxWeightSum))))
 	}
 	date := "an RFC 3339 date (2026-01-31) or date-time (2026-01-31T09:00:00Z)"
@@ -109,7 +109,11 @@ type chunk struct {
 
 // search runs nc_semantic_search.
 func (h *handler) search(ctx context.Context, user hs.UserID, in searchInput) (searchOutput, string, error) {
-	req, err := in.request(h.rules)
+	rules := h.rules
+	if h.o.Defaults != nil {
+		rules.Defaults = h.o.Defaults()
+	}
+	req, err := in.request(rules)
 	if err != nil {
 		return searchOutput{}, "", err
 	}
@@ -141,7 +145,8 @@ func (h *handler) search(ctx context.Context, user hs.UserID, in searchInput) (s
 // request turns the arguments into a search request and checks it
 // against the rules, so a bad argument is named as the tool calls it. The
 // fusion and top_k stay as given (the search fills in the current
-// defaults); weights not given take the rules' defaults when any is given.
+// defaults); weights not given take the rules' defaults (the admin's, in
+// force now) when any is given.
 func (in searchInput) request(r hs.SearchRules) (hs.SearchRequest, error) {
 	req := hs.SearchRequest{
 		Query: strings.TrimSpace(in.Query), Algorithm: in.Algorithm, Fusion: in.Fusion,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
@@ -53,7 +54,7 @@ type Options struct {
 	// leg off ("semantic search is off"), and hybrid searches answer from
 	// keyword and fuzzy alone.
 	Embedder QueryEmbedder
-	// Dense and Sparse are the store (store.Local or store.Qdrant); both
+	// Dense and Sparse are the store (local.Store or store.Qdrant); both
 	// are required.
 	Dense  DenseRetriever
 	Sparse SparseRetriever
@@ -95,7 +96,10 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 	samples *sampleCache // the users' chunk samples of the semantic baseline
-	rules   hs.SearchRules
+	// base are the rules of Options; rules are those in force: base with
+	// the admin's defaults (SetDefaults).
+	base  hs.SearchRules
+	rules atomic.Pointer[hs.SearchRules]
 }
 
 // New returns a Service. It returns an EINVALID error when Dense or Sparse
@@ -114,8 +118,9 @@ func New(o Options) (*Service, error) {
 		baseURL: strings.TrimRight(o.NextcloudURL, "/"),
 		log:     o.Logger,
 		now:     o.Now,
-		rules:   o.Rules.OrDefault(),
+		base:    o.Rules.OrDefault(),
 	}
+	s.rules.Store(&s.base)
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -126,9 +131,10 @@ func New(o Options) (*Service, error) {
 	return s, nil
 }
 
-// Rules returns the request rules the service checks requests against.
+// Rules returns the request rules the service checks requests against
+// now, with the admin's defaults (SetDefaults).
 func (s *Service) Rules() hs.SearchRules {
-	return s.rules
+	return *s.rules.Load()
 }
 
 // Search runs req for user and returns one page of documents, best first.
@@ -146,7 +152,7 @@ func (s *Service) Search(ctx context.Context, user hs.UserID, req hs.SearchReque
 	if user == "" {
 		return hs.SearchResult{}, hs.Errorf(hs.EINVALID, "search: no acting user")
 	}
-	p, err := newPlan(s.rules, req)
+	p, err := newPlan(s.Rules(), req)
 	if err != nil {
 		return hs.SearchResult{}, err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/analysis"
 )
 
-// VectorReader reads stored points with their vectors (store.Local and
+// VectorReader reads stored points with their vectors (local.Store and
 // store.Qdrant). Both methods must return only points whose readers
 // include user.
 type VectorReader interface {
@@ -58,11 +58,12 @@ func (v *Viz) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sam
 		return hs.VizResult{}, hs.Errorf(hs.EINVALID, "search: no acting user")
 	}
 	s := v.s
-	sample, err := s.rules.CheckVizSample(sample)
+	rules := s.Rules()
+	sample, err := rules.CheckVizSample(sample)
 	if err != nil {
 		return hs.VizResult{}, err
 	}
-	p, err := newPlan(s.rules, req)
+	p, err := newPlan(rules, req)
 	if err != nil {
 		return hs.VizResult{}, err
 	}

@@ -3,7 +3,7 @@
 // The choices, limits and defaults are the server's (rules.js).
 
 import { t } from './l10n.js'
-import { searchRules } from './rules.js'
+import { searchRules, setDefaults } from './rules.js'
 import { defaultWeights, LEGS, legLabel, validateWeights } from './weights.js'
 
 /** algorithmValues returns the server's search algorithms, in its order. */
@@ -54,6 +54,19 @@ export function defaultTopK() {
 /** maxQueryLength returns the longest query the server takes, in characters. */
 export function maxQueryLength() {
   return searchRules().max_query_runes
+}
+
+/**
+ * setServerDefaults takes the admin's default fusion and weights from GET
+ * api/settings ({fusion, weights}): they override the rules' defaults.
+ * Values the rules do not allow are ignored; null returns to the rules' own.
+ */
+export function setServerDefaults(s) {
+  const d = {}
+  if (fusionValues().includes(s?.fusion)) d.fusion = s.fusion
+  const w = s?.weights
+  if (w && validateWeights(w).valid) d.weights = Object.fromEntries(LEGS.map((leg) => [leg, w[leg]]))
+  setDefaults(d)
 }
 
 /** defaultOptions returns fresh search options with the server's defaults. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import builtIn from '../../src/lib/search-rules.json'
-import { algorithms, buildSearchParams, decodeState, defaultOptions, fusions, maxQueryLength, topKChoices } from '../../src/lib/query.js'
+import { algorithms, buildSearchParams, decodeState, defaultOptions, fusions, maxQueryLength, setServerDefaults, topKChoices } from '../../src/lib/query.js'
 import { searchRules, setRules } from '../../src/lib/rules.js'
 import { defaultWeights, rebalance, validateWeights, weightSum } from '../../src/lib/weights.js'
 
@@ -17,7 +17,10 @@ const serverRules = {
 }
 
 describe('search rules', () => {
-  afterEach(() => setRules(builtIn))
+  afterEach(() => {
+    setServerDefaults(null)
+    setRules(builtIn)
+  })
 
   it('start as the server\'s built-in rules', () => {
     expect(searchRules()).toEqual(builtIn)
@@ -42,6 +45,21 @@ describe('search rules', () => {
     // A shared link with values the server does not offer keeps the defaults.
     expect(decodeState('q=x&algorithm=semantic&fusion=auto&top_k=50').opts).toMatchObject({ algorithm: 'hybrid', fusion: 'linear', topK: 20 })
     expect(buildSearchParams('x', defaultOptions()).get('top_k')).toBe('20')
+  })
+
+  it('take the admin\'s defaults over their own, whichever comes first', () => {
+    setServerDefaults({ fusion: 'rrf', weights: { semantic: 0.1, keyword: 0.5, fuzzy: 0.2 } })
+    expect(setRules(serverRules)).toBe(true)
+    expect(defaultOptions()).toMatchObject({ fusion: 'rrf', weights: { semantic: 0.1, keyword: 0.5, fuzzy: 0.2 }, topK: 20 })
+    expect(searchRules().max_top_k).toBe(30)
+    // Weights over the server's sum limit (0.8) are not taken; the fusion is.
+    setServerDefaults({ fusion: 'rrf', weights: { semantic: 0.5, keyword: 0.4, fuzzy: 0 } })
+    expect(defaultOptions()).toMatchObject({ fusion: 'rrf', weights: { semantic: 0.2, keyword: 0.4, fuzzy: 0.2 } })
+    // A fusion the server does not offer is not taken either.
+    setServerDefaults({ fusion: 'auto' })
+    expect(defaultOptions().fusion).toBe('linear')
+    setServerDefaults(null)
+    expect(defaultOptions()).toMatchObject({ fusion: 'linear', weights: serverRules.defaults.weights })
   })
 
   it('ignore what is not a complete set', () => {
