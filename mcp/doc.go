@@ -1,8 +1,8 @@
 // Package mcp serves the app's Model Context Protocol endpoint: Streamable
 // HTTP through the official Go SDK, stateless, with JSON responses (the
 // AppAPI proxy buffers responses and keeps no session affinity), so one
-// handler answers clients of the 2025-11-25 revision (initialize, then
-// requests) and of the 2026-07-28 revision (every request on its own).
+// handler answers clients of the revisions 2024-11-05 to 2025-11-25
+// (initialize, then requests) and of 2026-07-28 (every request on its own).
 //
 // It offers three read-only tools: nc_semantic_search (the search engine,
 // with the parameter names of nextcloud-mcp-server's tool of the same
