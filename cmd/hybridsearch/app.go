@@ -172,7 +172,8 @@ func (m *Main) openEmbedder(ctx context.Context) error {
 		m.Logger.Info("semantic search is off (OLLAMA_HOST=off): indexing for keyword and fuzzy search only")
 		return nil
 	}
-	o, err := embedding.NewOllama(embedding.OllamaOptions{Hosts: m.Config.OllamaHosts, Model: m.Config.EmbedModel, Logger: m.Logger})
+	o, err := embedding.NewOllama(embedding.OllamaOptions{Hosts: m.Config.OllamaHosts, Model: m.Config.EmbedModel,
+		ContextNeeded: contextNeeded(m.Config.ChunkSize), Logger: m.Logger})
 	if err != nil {
 		return err
 	}
@@ -271,7 +272,28 @@ func (m *Main) buildIndexing(ctx context.Context) error {
 		Version: cfg.AppVersion, States: m.Queue.States(), Pending: m.Queue.Pending,
 		Scanner: m.Scanner, Pipeline: m.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin,
 	}
+	if m.Embedder != nil {
+		m.Reporter.Embedders = m.embedderHosts
+	}
 	return nil
+}
+
+// contextNeeded is the most tokens one embedded input may take: a chunk
+// of chunkSize runes (at most about one token per rune, as CJK text in a
+// BERT vocabulary) plus the prefix, title and headings.
+func contextNeeded(chunkSize int) int { return chunkSize + 256 }
+
+// embedderHosts reports each Ollama host's health for the status.
+func (m *Main) embedderHosts(ctx context.Context) []indexing.HostHealth {
+	if m.Embedder == nil {
+		return nil
+	}
+	hosts := m.Embedder.HostsHealth(ctx)
+	out := make([]indexing.HostHealth, len(hosts))
+	for i, h := range hosts {
+		out[i] = indexing.HostHealth{Host: h.Host, OK: h.OK, Error: h.Error}
+	}
+	return out
 }
 
 // buildSearch assembles the search engine over the store.
