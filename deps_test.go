@@ -9,8 +9,9 @@ import (
 
 // TestDeps enforces the package rules of style.md: the root is vocabulary
 // (stdlib only); indexing, search and analysis import no transport;
-// adapters never import each other; Echo stays in handlers and the MCP SDK
-// in mcp.
+// adapters never import each other (the Qdrant adapter, store, never
+// imports the embedded store, store/local, which shares its contract);
+// Echo stays in handlers and the MCP SDK in mcp.
 func TestDeps(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-json", "./...").Output()
 	if err != nil {
@@ -44,7 +45,8 @@ func TestDeps(t *testing.T) {
 		{mod + "/indexing/chunk", transports},
 		{mod + "/indexing/extract", transports},
 		{mod + "/search", transports},
-		{mod + "/store", []string{mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
+		{mod + "/store", []string{mod + "/store/local", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
+		{mod + "/store/local", []string{mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo", "github.com/nats-io"}},
 		{mod + "/nextcloud", []string{mod + "/store", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
 		{mod + "/queue", []string{mod + "/store", mod + "/nextcloud", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
 		{mod + "/oauth", []string{mod + "/store", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", mod + "/tokens", mod + "/handlers", "github.com/labstack/echo", "github.com/nats-io"}},

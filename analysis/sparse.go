@@ -49,7 +49,7 @@ const (
 )
 
 // IDF is the inverse document frequency both stores apply to a sparse
-// index (Qdrant's IDF modifier, with the same formula in store.Local):
+// index (Qdrant's IDF modifier, with the same formula in local.Store):
 //
 //	idf = ln(1 + (N − n + 0.5) / (n + 0.5))
 //

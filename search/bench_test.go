@@ -14,10 +14,10 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
-	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/local"
 )
 
-// The benchmarks search a synthetic corpus in store.Local: chunks of 130
+// The benchmarks search a synthetic corpus in local.Store: chunks of 130
 // words drawn from a Zipf distribution over a 30,000-word vocabulary (so
 // posting lists have realistic lengths), 25 chunks per file, all readable
 // by the searching user (the worst case for the per-user filter), with
@@ -39,7 +39,7 @@ const (
 
 // benchCorpus is a built store and its queries.
 type benchCorpus struct {
-	store   *store.Local
+	store   *local.Store
 	queries []string
 	vectors map[string][]float32
 }
@@ -85,7 +85,7 @@ func buildBenchCorpus(b *testing.B, n int) *benchCorpus {
 	for i, w := range words {
 		wordTri[i] = analysis.Trigrams(w)
 	}
-	st, err := store.OpenLocal(b.TempDir(), store.LocalOptions{Dim: benchDim, CompactBytes: 1 << 40})
+	st, err := local.Open(b.TempDir(), local.Options{Dim: benchDim, CompactBytes: 1 << 40})
 	if err != nil {
 		b.Fatal(err)
 	}

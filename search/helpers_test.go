@@ -19,6 +19,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/indexing/chunk"
 	"github.com/hybrid-search/hybridsearch/search"
 	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/local"
 	"github.com/hybrid-search/hybridsearch/store/qdranttest"
 )
 
@@ -139,7 +140,7 @@ var storeKinds = []struct {
 
 func openLocal(tb testing.TB) testStore {
 	tb.Helper()
-	s, err := store.OpenLocal(tb.TempDir(), store.LocalOptions{Dim: testDim, Logger: testLogger(tb)})
+	s, err := local.Open(tb.TempDir(), local.Options{Dim: testDim, Logger: testLogger(tb)})
 	if err != nil {
 		tb.Fatal(err)
 	}

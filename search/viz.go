@@ -13,7 +13,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/analysis"
 )
 
-// VectorReader reads stored points with their vectors (store.Local and
+// VectorReader reads stored points with their vectors (local.Store and
 // store.Qdrant). Both methods must return only points whose readers
 // include user.
 type VectorReader interface {
@@ -70,7 +70,7 @@ func (v *Viz) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sam
 	if sample == 0 {
 		sample = DefaultVizSample
 	}
-	p, err := newPlan(req)
+	p, err := newPlan(v.s.withDefaults(req))
 	if err != nil {
 		return hs.VizResult{}, err
 	}

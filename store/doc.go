@@ -3,10 +3,12 @@
 // the three retrieval legs of a search.
 //
 // Two stores share one method set and one contract (package storetest):
-// Local, an embedded, crash-safe store under a directory, and Qdrant, an
-// adapter for a Qdrant server. Every search and Files call filters by
-// "readers contains the acting user" inside the query; the empty user is
-// rejected, never read as "all users".
+// Qdrant, the adapter for a Qdrant server in this package, and the embedded
+// engine in package store/local, a crash-safe store under a directory.
+// What both follow lives here: the vector names, IDF, path prefixes, the
+// argument checks and the cleaning of what they store. Every search and
+// Files call filters by "readers contains the acting user" inside the
+// query; the empty user is rejected, never read as "all users".
 //
 // Scores are Qdrant's: cosine similarity for the dense vector, and for a
 // sparse vector the sum over shared indices of query weight × document

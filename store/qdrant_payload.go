@@ -1,7 +1,6 @@
 package store
 
 import (
-	"slices"
 	"strings"
 	"time"
 
@@ -45,16 +44,8 @@ var pointFields = append([]string{"chunk_no", "text", "start", "end", "headings"
 // own and the modification time in UTC, cut to whole seconds as Qdrant
 // keeps it.
 func cleanFileMeta(meta hybridsearch.FileMeta) hybridsearch.FileMeta {
-	var r []hybridsearch.UserID
-	for _, u := range meta.Readers {
-		if u != "" {
-			r = append(r, u)
-		}
-	}
-	slices.Sort(r)
-	meta.Readers = slices.Compact(r)
+	meta = CleanMeta(meta)
 	meta.Modified = time.Unix(meta.Modified.Unix(), 0).UTC()
-	meta.Paths = cleanPaths(meta)
 	return meta
 }
 
@@ -103,11 +94,11 @@ func pointPayload(meta hybridsearch.FileMeta, c hybridsearch.Chunk) map[string]*
 func pointVectors(p hybridsearch.Point) *qdrant.Vectors {
 	m := make(map[string]*qdrant.Vector, 3)
 	if len(p.Dense) > 0 {
-		m[VectorDense] = qdrant.NewVectorDense(normalized(p.Dense))
+		m[VectorDense] = qdrant.NewVectorDense(Normalized(p.Dense))
 	}
 	for name, v := range map[string]hybridsearch.SparseVector{VectorBM25: p.BM25, VectorTrigram: p.Trigram} {
 		if len(v.Indices) > 0 {
-			v = sortedSparse(v)
+			v = SortedSparse(v)
 			m[name] = qdrant.NewVectorSparse(v.Indices, v.Values)
 		}
 	}
@@ -191,7 +182,7 @@ func sparseOf(v *qdrant.VectorOutput) hybridsearch.SparseVector {
 	if len(out.Indices) == 0 {
 		return hybridsearch.SparseVector{}
 	}
-	return sortedSparse(out)
+	return SortedSparse(out)
 }
 
 // stringList returns a list value of strings.

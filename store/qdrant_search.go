@@ -57,7 +57,7 @@ func (q *Qdrant) SearchSparse(ctx context.Context, user hybridsearch.UserID, vec
 	if len(sq.Indices) == 0 {
 		return nil, nil
 	}
-	sq = sortedSparse(sq)
+	sq = SortedSparse(sq)
 	return q.query(ctx, "search "+vector, &qdrant.QueryPoints{
 		Query:  qdrant.NewQuerySparse(sq.Indices, sq.Values),
 		Using:  qdrant.PtrOf(vector),

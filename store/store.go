@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"math"
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
@@ -20,6 +22,10 @@ const (
 
 // MaxK is the largest number of hits a search returns; larger k are capped.
 const MaxK = 1000
+
+// MaxSample is the largest number of points SamplePoints returns; larger
+// n are capped.
+const MaxSample = 1000
 
 // Stats counts what a store holds.
 type Stats struct {
@@ -183,4 +189,81 @@ func CheckWrite(meta hybridsearch.FileMeta, points []hybridsearch.Point) error {
 		}
 	}
 	return nil
+}
+
+// Normalized returns a unit-length copy of v (all zeros stay zeros), or nil
+// for an empty v.
+func Normalized(v []float32) []float32 {
+	if len(v) == 0 {
+		return nil
+	}
+	var ss float64
+	for _, x := range v {
+		ss += float64(x) * float64(x)
+	}
+	out := make([]float32, len(v))
+	if ss == 0 {
+		return out
+	}
+	inv := 1 / math.Sqrt(ss)
+	for i, x := range v {
+		out[i] = float32(float64(x) * inv)
+	}
+	return out
+}
+
+// SortedSparse returns a copy of v sorted by index, nil slices when empty.
+func SortedSparse(v hybridsearch.SparseVector) hybridsearch.SparseVector {
+	if len(v.Indices) == 0 {
+		return hybridsearch.SparseVector{}
+	}
+	out := hybridsearch.SparseVector{Indices: slices.Clone(v.Indices), Values: slices.Clone(v.Values)}
+	if !slices.IsSorted(out.Indices) {
+		perm := make([]int, len(out.Indices))
+		for i := range perm {
+			perm[i] = i
+		}
+		slices.SortFunc(perm, func(a, b int) int { return cmp.Compare(v.Indices[a], v.Indices[b]) })
+		for k, i := range perm {
+			out.Indices[k], out.Values[k] = v.Indices[i], v.Values[i]
+		}
+	}
+	return out
+}
+
+// CleanMeta returns meta with sorted, unique, non-empty readers of its own,
+// paths of its own for readers only, and the modification time in UTC
+// without a monotonic reading: the form both stores keep (Qdrant cuts
+// the time to whole seconds).
+func CleanMeta(meta hybridsearch.FileMeta) hybridsearch.FileMeta {
+	r := make([]hybridsearch.UserID, 0, len(meta.Readers))
+	for _, u := range meta.Readers {
+		if u != "" {
+			r = append(r, u)
+		}
+	}
+	slices.Sort(r)
+	meta.Readers = slices.Compact(r)
+	meta.Paths = cleanPaths(meta)
+	if meta.Modified.IsZero() {
+		meta.Modified = time.Time{}
+	} else {
+		meta.Modified = meta.Modified.UTC()
+	}
+	return meta
+}
+
+// cleanPaths returns a copy of meta's paths for its (clean) readers, each
+// path cleaned; nil when it has none.
+func cleanPaths(meta hybridsearch.FileMeta) map[hybridsearch.UserID]string {
+	var out map[hybridsearch.UserID]string
+	for _, u := range meta.Readers {
+		if p := meta.Paths[u]; p != "" {
+			if out == nil {
+				out = make(map[hybridsearch.UserID]string, len(meta.Readers))
+			}
+			out[u] = CleanPath(p)
+		}
+	}
+	return out
 }

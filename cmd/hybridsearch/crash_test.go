@@ -19,7 +19,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/indexing/chunk"
 	"github.com/hybrid-search/hybridsearch/indexing/extract"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
-	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/local"
 )
 
 // crashDoc is the content of file i: a few paragraphs, so files have one
@@ -124,7 +124,7 @@ func TestCrashSafety(t *testing.T) {
 
 	// Check the store itself: each file holds exactly the chunks its text
 	// gives, once, with vectors.
-	st, err := store.OpenLocal(filepath.Join(dataDir, "index", "nomic-embed-text"), store.LocalOptions{})
+	st, err := local.Open(filepath.Join(dataDir, "index", "nomic-embed-text"), local.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

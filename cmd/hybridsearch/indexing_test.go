@@ -13,7 +13,7 @@ import (
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
-	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/local"
 )
 
 // withOllama runs the app against a fake Ollama.
@@ -36,7 +36,7 @@ func (e *testEnv) lookup(t testing.TB, id int64) indexed {
 	if err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
 		t.Fatalf("state %d: %v", id, err)
 	}
-	pts, err := e.Main.Store.FilePoints(ctx, hs.FileID(id), false)
+	pts, err := e.Main.Engine().Store.FilePoints(ctx, hs.FileID(id), false)
 	if err != nil {
 		t.Fatalf("points %d: %v", id, err)
 	}
@@ -174,9 +174,9 @@ func TestSharesArriveByScan(t *testing.T) {
 	ctx := context.Background()
 	f := sim.PutFile("alice", "/Shared/report.md", []byte("Quarterly numbers for the narwhal project."))
 	env.awaitFile(t, "indexed", f.ID, isIndexed(f.ETag))
-	local := env.Main.Store.(*store.Local)
+	ls := env.Main.Store.(*local.Store)
 	files := func(u hs.UserID) []hs.FileID {
-		metas, err := local.Files(ctx, u)
+		metas, err := ls.Files(ctx, u)
 		if err != nil {
 			t.Fatal(err)
 		}

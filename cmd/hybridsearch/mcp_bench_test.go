@@ -24,7 +24,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/queue"
 	"github.com/hybrid-search/hybridsearch/queue/natstest"
 	"github.com/hybrid-search/hybridsearch/search"
-	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/local"
 	"github.com/hybrid-search/hybridsearch/tokens"
 )
 
@@ -60,7 +60,7 @@ func (q queryVectors) EmbedQuery(_ context.Context, text string) ([]float32, err
 
 // buildMCPBenchStore writes the corpus and returns the store, the
 // queries and their vectors.
-func buildMCPBenchStore(b *testing.B) (*store.Local, []string, queryVectors) {
+func buildMCPBenchStore(b *testing.B) (*local.Store, []string, queryVectors) {
 	b.Helper()
 	rng := rand.New(rand.NewPCG(5, 10_000))
 	syll := strings.Fields("ka ri to ne mu sa lo pe di ga bu ve ho zi ta re no mi su la po de ki gu fa be ro ni te")
@@ -84,7 +84,7 @@ func buildMCPBenchStore(b *testing.B) (*store.Local, []string, queryVectors) {
 		analysis.Normalize(v)
 		return v
 	}
-	st, err := store.OpenLocal(b.TempDir(), store.LocalOptions{Dim: mcpBenchDim, CompactBytes: 1 << 40, Logger: slog.New(slog.DiscardHandler)})
+	st, err := local.Open(b.TempDir(), local.Options{Dim: mcpBenchDim, CompactBytes: 1 << 40, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		b.Fatal(err)
 	}

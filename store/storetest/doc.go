@@ -1,5 +1,5 @@
 // Package storetest is the contract every store must pass: Run writes,
-// updates, deletes and searches through the method set both store.Local and
+// updates, deletes and searches through the method set both local.Store and
 // store.Qdrant implement, and checks what Qdrant itself would return
 // (cosine scores, IDF-weighted sparse scores, per-user isolation, filters,
 // ties broken by point id).
@@ -8,7 +8,7 @@
 //
 //	func TestContract(t *testing.T) {
 //		storetest.Run(t, func(t *testing.T) storetest.Store {
-//			s, err := store.OpenLocal(t.TempDir(), store.LocalOptions{})
+//			s, err := local.Open(t.TempDir(), local.Options{})
 //			if err != nil {
 //				t.Fatal(err)
 //			}

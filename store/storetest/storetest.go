@@ -15,7 +15,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
-// Store is the method set under test, shared by store.Local and
+// Store is the method set under test, shared by local.Store and
 // store.Qdrant.
 type Store interface {
 	WriteFile(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error

@@ -1,0 +1,110 @@
+package local
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
+)
+
+// Kinds of logged operations.
+const (
+	opWrite  byte = 1 // WriteFile: meta and the file's complete point set
+	opMeta   byte = 2 // UpdateFileMeta
+	opDelete byte = 3 // DeleteFile: meta.ID only
+	opUpsert byte = 4 // UpsertPoints: meta and some of the file's points
+	opTrim   byte = 5 // TrimFile: meta.ID and the chunk count to keep
+)
+
+// op is one logged change: what a WAL record holds and what index.apply
+// performs, on the live path and on replay alike.
+type op struct {
+	kind   byte
+	meta   hybridsearch.FileMeta
+	points []pointIn // opWrite and opUpsert, in chunk order
+	keep   int       // opTrim: chunks numbered below it stay
+}
+
+// pointIn is a point on its way into the index: dense already normalised,
+// sparse vectors sorted copies owned by the index once applied.
+type pointIn struct {
+	id      string
+	chunk   hybridsearch.Chunk
+	dense   []float32 // nil when the point has no dense vector
+	bm25    hybridsearch.SparseVector
+	trigram hybridsearch.SparseVector
+}
+
+// encode appends the op, tagged with its sequence number.
+func (o *op) encode(e *encoder, seq uint64) {
+	e.uvarint(seq)
+	e.byte(o.kind)
+	switch o.kind {
+	case opWrite, opUpsert:
+		e.meta(o.meta)
+		e.uvarint(uint64(len(o.points)))
+		for _, p := range o.points {
+			e.point(p.id, p.chunk, p.dense, p.bm25, p.trigram)
+		}
+	case opMeta:
+		e.meta(o.meta)
+	case opDelete:
+		e.varint(int64(o.meta.ID))
+	case opTrim:
+		e.varint(int64(o.meta.ID))
+		e.int(o.keep)
+	}
+}
+
+// decodeOp reads what op.encode wrote.
+func decodeOp(b []byte) (uint64, *op, error) {
+	d := decoder{b: b}
+	seq := d.uvarint()
+	o := &op{kind: d.byte()}
+	switch o.kind {
+	case opWrite, opUpsert:
+		o.meta = d.meta()
+		n := d.count(1)
+		o.points = make([]pointIn, n)
+		for i := range o.points {
+			o.points[i] = d.point(o.meta.ID)
+		}
+	case opMeta:
+		o.meta = d.meta()
+	case opDelete:
+		o.meta.ID = hybridsearch.FileID(d.varint())
+	case opTrim:
+		o.meta.ID = hybridsearch.FileID(d.varint())
+		o.keep = d.int()
+	default:
+		d.fail()
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.fail()
+	}
+	return seq, o, d.err
+}
+
+// prepareWrite validates a WriteFile call and turns its points into an op:
+// metadata cleaned, points in chunk order, dense vectors normalised copies,
+// sparse vectors sorted copies.
+func prepareWrite(meta hybridsearch.FileMeta, points []hybridsearch.Point) (*op, error) {
+	if err := store.CheckWrite(meta, points); err != nil {
+		return nil, err
+	}
+	o := &op{kind: opWrite, meta: store.CleanMeta(meta), points: make([]pointIn, len(points))}
+	for i, p := range points {
+		c := p.Chunk
+		c.Headings = slices.Clone(c.Headings)
+		o.points[i] = pointIn{
+			id:      p.ID,
+			chunk:   c,
+			dense:   store.Normalized(p.Dense),
+			bm25:    store.SortedSparse(p.BM25),
+			trigram: store.SortedSparse(p.Trigram),
+		}
+	}
+	slices.SortFunc(o.points, func(a, b pointIn) int { return cmp.Compare(a.chunk.No, b.chunk.No) })
+	return o, nil
+}

@@ -1,0 +1,226 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
+)
+
+// quantInvariants returns an error unless the int8 copy matches the slab:
+// one row per slot, and every dense slot's row as quantize makes it.
+func (x *index) quantInvariants() error {
+	if x.dim == 0 {
+		return nil
+	}
+	if len(x.q8) != len(x.slab) || len(x.qrow) != len(x.slots) || len(x.slab) != len(x.slots)*x.dim {
+		return fmt.Errorf("int8 copy: %d codes, %d rows for %d floats, %d slots", len(x.q8), len(x.qrow), len(x.slab), len(x.slots))
+	}
+	want := make([]int8, x.dim)
+	for s, dense := range x.dense {
+		if !dense {
+			continue
+		}
+		row := quantize(x.vector(int32(s)), want)
+		if row != x.qrow[s] || !slices.Equal(want, x.q8[s*x.dim:(s+1)*x.dim]) {
+			return fmt.Errorf("slot %d: int8 copy differs from its vector", s)
+		}
+	}
+	return nil
+}
+
+// quantCorpus builds an index of n points in files of up to 40 with ties
+// by construction: some vectors repeat, some take three levels so many
+// share codes and scores, a few are zero, some points have none. Readers
+// and paths vary so filters and user lists cut the corpus unevenly.
+func quantCorpus(rng *rand.Rand, dim, n int) *index {
+	x := newIndex(0)
+	var pool [][]float32
+	for f := 0; n > 0; f++ {
+		id := hybridsearch.FileID(f + 1)
+		meta := hybridsearch.FileMeta{ID: id, Path: fmt.Sprintf("/d%d/%d.md", f%3, f), Readers: []hybridsearch.UserID{"alice"}}
+		if f%4 == 1 {
+			meta.Readers = append(meta.Readers, "bob")
+		}
+		o := &op{kind: opWrite, meta: meta}
+		for no := range min(n, 1+rng.IntN(40)) {
+			v := make([]float32, dim)
+			switch r := rng.IntN(20); {
+			case r < 3 && len(pool) > 0:
+				v = pool[rng.IntN(len(pool))]
+			case r < 8:
+				for j := range v {
+					v[j] = float32(rng.IntN(3) - 1)
+				}
+			case r == 8:
+			case r == 9:
+				v = nil
+			default:
+				for j := range v {
+					v[j] = float32(rng.NormFloat64())
+				}
+			}
+			if v != nil {
+				v = store.Normalized(v)
+				pool = append(pool, v)
+			}
+			o.points = append(o.points, pointIn{id: hybridsearch.PointID(id, no), chunk: hybridsearch.Chunk{FileID: id, No: no}, dense: v})
+		}
+		n -= len(o.points)
+		if err := x.apply(o); err != nil {
+			panic(err)
+		}
+	}
+	return x
+}
+
+// TestScanQuantExact checks over many seeds that the int8 path returns
+// exactly the float32 scan's top k, ids and scores, for many k, with and
+// without filters, split into several parallel parts, with both kernels.
+func TestScanQuantExact(t *testing.T) {
+	was := hasAVX2FMA
+	defer func() { hasAVX2FMA = was }()
+	seeds := 60
+	if testing.Short() {
+		seeds = 15
+	}
+	for seed := range seeds {
+		rng := rand.New(rand.NewPCG(uint64(seed), 99))
+		dim := []int{3, 16, 33, 96, 768}[seed%5]
+		n := 50 + rng.IntN(3000)
+		if seed%5 == 4 {
+			n = 1500
+		}
+		x := quantCorpus(rng, dim, n)
+		if err := x.invariants(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		hasAVX2FMA = was && seed%2 == 0
+		for _, user := range []hybridsearch.UserID{"alice", "bob"} {
+			for _, f := range []hybridsearch.Filter{{}, {PathPrefix: "/d1"}} {
+				m := newMatcher("alice", f)
+				slots := x.users[user]
+				var q []float32
+				switch rng.IntN(4) {
+				case 0: // a stored vector: ties with its copies at the top
+					q = slices.Clone(x.vector(slots[rng.IntN(len(slots))]))
+				case 1:
+					q = make([]float32, dim)
+					for j := range q {
+						q[j] = float32(rng.IntN(3) - 1)
+					}
+				default:
+					q = randFloats(rng, dim)
+				}
+				q = store.Normalized(q)
+				for _, k := range []int{1, 2, 7, 30, 100, store.MaxK} {
+					parts := 1 + rng.IntN(3)
+					want := x.searchDense(context.Background(), q, slots, k, &m, parts, false)
+					got := x.searchDense(context.Background(), q, slots, k, &m, 1+rng.IntN(3), true)
+					if !slices.Equal(got, want) {
+						t.Fatalf("seed %d dim %d user %s filter %+v k %d: int8 path differs\n got %v\nwant %v", seed, dim, user, f, k, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSearchDenseQuant runs SearchDense on a user above quantMin, so it
+// takes the int8 path, and checks it against the float32 scan through
+// writes, rewrites, deletes, a reopen (snapshot plus WAL replay) and
+// compaction, and that the int8 copy stays in step with the slab.
+func TestSearchDenseQuant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes more than quantMin points")
+	}
+	const dim = 24
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(21, 22))
+	write := func(s *Store, id hybridsearch.FileID, n int) {
+		t.Helper()
+		meta := hybridsearch.FileMeta{ID: id, Path: fmt.Sprintf("/d%d/x.md", id%3), Readers: []hybridsearch.UserID{"alice"}}
+		points := make([]hybridsearch.Point, n)
+		for no := range points {
+			points[no] = hybridsearch.Point{ID: hybridsearch.PointID(id, no), Chunk: hybridsearch.Chunk{FileID: id, No: no}, Dense: randFloats(rng, dim)}
+			if no%9 == 4 {
+				for j := range points[no].Dense {
+					points[no].Dense[j] = float32(rng.IntN(3) - 1)
+				}
+			}
+		}
+		if err := s.WriteFile(t.Context(), meta, points); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(s *Store, when string) {
+		t.Helper()
+		if err := s.idx.invariants(); err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		if n := len(s.idx.users["alice"]); n < quantMin {
+			t.Fatalf("%s: alice sees %d points, want ≥ %d for the int8 path", when, n, quantMin)
+		}
+		for _, f := range []hybridsearch.Filter{{}, {PathPrefix: "/d2"}} {
+			for _, k := range []int{1, 10, store.MaxK} {
+				q := randFloats(rng, dim)
+				got, err := s.SearchDense(t.Context(), "alice", q, k, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m := newMatcher("alice", f)
+				want := s.idx.hits(s.idx.searchDense(t.Context(), store.Normalized(q), s.idx.users["alice"], k, &m, 1, false))
+				if len(got) != len(want) {
+					t.Fatalf("%s: SearchDense(k %d) found %d hits, want %d", when, k, len(got), len(want))
+				}
+				for i := range got {
+					if got[i].Point.ID != want[i].Point.ID || got[i].Score != want[i].Score {
+						t.Fatalf("%s: SearchDense(k %d) hit %d = %s %v, want %s %v", when, k, i, got[i].Point.ID, got[i].Score, want[i].Point.ID, want[i].Score)
+					}
+				}
+			}
+		}
+	}
+	s, err := Open(dir, Options{CompactBytes: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const files = quantMin/200 + 20
+	for id := range hybridsearch.FileID(files) {
+		write(s, id+1, 200)
+	}
+	check(s, "after writes")
+	for id := hybridsearch.FileID(1); id <= files; id += 7 {
+		if err := s.DeleteFile(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+		write(s, id+3, 150) // frees slots, then reuses them
+	}
+	for id := hybridsearch.FileID(1); id <= files; id += 7 {
+		write(s, id, 200)
+	}
+	check(s, "after rewrites")
+	s.wmu.Lock()
+	err = s.compact()
+	s.wmu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := hybridsearch.FileID(2); id <= files; id += 11 {
+		write(s, id, 180) // in the WAL after the snapshot
+	}
+	check(s, "after compaction")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	check(s, "after reopen")
+}

@@ -1,0 +1,364 @@
+package local
+
+import (
+	"cmp"
+	"context"
+	"maps"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
+)
+
+// parallelMin is the number of a user's dense points from which SearchDense
+// splits the scan across GOMAXPROCS goroutines.
+const parallelMin = 4096
+
+// SearchDense returns the user's k points most similar to vec by cosine
+// similarity, best first, ties broken by point id. Points without a dense
+// vector are skipped. It returns an EINVALID error for an empty user, k ≤ 0
+// (k above MaxK is capped) or a vector whose dimension differs from the
+// store's; a store without dense vectors yet returns no hits.
+func (l *Store) SearchDense(ctx context.Context, user hybridsearch.UserID, vec []float32, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error) {
+	k, err := l.checkSearch(ctx, user, k)
+	if err != nil {
+		return nil, wrap(err, "store: search dense")
+	}
+	for _, x := range vec {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: search dense: non-finite query value")
+		}
+	}
+	q := store.Normalized(vec)
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	x := l.idx
+	if x.dim == 0 {
+		return nil, nil
+	}
+	if len(q) != x.dim {
+		return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: search dense: query has dimension %d, the store has %d", len(q), x.dim)
+	}
+	m := newMatcher(user, f)
+	slots := x.users[user]
+	parts := 1
+	if p := runtime.GOMAXPROCS(0); p > 1 && len(slots) >= parallelMin {
+		parts = min(p, len(slots)/(parallelMin/2))
+	}
+	quant := len(slots) >= quantMin && x.dim <= quantMaxDim
+	top := x.searchDense(ctx, q, slots, k, &m, parts, quant)
+	if err := ctx.Err(); err != nil {
+		return nil, wrap(err, "store: search dense")
+	}
+	return x.hits(top), nil
+}
+
+// searchDense returns the k best of slots for the unit query q, best first,
+// scanning parts slices of slots in parallel, through the int8 copy when
+// quant is set. Both ways give the same hits and scores. When ctx is done
+// the result is partial.
+func (x *index) searchDense(ctx context.Context, q []float32, slots []int32, k int, m *matcher, parts int, quant bool) []scored {
+	var qq quantQuery
+	if quant {
+		qq = newQuantQuery(q)
+	}
+	tops := make([]topK, parts)
+	var wg sync.WaitGroup
+	for i := range tops {
+		part := slots[i*len(slots)/parts : (i+1)*len(slots)/parts]
+		tops[i] = topK{k: k, h: make([]scored, 0, min(k, len(part))), x: x}
+		scan := func() {
+			if quant {
+				x.scanQuant(ctx, q, &qq, part, m, &tops[i])
+			} else {
+				x.scanDense(ctx, q, part, m, &tops[i])
+			}
+		}
+		if parts == 1 {
+			scan()
+			break
+		}
+		wg.Go(scan)
+	}
+	wg.Wait()
+	top := tops[0]
+	for _, t := range tops[1:] {
+		for _, s := range t.h {
+			top.push(s)
+		}
+	}
+	return top.sorted()
+}
+
+// scanBlock is the number of slots scanDense filters and then scores in one
+// kernel call; its buffers stay on the stack.
+const scanBlock = 256
+
+// scanDense pushes the cosine score of every matching slot with a dense
+// vector into t. It stops early when ctx is done, checking every 8 blocks.
+func (x *index) scanDense(ctx context.Context, q []float32, slots []int32, m *matcher, t *topK) {
+	var cand [scanBlock]int32
+	var scores [scanBlock]float32
+	dense := x.dense
+	for b := 0; len(slots) > 0; b++ {
+		if b%8 == 7 && ctx.Err() != nil {
+			return
+		}
+		block := slots[:min(scanBlock, len(slots))]
+		slots = slots[len(block):]
+		n := 0
+		for _, s := range block {
+			if dense[s] && (!m.on || m.match(&x.file[s].meta)) {
+				cand[n] = s
+				n++
+			}
+		}
+		dotRows(q, x.slab, cand[:n], scores[:n])
+		for i, score := range scores[:n] {
+			// A candidate below the current k-th score cannot enter the
+			// heap; one equal to it still may, on the point-id tie-break.
+			if len(t.h) == t.k && score < t.h[0].score {
+				continue
+			}
+			t.push(scored{score: score, slot: cand[i]})
+		}
+	}
+}
+
+// SearchSparse returns the user's k best points for the sparse query q on
+// the named vector (VectorBM25 or VectorTrigram), best first, ties broken by
+// point id. A point's score is Σ_i q_i · d_i · IDF(n_i, N) over the indices
+// it shares with q (see IDF; N and n_i count all users' points); points
+// sharing no index are not returned. It returns an EINVALID error for an
+// empty user, an unknown vector name, k ≤ 0 (k above MaxK is capped) or a
+// malformed q.
+func (l *Store) SearchSparse(ctx context.Context, user hybridsearch.UserID, vector string, q hybridsearch.SparseVector, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error) {
+	k, err := l.checkSearch(ctx, user, k)
+	if err == nil {
+		err = store.CheckSparseName(vector)
+	}
+	if err == nil {
+		err = store.CheckSparse(vector, q)
+	}
+	if err != nil {
+		return nil, wrap(err, "store: search sparse")
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	x := l.idx
+	ix := x.sparseIndex(vector)
+	slots := x.users[user]
+	if len(slots) == 0 || len(q.Indices) == 0 {
+		return nil, nil
+	}
+	sc := l.scratch.Get().(*scratch)
+	defer l.scratch.Put(sc)
+	sc.reset(len(x.slots))
+	for _, s := range slots {
+		sc.user[s>>6] |= 1 << (s & 63)
+	}
+	for j, i := range q.Indices {
+		pl := ix.postings[i]
+		if pl == nil {
+			continue
+		}
+		w := q.Values[j] * float32(store.IDF(pl.live, ix.docs))
+		for _, p := range pl.ps {
+			word, bit := p.slot>>6, uint64(1)<<(p.slot&63)
+			if sc.user[word]&bit == 0 {
+				continue
+			}
+			if sc.seen[word]&bit == 0 {
+				sc.seen[word] |= bit
+				sc.touched = append(sc.touched, p.slot)
+			}
+			sc.scores[p.slot] += w * p.w
+		}
+	}
+	m := newMatcher(user, f)
+	top := topK{k: k, x: x}
+	for _, s := range sc.touched {
+		if !m.on || m.match(&x.file[s].meta) {
+			top.push(scored{score: sc.scores[s], slot: s})
+		}
+	}
+	return x.hits(top.sorted()), nil
+}
+
+// scratch is the reusable per-query state of a sparse search.
+type scratch struct {
+	scores  []float32 // by slot, zero outside touched
+	seen    []uint64  // bitmap of touched slots
+	user    []uint64  // bitmap of the user's slots
+	touched []int32
+}
+
+// reset readies the scratch for n slots; every buffer is zero or empty.
+func (sc *scratch) reset(n int) {
+	for _, s := range sc.touched {
+		sc.scores[s] = 0
+	}
+	sc.touched = sc.touched[:0]
+	clear(sc.seen)
+	clear(sc.user)
+	if len(sc.scores) < n {
+		sc.scores = make([]float32, n)
+	}
+	if words := (n + 63) / 64; len(sc.seen) < words {
+		sc.seen = make([]uint64, words)
+		sc.user = make([]uint64, words)
+	}
+}
+
+// scored is a candidate hit.
+type scored struct {
+	score float32
+	slot  int32
+}
+
+// topK keeps the k best candidates in a min-heap whose root is the worst.
+type topK struct {
+	k int
+	h []scored
+	x *index
+}
+
+// worse reports whether a ranks below b: a lower score, or the same score
+// and a larger point id.
+func (t *topK) worse(a, b scored) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return t.x.slots[a.slot].id > t.x.slots[b.slot].id
+}
+
+func (t *topK) push(s scored) {
+	if len(t.h) < t.k {
+		t.h = append(t.h, s)
+		for i := len(t.h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !t.worse(t.h[i], t.h[p]) {
+				break
+			}
+			t.h[i], t.h[p] = t.h[p], t.h[i]
+			i = p
+		}
+		return
+	}
+	if !t.worse(t.h[0], s) {
+		return
+	}
+	t.h[0] = s
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(t.h) {
+			break
+		}
+		if c+1 < len(t.h) && t.worse(t.h[c+1], t.h[c]) {
+			c++
+		}
+		if !t.worse(t.h[c], t.h[i]) {
+			break
+		}
+		t.h[i], t.h[c] = t.h[c], t.h[i]
+		i = c
+	}
+}
+
+// sorted returns the candidates best first.
+func (t *topK) sorted() []scored {
+	slices.SortFunc(t.h, func(a, b scored) int {
+		if t.worse(a, b) {
+			return 1
+		}
+		if t.worse(b, a) {
+			return -1
+		}
+		return 0
+	})
+	return t.h
+}
+
+// hits turns ranked candidates into hits carrying their point without
+// vectors.
+func (x *index) hits(top []scored) []hybridsearch.Hit {
+	if len(top) == 0 {
+		return nil
+	}
+	out := make([]hybridsearch.Hit, len(top))
+	for i, s := range top {
+		out[i] = hybridsearch.Hit{Point: x.point(x.slots[s.slot], false), Score: s.score}
+	}
+	return out
+}
+
+// point returns a stored point as a caller-owned Point.
+func (x *index) point(r *pointRec, withVectors bool) hybridsearch.Point {
+	c := r.chunk
+	c.Headings = slices.Clone(c.Headings)
+	p := hybridsearch.Point{ID: r.id, Chunk: c, File: cloneMeta(x.file[r.slot].meta)}
+	if withVectors {
+		if r.dense {
+			p.Dense = slices.Clone(x.vector(r.slot))
+		}
+		p.BM25 = cloneSparse(r.bm25)
+		p.Trigram = cloneSparse(r.trigram)
+	}
+	return p
+}
+
+func cloneMeta(m hybridsearch.FileMeta) hybridsearch.FileMeta {
+	m.Readers = slices.Clone(m.Readers)
+	m.Paths = maps.Clone(m.Paths)
+	return m
+}
+
+func cloneSparse(v hybridsearch.SparseVector) hybridsearch.SparseVector {
+	return hybridsearch.SparseVector{Indices: slices.Clone(v.Indices), Values: slices.Clone(v.Values)}
+}
+
+// matcher evaluates a Filter against file metadata, for the searching
+// user: a path prefix applies to the path user sees.
+type matcher struct {
+	user   hybridsearch.UserID
+	f      hybridsearch.Filter
+	prefix string // cleaned PathPrefix, "" when unset
+	on     bool   // whether the filter filters at all
+}
+
+func newMatcher(user hybridsearch.UserID, f hybridsearch.Filter) matcher {
+	m := matcher{user: user, f: f}
+	if f.PathPrefix != "" {
+		m.prefix = store.CleanPath(f.PathPrefix)
+	}
+	m.on = len(f.Types) > 0 || len(f.MIMEs) > 0 || m.prefix != "" ||
+		!f.ModifiedAfter.IsZero() || !f.ModifiedBefore.IsZero()
+	return m
+}
+
+// match reports whether the file passes every set field of the filter:
+// type in Types, MIME in MIMEs, the user's path to it (FileMeta.PathOf)
+// under PathPrefix (see HasPathPrefix), modified strictly after
+// ModifiedAfter and strictly before ModifiedBefore.
+func (m *matcher) match(meta *hybridsearch.FileMeta) bool {
+	f := &m.f
+	switch {
+	case len(f.Types) > 0 && !slices.Contains(f.Types, meta.Type):
+		return false
+	case len(f.MIMEs) > 0 && !slices.Contains(f.MIMEs, meta.MIME):
+		return false
+	case m.prefix != "" && !store.HasPathPrefix(meta.PathOf(m.user), m.prefix):
+		return false
+	case !f.ModifiedAfter.IsZero() && !meta.Modified.After(f.ModifiedAfter):
+		return false
+	case !f.ModifiedBefore.IsZero() && !meta.Modified.Before(f.ModifiedBefore):
+		return false
+	}
+	return true
+}
+
+// cmpFileID orders file metadata by id.
+func cmpFileID(a, b hybridsearch.FileMeta) int { return cmp.Compare(a.ID, b.ID) }
