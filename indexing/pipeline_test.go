@@ -205,11 +205,7 @@ func TestPipelineProcess(t *testing.T) {
 				if len(pts) != 4 || e.state(t, 1).Chunks != 4 {
 					t.Errorf("%d points, state %d chunks; want 4", len(pts), e.state(t, 1).Chunks)
 				}
-				for _, p := range pts {
-					if len(p.Dense) == 0 {
-						t.Errorf("chunk %d has no vector", p.Chunk.No)
-					}
-				}
+				wantVectors(t, pts)
 			},
 		},
 		{
@@ -242,11 +238,7 @@ func TestPipelineProcess(t *testing.T) {
 				if texts := e.embed.texts(); len(texts) != 0 {
 					t.Errorf("embedded %q, want all reused", texts)
 				}
-				for _, p := range e.points(2) {
-					if len(p.Dense) == 0 {
-						t.Errorf("chunk %d has no vector", p.Chunk.No)
-					}
-				}
+				wantVectors(t, e.points(2))
 			},
 		},
 		{
@@ -525,11 +517,7 @@ func TestPipelineProcess(t *testing.T) {
 				if st.NoVectors != 0 || st.Error != "" || st.Attempts != 0 || st.Status != hs.StatusIndexed {
 					t.Errorf("state = %+v", st)
 				}
-				for _, p := range e.points(1) {
-					if len(p.Dense) == 0 {
-						t.Errorf("chunk %d has no vector", p.Chunk.No)
-					}
-				}
+				wantVectors(t, e.points(1))
 			},
 		},
 		{
@@ -732,3 +720,12 @@ func l2(v []float32) float64 {
 	return math.Sqrt(s)
 }
 
+// wantVectors fails for each of pts without a dense vector.
+func wantVectors(t *testing.T, pts []hs.Point) {
+	t.Helper()
+	for _, p := range pts {
+		if len(p.Dense) == 0 {
+			t.Errorf("chunk %d has no vector", p.Chunk.No)
+		}
+	}
+}
