@@ -227,7 +227,8 @@ func (m *Main) openEmbedder(ctx context.Context, e *Engine) error {
 		m.Logger.Info("semantic search is off (OLLAMA_HOST=off): indexing for keyword and fuzzy search only")
 		return nil
 	}
-	o, err := embedding.NewOllama(embedding.OllamaOptions{Hosts: e.Config.OllamaHosts, Model: e.Config.EmbedModel, Logger: m.Logger})
+	o, err := embedding.NewOllama(embedding.OllamaOptions{Hosts: e.Config.OllamaHosts, Model: e.Config.EmbedModel,
+		ContextNeeded: contextNeeded(e.Config.ChunkSize), Logger: m.Logger})
 	if err != nil {
 		return err
 	}
@@ -359,6 +360,27 @@ func (m *Main) buildPipeline(e *Engine) {
 		Version: cfg.AppVersion, States: m.Queue.States(), Pending: m.Queue.Pending,
 		Scanner: m.Scanner, Pipeline: e.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin,
 	}
+	if e.Embedder != nil {
+		e.Reporter.Embedders = e.embedderHosts
+	}
+}
+
+// contextNeeded is the most tokens one embedded input may take: a chunk
+// of chunkSize runes (at most about one token per rune, as CJK text in a
+// BERT vocabulary) plus the prefix, title and headings.
+func contextNeeded(chunkSize int) int { return chunkSize + 256 }
+
+// embedderHosts reports each of e's Ollama hosts' health for the status.
+func (e *Engine) embedderHosts(ctx context.Context) []indexing.HostHealth {
+	if e.Embedder == nil {
+		return nil
+	}
+	hosts := e.Embedder.HostsHealth(ctx)
+	out := make([]indexing.HostHealth, len(hosts))
+	for i, h := range hosts {
+		out[i] = indexing.HostHealth{Host: h.Host, OK: h.OK, Error: h.Error}
+	}
+	return out
 }
 
 // buildSearch assembles e's search engine over its store.
