@@ -3,9 +3,9 @@ package local
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/binary"
 	"fmt"
-	"context"
 	"maps"
 	"math"
 	"runtime"
