@@ -22,6 +22,10 @@ type Nextcloud interface {
 	SetInitialState(ctx context.Context, menu, key string, value any) error
 	RegisterScript(ctx context.Context, menu, path, afterAppID string) error
 	RegisterStyle(ctx context.Context, menu, path string) error
+	RegisterSettingsForm(ctx context.Context, f nextcloud.SettingsForm) error
+	UnregisterSettingsForm(ctx context.Context, formID string) error
+	RegisterFileAction(ctx context.Context, a nextcloud.FileAction) error
+	UnregisterFileAction(ctx context.Context, name string) error
 	ListWebhooks(ctx context.Context, uri string) ([]nextcloud.Webhook, error)
 	CreateWebhook(ctx context.Context, s nextcloud.WebhookSpec) (nextcloud.Webhook, error)
 	DeleteWebhook(ctx context.Context, id int) error
@@ -38,6 +42,18 @@ const (
 	WebhookURI      = "/api/webhook"           // where Nextcloud delivers file events
 	filesPathFilter = `/^\/[^\/]+\/files\//`   // only /<uid>/files/..., not appdata or trash
 )
+
+// SimilarAction is the Files app's "Find similar" action. Its handler
+// answers with a redirect to the panel (MenuName), which opens with the
+// documents most similar to the chosen files. It shows for the MIME types
+// the app indexes: AppAPI's files plugin matches when a file's type
+// contains one of the comma-separated parts.
+var SimilarAction = nextcloud.FileAction{
+	Name: "find_similar", DisplayName: "Find similar", ActionHandler: "api/files/similar", Icon: "img/similar.svg", Order: 50,
+	MIME: "text/, application/pdf, application/rtf, application/json, application/xml, application/xhtml, application/epub, " +
+		"application/javascript, application/x-yaml, application/yaml, application/csv, message/rfc822, " +
+		"application/vnd.oasis.opendocument, application/vnd.openxmlformats-officedocument, application/vnd.ms-",
+}
 
 // WebhookEvents are the file events the app registers webhooks for, with
 // the payload key whose path the filter checks (two-node events carry
@@ -70,6 +86,8 @@ type Lifecycle struct {
 	version     string
 	displayName string
 	steps       []InitStep
+	forms       []nextcloud.SettingsForm
+	actions     []nextcloud.FileAction
 	onEnable    func(ctx context.Context) error
 	onDisable   func(ctx context.Context) error
 	logger      *slog.Logger
@@ -85,6 +103,10 @@ type Options struct {
 	AppID, Version, DisplayName string
 	// Steps run in order on /init; progress is reported after each.
 	Steps []InitStep
+	// SettingsForms are the declarative settings forms and FileActions the
+	// Files app actions registered on enable and removed on disable.
+	SettingsForms []nextcloud.SettingsForm
+	FileActions   []nextcloud.FileAction
 	// OnEnable, if non-nil, runs after the registrations on enable
 	// (for example to start the initial scan); OnDisable before removal.
 	OnEnable  func(ctx context.Context) error
@@ -98,7 +120,7 @@ func New(ctx context.Context, nc Nextcloud, o Options) *Lifecycle {
 		o.Logger = slog.Default()
 	}
 	return &Lifecycle{nc: nc, appID: o.AppID, version: o.Version, displayName: o.DisplayName, steps: o.Steps,
-		onEnable: o.OnEnable, onDisable: o.OnDisable, logger: o.Logger, ctx: ctx}
+		forms: o.SettingsForms, actions: o.FileActions, onEnable: o.OnEnable, onDisable: o.OnDisable, logger: o.Logger, ctx: ctx}
 }
 
 // StartInit runs the init steps in the background, reporting progress to
@@ -207,7 +229,7 @@ func (l *Lifecycle) SetEnabled(ctx context.Context, enabled bool) error {
 			return fmt.Errorf("enable: %w", err)
 		}
 	}
-	l.logger.Info("app enabled: UI and webhooks registered")
+	l.logger.Info("app enabled: UI, settings forms, file actions and webhooks registered")
 	return nil
 }
 
@@ -225,6 +247,16 @@ func (l *Lifecycle) registerUI(ctx context.Context) error {
 	}
 	if err := l.nc.RegisterStyle(ctx, MenuName, StylePath); err != nil {
 		return fmt.Errorf("register style: %w", err)
+	}
+	for _, f := range l.forms {
+		if err := l.nc.RegisterSettingsForm(ctx, f); err != nil {
+			return fmt.Errorf("register settings form %s: %w", f.ID, err)
+		}
+	}
+	for _, a := range l.actions {
+		if err := l.nc.RegisterFileAction(ctx, a); err != nil {
+			return fmt.Errorf("register file action %s: %w", a.Name, err)
+		}
 	}
 	return nil
 }
@@ -286,8 +318,18 @@ func (l *Lifecycle) disable(ctx context.Context) error {
 	if err := l.nc.UnregisterTopMenu(ctx, MenuName); err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
 		errs = append(errs, fmt.Errorf("unregister top menu: %w", err))
 	}
+	for _, f := range l.forms {
+		if err := l.nc.UnregisterSettingsForm(ctx, f.ID); err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
+			errs = append(errs, fmt.Errorf("unregister settings form %s: %w", f.ID, err))
+		}
+	}
+	for _, a := range l.actions {
+		if err := l.nc.UnregisterFileAction(ctx, a.Name); err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
+			errs = append(errs, fmt.Errorf("unregister file action %s: %w", a.Name, err))
+		}
+	}
 	if len(errs) == 0 {
-		l.logger.Info("app disabled: UI and webhooks removed")
+		l.logger.Info("app disabled: UI, settings forms, file actions and webhooks removed")
 	}
 	return errors.Join(errs...)
 }

@@ -23,6 +23,8 @@ type fakeNC struct {
 	scripts   []string
 	styles    []string
 	states    map[string]any
+	forms     map[string]nextcloud.SettingsForm
+	actions   map[string]nextcloud.FileAction
 	hooks     map[int]nextcloud.Webhook
 	nextID    int
 	failUntil int // calls to SetInitProgress fail with EUNAVAILABLE until this many were made
@@ -30,7 +32,8 @@ type fakeNC struct {
 }
 
 func newFake() *fakeNC {
-	return &fakeNC{menus: map[string]nextcloud.TopMenu{}, states: map[string]any{}, hooks: map[int]nextcloud.Webhook{}, nextID: 1}
+	return &fakeNC{menus: map[string]nextcloud.TopMenu{}, states: map[string]any{}, hooks: map[int]nextcloud.Webhook{}, nextID: 1,
+		forms: map[string]nextcloud.SettingsForm{}, actions: map[string]nextcloud.FileAction{}}
 }
 
 func (f *fakeNC) SetInitProgress(ctx context.Context, p int) error {
@@ -79,6 +82,36 @@ func (f *fakeNC) RegisterStyle(ctx context.Context, menu, path string) error {
 	if !contains(f.styles, path) {
 		f.styles = append(f.styles, path)
 	}
+	return nil
+}
+func (f *fakeNC) RegisterSettingsForm(ctx context.Context, form nextcloud.SettingsForm) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.forms[form.ID] = form
+	return nil
+}
+func (f *fakeNC) UnregisterSettingsForm(ctx context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.forms[id]; !ok {
+		return hs.Errorf(hs.ENOTFOUND, "no form")
+	}
+	delete(f.forms, id)
+	return nil
+}
+func (f *fakeNC) RegisterFileAction(ctx context.Context, a nextcloud.FileAction) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.actions[a.Name] = a
+	return nil
+}
+func (f *fakeNC) UnregisterFileAction(ctx context.Context, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.actions[name]; !ok {
+		return hs.Errorf(hs.ENOTFOUND, "no action")
+	}
+	delete(f.actions, name)
 	return nil
 }
 func (f *fakeNC) ListWebhooks(ctx context.Context, uri string) ([]nextcloud.Webhook, error) {
@@ -257,5 +290,31 @@ func TestEnableHookErrors(t *testing.T) {
 		OnEnable: func(ctx context.Context) error { return errors.New("scan could not start") }})
 	if err := l.SetEnabled(context.Background(), true); err == nil || !strings.Contains(err.Error(), "scan could not start") {
 		t.Errorf("SetEnabled = %v, want the hook's error", err)
+	}
+}
+
+func TestEnableRegistersFormsAndFileActions(t *testing.T) {
+	f := newFake()
+	form := nextcloud.SettingsForm{ID: "hs_admin", SectionType: "admin", SectionID: "declarative_settings", Title: "Hybrid Search",
+		Fields: []nextcloud.SettingsField{{ID: "embed_model", Title: "Model", Type: "text"}}}
+	action := nextcloud.FileAction{Name: "similar", DisplayName: "Find similar", ActionHandler: "api/files/similar", MIME: "text/"}
+	l := exapp.New(context.Background(), f, exapp.Options{AppID: "hybrid_search", DisplayName: "Hybrid Search",
+		SettingsForms: []nextcloud.SettingsForm{form}, FileActions: []nextcloud.FileAction{action}})
+	ctx := context.Background()
+	for i := 0; i < 2; i++ {
+		if err := l.SetEnabled(ctx, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(f.forms) != 1 || f.forms["hs_admin"].Title != "Hybrid Search" || len(f.actions) != 1 || f.actions["similar"].ActionHandler != "api/files/similar" {
+		t.Errorf("after enable: forms %v, actions %v", f.forms, f.actions)
+	}
+	for i := 0; i < 2; i++ {
+		if err := l.SetEnabled(ctx, false); err != nil {
+			t.Fatalf("disable %d: %v", i+1, err)
+		}
+		if len(f.forms) != 0 || len(f.actions) != 0 {
+			t.Errorf("after disable: forms %v, actions %v", f.forms, f.actions)
+		}
 	}
 }

@@ -37,9 +37,21 @@ func TestEnableAgainstEveryVersion(t *testing.T) {
 				Secret: env.Get("APP_SECRET")}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			l := exapp.New(ctx, nc, exapp.Options{AppID: "hybrid_search", Version: "1.0.0", DisplayName: "Hybrid Search"})
+			l := exapp.New(ctx, nc, exapp.Options{AppID: "hybrid_search", Version: "1.0.0", DisplayName: "Hybrid Search",
+				SettingsForms: []nextcloud.SettingsForm{{ID: "hs_admin", SectionType: "admin", SectionID: "declarative_settings", Title: "Hybrid Search",
+					Fields: []nextcloud.SettingsField{{ID: "embed_model", Title: "Model", Type: "text", Default: "nomic-embed-text"}}}},
+				FileActions: []nextcloud.FileAction{{Name: "similar", DisplayName: "Find similar", ActionHandler: "/api/files/similar", MIME: "text/"}}})
 			if err := l.SetEnabled(ctx, true); err != nil {
 				t.Fatalf("enable on Nextcloud %s: %v", v, err)
+			}
+			if forms := sim.SettingsForms("hybrid_search"); len(forms) != 1 || forms[0].FormID != "hs_admin" {
+				t.Errorf("Nextcloud %s: settings forms %+v", v, forms)
+			}
+			if val, ok := sim.DeclarativeValue("hybrid_search", "embed_model", ""); !ok || val != "nomic-embed-text" {
+				t.Errorf("Nextcloud %s: the form's field shows %q, %v", v, val, ok)
+			}
+			if acts := sim.FileActions("hybrid_search"); len(acts) != 1 || acts[0].Version != "2.0" || acts[0].ActionHandler != "api/files/similar" {
+				t.Errorf("Nextcloud %s: file actions %+v", v, acts)
 			}
 			got := map[string]bool{}
 			for _, w := range sim.Webhooks() {
@@ -55,6 +67,12 @@ func TestEnableAgainstEveryVersion(t *testing.T) {
 				if _, ok := hs.FileEventByClass(ev.Class); !ok {
 					t.Errorf("the intake does not accept %s", ev.Class)
 				}
+			}
+			if err := l.SetEnabled(ctx, false); err != nil {
+				t.Fatalf("disable on Nextcloud %s: %v", v, err)
+			}
+			if len(sim.SettingsForms("hybrid_search")) != 0 || len(sim.FileActions("hybrid_search")) != 0 {
+				t.Errorf("Nextcloud %s: the form or the file action is left after disable", v)
 			}
 		})
 	}

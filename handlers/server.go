@@ -24,9 +24,14 @@ type Deps struct {
 	Operator  Operator     // required
 	Search    Searcher     // nil: /api/search answers 503
 	Viz       Visualizer   // nil: /api/viz answers 503
-	MCP       *MCPDeps     // nil: no /mcp, metadata or token routes
-	Assets    fs.FS        // required: the frontend build (js/, css/, img/)
-	Logger    *slog.Logger // nil means slog.Default()
+	Similar   Similarity   // nil: /api/similar answers 503
+	// SimilarPage is the app page "Find similar" opens; "" means
+	// DefaultSimilarPage.
+	SimilarPage string
+	Settings    SettingsSource // nil: /api/settings answers 503
+	MCP         *MCPDeps       // nil: no /mcp, metadata or token routes
+	Assets      fs.FS          // required: the frontend build (js/, css/, img/)
+	Logger      *slog.Logger   // nil means slog.Default()
 }
 
 // Server holds the handlers and what they need.
@@ -39,6 +44,9 @@ type Server struct {
 	operator Operator
 	search   Searcher
 	viz      Visualizer
+	similar  Similarity
+	simPage  string
+	settings SettingsSource
 	mcp      *MCPDeps
 	assets   fs.FS
 	logger   *slog.Logger
@@ -68,7 +76,7 @@ func New(d Deps) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, assets: d.Assets, logger: d.Logger}, nil
+	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, assets: d.Assets, logger: d.Logger}, nil
 }
 
 // Handler returns the app's complete HTTP handler.
@@ -94,9 +102,12 @@ func (s *Server) Register(e *echo.Echo) {
 	// JSON API (through the AppAPI proxy, as the logged-in user).
 	api := e.Group("/api", s.appAPIAuth)
 	api.GET("/status", s.handleStatus)
+	api.GET("/settings", s.handleSettings)
 	api.GET("/search", s.handleSearch)
 	api.POST("/search", s.handleSearch)
 	api.GET("/viz", s.handleViz)
+	api.GET("/similar", s.handleSimilar)
+	api.POST("/files/similar", s.handleFileActionSimilar)
 	api.POST("/webhook", s.handleWebhook, requireNoUser)
 	api.POST("/scan", s.handleScan)
 	api.POST("/retry", s.handleRetry)

@@ -38,6 +38,20 @@ func (r Rules) Excluded(f hs.FileInfo) string {
 	return ""
 }
 
+// Reasons Excluded gives start with one of these.
+var ruleReasons = []string{"excluded by path rule ", "excluded by type rule ", "larger than the "}
+
+// IsRuleReason reports whether a skipped file's reason came from Excluded,
+// so a file skipped by a rule that no longer applies is indexed again.
+func IsRuleReason(reason string) bool {
+	for _, r := range ruleReasons {
+		if strings.HasPrefix(reason, r) {
+			return true
+		}
+	}
+	return false
+}
+
 // Validate reports a malformed glob.
 func (r Rules) Validate() error {
 	for _, g := range r.PathGlobs {

@@ -35,6 +35,13 @@ type Pipeline struct {
 	// (a deleted folder's files cannot be found by id any more).
 	Rescan func(user hs.UserID)
 	Rules  Rules
+	// Recipients, if non-nil, names who a file reaches through shares of
+	// folders above it (*Reach): a file a webhook brings to a user's path
+	// is then added for them and its owner, at their own paths (reach.go).
+	Recipients RecipientFinder
+	// CurrentRules, if non-nil, is asked for the rules on every job instead
+	// of Rules, so they can change while the pipeline runs (admin settings).
+	CurrentRules func() Rules
 	// NotesFolder is the Notes app's folder in each user's tree; default "/Notes".
 	NotesFolder string
 	// IndexID names the index written to (store kind, embedding model and
@@ -116,7 +123,14 @@ func (p *Pipeline) Process(ctx context.Context, job hs.IndexJob) error {
 	case info.IsDir:
 		return p.fanOut(ctx, job.User, info)
 	}
-	return p.sync(ctx, st, job.User, info, job.Reason == hs.ReasonRetry)
+	fresh := !slices.Contains(st.Readers, job.User) || st.Paths[job.User] != info.Path
+	if err := p.sync(ctx, st, job.User, info, job.Reason == hs.ReasonRetry); err != nil {
+		return err
+	}
+	if fresh && job.Reason == hs.ReasonEvent && slices.Contains(st.Readers, job.User) {
+		p.reachRecipients(ctx, job.User, info, st)
+	}
+	return nil
 }
 
 // missingUser reports whether err, from a call as user, came from a user
@@ -151,10 +165,11 @@ func (p *Pipeline) state(ctx context.Context, id hs.FileID) (*hs.FileState, erro
 // sync makes the index match info, which user can see.
 func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, info hs.FileInfo, retry bool) error {
 	changed := addReader(st, user, info.Path)
-	if reason := p.Rules.Excluded(info); reason != "" {
+	if reason := p.rules().Excluded(info); reason != "" {
 		return p.finish(ctx, st, info, hs.StatusSkipped, reason)
 	}
-	if st.ETag == info.ETag && st.Index == p.IndexID && (st.Status == hs.StatusIndexed || st.Status == hs.StatusSkipped || st.Status == hs.StatusFailed && !retry) {
+	ruleLifted := st.Status == hs.StatusSkipped && IsRuleReason(st.Error) // and it no longer applies
+	if st.ETag == info.ETag && st.Index == p.IndexID && !ruleLifted && (st.Status == hs.StatusIndexed || st.Status == hs.StatusSkipped || st.Status == hs.StatusFailed && !retry) {
 		if !changed && st.Modified.Equal(info.Modified) {
 			return nil // nothing new
 		}
@@ -329,6 +344,14 @@ func (p *Pipeline) isNote(pth string) bool {
 		return true
 	}
 	return false
+}
+
+// rules returns the exclusion rules in force.
+func (p *Pipeline) rules() Rules {
+	if p.CurrentRules != nil {
+		return p.CurrentRules()
+	}
+	return p.Rules
 }
 
 func (p *Pipeline) now() time.Time {

@@ -11,7 +11,7 @@ import (
 
 // extract downloads the file as user and extracts its text.
 func (p *Pipeline) extract(ctx context.Context, user hs.UserID, info hs.FileInfo) (hs.Text, error) {
-	max := p.Rules.MaxSize
+	max := p.rules().MaxSize
 	if max <= 0 {
 		max = 1 << 40
 	}

@@ -36,6 +36,7 @@ type ScanProgress struct {
 	UsersDone    int       `json:"users_done"`
 	FilesSeen    int       `json:"files_seen"`
 	Queued       int       `json:"queued"`
+	UsersGone    int       `json:"users_gone,omitempty"` // users found deleted in Nextcloud
 	LastError    string    `json:"last_error,omitempty"`
 	DurationSecs float64   `json:"duration_seconds,omitempty"`
 }
@@ -50,13 +51,27 @@ type Scanner struct {
 	States  StateLister
 	Enqueue EnqueueFunc
 	// IndexID is the Pipeline's IndexID: files recorded for another index
-	// are queued again.
+	// are queued again. Change it with SetIndexID once the scanner runs.
 	IndexID string
+	// Rules, if non-nil, returns the exclusion rules in force: a file whose
+	// exclusion no longer matches its state (newly excluded, or skipped by
+	// a rule that was lifted) is queued again.
+	Rules func() Rules
 	// Baseline, if non-nil, is called before a user's tree is walked; the
 	// commit it returns runs after the walk went through
 	// (ShareRefresher.Baseline: the shares the scan has seen).
 	Baseline func(ctx context.Context, user hs.UserID) (commit func(ctx context.Context) error, err error)
-	Logger   *slog.Logger
+	// Gone, if set, confirms that a user missing from Nextcloud's list, but
+	// whom the index lists as a reader or Records keep something for, no
+	// longer exists (*nextcloud.UserDirectory.Gone). A full scan then
+	// queues that user's files, so the pipeline drops them as a reader
+	// (deleting what nobody else reads), and has every Records forget
+	// them (departed.go).
+	Gone func(ctx context.Context, user hs.UserID) (bool, error)
+	// Records are what the app keeps per user besides the index (bearer
+	// tokens and grants, share lists); used with Gone.
+	Records []UserRecords
+	Logger  *slog.Logger
 
 	mu       sync.Mutex
 	progress ScanProgress
@@ -82,15 +97,16 @@ func (s *Scanner) ScanAll(ctx context.Context, report func(fraction float64)) er
 	if err != nil {
 		return fmt.Errorf("scan: list users: %w", err)
 	}
-	return s.scan(ctx, users, report)
+	return s.scan(ctx, users, true, report)
 }
 
 // ScanUser scans one user's tree.
 func (s *Scanner) ScanUser(ctx context.Context, user hs.UserID) error {
-	return s.scan(ctx, []hs.UserID{user}, nil)
+	return s.scan(ctx, []hs.UserID{user}, false, nil)
 }
 
-func (s *Scanner) scan(ctx context.Context, users []hs.UserID, report func(float64)) error {
+// scan scans users; all says they are every user Nextcloud has.
+func (s *Scanner) scan(ctx context.Context, users []hs.UserID, all bool, report func(float64)) error {
 	s.mu.Lock()
 	if s.turn == nil {
 		s.turn = make(chan struct{}, 1)
@@ -107,7 +123,7 @@ func (s *Scanner) scan(ctx context.Context, users []hs.UserID, report func(float
 	s.running = true
 	s.progress = ScanProgress{Running: true, Started: time.Now(), UsersTotal: len(users)}
 	s.mu.Unlock()
-	err := s.scanUsers(ctx, users, report)
+	err := s.scanUsers(ctx, users, all, report)
 	s.mu.Lock()
 	s.running = false
 	s.progress.Running = false
@@ -124,11 +140,15 @@ func (s *Scanner) scan(ctx context.Context, users []hs.UserID, report func(float
 // storage, a user deleted meanwhile) is logged and recorded in the
 // progress, and the others are scanned all the same; it is returned only
 // when every user failed, so one user never holds back the rest (the
-// app's initialization among them).
-func (s *Scanner) scanUsers(ctx context.Context, users []hs.UserID, report func(float64)) error {
-	known, err := s.readerIndex(ctx, users)
+// app's initialization among them). After a scan of every user, users
+// Nextcloud no longer has are forgotten.
+func (s *Scanner) scanUsers(ctx context.Context, users []hs.UserID, all bool, report func(float64)) error {
+	known, others, err := s.readerIndex(ctx, users, all)
 	if err != nil {
 		return err
+	}
+	if all {
+		defer s.forgetDeparted(ctx, users, others)
 	}
 	var errs []error
 	for i, user := range users {
@@ -155,24 +175,28 @@ func (s *Scanner) scanUsers(ctx context.Context, users []hs.UserID, report func(
 	return nil
 }
 
-// readerIndex maps each scanned user to the states listing them as reader.
-func (s *Scanner) readerIndex(ctx context.Context, users []hs.UserID) (map[hs.UserID]map[hs.FileID]hs.FileState, error) {
+// readerIndex maps each scanned user to the states listing them as
+// reader and, with others, every other reader to the files listing them.
+func (s *Scanner) readerIndex(ctx context.Context, users []hs.UserID, others bool) (map[hs.UserID]map[hs.FileID]hs.FileState, map[hs.UserID][]hs.FileID, error) {
 	want := map[hs.UserID]map[hs.FileID]hs.FileState{}
 	for _, u := range users {
 		want[u] = map[hs.FileID]hs.FileState{}
 	}
+	rest := map[hs.UserID][]hs.FileID{}
 	err := s.States.List(ctx, func(st hs.FileState) error {
 		for _, r := range st.Readers {
 			if m, ok := want[r]; ok {
 				m[st.ID] = st
+			} else if others {
+				rest[r] = append(rest[r], st.ID)
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("scan: read index state: %w", err)
+		return nil, nil, fmt.Errorf("scan: read index state: %w", err)
 	}
-	return want, nil
+	return want, rest, nil
 }
 
 // scanOne walks one user's tree and queues every difference from known,
@@ -201,6 +225,14 @@ func (s *Scanner) scanOne(ctx context.Context, user hs.UserID, known map[hs.File
 	}
 	now := time.Now()
 	seen := map[hs.FileID]bool{}
+	s.mu.Lock()
+	indexID := s.IndexID
+	s.mu.Unlock()
+	var rules *Rules
+	if s.Rules != nil {
+		r := s.Rules()
+		rules = &r
+	}
 	err := s.Tree.Walk(ctx, user, "/", func(f hs.FileInfo) error {
 		if f.IsDir {
 			return nil
@@ -210,7 +242,7 @@ func (s *Scanner) scanOne(ctx context.Context, user hs.UserID, known map[hs.File
 		s.progress.FilesSeen++
 		s.mu.Unlock()
 		st, ok := known[f.ID]
-		if ok && st.ETag == f.ETag && st.Index == s.IndexID && st.Paths[user] == f.Path && slices.Contains(st.Readers, user) && st.Status != hs.StatusPending {
+		if ok && st.ETag == f.ETag && st.Index == indexID && st.Paths[user] == f.Path && slices.Contains(st.Readers, user) && st.Status != hs.StatusPending && !ruleChanged(rules, st, f) {
 			return nil
 		}
 		batch = append(batch, hs.IndexJob{FileID: f.ID, User: user, Path: f.Path, Reason: hs.ReasonScan, Time: now})
@@ -241,6 +273,25 @@ func (s *Scanner) scanOne(ctx context.Context, user hs.UserID, known map[hs.File
 		}
 	}
 	return nil
+}
+
+// ruleChanged reports whether the rules now decide differently about f
+// than its state records.
+func ruleChanged(rules *Rules, st hs.FileState, f hs.FileInfo) bool {
+	if rules == nil {
+		return false
+	}
+	reason := rules.Excluded(f)
+	byRule := st.Status == hs.StatusSkipped && IsRuleReason(st.Error)
+	return reason != "" && (!byRule || st.Error != reason) || reason == "" && byRule
+}
+
+// SetIndexID changes the index the scanner compares states with, from the
+// next user it scans (the embedding model changed).
+func (s *Scanner) SetIndexID(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.IndexID = id
 }
 
 // Request asks for a scan of user ("" = every user) soon, from Run's loop.
@@ -297,7 +348,7 @@ func (s *Scanner) Run(ctx context.Context, interval time.Duration) {
 					users = append(users, u)
 				}
 				slices.Sort(users)
-				err = s.scan(ctx, users, nil)
+				err = s.scan(ctx, users, false, nil)
 			}
 			if err != nil && ctx.Err() == nil {
 				s.logger().Warn("reconciliation scan failed", "error", err)

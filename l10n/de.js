@@ -6,6 +6,7 @@ OC.L10N.register(
         "APP_PASSWORD": "APP_PASSWORT",
         "APP_URL": "APP_URL",
         "Actions": "Aktionen",
+        "Admin settings": "Admin-Einstellungen",
         "All three methods, fused": "Alle drei Methoden, zusammengeführt",
         "All users": "Alle Benutzer",
         "App tokens": "App-Tokens",
@@ -17,6 +18,7 @@ OC.L10N.register(
         "Automatic fusion chooses the weights from the query.": "Die automatische Fusion wählt die Gewichtung anhand der Anfrage.",
         "Axis 1: {share} of the variance": "Achse 1: {share} der Varianz",
         "Axis 2: {share} of the variance": "Achse 2: {share} der Varianz",
+        "Back to search": "Zurück zur Suche",
         "By meaning, across languages": "Nach Bedeutung, sprachübergreifend",
         "Cannot run: {reason}": "Kann nicht laufen: {reason}",
         "Check the spelling, use fewer words, or try another method:": "Prüfen Sie die Schreibweise, verwenden Sie weniger Wörter oder versuchen Sie eine andere Methode:",
@@ -53,6 +55,7 @@ OC.L10N.register(
         "Files": "Dateien",
         "Files not indexed": "Nicht indizierte Dateien",
         "Filters": "Filter",
+        "Find similar": "Ähnliche finden",
         "Fix the options to search:": "Korrigieren Sie die Optionen, um zu suchen:",
         "Found by several methods": "Von mehreren Methoden gefunden",
         "Found by {method}": "Gefunden von {method}",
@@ -83,6 +86,7 @@ OC.L10N.register(
         "Linear (normalized scores)": "Linear (normalisierte Bewertungen)",
         "Loading tokens…": "Tokens werden geladen …",
         "Loading…": "Wird geladen …",
+        "Looking for similar documents…": "Ähnliche Dokumente werden gesucht …",
         "MCP server address": "Adresse des MCP-Servers",
         "Method": "Methode",
         "Modified from": "Geändert ab",
@@ -92,6 +96,7 @@ OC.L10N.register(
         "Nextcloud did not answer the access check for this file": "Nextcloud hat die Zugriffsprüfung für diese Datei nicht beantwortet",
         "No file failed or was skipped.": "Keine Datei ist fehlgeschlagen oder wurde übersprungen.",
         "No files found yet": "Noch keine Dateien gefunden",
+        "No other documents are similar to this one.": "Keine anderen Dokumente ähneln diesem.",
         "No results for “{q}”": "Keine Ergebnisse für „{q}“",
         "No scan has run yet": "Es lief noch kein Scan",
         "Note": "Notiz",
@@ -132,6 +137,7 @@ OC.L10N.register(
         "Semantic: how much closer in meaning it is to the query than your files are on average.": "Semantisch: wie viel näher es der Suchanfrage inhaltlich ist als Ihre Dateien im Durchschnitt.",
         "Show": "Anzeigen",
         "Show results as": "Ergebnisse anzeigen als",
+        "Similar to “{title}”": "Ähnlich wie „{title}“",
         "Since": "Seit",
         "Skipped": "Übersprungen",
         "Spreadsheet": "Tabelle",
@@ -179,6 +185,10 @@ OC.L10N.register(
             "Nextcloud hat die Zugriffsprüfung nicht beantwortet, daher wird {count} Ergebnis ungeprüft angezeigt (markiert als „nicht erneut geprüft“). Es stammt aus einer Datei, für die der Index Sie als Leser führt.",
             "Nextcloud hat die Zugriffsprüfung nicht beantwortet, daher werden {count} Ergebnisse ungeprüft angezeigt (markiert als „nicht erneut geprüft“). Sie stammen aus Dateien, für die der Index Sie als Leser führt."
         ],
+        "_Similar to {count} file_::_Similar to {count} files_": [
+            "Ähnlich wie {count} Datei",
+            "Ähnlich wie {count} Dateien"
+        ],
         "_{count} job waiting_::_{count} jobs waiting_": [
             "{count} Auftrag wartet",
             "{count} Aufträge warten"
@@ -202,6 +212,10 @@ OC.L10N.register(
         "_{count} result_::_{count} results_": [
             "{count} Ergebnis",
             "{count} Ergebnisse"
+        ],
+        "_{count} similar document_::_{count} similar documents_": [
+            "{count} ähnliches Dokument",
+            "{count} ähnliche Dokumente"
         ],
         "about {eta} left": "noch etwa {eta}",
         "also in hybrid": "auch in Hybrid",

@@ -6,6 +6,7 @@ OC.L10N.register(
         "APP_PASSWORD": "アプリパスワード",
         "APP_URL": "APP_URL",
         "Actions": "操作",
+        "Admin settings": "管理者設定",
         "All three methods, fused": "3 つの方法を統合",
         "All users": "全ユーザー",
         "App tokens": "アプリトークン",
@@ -17,6 +18,7 @@ OC.L10N.register(
         "Automatic fusion chooses the weights from the query.": "自動融合はクエリに応じて重みを選びます。",
         "Axis 1: {share} of the variance": "第 1 軸：分散の {share}",
         "Axis 2: {share} of the variance": "第 2 軸：分散の {share}",
+        "Back to search": "検索に戻る",
         "By meaning, across languages": "意味で検索（多言語対応）",
         "Cannot run: {reason}": "実行できません：{reason}",
         "Check the spelling, use fewer words, or try another method:": "綴りを確認するか、語数を減らすか、別の方法を試してください：",
@@ -53,6 +55,7 @@ OC.L10N.register(
         "Files": "ファイル",
         "Files not indexed": "インデックスされていないファイル",
         "Filters": "フィルター",
+        "Find similar": "類似を検索",
         "Fix the options to search:": "検索するにはオプションを修正してください：",
         "Found by several methods": "複数の方法で検出",
         "Found by {method}": "{method}で検出",
@@ -83,6 +86,7 @@ OC.L10N.register(
         "Linear (normalized scores)": "線形（正規化スコア）",
         "Loading tokens…": "トークンを読み込み中…",
         "Loading…": "読み込み中…",
+        "Looking for similar documents…": "類似のドキュメントを検索中…",
         "MCP server address": "MCP サーバーのアドレス",
         "Method": "方法",
         "Modified from": "更新日（から）",
@@ -92,6 +96,7 @@ OC.L10N.register(
         "Nextcloud did not answer the access check for this file": "このファイルのアクセス確認に Nextcloud が応答しませんでした",
         "No file failed or was skipped.": "失敗またはスキップされたファイルはありません。",
         "No files found yet": "まだファイルが見つかりません",
+        "No other documents are similar to this one.": "これに似たドキュメントは他にありません。",
         "No results for “{q}”": "「{q}」の結果はありません",
         "No scan has run yet": "まだスキャンは実行されていません",
         "Note": "メモ",
@@ -132,6 +137,7 @@ OC.L10N.register(
         "Semantic: how much closer in meaning it is to the query than your files are on average.": "意味：あなたのファイルの平均と比べて、どれだけ検索語に意味が近いか。",
         "Show": "表示",
         "Show results as": "結果の表示形式",
+        "Similar to “{title}”": "「{title}」に似たドキュメント",
         "Since": "発生日時",
         "Skipped": "スキップ",
         "Spreadsheet": "表計算",
@@ -177,6 +183,9 @@ OC.L10N.register(
         "_Nextcloud did not answer the access check, so {count} result is shown unchecked (marked “not re-checked”). It comes from a file the index lists you as a reader of._::_Nextcloud did not answer the access check, so {count} results are shown unchecked (marked “not re-checked”). They come from files the index lists you as a reader of._": [
             "Nextcloud がアクセス確認に応答しなかったため、{count} 件の結果を未確認のまま表示しています（「未再確認」と表示）。インデックス上であなたが閲覧者となっているファイルのものです。"
         ],
+        "_Similar to {count} file_::_Similar to {count} files_": [
+            "{count} 件のファイルに似たドキュメント"
+        ],
         "_{count} job waiting_::_{count} jobs waiting_": [
             "{count} 件のジョブが待機中"
         ],
@@ -194,6 +203,9 @@ OC.L10N.register(
         ],
         "_{count} result_::_{count} results_": [
             "{count} 件"
+        ],
+        "_{count} similar document_::_{count} similar documents_": [
+            "{count} 件の類似ドキュメント"
         ],
         "about {eta} left": "残り約 {eta}",
         "also in hybrid": "ハイブリッドにもあり",

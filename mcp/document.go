@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,13 +93,19 @@ func (h *handler) document(ctx context.Context, user hs.UserID, in documentInput
 		return documentOutput{}, "", err
 	}
 	meta := points[0].File
+	// The path is the one user sees: Nextcloud's answer, else the one the
+	// index keeps for user; never another reader's (the owner's folders).
+	userPath := info.Path
+	if userPath == "" {
+		userPath = meta.PathOf(user)
+	}
+	if userPath == "" {
+		return documentOutput{}, "", hs.Errorf(hs.EUNAVAILABLE, "Nextcloud did not say where you see document %d", id)
+	}
 	out := documentOutput{
-		FileID: int64(id), Title: meta.Title, Path: info.Path, Link: h.link(meta), DocType: string(meta.Type),
+		FileID: int64(id), Title: titleAt(meta, userPath), Path: userPath, Link: h.link(meta), DocType: string(meta.Type),
 		MIME: meta.MIME, Modified: meta.Modified, TotalChunks: len(points), FirstChunk: points[0].Chunk.No,
 		LastChunk: points[len(points)-1].Chunk.No, Offset: in.Offset,
-	}
-	if out.Path == "" {
-		out.Path = meta.Path
 	}
 	part := points
 	if in.Chunk != nil {
@@ -127,6 +134,17 @@ func (h *handler) document(ctx context.Context, user hs.UserID, in documentInput
 		out.Truncated, out.NextOffset = true, end
 	}
 	return out, renderDocument(out), nil
+}
+
+// titleAt is the document's title for a reader who sees it at p: a title
+// taken from the file name is the reader's name for the file (a recipient
+// may have renamed a share), any other stays.
+func titleAt(m hs.FileMeta, p string) string {
+	name := func(p string) string { b := path.Base(p); return strings.TrimSuffix(b, path.Ext(b)) }
+	if m.Title == name(m.Path) {
+		return name(p)
+	}
+	return m.Title
 }
 
 // link opens the document in Nextcloud, as search results do.

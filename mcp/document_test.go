@@ -1,9 +1,12 @@
 package mcp_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/mcp"
@@ -122,5 +125,40 @@ func TestDocumentPaging(t *testing.T) {
 	structured(t, call(t, cs, mcp.ToolDocument, map[string]any{"file_id": 12}), &d)
 	if d.Link != "http://nc.test/index.php/apps/notes/note/12" {
 		t.Errorf("note link = %q", d.Link)
+	}
+}
+
+// TestDocumentShowsTheReadersPath: a shared document read by its
+// recipient shows the recipient's path and name for it, never the owner's
+// folders, also when Nextcloud's answer carries no path; when no path of
+// the recipient's is known the call fails instead.
+func TestDocumentShowsTheReadersPath(t *testing.T) {
+	idx := newFakeIndex()
+	share := func(id hs.FileID, paths map[hs.UserID]string) {
+		idx.add(id, "alice", "/Secret/HR-X/review-X.md", "review-X", hs.DocFile, "The xylophone review.")
+		d := idx.docs[id]
+		d.meta.Readers, d.meta.Paths = []hs.UserID{"alice", "bob"}, paths
+		idx.docs[id] = d
+		idx.pathless[id] = true
+	}
+	share(40, map[hs.UserID]string{"alice": "/Secret/HR-X/review-X.md", "bob": "/From alice/review (2).md"})
+	share(41, map[hs.UserID]string{"alice": "/Secret/HR-X/review-X.md"})
+	url, _ := serve(t, idx, mcp.Options{})
+	bob := connect(t, url, "bob", "2025-11-25")
+
+	res := call(t, bob, mcp.ToolDocument, map[string]any{"file_id": 40})
+	var d docOut
+	structured(t, res, &d)
+	if res.IsError || d.Path != "/From alice/review (2).md" || d.Title != "review (2)" {
+		t.Errorf("bob reads his shared document as path %q, title %q (%s); want his own path and name", d.Path, d.Title, short(text(res)))
+	}
+	res = call(t, bob, mcp.ToolDocument, map[string]any{"file_id": 41})
+	if !res.IsError || !strings.Contains(text(res), "did not say where you see") {
+		t.Errorf("no path of bob's known: isError %v, %q; want a clear error", res.IsError, short(text(res)))
+	}
+	for _, r := range []*sdk.CallToolResult{call(t, bob, mcp.ToolDocument, map[string]any{"file_id": 40}), res} {
+		if b, _ := json.Marshal(r); strings.Contains(string(b), "Secret") || strings.Contains(string(b), "HR-X") {
+			t.Errorf("bob's answer names alice's folders: %s", b)
+		}
 	}
 }

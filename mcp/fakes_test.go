@@ -35,6 +35,7 @@ type fakeIndex struct {
 	// searchErr, accessErr, statusErr, if set, are returned by the calls.
 	searchErr, accessErr, statusErr error
 	revoked                         map[hs.FileID]bool // Nextcloud no longer lets readers see these
+	pathless                        map[hs.FileID]bool // Nextcloud confirms these without a path
 }
 
 var (
@@ -47,7 +48,7 @@ var (
 var modified = time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
 
 func newFakeIndex() *fakeIndex {
-	f := &fakeIndex{docs: map[hs.FileID]doc{}, revoked: map[hs.FileID]bool{}}
+	f := &fakeIndex{docs: map[hs.FileID]doc{}, revoked: map[hs.FileID]bool{}, pathless: map[hs.FileID]bool{}}
 	f.add(11, "alice", "/Projects/zebracorn.md", "Zebracorn plan", hs.DocFile,
 		"# Zebracorn plan", "The zebracorn migration starts on Monday.", "Owner: alice. Budget 40k.")
 	f.add(12, "alice", "/Notes/shopping.md", "Shopping", hs.DocNote, "Milk, eggs and zebracorn food.")
@@ -139,6 +140,9 @@ func (f *fakeIndex) FindByID(ctx context.Context, user hs.UserID, id hs.FileID) 
 	d, ok := f.docs[id]
 	if !ok || f.revoked[id] || !slices.Contains(d.meta.Readers, user) {
 		return hs.FileInfo{}, hs.Errorf(hs.ENOTFOUND, "find file %d as %s: not visible", id, user)
+	}
+	if f.pathless[id] {
+		return hs.FileInfo{ID: id, MIME: d.meta.MIME}, nil
 	}
 	return hs.FileInfo{ID: id, Path: "/Seen by " + string(user) + d.meta.Path, MIME: d.meta.MIME}, nil
 }

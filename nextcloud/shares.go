@@ -137,3 +137,51 @@ func (c *Client) SharedWith(ctx context.Context, user hybridsearch.UserID) ([]hy
 	}
 	return out, nil
 }
+
+// SharedAbove tells who reaches the file at p (in user's tree) through a
+// share of a folder above it, from Nextcloud's inherited shares (GET
+// …/shares/inherited?path=p as user, one call: [SRV]
+// apps/files_sharing/lib/Controller/ShareAPIController.php
+// getInheritedShares lists the shares on every folder above p in its
+// owner's tree, whoever made them). users are named outright: the
+// recipients of user shares, and every sharer and file owner. folders are
+// the shared folders whose recipients the answer does not name (group,
+// team, Talk and other shares); link, e-mail and federated shares reach
+// no user of this Nextcloud. user needs the share permission on p
+// (Nextcloud fails the call otherwise).
+func (c *Client) SharedAbove(ctx context.Context, user hybridsearch.UserID, p string) (users []hybridsearch.UserID, folders []hybridsearch.FileID, err error) {
+	if err := requireUser("shared above", user); err != nil {
+		return nil, nil, err
+	}
+	clean, err := cleanPath(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	var shares []Share
+	if err := c.ocs(ctx, user, http.MethodGet, sharesPath+"/inherited", url.Values{"path": {clean}}, nil, &shares); err != nil {
+		return nil, nil, err
+	}
+	seenUser := map[hybridsearch.UserID]bool{}
+	addUser := func(u hybridsearch.UserID) {
+		if u != "" && !seenUser[u] {
+			seenUser[u] = true
+			users = append(users, u)
+		}
+	}
+	seenFolder := map[hybridsearch.FileID]bool{}
+	for _, s := range shares {
+		addUser(s.Owner)
+		addUser(s.FileOwner)
+		switch s.ShareType {
+		case ShareUser:
+			addUser(hybridsearch.UserID(s.ShareWith))
+		case ShareLink, ShareEmail, ShareFederated:
+		default:
+			if s.FileID > 0 && !seenFolder[s.FileID] {
+				seenFolder[s.FileID] = true
+				folders = append(folders, s.FileID)
+			}
+		}
+	}
+	return users, folders, nil
+}

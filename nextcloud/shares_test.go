@@ -2,6 +2,7 @@ package nextcloud_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/hybrid-search/hybridsearch"
@@ -61,4 +62,39 @@ func TestSharedWithMeDiscovered(t *testing.T) {
 			t.Errorf("share %+v: want a file id and a target", s)
 		}
 	}
+}
+
+// TestSharedAbove: the users who reach a file through shares of folders
+// above it, asked as the owner and as a recipient with share rights.
+func TestSharedAbove(t *testing.T) {
+	e := newEnv(t)
+	sim := e.needSim(t)
+	ctx := context.Background()
+	sim.AddUser("dave", "Dave", false)
+	sim.SeedFile("alice", "/Team/Plans/q3.md", []byte("plan"))
+	sim.SeedFile("alice", "/Team/top.md", []byte("top"))
+	sim.SeedFile("alice", "/Private/own.md", []byte("own"))
+	sim.Share("alice", "/Team", "bob")
+	sim.Share("alice", "/Team/Plans", "carol")
+	sim.Share("alice", "/Team/Plans/q3.md", "dave") // on the file itself: not above it
+
+	users, folders, err := e.c.SharedAbove(ctx, "alice", "/Team/Plans/q3.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(users)
+	if !slices.Equal(users, []hybridsearch.UserID{"alice", "bob", "carol"}) || len(folders) != 0 {
+		t.Errorf("SharedAbove(alice, q3) = %v, %v; want alice, bob, carol", users, folders)
+	}
+	// Bob sees /Team at /Team and may reshare: he is told the same.
+	users, _, err = e.c.SharedAbove(ctx, "bob", "/Team/Plans/q3.md")
+	slices.Sort(users)
+	if err != nil || !slices.Equal(users, []hybridsearch.UserID{"alice", "bob", "carol"}) {
+		t.Errorf("SharedAbove(bob, q3) = %v, %v", users, err)
+	}
+	if users, folders, err := e.c.SharedAbove(ctx, "alice", "/Private/own.md"); err != nil || len(users)+len(folders) != 0 {
+		t.Errorf("SharedAbove of a private file = %v, %v, %v; want none", users, folders, err)
+	}
+	_, _, err = e.c.SharedAbove(ctx, "alice", "/Team/missing.md")
+	wantKind(t, "SharedAbove of a missing file", err, hybridsearch.ENOTFOUND)
 }

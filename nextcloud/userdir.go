@@ -24,6 +24,9 @@ const (
 // new list only when the one at hand is older than Recheck, so a flood of
 // jobs for users that do not exist costs one list per Recheck. It is safe
 // for concurrent use.
+//
+// A user deleted in Nextcloud is thus seen as gone at most MaxAge after
+// the deletion (plus one list's round trip).
 type UserDirectory struct {
 	// Client lists the users. Required.
 	Client *Client
@@ -44,6 +47,36 @@ type UserDirectory struct {
 // UserExists reports whether user exists in Nextcloud. It returns an error
 // (EUNAVAILABLE, ...) only when the list is needed and cannot be had.
 func (d *UserDirectory) UserExists(ctx context.Context, user hybridsearch.UserID) (bool, error) {
+	return d.lookup(ctx, user, d.maxAge())
+}
+
+// Gone reports whether user no longer exists in Nextcloud: missing from a
+// list at most Recheck old, and refused when the app calls as them
+// (AppAPI answers 401 for a user it cannot find, [AA]
+// lib/Service/AppAPIService.php finalizeRequestToNC). Both must agree, so
+// a list that misses a user (a user backend that answered in part) never
+// makes the app forget them. An error means it could not be told.
+func (d *UserDirectory) Gone(ctx context.Context, user hybridsearch.UserID) (bool, error) {
+	if user == "" {
+		return false, nil
+	}
+	listed, err := d.lookup(ctx, user, d.recheck())
+	if err != nil || listed {
+		return false, err
+	}
+	_, err = d.Client.IsAdmin(ctx, user)
+	switch hybridsearch.ErrorKind(err) {
+	case "":
+		return false, nil // Nextcloud answers as them, whatever the list says
+	case hybridsearch.EUNAUTHORIZED:
+		return true, nil
+	}
+	return false, err
+}
+
+// lookup answers from a list in which a listed user is trusted for trust
+// and a missing one for Recheck, fetching a new list otherwise.
+func (d *UserDirectory) lookup(ctx context.Context, user hybridsearch.UserID, trust time.Duration) (bool, error) {
 	if user == "" {
 		return false, nil
 	}
@@ -51,7 +84,7 @@ func (d *UserDirectory) UserExists(ctx context.Context, user hybridsearch.UserID
 		d.mu.Lock()
 		age := time.Since(d.fetched)
 		if d.users != nil {
-			if d.users[user] && age < d.maxAge() {
+			if d.users[user] && age < trust {
 				d.mu.Unlock()
 				return true, nil
 			}

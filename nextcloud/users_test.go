@@ -76,6 +76,34 @@ func TestUserDirectory(t *testing.T) {
 	}
 }
 
+// TestUserDirectoryGone: a user deleted in Nextcloud is gone once the list
+// lacks them and a call as them is refused; a user that exists is not,
+// and when Nextcloud cannot be reached Gone says so instead of guessing.
+func TestUserDirectoryGone(t *testing.T) {
+	e := newEnv(t)
+	sim := e.needSim(t)
+	ctx := context.Background()
+	sim.AddUser("dora", "Dora", false)
+	d := &nextcloud.UserDirectory{Client: e.c, Recheck: 100 * time.Millisecond}
+	for _, u := range []hybridsearch.UserID{"alice", "dora", ""} {
+		if gone, err := d.Gone(ctx, u); gone || err != nil {
+			t.Errorf("Gone(%q) = %v, %v; want false", u, gone, err)
+		}
+	}
+	sim.DeleteUser("dora")
+	time.Sleep(150 * time.Millisecond) // the list in hand is older than Recheck
+	if gone, err := d.Gone(ctx, "dora"); !gone || err != nil {
+		t.Errorf("Gone(dora) after her deletion = %v, %v; want true", gone, err)
+	}
+	if ok, err := d.UserExists(ctx, "dora"); ok || err != nil {
+		t.Errorf("UserExists(dora) after Gone = %v, %v; want false from the same list", ok, err)
+	}
+	down := &nextcloud.UserDirectory{Client: &nextcloud.Client{BaseURL: "http://127.0.0.1:1", AppID: "x", AppVersion: "1.0.0", AAVersion: "32.0.0", Secret: "s"}}
+	if gone, err := down.Gone(ctx, "dora"); gone || hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
+		t.Errorf("Gone with Nextcloud down = %v, %v; want false and EUNAVAILABLE", gone, err)
+	}
+}
+
 // TestUserIDsAreEscaped: user ids with the characters Nextcloud allows
 // besides letters and digits (space, "_.@-'") reach their own files by
 // every route, and every outgoing path carries them escaped.

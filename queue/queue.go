@@ -50,8 +50,14 @@ type Options struct {
 	// retries never hold back fresh work.
 	MaxAckPending int
 	// RetryWorkers is how many handlers run retries at once, beside
-	// Workers; default 1.
+	// Workers; default 4.
 	RetryWorkers int
+	// RetryPerUser caps the retries of one user (IndexJob.User) running at
+	// once in a process; default 1, and always below RetryWorkers when
+	// that is more than 1, so one user's retries leave workers to everyone
+	// else's. A user's retries past the cap wait their turns on the
+	// server, paced by how long the user's retries take.
+	RetryPerUser int
 	// RetryMaxAckPending caps the retries delivered and not yet decided,
 	// including those waiting until they are due; default 10000. Past it,
 	// retries wait in the stream (nothing is lost) and fresh work is not
@@ -107,7 +113,13 @@ func (o Options) withDefaults() Options {
 		o.MaxAckPending = 1000
 	}
 	if o.RetryWorkers <= 0 {
-		o.RetryWorkers = 1
+		o.RetryWorkers = 4
+	}
+	if o.RetryPerUser <= 0 {
+		o.RetryPerUser = 1
+	}
+	if o.RetryWorkers > 1 {
+		o.RetryPerUser = min(o.RetryPerUser, o.RetryWorkers-1)
 	}
 	if o.RetryMaxAckPending <= 0 {
 		o.RetryMaxAckPending = 10000
@@ -152,7 +164,8 @@ type Queue struct {
 	files    jetstream.KeyValue
 	dead     jetstream.KeyValue
 	leases   jetstream.KeyValue
-	keyTTL   bool // the leases bucket supports per-key TTL
+	keyTTL   bool   // the leases bucket supports per-key TTL
+	turns    *turns // each user's share of the retry lane
 	log      *slog.Logger
 }
 
@@ -165,7 +178,7 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("queue: open: %w", err)
 	}
-	q := &Queue{opts: o, nc: nc, js: js, log: o.Logger.With("component", "queue")}
+	q := &Queue{opts: o, nc: nc, js: js, turns: newTurns(o.RetryPerUser), log: o.Logger.With("component", "queue")}
 	q.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:              o.Stream,
 		Description:       "hybridsearch index jobs, newest per file",

@@ -54,8 +54,9 @@ type lane struct {
 //   - anything else (EUNAVAILABLE, ECONFLICT, EUNAUTHORIZED, EINTERNAL, an
 //     error of no kind, a panic, a handler timeout): attempt n is retried
 //     after Backoff[n-1] on the retry lane (a separate stream and
-//     consumer, so jobs waiting out a backoff never hold back fresh ones),
-//     until attempt MaxDeliver, which writes a DeadLetter and terminates
+//     consumer, so jobs waiting out a backoff never hold back fresh ones,
+//     where one user's retries take at most RetryPerUser workers and
+//     wait their turns behind the others'), until attempt MaxDeliver, which writes a DeadLetter and terminates
 //     the job; an existing file state is marked StatusFailed.
 //   - ErrLeaseHeld is not a failure: the job is tried again after
 //     LeaseRetry on its own lane; on the fresh lane's last delivery it is
@@ -172,6 +173,15 @@ func (q *Queue) process(hctx context.Context, l *lane, msg jetstream.Msg, handle
 		_ = msg.NakWithDelay(wait)
 		return
 	}
+	if l.retry {
+		release, turn := q.turns.take(job.User)
+		if release == nil {
+			// The user has a retry running: others go first.
+			q.awaitTurn(hctx, msg, md, key, job, attempt, turn)
+			return
+		}
+		defer release()
+	}
 	start := time.Now()
 	err = q.call(hctx, msg, key, job, handle)
 	log := q.log.With("key", key, "file_id", job.FileID, "user_id", job.User, "lane", l.name, "attempt", attempt,
@@ -276,17 +286,45 @@ func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jet
 	}
 }
 
+// awaitTurn puts a retry back on the retry lane until its turn. A message
+// put back many times goes on as a new one, so waiting for turns never
+// uses up the deliveries kept for lost workers (retryLaneMaxDeliver).
+func (q *Queue) awaitTurn(hctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata, key string, job hybridsearch.IndexJob, attempt int, turn time.Time) {
+	wait := time.Until(turn)
+	if int(md.NumDelivered) < retryLaneMaxDeliver/2 {
+		_ = msg.NakWithDelay(wait)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(hctx), decideTimeout)
+	defer cancel()
+	if last, err := q.retry.GetLastMsgForSubject(ctx, msg.Subject()); err == nil && last.Sequence != md.Sequence.Stream {
+		_ = msg.Term() // a newer retry of the file replaces this one
+		return
+	}
+	id := MsgID(job) + ".r" + strconv.Itoa(attempt) + ".t" + strconv.FormatUint(md.Sequence.Stream, 10)
+	if err := q.publishRetry(ctx, key, job, attempt, turn, id); err != nil {
+		_ = msg.NakWithDelay(wait)
+		return
+	}
+	_ = msg.DoubleAck(ctx)
+}
+
 // scheduleRetry puts attempt number attempt of job on the retry lane, to
 // run at due. A newer retry of the same file and user replaces an older
 // one still waiting.
 func (q *Queue) scheduleRetry(ctx context.Context, key string, job hybridsearch.IndexJob, attempt int, due time.Time) error {
+	return q.publishRetry(ctx, key, job, attempt, due, MsgID(job)+".r"+strconv.Itoa(attempt))
+}
+
+// publishRetry publishes a retry-lane message with the message id id.
+func (q *Queue) publishRetry(ctx context.Context, key string, job hybridsearch.IndexJob, attempt int, due time.Time, id string) error {
 	data, err := json.Marshal(envelope{V: codecVersion, IndexJob: job, Attempt: attempt, Due: due.UTC()})
 	if err != nil {
 		return fmt.Errorf("queue: retry %s: %w", key, err)
 	}
 	m := nats.NewMsg(retrySubject(job, key))
 	m.Data = data
-	m.Header.Set(jetstream.MsgIDHeader, MsgID(job)+".r"+strconv.Itoa(attempt))
+	m.Header.Set(jetstream.MsgIDHeader, id)
 	if _, err := q.js.PublishMsg(ctx, m, jetstream.WithExpectStream(q.retry.CachedInfo().Config.Name)); err != nil {
 		return unavailable(fmt.Errorf("queue: retry %s: %w", key, err))
 	}

@@ -473,3 +473,55 @@ func TestRunRetriesDoNotBlockFreshWork(t *testing.T) {
 		t.Errorf("failing jobs ran %d times, want 100 (their retries are an hour away)", got)
 	}
 }
+
+// TestRetryLaneIsFairAcrossUsers: 300 of carol's jobs fail slowly (a
+// storage that answers 503 after 20 ms) and keep coming back; alice's one
+// job fails once and then passes. Her retry runs when it is due, not
+// behind carol's: one user's retries take at most one retry worker.
+func TestRetryLaneIsFairAcrossUsers(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{Workers: 2, Backoff: []time.Duration{500 * time.Millisecond}, Logger: discardLogger()})
+	var carolRuns, aliceTries, carolNow, carolMost atomic.Int64
+	aliceDone := make(chan time.Time, 1)
+	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+		if job.User == "carol" {
+			carolRuns.Add(1)
+			n := carolNow.Add(1)
+			defer carolNow.Add(-1)
+			for m := carolMost.Load(); n > m && !carolMost.CompareAndSwap(m, n); m = carolMost.Load() {
+			}
+			time.Sleep(20 * time.Millisecond)
+			return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "nextcloud: 503 for carol")
+		}
+		if aliceTries.Add(1) == 1 {
+			return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "nextcloud: 503 once")
+		}
+		aliceDone <- time.Now()
+		return nil
+	})
+	jobs := make([]hybridsearch.IndexJob, 300)
+	for i := range jobs {
+		jobs[i] = fileJob(hybridsearch.FileID(i+1), "NodeWrittenEvent")
+		jobs[i].User = "carol"
+	}
+	mustPublish(t, q, jobs...)
+	// By 600 runs every fresh job has run (two fresh workers, 100 a
+	// second); from here on only carol's retries run.
+	awaitTrue(t, 60*time.Second, "carol's jobs failing and being retried", func() bool { return carolRuns.Load() >= 600 })
+	carolMost.Store(0)
+	start := time.Now()
+	mustPublish(t, q, fileJob(1000, "NodeWrittenEvent"))
+	select {
+	case at := <-aliceDone:
+		took := at.Sub(start)
+		t.Logf("alice's job indexed %s after it was queued (one failure, retry due after 500 ms) while carol's 300 retried", took.Round(time.Millisecond))
+		if took > 3*time.Second {
+			t.Errorf("alice's retry came %s after her job, want within 3 s: it waited behind carol's", took.Round(time.Millisecond))
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("alice's retry did not run within 30 s: it waited behind carol's")
+	}
+	if m := carolMost.Load(); m != 1 {
+		t.Errorf("at most %d of carol's retries ran at once, want 1", m)
+	}
+}

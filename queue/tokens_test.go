@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -112,5 +113,66 @@ func TestTokenStoreUnavailable(t *testing.T) {
 	}
 	if _, err := q.Tokens(ctx); hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
 		t.Errorf("Tokens with NATS down: %v, want EUNAVAILABLE", err)
+	}
+}
+
+// TestForgetUsers: the users with token records or share lists are
+// listed, and forgetting one deletes only theirs.
+func TestForgetUsers(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{})
+	ctx := t.Context()
+	toks, err := q.Tokens(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lists, err := q.ShareLists(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, err := toks.Users(ctx); err != nil || len(u) != 0 {
+		t.Fatalf("token users of an empty bucket = %v, %v", u, err)
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	for _, u := range []hybridsearch.UserID{"bob", "bob.b@example.com", "alice"} {
+		for _, id := range []string{"t1", "g1"} {
+			if err := toks.Create(ctx, hybridsearch.Token{ID: id, User: u, Scope: hybridsearch.TokenScope, Created: now, Expires: now.Add(time.Hour)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := lists.Put(ctx, u, []hybridsearch.Share{{ID: "1", FileID: 5, Path: "/x"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []hybridsearch.UserID{"alice", "bob", "bob.b@example.com"}
+	for name, users := range map[string]func() ([]hybridsearch.UserID, error){
+		"tokens": func() ([]hybridsearch.UserID, error) { return toks.Users(ctx) },
+		"shares": func() ([]hybridsearch.UserID, error) { return lists.Users(ctx) },
+	} {
+		if got, err := users(); err != nil || !slices.Equal(got, want) {
+			t.Errorf("users with %s = %v, %v; want %v", name, got, err, want)
+		}
+	}
+	if err := toks.Forget(ctx, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	if err := lists.Forget(ctx, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	if err := lists.Forget(ctx, "nobody"); err != nil {
+		t.Errorf("forgetting a user without a list: %v", err)
+	}
+	if got, _ := toks.List(ctx, "bob"); len(got) != 0 {
+		t.Errorf("bob's tokens after Forget: %+v", got)
+	}
+	if _, err := lists.Get(ctx, "bob"); hybridsearch.ErrorKind(err) != hybridsearch.ENOTFOUND {
+		t.Errorf("bob's share list after Forget: %v", err)
+	}
+	want = []hybridsearch.UserID{"alice", "bob.b@example.com"}
+	if got, _ := toks.Users(ctx); !slices.Equal(got, want) {
+		t.Errorf("token users after Forget = %v, want %v", got, want)
+	}
+	if got, _ := lists.Users(ctx); !slices.Equal(got, want) {
+		t.Errorf("share-list users after Forget = %v, want %v", got, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
@@ -91,7 +92,9 @@ type Service struct {
 	baseURL string
 	log     *slog.Logger
 	now     func() time.Time
-	samples *sampleCache // the users' chunk samples of the semantic baseline
+	// defaults are the admin's fusion and weights (SetDefaults).
+	defaults atomic.Pointer[Defaults]
+	samples  *sampleCache // the users' chunk samples of the semantic baseline
 }
 
 // New returns a Service. It returns an EINVALID error when Dense or Sparse
@@ -136,7 +139,7 @@ func (s *Service) Search(ctx context.Context, user hs.UserID, req hs.SearchReque
 	if user == "" {
 		return hs.SearchResult{}, hs.Errorf(hs.EINVALID, "search: no acting user")
 	}
-	p, err := newPlan(req)
+	p, err := newPlan(s.withDefaults(req))
 	if err != nil {
 		return hs.SearchResult{}, err
 	}

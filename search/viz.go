@@ -70,7 +70,7 @@ func (v *Viz) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sam
 	if sample == 0 {
 		sample = DefaultVizSample
 	}
-	p, err := newPlan(req)
+	p, err := newPlan(v.s.withDefaults(req))
 	if err != nil {
 		return hs.VizResult{}, err
 	}

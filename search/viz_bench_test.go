@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
@@ -53,13 +52,7 @@ func BenchmarkViz(b *testing.B) {
 				searchLat = append(searchLat, t1.Sub(t0))
 			}
 			b.StopTimer()
-			slices.Sort(vizLat)
-			slices.Sort(searchLat)
-			p50 := vizLat[len(vizLat)/2]
-			b.ReportMetric(ms(p50), "p50-ms")
-			b.ReportMetric(ms(vizLat[min(len(vizLat)-1, len(vizLat)*99/100)]), "p99-ms")
-			b.ReportMetric(ms(searchLat[len(searchLat)/2]), "search-p50-ms")
-			b.ReportMetric(float64(p50)/float64(searchLat[len(searchLat)/2]), "x-search")
+			reportLatencies(b, vizLat, searchLat)
 		})
 	}
 }

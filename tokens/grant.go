@@ -90,7 +90,9 @@ func (s *Service) AccessToken(rec hs.Token, ttl time.Duration) (string, time.Tim
 	return raw, exp, nil
 }
 
-// Get returns user's record id; ENOTFOUND if there is none.
+// Get returns user's record id (an OAuth client refreshing its grant);
+// ENOTFOUND if there is none or user no longer exists in Nextcloud (see
+// Options.Users).
 func (s *Service) Get(ctx context.Context, user hs.UserID, id string) (hs.Token, error) {
 	if user == "" {
 		return hs.Token{}, hs.Errorf(hs.EUNAUTHORIZED, "tokens need a signed-in user")
@@ -101,6 +103,11 @@ func (s *Service) Get(ctx context.Context, user hs.UserID, id string) (hs.Token,
 	}
 	if err != nil {
 		return hs.Token{}, fmt.Errorf("tokens: get: %w", err)
+	}
+	if err := s.checkUser(ctx, user); hs.ErrorKind(err) == hs.EUNAUTHORIZED {
+		return hs.Token{}, hs.Errorf(hs.ENOTFOUND, "no token %q: its user no longer exists", id)
+	} else if err != nil {
+		return hs.Token{}, err
 	}
 	return t, nil
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -35,7 +36,17 @@ const (
 	// keyInfo is the HKDF info string of the signing key. Changing it
 	// invalidates every token.
 	keyInfo = "hybrid_search/mcp-bearer-token/hs256/v1"
+	// DefaultUserGrace is how long a user Nextcloud confirmed keeps
+	// access while Nextcloud cannot be asked (Options.UserGrace).
+	DefaultUserGrace = 5 * time.Minute
 )
+
+// UserChecker tells whether a user exists in Nextcloud
+// (*nextcloud.UserDirectory, which answers from a list it keeps for a
+// bounded time).
+type UserChecker interface {
+	UserExists(ctx context.Context, user hs.UserID) (bool, error)
+}
 
 // Store keeps token records; queue.TokenStore is the production one.
 // Get returns ENOTFOUND for a missing record, Create ECONFLICT for an
@@ -54,6 +65,14 @@ type Options struct {
 	Audience string // required: the MCP URL tokens are for (the aud claim)
 	Issuer   string // required: the iss claim, e.g. the app's base URL
 	Store    Store  // required
+	// Users, if set, is asked on every Verify and Get whether the token's
+	// user still exists in Nextcloud: a user deleted there loses access as
+	// soon as Users says so. When Nextcloud cannot be asked, a user it
+	// confirmed within UserGrace keeps access; anyone else gets
+	// EUNAVAILABLE (access is never granted on a guess).
+	Users UserChecker
+	// UserGrace: 0 means DefaultUserGrace.
+	UserGrace time.Duration
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger // nil means slog.Default()
@@ -65,8 +84,13 @@ type Service struct {
 	audience string
 	issuer   string
 	store    Store
+	users    UserChecker
+	grace    time.Duration
 	now      func() time.Time
 	log      *slog.Logger
+
+	mu        sync.Mutex
+	confirmed map[hs.UserID]time.Time // when Users last said the user exists
 }
 
 // claims are a token's JWT claims.
@@ -101,7 +125,11 @@ func New(o Options) (*Service, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Service{key: key, audience: o.Audience, issuer: o.Issuer, store: o.Store, now: o.Now, log: o.Logger}, nil
+	if o.UserGrace <= 0 {
+		o.UserGrace = DefaultUserGrace
+	}
+	return &Service{key: key, audience: o.Audience, issuer: o.Issuer, store: o.Store, users: o.Users, grace: o.UserGrace,
+		now: o.Now, log: o.Logger, confirmed: map[hs.UserID]time.Time{}}, nil
 }
 
 // DeriveKey returns the 32-byte HS256 signing key for secret:
@@ -254,9 +282,10 @@ func (s *Service) Revoke(ctx context.Context, user hs.UserID, id string) error {
 
 // Verify checks raw and returns its user and record. Any bad token
 // (malformed, tampered, another algorithm, expired, for another audience
-// or issuer, without the scope, unknown or revoked) gives EUNAUTHORIZED
-// with a short reason; a Store that does not answer gives its error
-// (EUNAVAILABLE), since the token may well be good.
+// or issuer, without the scope, unknown or revoked, or of a user deleted
+// in Nextcloud) gives EUNAUTHORIZED with a short reason; a Store or a
+// Nextcloud that does not answer gives EUNAVAILABLE, since the token may
+// well be good.
 func (s *Service) Verify(ctx context.Context, raw string) (hs.UserID, hs.Token, error) {
 	deny := func(format string, args ...any) (hs.UserID, hs.Token, error) {
 		return "", hs.Token{}, hs.Errorf(hs.EUNAUTHORIZED, "invalid token: "+format, args...)
@@ -302,7 +331,37 @@ func (s *Service) Verify(ctx context.Context, raw string) (hs.UserID, hs.Token, 
 	case !now.Before(rec.Expires):
 		return deny("expired")
 	}
+	if err := s.checkUser(ctx, user); err != nil {
+		return "", hs.Token{}, err
+	}
 	return user, rec, nil
+}
+
+// checkUser asks Users whether user still exists: EUNAUTHORIZED when
+// Nextcloud says no; when it cannot be asked, nil for a user it confirmed
+// within the grace and EUNAVAILABLE for anyone else.
+func (s *Service) checkUser(ctx context.Context, user hs.UserID) error {
+	if s.users == nil {
+		return nil
+	}
+	ok, err := s.users.UserExists(ctx, user)
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case err == nil && ok:
+		s.confirmed[user] = now
+		return nil
+	case err == nil:
+		delete(s.confirmed, user)
+		return hs.Errorf(hs.EUNAUTHORIZED, "invalid token: the user no longer exists in Nextcloud")
+	}
+	if at, ok := s.confirmed[user]; ok && now.Sub(at) < s.grace {
+		s.log.Warn("Nextcloud did not confirm a token's user; access kept within the grace", "user_id", user,
+			"confirmed_ago", now.Sub(at).Round(time.Second), slog.Any("error", err))
+		return nil
+	}
+	return hs.WrapError(hs.EUNAVAILABLE, err, "Nextcloud did not confirm that the token's user exists; try again shortly")
 }
 
 // reason turns a parse error into a short, safe phrase.

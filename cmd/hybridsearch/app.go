@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -54,24 +56,37 @@ type Main struct {
 	NATS       *nats.Conn
 	Queue      *queue.Queue
 	Nextcloud  *nextcloud.Client
-	Store      indexStore
-	Embedder   *embedding.Ollama // nil when OLLAMA_HOST=off
-	Pipeline   *indexing.Pipeline
-	Scanner    *indexing.Scanner
-	Shares     *indexing.ShareRefresher // new shares before a search
-	Reporter   *indexing.Reporter
-	Search     *search.Service
-	Viz        *search.Viz
-	Tokens     *tokens.Service // bearer tokens for direct MCP access
-	Lifecycle  *exapp.Lifecycle
-	Handlers   *handlers.Server
+	// Store, Embedder, Pipeline, Reporter, Search and Viz are those of the
+	// engine built at start; Engine returns the one in use now (the admin
+	// settings may have changed the model since).
+	Store     indexStore
+	Embedder  *embedding.Ollama // nil when OLLAMA_HOST=off
+	Pipeline  *indexing.Pipeline
+	Scanner   *indexing.Scanner
+	Shares    *indexing.ShareRefresher // new shares before a search
+	Reporter  *indexing.Reporter
+	Search    *search.Service
+	Viz       *search.Viz
+	Tokens    *tokens.Service // bearer tokens for direct MCP access
+	Lifecycle *exapp.Lifecycle
+	Handlers  *handlers.Server
 
 	httpServer *http.Server
 	listener   net.Listener
 	cancel     context.CancelFunc
-	indexID    string // which index file states refer to
+	users      *nextcloud.UserDirectory // who Nextcloud has, for tokens and pipelines
+	reach      *indexing.Reach          // who a new file reaches through shared folders
 	workers    sync.WaitGroup
 	done       chan error
+
+	eng      atomic.Pointer[Engine]         // the indexing engine
+	serve    atomic.Pointer[Engine]         // the serving engine
+	retiring sync.WaitGroup                 // engines being closed
+	extract  extractor                      // shared by every engine's pipeline
+	rules    atomic.Pointer[indexing.Rules] // exclusions in force
+	scanTick chan struct{}                  // the scan interval changed
+	setMu    sync.Mutex                     // serializes applySettings
+	settings atomic.Pointer[settingsState]  // the admin settings as last applied
 }
 
 // NewMain returns a Main for cfg; Run starts it.
@@ -79,7 +94,7 @@ func NewMain(cfg Config, logger *slog.Logger) *Main {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Main{Config: cfg, Logger: logger, done: make(chan error, 1)}
+	return &Main{Config: cfg, Logger: logger, done: make(chan error, 1), scanTick: make(chan struct{}, 1)}
 }
 
 // Run builds the components in dependency order and starts serving. It
@@ -97,24 +112,45 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.openQueue(ctx); err != nil {
 		return err
 	}
-	if err := m.openEmbedder(ctx); err != nil {
+	// The admin settings as they are now (a short try: Nextcloud may not be
+	// up yet; the watcher applies them later then).
+	eff := m.initialSettings(ctx)
+	if err := m.startIndexing(ctx, eff); err != nil {
 		return err
 	}
-	if err := m.openStore(ctx); err != nil {
-		return err
+	first := &Engine{Config: eff, ownsStore: true}
+	if err := m.buildEngine(ctx, first, false); err != nil {
+		if sameEngine(eff, cfg) {
+			return err
+		}
+		// The admin's model cannot be opened now: start on the
+		// environment's; the watcher tries the admin's again.
+		m.Logger.Warn("the admin's embedding settings could not be applied at start; the environment's apply", "error", err)
+		st := *m.settings.Load()
+		st.swapErr, st.failures, st.retryAt = err, 1, time.Now().Add(cfg.SettingsInterval)
+		st.effective.OllamaHosts, st.effective.EmbedModel = cfg.OllamaHosts, cfg.EmbedModel
+		m.settings.Store(&st)
+		first = &Engine{Config: st.effective, ownsStore: true}
+		if err := m.buildEngine(ctx, first, false); err != nil {
+			return err
+		}
 	}
-	if err := m.buildIndexing(ctx); err != nil {
-		return err
-	}
-	if err := m.buildSearch(); err != nil {
-		return err
-	}
+	m.eng.Store(first)
+	m.serve.Store(first)
+	m.Scanner.SetIndexID(first.IndexID)
+	m.Store, m.Embedder, m.Pipeline, m.Reporter, m.Search, m.Viz = first.Store, first.Embedder, first.Pipeline, first.Reporter, first.Search, first.Viz
 	m.Lifecycle = exapp.New(ctx, m.Nextcloud, exapp.Options{
 		AppID: cfg.AppID, Version: cfg.AppVersion, DisplayName: cfg.AppDisplayName, Logger: m.Logger,
+		SettingsForms: []nextcloud.SettingsForm{adminForm(cfg)},
+		FileActions:   []nextcloud.FileAction{exapp.SimilarAction},
 		Steps: []exapp.InitStep{
 			{Name: "reach Nextcloud", Run: func(ctx context.Context, _ func(float64)) error { return m.pingNextcloud(ctx) }},
 			{Name: "reach NATS", Run: func(ctx context.Context, _ func(float64)) error { return m.checkNATS(ctx) }},
-			{Name: "reach the index store", Run: func(ctx context.Context, _ func(float64)) error { return m.Store.Health(ctx) }},
+			{Name: "reach the index store", Run: func(ctx context.Context, _ func(float64)) error {
+				e := m.acquire()
+				defer e.release()
+				return e.Store.Health(ctx)
+			}},
 			{Name: "initial scan", Run: func(ctx context.Context, report func(float64)) error {
 				return m.Scanner.ScanAll(ctx, report)
 			}},
@@ -128,10 +164,12 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.Handlers, err = handlers.New(handlers.Deps{
-		AppID: cfg.AppID, AppSecret: cfg.AppSecret, Lifecycle: m.Lifecycle, Status: statusSource{m.Reporter},
+		AppID: cfg.AppID, AppSecret: cfg.AppSecret, Lifecycle: m.Lifecycle, Status: current{m},
 		Publish: m.Queue, Assets: frontend.Assets(), Logger: m.Logger,
-		Search:   m.Search,
-		Viz:      m.Viz,
+		Search:   current{m},
+		Viz:      current{m},
+		Similar:  current{m},
+		Settings: current{m},
 		MCP:      mcpDeps,
 		Operator: &indexing.Control{Scanner: m.Scanner, States: m.Queue.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},
 	})
@@ -166,22 +204,22 @@ func (m *Main) openQueue(ctx context.Context) error {
 	return err
 }
 
-// openEmbedder creates the Ollama client unless OLLAMA_HOST=off. It does
-// not need Ollama to be up: indexing waits and retries until it is.
-func (m *Main) openEmbedder(ctx context.Context) error {
-	if len(m.Config.OllamaHosts) == 0 {
+// openEmbedder creates e's Ollama client unless its OLLAMA_HOST is off.
+// It does not need Ollama to be up: indexing waits and retries until it is.
+func (m *Main) openEmbedder(ctx context.Context, e *Engine) error {
+	if len(e.Config.OllamaHosts) == 0 {
 		m.Logger.Info("semantic search is off (OLLAMA_HOST=off): indexing for keyword and fuzzy search only")
 		return nil
 	}
-	o, err := embedding.NewOllama(embedding.OllamaOptions{Hosts: m.Config.OllamaHosts, Model: m.Config.EmbedModel, Logger: m.Logger})
+	o, err := embedding.NewOllama(embedding.OllamaOptions{Hosts: e.Config.OllamaHosts, Model: e.Config.EmbedModel, Logger: m.Logger})
 	if err != nil {
 		return err
 	}
-	m.Embedder = o
+	e.Embedder = o
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if info, err := o.Probe(pctx); err != nil {
-		m.Logger.Warn("embedding model not reachable yet; files wait until it is", "model", m.Config.EmbedModel, "error", err)
+		m.Logger.Warn("embedding model not reachable yet; files wait until it is", "model", e.Config.EmbedModel, "error", err)
 	} else {
 		m.Logger.Info("embedding model ready", "model", info.Model, "dim", info.Dim, "context_length", info.ContextLength)
 	}
@@ -193,117 +231,163 @@ func (m *Main) openEmbedder(ctx context.Context) error {
 // vectors are reused). "+paths": each reader's own path (FileMeta.Paths).
 const indexLayout = "+paths"
 
-// openStore opens Qdrant (QDRANT_URL) or the embedded local store, and
-// names the index (m.indexID) so file states written for another store,
-// model or analyzer version are indexed again.
-func (m *Main) openStore(ctx context.Context) error {
+// indexID names the index of c's store and model, so file states written
+// for another store, model or analyzer version are indexed again.
+func indexID(c Config, semantic bool) string {
 	model := "none"
-	if m.Embedder != nil {
-		model = m.Config.EmbedModel
+	if semantic {
+		model = c.EmbedModel
 	}
-	m.indexID = "local/" + model + "/" + analysis.Version + indexLayout
-	if m.Config.QdrantURL != "" {
-		m.indexID = "qdrant/" + m.Config.QdrantURL + "/" + model + "/" + analysis.Version + indexLayout
+	if c.QdrantURL != "" {
+		return "qdrant/" + c.QdrantURL + "/" + model + "/" + analysis.Version + indexLayout
 	}
-	if m.Config.QdrantURL != "" {
+	return "local/" + model + "/" + analysis.Version + indexLayout
+}
+
+// openStore opens e's store: Qdrant (QDRANT_URL) or the embedded local
+// store, one index per embedding model.
+func (m *Main) openStore(ctx context.Context, e *Engine) error {
+	model := "none"
+	if e.Embedder != nil {
+		model = e.Config.EmbedModel
+	}
+	e.IndexID = indexID(e.Config, e.Embedder != nil)
+	if e.Config.QdrantURL != "" {
 		dim := 0
-		if m.Embedder != nil {
-			d, err := m.Embedder.Dim(ctx)
+		if e.Embedder != nil {
+			d, err := e.Embedder.Dim(ctx)
 			if err != nil {
 				return fmt.Errorf("qdrant needs the embedding dimension: %w", err)
 			}
 			dim = d
 		}
-		q, err := store.OpenQdrant(ctx, store.QdrantOptions{URL: m.Config.QdrantURL, APIKey: m.Config.QdrantAPIKey, Model: model, Dim: dim, Logger: m.Logger})
+		q, err := store.OpenQdrant(ctx, store.QdrantOptions{URL: e.Config.QdrantURL, APIKey: e.Config.QdrantAPIKey, Model: model, Dim: dim, Logger: m.Logger})
 		if err != nil {
 			return err
 		}
-		m.Store = q
+		e.Store = q
 		return nil
 	}
-	dir := filepath.Join(m.Config.PersistentStorage, "index", sanitize(model))
+	dir := filepath.Join(e.Config.PersistentStorage, "index", sanitize(model))
 	l, err := local.Open(dir, local.Options{Logger: m.Logger})
 	if err != nil {
 		return err
 	}
-	m.Store = l
+	e.Store = l
 	return nil
 }
 
-// buildIndexing assembles the pipeline, the scanner, the share refresher
-// and the reporter.
-func (m *Main) buildIndexing(ctx context.Context) error {
-	cfg := m.Config
-	m.Scanner = &indexing.Scanner{Tree: m.Nextcloud, Users: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish, IndexID: m.indexID, Logger: m.Logger}
+// userListMaxAge is how long a user in Nextcloud's user list is trusted
+// to exist: a user deleted in Nextcloud loses their tokens within it
+// (plus one list request), and a full scan then forgets them.
+const userListMaxAge = 15 * time.Second
+
+// startIndexing sets up what every engine shares: the extractor, the
+// exclusion rules in force, the user directory, the scanner and the share
+// refresher.
+func (m *Main) startIndexing(ctx context.Context, cfg Config) error {
+	m.extract.setLimit(cfg.MaxFileSize)
+	rules := rulesOf(cfg)
+	m.rules.Store(&rules)
+	m.users = &nextcloud.UserDirectory{Client: m.Nextcloud, MaxAge: userListMaxAge}
 	lists, err := m.Queue.ShareLists(ctx)
 	if err != nil {
 		return err
 	}
+	records, err := m.Queue.Tokens(ctx)
+	if err != nil {
+		return err
+	}
+	m.Scanner = &indexing.Scanner{Tree: m.Nextcloud, Users: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish,
+		Rules: m.currentRules, Gone: m.users.Gone, Records: []indexing.UserRecords{records, lists}, Logger: m.Logger}
 	m.Shares = &indexing.ShareRefresher{
 		Shares: m.Nextcloud, Lists: lists, Tree: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish,
 		Rescan: m.Scanner.Request, MaxAge: cfg.ShareMaxAge, Logger: m.Logger,
 	}
 	m.Scanner.Baseline = m.Shares.Baseline
-	m.Pipeline = &indexing.Pipeline{
-		Files:   m.Nextcloud,
-		Extract: extractor{&extract.Extractor{MaxInputBytes: cfg.MaxFileSize}},
-		Chunk:   chunk.Chunker{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
-		Sparse:  analysis.PointVectors,
-		Store:   m.Store,
-		States:  m.Queue.States(),
-		Lease:   m.Queue,
-		Users:   &nextcloud.UserDirectory{Client: m.Nextcloud},
-		Enqueue: m.Queue.Publish,
-		Rescan:  m.Scanner.Request,
-		Rules:   indexing.Rules{PathGlobs: cfg.ExcludePaths, MIMEs: cfg.ExcludeMIME, MaxSize: cfg.MaxFileSize},
-		IndexID: m.indexID,
-		Logger:  m.Logger,
+	// A new file in a shared folder reaches its recipients without a scan.
+	m.reach = &indexing.Reach{Shares: m.Nextcloud, Lists: lists, Logger: m.Logger}
+	return nil
+}
+
+// buildPipeline assembles e's pipeline and reporter.
+func (m *Main) buildPipeline(e *Engine) {
+	cfg := e.Config
+	e.Pipeline = &indexing.Pipeline{
+		Files:        m.Nextcloud,
+		Extract:      &m.extract,
+		Chunk:        chunk.Chunker{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
+		Sparse:       analysis.PointVectors,
+		Store:        e.Store,
+		States:       m.Queue.States(),
+		Lease:        m.Queue,
+		Users:        m.users,
+		Enqueue:      m.Queue.Publish,
+		Rescan:       m.Scanner.Request,
+		CurrentRules: m.currentRules,
+		IndexID:      e.IndexID,
+		Recipients:   m.reach,
+		Logger:       m.Logger,
 	}
 	checks := map[string]indexing.Check{
 		"nats":      m.checkNATS,
 		"nextcloud": m.pingNextcloud,
-		"store":     m.Store.Health,
+		"store":     e.Store.Health,
+		"settings":  m.checkSettings,
 	}
-	if m.Embedder != nil {
-		m.Pipeline.Embed = m.Embedder
-		checks["embedder"] = m.checkEmbedder
+	if e.Embedder != nil {
+		e.Pipeline.Embed = e.Embedder
+		checks["embedder"] = e.checkEmbedder
 	}
-	m.Reporter = &indexing.Reporter{
+	e.Reporter = &indexing.Reporter{
 		Version: cfg.AppVersion, States: m.Queue.States(), Pending: m.Queue.Pending,
-		Scanner: m.Scanner, Pipeline: m.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin,
+		Scanner: m.Scanner, Pipeline: e.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin,
 	}
-	return nil
 }
 
-// buildSearch assembles the search engine over the store.
-func (m *Main) buildSearch() error {
+// buildSearch assembles e's search engine over its store.
+func (m *Main) buildSearch(e *Engine) error {
 	o := search.Options{
-		Dense: m.Store, Sparse: m.Store, Access: m.Nextcloud, Refresh: m.Shares, Requeue: m.Queue.Publish,
-		NextcloudURL: m.Config.NextcloudURL, Logger: m.Logger,
+		Dense: e.Store, Sparse: e.Store, Access: m.Nextcloud, Refresh: m.Shares, Requeue: m.Queue.Publish,
+		NextcloudURL: e.Config.NextcloudURL, Logger: m.Logger,
 	}
-	if m.Embedder != nil {
-		o.Embedder = m.Embedder
+	if e.Embedder != nil {
+		o.Embedder = e.Embedder
 	}
 	var err error
-	if m.Search, err = search.New(o); err != nil {
+	if e.Search, err = search.New(o); err != nil {
 		return err
 	}
-	m.Viz, err = search.NewViz(m.Search, m.Store)
+	if err := e.Search.SetDefaults(search.Defaults{Fusion: e.Config.SearchFusion, Weights: e.Config.SearchWeights}); err != nil {
+		return err
+	}
+	if e.Viz, err = search.NewViz(e.Search, e.Store); err != nil {
+		return err
+	}
+	e.Similar, err = search.NewSimilar(e.Search, e.Store)
 	return err
 }
 
 // startWorkers runs the queue consumers and the periodic scan.
 func (m *Main) startWorkers(ctx context.Context) {
-	m.workers.Add(2)
+	m.workers.Add(4)
 	go func() {
 		defer m.workers.Done()
-		if err := m.Queue.Run(ctx, m.Pipeline.Process); err != nil && ctx.Err() == nil {
+		if err := m.Queue.Run(ctx, m.process); err != nil && ctx.Err() == nil {
 			m.Logger.Error("indexing workers stopped", "error", err)
 		}
 	}()
 	go func() {
 		defer m.workers.Done()
-		m.Scanner.Run(ctx, m.Config.ScanInterval)
+		m.Scanner.Run(ctx, 0) // scans on request; runScanTicker requests them
+	}()
+	go func() {
+		defer m.workers.Done()
+		m.runScanTicker(ctx, m.effective().ScanInterval)
+	}()
+	go func() {
+		defer m.workers.Done()
+		m.watchSettings(ctx)
 	}()
 }
 
@@ -370,11 +454,11 @@ func (m *Main) pingNextcloud(ctx context.Context) error {
 
 // checkEmbedder asks every Ollama host now (Health) and whether the model
 // is there (Probe, cached after the first success).
-func (m *Main) checkEmbedder(ctx context.Context) error {
-	if err := m.Embedder.Health(ctx); err != nil {
+func (e *Engine) checkEmbedder(ctx context.Context) error {
+	if err := e.Embedder.Health(ctx); err != nil {
 		return err
 	}
-	_, err := m.Embedder.Probe(ctx)
+	_, err := e.Embedder.Probe(ctx)
 	return err
 }
 
@@ -397,9 +481,17 @@ func (m *Main) Close() error {
 		_ = m.Lifecycle.WaitInit(ctx)
 	}
 	m.workers.Wait()
-	if m.Store != nil {
-		if err := m.Store.Close(); err != nil {
+	m.retiring.Wait()
+	serving := m.serve.Load()
+	for _, e := range []*Engine{serving, m.eng.Load()} {
+		if e == nil || e.Store == nil || e != serving && e.Store == serving.Store {
+			continue
+		}
+		if err := e.Store.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("store close: %w", err))
+		}
+		if serving == m.eng.Load() {
+			break
 		}
 	}
 	if m.NATS != nil {
@@ -421,17 +513,21 @@ func (m *Main) Close() error {
 	return errors.Join(errs...)
 }
 
-// statusSource adapts the Reporter to the handlers' StatusSource.
-type statusSource struct{ r *indexing.Reporter }
-
-func (s statusSource) Status(ctx context.Context, user hs.UserID, all bool) (any, error) {
-	return s.r.Status(ctx, user, all)
+// extractor adds the format check to extract.Extractor, and lets the
+// largest file change while the pipeline runs (admin settings).
+type extractor struct {
+	cur atomic.Pointer[extract.Extractor]
 }
 
-// extractor adds the format check to extract.Extractor.
-type extractor struct{ *extract.Extractor }
+func (x *extractor) setLimit(maxBytes int64) {
+	x.cur.Store(&extract.Extractor{MaxInputBytes: maxBytes})
+}
 
-func (extractor) Supported(name, mime string) bool { return extract.Supported(name, mime) }
+func (x *extractor) Extract(ctx context.Context, name, mime string, r io.Reader) (hs.Text, error) {
+	return x.cur.Load().Extract(ctx, name, mime, r)
+}
+
+func (*extractor) Supported(name, mime string) bool { return extract.Supported(name, mime) }
 
 // sanitize makes a model name usable as a directory name.
 func sanitize(s string) string {

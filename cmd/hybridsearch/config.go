@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // Config is everything the app reads from its environment, read once at
@@ -41,6 +44,13 @@ type Config struct {
 	ExcludeMIME  []string // MIME types never indexed ("image/*" allowed)
 	LogLevel     string   // debug, info, warn, error
 	LogFormat    string   // text, json
+	// SearchFusion and SearchWeights are what a search that names none
+	// gets (rrf, linear or auto; semantic, keyword and fuzzy weights).
+	SearchFusion  string
+	SearchWeights hs.Weights
+	// SettingsInterval is how often the admin settings are read from
+	// Nextcloud (it cannot tell the app that they changed).
+	SettingsInterval time.Duration
 	// ClientMetadataHosts are host:port pairs whose OAuth client metadata
 	// documents may be fetched although they resolve to private addresses.
 	ClientMetadataHosts []string
@@ -183,6 +193,25 @@ var envVars = []envVar{
 		c.ExcludeMIME = splitList(v)
 		return nil
 	}},
+	{"SEARCH_FUSION", "rrf", false, "rrf, linear or auto: the fusion of searches that name none", func(c *Config, v string) error {
+		switch strings.ToLower(v) {
+		case hs.FusionRRF, hs.FusionLinear, hs.FusionAuto:
+			c.SearchFusion = strings.ToLower(v)
+			return nil
+		}
+		return fmt.Errorf("not rrf, linear or auto")
+	}},
+	{"SEARCH_WEIGHT_SEMANTIC", "0.5", false, "weight 0-1 of semantic search in searches that name none", setWeight(func(c *Config) *float64 { return &c.SearchWeights.Semantic })},
+	{"SEARCH_WEIGHT_KEYWORD", "0.3", false, "weight 0-1 of keyword search in searches that name none", setWeight(func(c *Config) *float64 { return &c.SearchWeights.Keyword })},
+	{"SEARCH_WEIGHT_FUZZY", "0.2", false, "weight 0-1 of fuzzy search in searches that name none", setWeight(func(c *Config) *float64 { return &c.SearchWeights.Fuzzy })},
+	{"SETTINGS_INTERVAL", "10s", false, "how often to read the admin settings from Nextcloud, 1s-10m", func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second || d > 10*time.Minute {
+			return fmt.Errorf("not a duration from 1s to 10m")
+		}
+		c.SettingsInterval = d
+		return nil
+	}},
 	{"LOG_LEVEL", "info", false, "debug, info, warn or error", func(c *Config, v string) error {
 		switch strings.ToLower(v) {
 		case "debug", "info", "warn", "error":
@@ -232,7 +261,34 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if c.ChunkOverlap >= c.ChunkSize {
 		return Config{}, fmt.Errorf("config: CHUNK_OVERLAP=%d: must be below CHUNK_SIZE=%d", c.ChunkOverlap, c.ChunkSize)
 	}
+	if err := checkWeights(c.SearchWeights); err != nil {
+		return Config{}, fmt.Errorf("config: SEARCH_WEIGHT_SEMANTIC, SEARCH_WEIGHT_KEYWORD, SEARCH_WEIGHT_FUZZY: %v", err)
+	}
 	return c, nil
+}
+
+// checkWeights applies the search weight rules: together at most 1, not
+// all 0.
+func checkWeights(w hs.Weights) error {
+	sum := w.Semantic + w.Keyword + w.Fuzzy
+	switch {
+	case sum > 1+1e-9:
+		return fmt.Errorf("the weights sum to %g, at most 1 is allowed", sum)
+	case sum == 0:
+		return fmt.Errorf("at least one weight must be above 0")
+	}
+	return nil
+}
+
+func setWeight(field func(*Config) *float64) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || f < 0 || f > 1 {
+			return fmt.Errorf("not a number from 0 to 1")
+		}
+		*field(c) = f
+		return nil
+	}
 }
 
 // splitList splits a comma-separated list, dropping empty items.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hybrid-search/hybridsearch/appinfo"
 	"github.com/hybrid-search/hybridsearch/exapp"
+	"github.com/hybrid-search/hybridsearch/l10n"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 )
 
@@ -131,6 +132,11 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 		}
 	}()
 
+	// AppAPI copies the release's l10n/ into the apps folder on install
+	// (ExAppArchiveFetcher::installTranslations).
+	if err := sim.InstallTranslations(m.Config.AppID, l10n.Files); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
 	installCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if err := sim.Install(installCtx, m.Config.AppID); err != nil {
@@ -254,6 +260,11 @@ func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, getenv
 			return dataDir
 		case "OLLAMA_HOST":
 			return ollama
+		case "SETTINGS_INTERVAL":
+			if v := getenv(k); v != "" {
+				return v
+			}
+			return "2s" // admin settings show within seconds in the demo
 		}
 		if v, ok := env.Lookup(k); ok {
 			return v

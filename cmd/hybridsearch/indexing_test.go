@@ -36,7 +36,7 @@ func (e *testEnv) lookup(t testing.TB, id int64) indexed {
 	if err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
 		t.Fatalf("state %d: %v", id, err)
 	}
-	pts, err := e.Main.Store.FilePoints(ctx, hs.FileID(id), false)
+	pts, err := e.Main.Engine().Store.FilePoints(ctx, hs.FileID(id), false)
 	if err != nil {
 		t.Fatalf("points %d: %v", id, err)
 	}

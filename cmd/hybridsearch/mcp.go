@@ -7,7 +7,6 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/handlers"
-	"github.com/hybrid-search/hybridsearch/indexing"
 	"github.com/hybrid-search/hybridsearch/mcp"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
 	"github.com/hybrid-search/hybridsearch/oauth"
@@ -26,8 +25,8 @@ func (c Config) proxyBase() string {
 func (c Config) MCPURL() string { return c.proxyBase() + "/mcp" }
 
 // mcpDeps builds the token service (over the HS_TOKENS bucket) and the MCP
-// endpoint over the search engine, the store, Nextcloud and the reporter,
-// and sets m.Tokens. It needs the queue, store, search and reporter.
+// endpoint over the engine in use (search, store, reporter) and
+// Nextcloud, and sets m.Tokens. It needs the queue and an engine.
 func (m *Main) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 	cfg := m.Config
 	records, err := m.Queue.Tokens(ctx)
@@ -35,13 +34,13 @@ func (m *Main) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 		return nil, fmt.Errorf("token store: %w", err)
 	}
 	m.Tokens, err = tokens.New(tokens.Options{
-		Secret: cfg.AppSecret, Audience: cfg.MCPURL(), Issuer: cfg.proxyBase(), Store: records, Logger: m.Logger,
+		Secret: cfg.AppSecret, Audience: cfg.MCPURL(), Issuer: cfg.proxyBase(), Store: records, Users: m.users, Logger: m.Logger,
 	})
 	if err != nil {
 		return nil, err
 	}
 	endpoint, err := mcp.NewHandler(mcp.Options{
-		Search: m.Search, Chunks: m.Store, Access: m.Nextcloud, Status: mcpStatus{m.Reporter},
+		Search: current{m}, Chunks: current{m}, Access: m.Nextcloud, Status: mcpStatus{current{m}},
 		NextcloudURL: cfg.NextcloudURL, AllowedOrigins: []string{cfg.NextcloudURL},
 		Version: cfg.AppVersion, Logger: m.Logger,
 	})
@@ -114,11 +113,11 @@ func (m *Main) demoTokens(ctx context.Context, users ...hs.UserID) (map[hs.UserI
 	return out, nil
 }
 
-// mcpStatus adapts the Reporter to nc_index_status.
-type mcpStatus struct{ r *indexing.Reporter }
+// mcpStatus adapts the engine's Reporter to nc_index_status.
+type mcpStatus struct{ c current }
 
 func (s mcpStatus) IndexStatus(ctx context.Context, user hs.UserID) (mcp.IndexStatus, error) {
-	rep, err := s.r.Status(ctx, user, false)
+	rep, err := s.c.report(ctx, user, false)
 	if err != nil {
 		return mcp.IndexStatus{}, err
 	}

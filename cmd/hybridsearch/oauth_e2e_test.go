@@ -71,8 +71,14 @@ func (o *oauthEnv) consentPage(t *testing.T, b *browser, authURL string) visit {
 // code runs the browser part as alice and returns the code.
 func (o *oauthEnv) code(t *testing.T, challenge, state string) string {
 	t.Helper()
+	return o.codeAs(t, "alice", challenge, state)
+}
+
+// codeAs runs the browser part as uid (password = uid) and returns the code.
+func (o *oauthEnv) codeAs(t *testing.T, uid, challenge, state string) string {
+	t.Helper()
 	b := newBrowser(t, o.redirect)
-	b.login(o.Sim.BaseURL, "alice", "alice")
+	b.login(o.Sim.BaseURL, uid, uid)
 	v := o.consentPage(t, b, o.authorizeURL(challenge, state, nil))
 	f := v.fields()
 	f.Set("decision", "allow")

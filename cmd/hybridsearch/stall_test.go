@@ -111,6 +111,62 @@ func TestRetriesDoNotStallIndexing(t *testing.T) {
 	}
 }
 
+// TestOneUsersRetriesDoNotDelayAnothers: Nextcloud answers every call as
+// carol with 503 after 20 ms (a storage that times out), so 1,100 of her
+// files keep coming back on the retry lane; alice's upload fails with 503
+// too at first, and is indexed when its retry is due, not behind carol's.
+func TestOneUsersRetriesDoNotDelayAnothers(t *testing.T) {
+	var failed, aliceFailed atomic.Int64 // aliceFailed: when her download first failed
+	var ncURL string
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, _ := appAPIUser(r)
+		switch {
+		case user == "carol":
+			failed.Add(1)
+			time.Sleep(20 * time.Millisecond)
+			http.Error(w, "storage unavailable", http.StatusServiceUnavailable)
+			return
+		case user == "alice" && r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/meanwhile.md"):
+			// The download fails for half a second (the upload's every
+			// event), so the file is indexed by a retry.
+			aliceFailed.CompareAndSwap(0, time.Now().UnixNano())
+			if time.Since(time.Unix(0, aliceFailed.Load())) < 500*time.Millisecond {
+				http.Error(w, "storage unavailable", http.StatusServiceUnavailable)
+				return
+			}
+		}
+		u, _ := url.Parse(ncURL)
+		httputil.NewSingleHostReverseProxy(u).ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	env := newTestEnv(t, envOptions{install: true,
+		setup: func(sim *ncsim.Server) { sim.AddUser("carol", "Carol", false) },
+		adjust: func(c *Config) {
+			ncURL, c.NextcloudURL = c.NextcloudURL, front.URL
+			c.RetryBackoff = []time.Duration{time.Second}
+		},
+	})
+	postWebhooks(t, env, 1100, func(i int) string {
+		return fmt.Sprintf(`{"event":{"class":"OCP\\Files\\Events\\Node\\NodeWrittenEvent","node":{"id":%d,"path":"/carol/files/f%d.md"}},"user":{"uid":"carol"},"time":%d}`,
+			800000+i, i, time.Now().Unix())
+	})
+	// Two fresh workers fail her files at most 100 a second, the retry lane
+	// at most 50 a second (one of her retries at a time, 20 ms each): by
+	// 1,700 failures every fresh job has run, and only retries are left.
+	await(t, "carol's jobs to fail once and retry", 90*time.Second, func() bool { return failed.Load() >= 1700 })
+	start := time.Now()
+	f := env.Sim.PutFile("alice", "/meanwhile.md", []byte("Written while carol's files retry: a pangolin."))
+	env.awaitFile(t, "alice's upload indexed", f.ID, isIndexed(f.ETag))
+	took := time.Since(start)
+	t.Logf("alice's upload, refused at first, was indexed %s after it was written (retry due 1 s after the failure), with carol's 1,100 retrying", took.Round(time.Millisecond))
+	if aliceFailed.Load() == 0 || took < time.Second {
+		t.Fatalf("alice's download failed at %d, indexed after %s: not by a retry", aliceFailed.Load(), took)
+	}
+	if took > 8*time.Second {
+		t.Errorf("alice's upload was indexed %s after it was written, want within 8 s: her retry waited behind carol's", took.Round(time.Millisecond))
+	}
+}
+
 // appAPIUser returns the user of a request's AUTHORIZATION-APP-API header.
 func appAPIUser(r *http.Request) (hs.UserID, bool) {
 	raw, err := base64.StdEncoding.DecodeString(r.Header.Get("AUTHORIZATION-APP-API"))

@@ -6,16 +6,20 @@
 // panel, searches (typo, German, Japanese), checks highlights, keyboard
 // navigation, filters, error states and the index status against GET
 // api/status, the weight sliders, the vector-space map, the comparison of
-// algorithms, app tokens and the German and Japanese UI, saves screenshots
+// algorithms, app tokens, the admin settings taking effect, "Find similar"
+// from the Files app's action menu, the file viewer, the user's dark theme
+// and the German and Japanese UI (the user's language, with the app's
+// translations loaded by the simulator as AppAPI does), saves screenshots
 // (PANEL_SCREENSHOT, default <repo>/.artifacts/e2e/panel.png, plus -full,
-// -ja, -map, -compare, -dark, -assistant, -de, -ui-ja, -status, -mobile,
-// -mobile-assistant and -mobile-status variants), then stops the demo with SIGTERM.
+// -ja, -map, -compare, -dark, -dark-user, -settings, -files-menu, -similar,
+// -viewer, -assistant, -de, -ui-ja, -status, -mobile, -mobile-assistant and
+// -mobile-status variants), then stops the demo with SIGTERM.
 //
 // Usage: npm run test:e2e   (env: CHROMIUM, HYBRIDSEARCH_BIN, PANEL_SCREENSHOT)
 // Prints "ok - …" / "FAIL - …" per check and ends with "e2e: N passed, N failed".
 
 import { execFile, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -37,7 +41,7 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ]
-const TOTAL_TIMEOUT_MS = 150_000 // a hard stop; a normal run takes 20–40 s
+const TOTAL_TIMEOUT_MS = 240_000 // a hard stop; a normal run takes 40–80 s
 const API_WAIT_MS = 30_000
 
 const results = { passed: 0, failed: 0 }
@@ -158,6 +162,49 @@ async function search(page, q, { press = 'Enter' } = {}) {
     return t !== '' && t !== 'Searching…'
   }, null, { timeout: 10_000 })
   return { res, body, headers: res.request().headers() }
+}
+
+// isViewer tells whether a URL is the simulator's viewer of a file or a
+// note, where a result's link (/index.php/f/<id>, redirected, or the Notes
+// app's /index.php/apps/notes/note/<id>) ends.
+function isViewer(u) {
+  return (u.pathname.startsWith('/index.php/apps/files/files/') && u.searchParams.get('openfile') === 'true') || u.pathname.startsWith('/index.php/apps/notes/note/')
+}
+
+// personal changes alice's language or theme on the simulated personal
+// settings page, as she would, and waits for the page to reload.
+async function personal(context, base, { lang, theme }) {
+  const p = await context.newPage()
+  try {
+    if (lang) {
+      await p.goto(`${base}/index.php/settings/user/personal-info`)
+      await Promise.all([p.waitForEvent('load'), p.selectOption('#language-select', lang)])
+      assert(await p.locator('html').getAttribute('lang') === lang, `the settings page is not in ${lang} after the change`)
+    }
+    if (theme) {
+      await p.goto(`${base}/index.php/settings/user/theming`)
+      await Promise.all([p.waitForEvent('load'), p.locator(`input[name="theme"][value="${theme}"]`).check()])
+      assert((await p.locator('body').getAttribute('data-themes')) === theme, `body data-themes is not ${theme}`)
+    }
+  } finally {
+    await p.close()
+  }
+}
+
+// adminSetting saves one field of the app's form on the simulated
+// administration settings page and waits until it says "Saved".
+async function adminSetting(p, field, value) {
+  const el = p.locator(`#${field}_field`)
+  const status = p.locator('[data-form="hybrid_search_admin"] .settings-saved')
+  await p.evaluate(() => { document.querySelector('[data-form="hybrid_search_admin"] .settings-saved').textContent = '' })
+  if ((await el.evaluate((e) => e.tagName)) === 'SELECT') {
+    await el.selectOption(String(value))
+  } else {
+    await el.fill(String(value))
+    await el.press('Enter')
+  }
+  await p.waitForFunction(() => document.querySelector('[data-form="hybrid_search_admin"] .settings-saved')?.textContent === 'Saved')
+  return status
 }
 
 // resultTitled finds the result whose title contains text.
@@ -428,10 +475,17 @@ async function main() {
     })
 
     await check('a 400 from the server shows its message', async () => {
-      await page.route('**/api/search?*', (route) => route.fulfill({ status: 400, contentType: 'application/json', body: '{"error":"e2e: the server refuses this"}' }), { times: 1 })
-      await search(page, 'forced failure')
-      const msg = await page.locator('.hs-error__message').textContent()
-      assert(msg === 'e2e: the server refuses this', `error message ${JSON.stringify(msg)}`)
+      // Every search of this check is refused: on a busy machine the
+      // debounced search of the typed text may go out before Enter's.
+      const refuse = (route) => route.fulfill({ status: 400, contentType: 'application/json', body: '{"error":"e2e: the server refuses this"}' })
+      await page.route('**/api/search?*', refuse)
+      try {
+        await search(page, 'forced failure')
+        const msg = await page.locator('.hs-error__message').textContent()
+        assert(msg === 'e2e: the server refuses this', `error message ${JSON.stringify(msg)}`)
+      } finally {
+        await page.unroute('**/api/search?*', refuse)
+      }
     })
 
     await check('a network failure shows an error with a retry', async () => {
@@ -519,9 +573,10 @@ async function main() {
         assert((await redrawn).status() === 200, 'the map did not redraw for the new weights')
       })
       await page.locator('.hs-viz[aria-busy="false"] .hs-viz__point--best').first().waitFor()
-      const href = await best.getAttribute('href')
-      await Promise.all([page.waitForURL((u) => u.href === new URL(href, ready.nextcloud_url).href), best.click()])
-      await page.goBack()
+      await Promise.all([page.waitForURL(isViewer), best.click()])
+      await page.locator('#viewer-title').waitFor()
+      await page.goBack() // the viewer
+      if (!page.url().includes('/embedded/')) await page.goBack() // the permalink's redirect
       await page.locator('#hs-query').waitFor()
       return `${body.space} space, ${results} result and ${samples} sample points, redrawn for new weights, variance ${body.explained_variance.map((v) => v.toFixed(2)).join('/')}`
     })
@@ -552,26 +607,38 @@ async function main() {
       return `keyword ${took.trim()}, fuzzy ${over.trim()}; semantic: ${semantic.replace(/\s+/g, ' ').slice(0, 60)}`
     })
 
-    await check('Enter on a result opens it, and Back restores the search', async () => {
+    await check('Enter on a result opens it in the viewer, and Back restores the search', async () => {
       await useHybrid(page)
       await search(page, 'kuberntes upgrade')
-      const link = page.locator('a.hs-result__link').first()
+      const link = resultTitled(page, 'Kubernetes upgrade runbook').locator('a.hs-result__link')
       const href = await link.getAttribute('href')
-      assert(href, 'first result has no link')
-      await link.focus()
-      await Promise.all([page.waitForURL((u) => u.href === new URL(href, ready.nextcloud_url).href), page.keyboard.press('Enter')])
-      await page.goBack()
-      await page.locator('.hs-result').first().waitFor()
-      const q = await page.locator('#hs-query').inputValue()
-      assert(q === 'kuberntes upgrade', `search box holds ${JSON.stringify(q)} after Back`)
-      return href
+      assert(href, 'the runbook result has no link')
+      try {
+        await link.focus()
+        await Promise.all([page.waitForURL(isViewer), page.keyboard.press('Enter')])
+        const shown = await page.locator('#viewer-title').textContent()
+        assert(shown.startsWith('Kubernetes upgrade runbook'), `the viewer shows ${JSON.stringify(shown)}`)
+        assert((await page.locator('#viewer-text').textContent()).includes('kubectl'), 'the viewer does not show the runbook\'s text')
+        await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-viewer.png'), fullPage: true })
+        await page.goBack() // the viewer
+        if (!page.url().includes('/embedded/')) await page.goBack() // the permalink's redirect
+        await page.locator('.hs-result').first().waitFor()
+        const q = await page.locator('#hs-query').inputValue()
+        assert(q === 'kuberntes upgrade', `search box holds ${JSON.stringify(q)} after Back`)
+        return href
+      } finally {
+        if (!page.url().includes('/embedded/')) {
+          await page.goto(ready.panel_url)
+          await page.locator('#hs-query').waitFor()
+        }
+      }
     })
 
     await check('dark mode: the panel follows the theme, and Nextcloud\'s theme variables win over the fallback', async () => {
       const bg = () => page.locator('#hybrid-search .app-content').evaluate((el) => getComputedStyle(el).backgroundColor)
       assert(await bg() === 'rgb(255, 255, 255)', `light background ${await bg()}`)
-      // The simulator's page has no theming CSS, so the panel's fallback
-      // (Nextcloud's dark theme values) follows the system setting.
+      // The user's theme is "default", which follows the system setting:
+      // the theming app's dark.css applies under prefers-color-scheme: dark.
       await page.emulateMedia({ colorScheme: 'dark' })
       try {
         assert(await bg() === 'rgb(23, 23, 23)', `dark background ${await bg()}, want #171717`)
@@ -586,6 +653,135 @@ async function main() {
         await page.emulateMedia({ colorScheme: 'light' })
       }
     })
+
+    await check('the user\'s dark theme (personal settings) darkens the page shell and the panel on a light system', async () => {
+      await personal(context, ready.nextcloud_url, { theme: 'dark' })
+      try {
+        await page.reload()
+        await page.locator('#hs-query').waitFor()
+        assert(await page.locator('body').getAttribute('data-themes') === 'dark', 'body is not data-themes="dark"')
+        const bg = await page.locator('#hybrid-search .app-content').evaluate((el) => getComputedStyle(el).backgroundColor)
+        assert(bg === 'rgb(23, 23, 23)', `panel background ${bg} with the dark theme, want #171717`)
+        const text = await page.locator('.hs-title').evaluate((el) => getComputedStyle(el).color)
+        assert(text === 'rgb(235, 235, 235)', `title colour ${text}, want #ebebeb`)
+        await search(page, 'kuberntes upgrade')
+        await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-dark-user.png'), fullPage: true })
+        return bg
+      } finally {
+        await personal(context, ready.nextcloud_url, { theme: 'default' })
+        await page.reload()
+        await page.locator('#hs-query').waitFor()
+      }
+    })
+
+    await check('Markdown excerpts show as text, and an HTML file is labelled a document', async () => {
+      await useHybrid(page)
+      await search(page, 'kuberntes upgrade runbook checklist')
+      const texts = await page.locator('.hs-excerpt__text').allTextContents()
+      const raw = texts.filter((x) => /(^|\n)\s*#{1,6} |\*\*|`|\]\(/.test(x))
+      assert(texts.length > 0 && raw.length === 0, `excerpts with Markdown syntax: ${JSON.stringify(raw.slice(0, 2))}`)
+      await search(page, 'Greenfield library reading room')
+      const facts = await resultTitled(page, 'Greenfield Library').locator('.hs-result__facts').textContent()
+      assert(facts.includes('Document'), `the press release (HTML) is labelled ${JSON.stringify(facts)}`)
+      return `${texts.length} excerpts clean; HTML: ${facts.split('·')[0].trim()}`
+    })
+
+    await check('admin settings change takes effect: default fusion and weights, excluded paths', async () => {
+      const admin = await context.newPage()
+      admin.on('pageerror', (e) => pageErrors.push(`pageerror (settings): ${e.message}`))
+      try {
+        await admin.goto(`${ready.nextcloud_url}/index.php/settings/admin/declarative_settings`)
+        await admin.locator('[data-form="hybrid_search_admin"]').waitFor()
+        await adminSetting(admin, 'search_fusion', 'linear')
+        await adminSetting(admin, 'search_weight_semantic', '0.2')
+        await adminSetting(admin, 'search_weight_keyword', '0.6')
+        await adminSetting(admin, 'search_weight_fuzzy', '0.2')
+        await adminSetting(admin, 'exclude_paths', '/Notes/Rezepte/**')
+        await admin.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-settings.png'), fullPage: true })
+        // The app reads its settings every 2 s in the demo.
+        let settings
+        const until = Date.now() + 20_000
+        do {
+          settings = (await api(page, 'api/settings')).body
+          if (settings?.fusion === 'linear' && settings?.weights?.keyword === 0.6) break
+          await page.waitForTimeout(500)
+        } while (Date.now() < until)
+        assert(settings?.fusion === 'linear' && settings?.weights?.keyword === 0.6, `api/settings says ${JSON.stringify(settings)}`)
+        await page.goto(ready.panel_url)
+        await page.locator('#hs-query').waitFor()
+        await page.locator('.hs-options-toggle').click()
+        const fusion = await page.locator('.hs-options .hs-select .vs__selected').first().textContent()
+        assert(fusion.includes('Linear'), `the panel starts with fusion ${JSON.stringify(fusion.trim())}, not the admin's linear`)
+        const kw = await page.locator('#hs-w-keyword').inputValue()
+        assert(Number(kw) === 0.6, `the keyword weight starts at ${kw}, want the admin's 0.6`)
+        await page.locator('.hs-options-toggle').click()
+        const r = await search(page, 'Apfelkuchen backen')
+        const u = new URL(r.res.url())
+        assert(u.searchParams.get('fusion') === 'linear' && u.searchParams.get('keyword_weight') === '0.6', `the search asked ${u.search}`)
+        // The excluded folder leaves the index within seconds (a scan).
+        await page.waitForFunction(async () => {
+          const base = `${window._oc_webroot || ''}/index.php/apps/app_api/proxy/hybrid_search/`
+          const res = await fetch(base + 'api/search?q=Apfelkuchen&algorithm=keyword', { headers: { Accept: 'application/json' } })
+          const body = await res.json()
+          return !body.results.some((d) => d.path.includes('/Rezepte/'))
+        }, null, { timeout: 20_000, polling: 500 })
+        return 'linear 0.2/0.6/0.2 in the panel and its searches; /Notes/Rezepte left the index'
+      } finally {
+        for (const [f, v] of [['exclude_paths', ''], ['search_fusion', 'rrf'], ['search_weight_semantic', '0.5'], ['search_weight_keyword', '0.3'], ['search_weight_fuzzy', '0.2']]) {
+          await adminSetting(admin, f, v).catch(() => {})
+        }
+        await admin.close()
+        await page.waitForFunction(async () => {
+          const base = `${window._oc_webroot || ''}/index.php/apps/app_api/proxy/hybrid_search/`
+          const s = await (await fetch(base + 'api/settings', { headers: { Accept: 'application/json' } })).json()
+          const r = await (await fetch(base + 'api/search?q=Apfelkuchen&algorithm=keyword', { headers: { Accept: 'application/json' } })).json()
+          return s.fusion === 'rrf' && r.results.some((d) => d.path.includes('/Rezepte/'))
+        }, null, { timeout: 20_000, polling: 500 }).catch(() => {})
+        await page.goto(ready.panel_url)
+        await page.locator('#hs-query').waitFor()
+      }
+    })
+
+    await check('"Find similar" from the Files app\'s action menu opens the panel with similar documents', async () => {
+      try {
+        return await findSimilar()
+      } finally {
+        if (!page.url().startsWith(ready.panel_url)) await page.goto(ready.panel_url)
+        await page.locator('#hs-query').waitFor()
+      }
+    })
+
+    async function findSimilar() {
+      await page.goto(`${ready.nextcloud_url}/index.php/apps/files/`)
+      await page.locator('#files-list').waitFor()
+      assert(await page.locator('#header-left__appmenu a#files.active').count() === 1, 'Files is not the active app in the header')
+      await Promise.all([page.waitForURL((u) => u.searchParams.get('dir') === '/Documents'), page.locator('tr[data-cy-files-list-row-name="Documents"] .files-list__name a').click()])
+      await Promise.all([page.waitForURL((u) => u.searchParams.get('dir') === '/Documents/Engineering'), page.locator('tr[data-cy-files-list-row-name="Engineering"] .files-list__name a').click()])
+      const row = page.locator('tr[data-cy-files-list-row-name="Kubernetes upgrade runbook.md"]')
+      const id = await row.getAttribute('data-cy-files-list-row-fileid')
+      await row.locator('.files-list__actions-toggle').click()
+      const item = page.locator('.files-list__menu button[data-action="find_similar"]')
+      await item.waitFor()
+      assert((await item.textContent()).trim() === 'Find similar', `menu item ${JSON.stringify(await item.textContent())}`)
+      assert((await item.locator('svg').count()) === 1, 'the action has no icon')
+      await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-files-menu.png') })
+      const answered = page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/api/similar'))
+      await Promise.all([page.waitForURL((u) => u.pathname.endsWith('/embedded/hybrid_search/search') && u.searchParams.get('fileIds') === id), item.click()])
+      const res = await answered
+      const body = await res.json()
+      assert(res.status() === 200, `GET api/similar answered ${res.status()}: ${JSON.stringify(body)}`)
+      await page.locator('.hs-similar__results .hs-result').first().waitFor()
+      const heading = await page.locator('.hs-similar__title').textContent()
+      assert(heading.includes('Kubernetes upgrade runbook'), `heading ${JSON.stringify(heading)}`)
+      const shown = await page.locator('.hs-similar__results .hs-result').count()
+      assert(shown === body.results.length && shown > 0, `${shown} results shown, API sent ${body.results.length}`)
+      assert(!body.results.some((d) => String(d.file_id) === id), 'the file itself is among the similar documents')
+      await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-similar.png'), fullPage: true })
+      await page.locator('.hs-similar__close').click()
+      await page.locator('#hs-query').waitFor()
+      assert(!page.url().includes('fileIds'), `fileIds stays in the address: ${page.url()}`)
+      return `${shown} similar documents (${body.space} space), top: ${body.results[0].title}`
+    }
   } else {
     log('# search checks skipped: GET api/search is not usable')
   }
@@ -631,36 +827,31 @@ async function main() {
 
   for (const [lang, probe] of [['de', { tab: 'Assistenten verbinden', placeholder: 'Dateien und Notizen durchsuchen …', live: /Ergebnis/ }], ['ja', { tab: 'アシスタントを接続', placeholder: 'ファイルとメモを検索…', live: /結果/ }]]) {
     await check(`${lang === 'de' ? 'German' : 'Japanese'} UI with lang=${lang} through the app's l10n/${lang}.js`, async () => {
-      // What Nextcloud does for a user with this language (the simulator
-      // renders lang="en" and has no core JS): the page says lang=<lang>, and
-      // AppAPI's ExAppUIL10NMiddleware (app_api v34.0.3) inserts
-      // <script nonce defer src="/apps/hybrid_search/l10n/<lang>.js"> before
-      // </head>; core's OC.L10N.register feeds @nextcloud/l10n's registry.
+      // alice picks the language in her personal settings; the simulator
+      // then renders lang="<lang>" and, as AppAPI's ExAppUIL10NMiddleware
+      // does, adds /apps/hybrid_search/l10n/<lang>.js before </head>, which
+      // registers the translations with core's OC.L10N.
+      await personal(context, ready.nextcloud_url, { lang })
       const p2 = await context.newPage()
-      p2.on('pageerror', (e) => pageErrors.push(`pageerror (${lang}): ${e.message}`))
-      p2.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) pageErrors.push(`console (${lang}): ${m.text()}`) })
-      await p2.route('**/index.php/apps/app_api/embedded/**', async (route) => {
-        const r = await route.fetch()
-        let html = await r.text()
-        const nonce = /nonce="([^"]+)"/.exec(html)?.[1] ?? ''
-        html = html.replace('lang="en" data-locale="en"', `lang="${lang}" data-locale="${lang}"`)
-          .replace('</head>', `<script nonce="${nonce}">OC.L10N = { register(app, t, plural) { const g = window; g._oc_l10n_registry_translations = Object.assign(g._oc_l10n_registry_translations || {}, { [app]: t }); g._oc_l10n_registry_plural_functions = Object.assign(g._oc_l10n_registry_plural_functions || {}, { [app]: (n) => (${lang === 'de' ? 'n != 1 ? 1 : 0' : '0'}) }) } }</script><script nonce="${nonce}" defer src="/apps/hybrid_search/l10n/${lang}.js"></script></head>`)
-        await route.fulfill({ response: r, body: html })
-      })
-      await p2.route(`**/apps/hybrid_search/l10n/${lang}.js`, (route) => route.fulfill({ contentType: 'text/javascript', body: readFileSync(join(repo, `l10n/${lang}.js`), 'utf8') }))
-      await p2.goto(ready.panel_url)
-      await p2.locator('#hs-query').waitFor()
-      const tab = await p2.locator('#hs-tab-assistant').textContent()
-      assert(tab.trim() === probe.tab, `assistant tab says ${JSON.stringify(tab)}, want ${probe.tab}`)
-      const ph = await p2.locator('#hs-query').getAttribute('placeholder')
-      assert(ph === probe.placeholder, `placeholder ${JSON.stringify(ph)}`)
-      await p2.locator('#hs-query').fill('Apfelkuchen')
-      await p2.locator('#hs-query').press('Enter')
-      await p2.waitForFunction((re) => new RegExp(re).test(document.querySelector('#hs-live')?.textContent ?? ''), probe.live.source, { timeout: 15000 })
-      await p2.screenshot({ path: SCREENSHOT.replace(/\.png$/, lang === 'de' ? '-de.png' : '-ui-ja.png'), fullPage: true })
-      const live = await p2.locator('#hs-live').textContent()
-      await p2.close()
-      return live
+      try {
+        p2.on('pageerror', (e) => pageErrors.push(`pageerror (${lang}): ${e.message}`))
+        p2.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) pageErrors.push(`console (${lang}): ${m.text()}`) })
+        await p2.goto(ready.panel_url)
+        await p2.locator('#hs-query').waitFor()
+        assert(await p2.locator(`script[src="/apps/hybrid_search/l10n/${lang}.js"]`).count() === 1, `no l10n/${lang}.js script in the page`)
+        const tab = await p2.locator('#hs-tab-assistant').textContent()
+        assert(tab.trim() === probe.tab, `assistant tab says ${JSON.stringify(tab)}, want ${probe.tab}`)
+        const ph = await p2.locator('#hs-query').getAttribute('placeholder')
+        assert(ph === probe.placeholder, `placeholder ${JSON.stringify(ph)}`)
+        await p2.locator('#hs-query').fill('Apfelkuchen')
+        await p2.locator('#hs-query').press('Enter')
+        await p2.waitForFunction((re) => new RegExp(re).test(document.querySelector('#hs-live')?.textContent ?? ''), probe.live.source, { timeout: 15000 })
+        await p2.screenshot({ path: SCREENSHOT.replace(/\.png$/, lang === 'de' ? '-de.png' : '-ui-ja.png'), fullPage: true })
+        return await p2.locator('#hs-live').textContent()
+      } finally {
+        await p2.close()
+        await personal(context, ready.nextcloud_url, { lang: 'en' })
+      }
     })
   }
 

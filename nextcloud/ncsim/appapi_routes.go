@@ -12,7 +12,8 @@ type appAPIState struct {
 	prefs         map[string]map[string]*configValue // app id NUL uid -> key -> value
 	logs          []ExAppLog
 	notifications []Notification
-	throttle      map[string]int // action|ip -> failed attempts
+	throttle      map[string]int               // action|ip -> failed attempts
+	l10n          map[string]map[string][]byte // app id -> installed l10n file -> content
 	// changed is closed and replaced whenever an app's state changes.
 	changed chan struct{}
 }
@@ -97,12 +98,27 @@ func (s *Server) routesCore(mux *http.ServeMux) {
 	ocsRoute(mux, "GET", "/cloud/user", s.handleCloudUser)
 	ocsRoute(mux, "GET", "/cloud/capabilities", s.handleCapabilities)
 	ocsRoute(mux, "GET", "/cloud/users", s.handleCloudUsers)
+	ocsRoute(mux, "PUT", "/cloud/users/{userId}", s.handleEditUser)
+	ocsRoute(mux, "PUT", "/apps/theming/api/v1/theme/{themeId}/enable", s.handleThemeEnable)
+	ocsRoute(mux, "DELETE", "/apps/theming/api/v1/theme/{themeId}", s.handleThemeDisable)
+	mux.HandleFunc("GET /apps/{appId}/l10n/{file}", s.handleAppL10N)
+	mux.HandleFunc("GET /index.php/settings/admin", s.handleAdminSettings)
+	mux.HandleFunc("GET /index.php/settings/admin/{section}", s.handleAdminSettings)
+	mux.HandleFunc("GET /index.php/settings/user", s.handlePersonalSettings)
+	mux.HandleFunc("GET /index.php/settings/user/{section}", s.handlePersonalSettings)
+	ocsRoute(mux, "POST", "/settings/api/declarative/value", s.handleDeclarativeSetValue)
+	ocsRoute(mux, "POST", "/settings/api/declarative/value-sensitive", s.handleDeclarativeSetValue)
+	ocsRoute(mux, "GET", "/settings/api/declarative/forms", s.handleDeclarativeForms)
+	s.routesStatic(mux)
 	mux.HandleFunc("GET /index.php/login", s.handleLoginPage)
 	mux.HandleFunc("POST /index.php/login", s.handleLogin)
 	mux.HandleFunc("GET /index.php/logout", s.handleLogout)
 	mux.HandleFunc("GET /{$}", s.handleRoot)
 	mux.HandleFunc("GET /index.php/{$}", s.handleRoot)
 	mux.HandleFunc("GET /index.php/apps/files/{$}", s.handleFilesPage)
+	mux.HandleFunc("GET /index.php/apps/files/files/{fileid}", s.handleFilesPage)
+	mux.HandleFunc("GET /index.php/f/{fileid}", s.handlePermalink)
+	mux.HandleFunc("GET /index.php/apps/notes/note/{id}", s.handleNotePage)
 	mux.HandleFunc("GET /.well-known/", s.handleWellKnown)
 	mux.HandleFunc("/", s.notImplemented)
 }

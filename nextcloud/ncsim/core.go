@@ -159,7 +159,7 @@ func (s *Server) navEntries(uid, active string) []navEntry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := []navEntry{{ID: "files", Order: 0, Href: "/index.php/apps/files/", Icon: "/apps/files/img/app.svg",
-		Type: "link", Name: "Files", App: "files"}}
+		Type: "link", Name: "Files", App: "files", Active: active == "files"}}
 	for _, m := range s.hooks.ui.topMenus {
 		a, ok := s.apps[m.AppID]
 		if !ok || !a.enabled || (m.AdminRequired == 1 && !admin) {

@@ -9,9 +9,15 @@ import (
 
 var loginTemplate = template.Must(template.New("login").Parse(`<!DOCTYPE html>
 <html lang="en">
-<head data-requesttoken="{{.Token}}"><meta charset="utf-8"><title>Login - Nextcloud</title></head>
+<head data-requesttoken="{{.Token}}"><meta charset="utf-8"><title>Login - Nextcloud</title>
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="icon" href="/core/img/favicon.svg">
+<link rel="stylesheet" href="/index.php/apps/theming/theme/default.css?plain=1">
+<link rel="stylesheet" href="/index.php/apps/theming/theme/dark.css?plain=1" media="(prefers-color-scheme: dark)">
+<link rel="stylesheet" href="/core/css/ncsim-server.css"></head>
 <body id="body-login">
-<main>
+<main class="login-box">
+<div class="login-logo"></div>
 <h1>Log in to Nextcloud (simulated)</h1>
 {{if .Error}}<p class="warning" id="login-error">{{.Error}}</p>{{end}}
 <form method="post" action="/index.php/login" name="login">
@@ -117,24 +123,6 @@ func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.requireLogin(w, r); ok {
 		http.Redirect(w, r, "/index.php/apps/files/", http.StatusSeeOther)
 	}
-}
-
-// handleFilesPage serves GET /index.php/apps/files/: a stand-in for the
-// Files app that shows the navigation (the ExApps' top-menu entries).
-func (s *Server) handleFilesPage(w http.ResponseWriter, r *http.Request) {
-	uid, ok := s.requireLogin(w, r)
-	if !ok {
-		return
-	}
-	nav := s.navEntries(uid, "files")
-	var b strings.Builder
-	b.WriteString(`<div id="app-content"><h2>Files (simulated)</h2><p>Apps:</p><ul id="ncsim-apps">`)
-	for _, e := range nav[1:] {
-		b.WriteString(`<li><a href="` + template.HTMLEscapeString(e.Href) + `">` + template.HTMLEscapeString(e.Name) + `</a></li>`)
-	}
-	b.WriteString(`</ul></div>`)
-	d := pageData{Title: "Files", AppID: "files", Nav: nav, Content: template.HTML(b.String())}
-	s.renderPage(w, http.StatusOK, uid, d)
 }
 
 // handleWellKnown serves GET /.well-known/...: core's WellKnownController

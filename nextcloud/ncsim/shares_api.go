@@ -34,6 +34,8 @@ func (s *Server) handleSharing(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
+	case id == "inherited" && r.Method == http.MethodGet:
+		s.ocsInheritedShares(w, r, p.uid, params)
 	case id == "" && r.Method == http.MethodGet:
 		s.ocsListShares(w, r, p.uid, params)
 	case id == "" && r.Method == http.MethodPost:
@@ -205,4 +207,41 @@ func (s *Server) ocsShare(w http.ResponseWriter, r *http.Request, uid, id string
 		}
 		writeOCS(w, r, http.StatusOK, "", s.shareJSON(uid, sh))
 	}
+}
+
+// ocsInheritedShares handles GET /shares/inherited?path=: the shares on
+// every folder above path (not on path itself), by anyone, in its
+// owner's tree, each with via_fileid and via_path, the folder as uid sees
+// it ([SRV] apps/files_sharing/lib/Controller/ShareAPIController.php
+// getInheritedShares, route ShareAPI#getInheritedShares in
+// apps/files_sharing/appinfo/routes.php). uid needs the share permission
+// on path; without it Nextcloud throws SharingRightsException, which is
+// no OCS exception, so the answer is a server error.
+func (s *Server) ocsInheritedShares(w http.ResponseWriter, r *http.Request, uid string, params map[string]any) {
+	fs := &s.files
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	p, _ := argString(params, "path")
+	e, ok := fs.resolve(uid, p)
+	if !ok {
+		writeOCS(w, r, http.StatusNotFound, "Wrong path, file/folder does not exist", nil)
+		return
+	}
+	if fs.perms(e)&permShare == 0 {
+		writeOCS(w, r, ocsServerError, "Internal Server Error", nil)
+		return
+	}
+	data := []any{}
+	for n := e.n.parent; n != nil && n.homeOf == ""; n = n.parent {
+		viaPath, _ := fs.pathFor(uid, n)
+		for _, sh := range fs.sortedShares() {
+			if sh.node != n || !fs.shareActive(sh) {
+				continue
+			}
+			js := s.shareJSON(n.owner, sh)
+			js["via_fileid"], js["via_path"] = n.id, viaPath
+			data = append(data, js)
+		}
+	}
+	writeOCS(w, r, http.StatusOK, "", data)
 }

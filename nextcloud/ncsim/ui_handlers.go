@@ -277,8 +277,10 @@ func (s *Server) fileActionHandler(version string) func(http.ResponseWriter, *ht
 		if !ok {
 			return
 		}
-		e := FileAction{AppID: p.appID, Name: v[0], DisplayName: v[1], ActionHandler: v[2],
-			Icon: paramStringOr(params, "icon", ""), Mime: paramStringOr(params, "mime", "file"),
+		// FilesActionsMenuService::registerFileActionMenu trims the leading
+		// "/" of the handler and the icon.
+		e := FileAction{AppID: p.appID, Name: v[0], DisplayName: v[1], ActionHandler: strings.TrimLeft(v[2], "/"),
+			Icon: strings.TrimLeft(paramStringOr(params, "icon", ""), "/"), Mime: paramStringOr(params, "mime", "file"),
 			Permissions: paramIntOr(params, "permissions", 31), Order: paramIntOr(params, "order", 0), Version: version}
 		if version == "2.0" {
 			e.DefaultAction = paramStringOr(params, "defaultAction", "")

@@ -15,6 +15,7 @@ type user struct {
 	appPassword string
 	admin       bool
 	groups      []string
+	prefs       map[string]map[string]string // app -> key -> value (SetUserValue)
 }
 
 // User describes a simulated user.

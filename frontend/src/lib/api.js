@@ -89,6 +89,15 @@ export function createClient({ base, http = axios }) {
     async viz(params, signal) {
       return normalizeViz(await request('GET', `api/viz?${params}`, { signal }))
     },
+    /** similar runs GET api/similar for file ids and returns the documents most like those files. */
+    async similar(ids, signal) {
+      const r = await request('GET', `api/similar?file_ids=${ids.map((id) => encodeURIComponent(id)).join(',')}`, { signal })
+      return { ...normalizeResult(r), sources: Array.isArray(r?.sources) ? r.sources : [], space: r?.space ?? '', note: r?.note ?? '' }
+    },
+    /** settings runs GET api/settings: the default fusion and weights, and whether semantic search runs. */
+    settings(signal) {
+      return request('GET', 'api/settings', { signal })
+    },
     /** status runs GET api/status (all=true asks for every user; admins only). */
     status(signal, all = false) {
       return request('GET', all ? 'api/status?all=1' : 'api/status', { signal })

@@ -53,6 +53,15 @@ export function locale() {
   }
 }
 
+/**
+ * similarIds reads the file ids AppAPI's "Find similar" file action puts
+ * in the page URL (?fileIds=12,34); [] when there are none.
+ */
+export function similarIds(search) {
+  const raw = new URLSearchParams(search ?? '').get('fileIds') ?? ''
+  return raw.split(',').map((s) => s.trim()).filter((s) => /^[1-9]\d{0,17}$/.test(s)).slice(0, 10).map(Number)
+}
+
 /** isAdmin tells whether Nextcloud says the user is an admin. */
 export function isAdmin(win) {
   try {

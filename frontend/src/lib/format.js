@@ -82,8 +82,10 @@ export function docKind(type, mime) {
   if (m === 'text/csv' || m.includes('spreadsheet') || m.includes('excel')) return 'sheet'
   if (m.includes('presentation') || m.includes('powerpoint')) return 'slides'
   if (m.includes('wordprocessing') || m.includes('msword') || m.includes('opendocument.text') || m === 'application/rtf') return 'document'
+  // A web page is read as a document, not as code.
+  if (m === 'text/html' || m === 'application/xhtml+xml') return 'document'
   if (/(zip|x-tar|x-7z|x-rar|x-bzip|compressed)/.test(m)) return 'archive'
-  if (m === 'application/json' || m.includes('javascript') || m === 'application/xml' || m === 'text/xml' || m === 'text/html' || m.includes('x-sh') || m.includes('x-python')) return 'code'
+  if (m === 'application/json' || m.includes('javascript') || m === 'application/xml' || m === 'text/xml' || m.includes('x-sh') || m.includes('x-python')) return 'code'
   if (m.startsWith('text/')) return 'text'
   return 'file'
 }
@@ -176,6 +178,7 @@ export function componentLabel(name) {
     case 'nextcloud': return t('Nextcloud')
     case 'store': return t('Index store')
     case 'embedder': return t('Embedder')
+    case 'settings': return t('Admin settings')
   }
   return name
 }

@@ -36,12 +36,28 @@ export const TOP_K_CHOICES = [10, 20, 50]
 /** DEFAULT_TOP_K is the server's default page size. */
 export const DEFAULT_TOP_K = 10
 
+// serverDefaults are the admin's default fusion and weights (GET
+// api/settings), once the panel has read them.
+let serverDefaults = { fusion: 'rrf', weights: { ...DEFAULT_WEIGHTS } }
+
+/**
+ * setServerDefaults takes the default fusion and weights from GET
+ * api/settings ({fusion, weights}); values that are not valid are ignored.
+ */
+export function setServerDefaults(s) {
+  const next = { fusion: 'rrf', weights: { ...DEFAULT_WEIGHTS } }
+  if (FUSION_VALUES.includes(s?.fusion)) next.fusion = s.fusion
+  const w = s?.weights
+  if (w && validateWeights(w).valid) next.weights = Object.fromEntries(LEGS.map((leg) => [leg, w[leg]]))
+  serverDefaults = next
+}
+
 /** defaultOptions returns fresh search options with the server's defaults. */
 export function defaultOptions() {
   return {
     algorithm: 'hybrid',
-    fusion: 'rrf',
-    weights: { ...DEFAULT_WEIGHTS },
+    fusion: serverDefaults.fusion,
+    weights: { ...serverDefaults.weights },
     topK: DEFAULT_TOP_K,
     notes: true,
     files: true,

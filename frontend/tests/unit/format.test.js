@@ -83,7 +83,7 @@ describe('docKind', () => {
     { type: 'file', mime: 'application/vnd.oasis.opendocument.presentation', want: 'slides' },
     { type: 'file', mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', want: 'document' },
     { type: 'file', mime: 'application/json', want: 'code' },
-    { type: 'file', mime: 'text/html', want: 'code' },
+    { type: 'file', mime: 'text/html', want: 'document' },
     { type: 'file', mime: 'application/zip', want: 'archive' },
     { type: 'file', mime: 'text/markdown', want: 'text' },
     { type: 'file', mime: 'application/octet-stream', want: 'file' },

@@ -1,0 +1,257 @@
+package search
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/analysis"
+)
+
+// Limits of a similar search.
+const (
+	// MaxSimilarSources is how many files one similar search may start from.
+	MaxSimilarSources = 10
+	// similarChunks is how many chunks of each source file stand for it
+	// (its first ones); a longer file is represented by its beginning.
+	similarChunks = 64
+	// similarTerms is how many terms the keyword query keeps, the heaviest.
+	similarTerms = 200
+	// similarText is how much of the sources' text (runes) the keyword
+	// query is made of.
+	similarText = 8000
+)
+
+// Similar finds the documents most like given files (the Files app's
+// "Find similar"). It is safe for concurrent use.
+type Similar struct {
+	s       *Service
+	vectors VectorReader
+}
+
+// NewSimilar returns a Similar that searches with s and reads the source
+// files' vectors from v.
+func NewSimilar(s *Service, v VectorReader) (*Similar, error) {
+	if s == nil || v == nil {
+		return nil, hs.Errorf(hs.EINVALID, "search: similar needs a search service and a vector reader")
+	}
+	return &Similar{s: s, vectors: v}, nil
+}
+
+// Similar returns, for user, the topK documents (0 means DefaultTopK)
+// nearest to the files ids, best first, leaving the files themselves out.
+//
+// With an embedding model it compares embeddings: the query is the
+// normalised mean of the sources' unit chunk vectors, and a result's
+// relevance is its best chunk's cosine similarity to it. Without a model,
+// or when the sources have no embeddings, it runs the keyword leg with the
+// sources' text as the query (their titles and first chunks, analysed and
+// weighted as a search query is, cut to the heaviest terms), and relevance
+// is relative to the best result. Only chunks whose
+// readers include user are read or returned, and the sources and every
+// result page are re-checked against Nextcloud like search results.
+//
+// Errors: EINVALID for no ids, too many, or a topK outside 1..MaxTopK;
+// ENOTFOUND when none of the files is in the index for user (not indexed
+// yet, not indexable, or not readable); EUNAVAILABLE when the store fails.
+func (m *Similar) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, topK int) (hs.SimilarResult, error) {
+	start := time.Now()
+	switch {
+	case user == "":
+		return hs.SimilarResult{}, invalid("search: no acting user")
+	case len(ids) == 0:
+		return hs.SimilarResult{}, invalid("search: similar needs at least one file id")
+	case len(ids) > MaxSimilarSources:
+		return hs.SimilarResult{}, invalid("search: similar takes at most %d files, got %d", MaxSimilarSources, len(ids))
+	case topK == 0:
+		topK = DefaultTopK
+	case topK < 0 || topK > MaxTopK:
+		return hs.SimilarResult{}, invalid("search: top_k must be between 1 and %d, got %d", MaxTopK, topK)
+	}
+	sources, chunks, ver, err := m.sources(ctx, user, ids)
+	if err != nil {
+		return hs.SimilarResult{}, err
+	}
+	p := &plan{topK: topK, match: newMatcher(analysis.Query{})} // highlights nothing
+	res := hs.SimilarResult{Verification: ver}
+	for _, d := range sources {
+		res.Sources = append(res.Sources, hs.SimilarSource{FileID: d.meta.ID, Title: d.meta.Title, Path: cmp.Or(d.path, d.meta.Path),
+			MIME: d.meta.MIME, Type: d.meta.Type, Link: m.s.link(d.meta)})
+	}
+	exclude := map[hs.FileID]bool{}
+	for _, d := range sources {
+		exclude[d.meta.ID] = true
+	}
+	// The sources' own chunks are nearest to their mean: ask for enough
+	// candidates that the others still fill a page.
+	k := min(p.legK()+len(chunks), 500)
+	var hits []hs.Hit
+	leg := 0 // its index in legOrder
+	if vec := meanDense(chunks); vec != nil && m.s.embed != nil {
+		p.algorithm, p.weights, res.Space = hs.AlgorithmSemantic, hs.Weights{Semantic: 1}, hs.SpaceSemantic
+		hits, err = m.s.dense.SearchDense(ctx, user, vec, k, hs.Filter{})
+	} else {
+		res.Note = "No embedding model is configured, so the files' words were compared (keyword search)."
+		if m.s.embed != nil {
+			res.Note = "These files have no embeddings yet, so their words were compared (keyword search)."
+		}
+		p.algorithm, p.weights, res.Space, leg = hs.AlgorithmKeyword, hs.Weights{Keyword: 1}, hs.SpaceKeyword, 1
+		var q *sparseQuery
+		if q, err = m.s.keywordQuery(ctx, analysis.QueryWords(sourceText(sources, chunks))); err == nil && len(q.vec.Indices) > 0 {
+			hits, err = m.s.sparse.SearchSparse(ctx, user, vectorBM25, heaviest(q.vec, similarTerms), k, hs.Filter{})
+		}
+	}
+	if err != nil {
+		return hs.SimilarResult{}, fmt.Errorf("similar to %v: %w", ids, err)
+	}
+	hits = slices.DeleteFunc(hits, func(h hs.Hit) bool { return exclude[h.Point.File.ID] })
+	res.Results = []hs.DocumentResult{}
+	if len(hits) > 0 {
+		var legs [3]legResult
+		legs[leg] = legResult{leg: p.algorithm, wanted: true, hits: hits}
+		lists, _, err := p.lists(legs)
+		if err != nil {
+			return hs.SimilarResult{}, err
+		}
+		page, pv, err := m.s.verify(ctx, user, p.rank(lists, legs), topK, "")
+		if err != nil {
+			return hs.SimilarResult{}, err
+		}
+		res.Results = m.s.render(p, page)
+		res.Verification.Checked += pv.Checked
+		res.Verification.Dropped += pv.Dropped
+		res.Verification.Unverified = append(res.Verification.Unverified, pv.Unverified...)
+	}
+	res.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	return res, nil
+}
+
+// sources reads the first chunks of each file that user can read, with
+// their vectors, and keeps the files Nextcloud confirms user can reach.
+func (m *Similar) sources(ctx context.Context, user hs.UserID, ids []hs.FileID) ([]*docGroup, []hs.Point, hs.Verification, error) {
+	var pids []string
+	seen := map[hs.FileID]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		for no := range similarChunks {
+			pids = append(pids, hs.PointID(id, no))
+		}
+	}
+	points, err := m.vectors.PointsByID(ctx, user, pids)
+	if err != nil {
+		return nil, nil, hs.Verification{}, fmt.Errorf("similar: read the files' chunks: %w", err)
+	}
+	var docs []*docGroup
+	at := map[hs.FileID]int{}
+	for _, pt := range points {
+		if _, ok := at[pt.File.ID]; !ok {
+			at[pt.File.ID] = len(docs)
+			docs = append(docs, &docGroup{meta: pt.File})
+		}
+	}
+	if len(docs) > 0 {
+		docs, ver, err := m.s.verify(ctx, user, docs, len(docs), "")
+		if err != nil {
+			return nil, nil, hs.Verification{}, err
+		}
+		kept := map[hs.FileID]bool{}
+		for _, d := range docs {
+			kept[d.meta.ID] = true
+		}
+		points = slices.DeleteFunc(points, func(pt hs.Point) bool { return !kept[pt.File.ID] })
+		if len(docs) > 0 {
+			return docs, points, ver, nil
+		}
+	}
+	return nil, nil, hs.Verification{}, hs.Errorf(hs.ENOTFOUND, "search: %s not in the index for you: not indexed yet, not a type that is indexed, or not readable",
+		plural(len(seen), "this file is", "these files are"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// meanDense is the normalised mean of the points' unit dense vectors, or
+// nil when none has one (or their sizes differ).
+func meanDense(points []hs.Point) []float32 {
+	var sum []float64
+	for _, pt := range points {
+		if len(pt.Dense) == 0 {
+			continue
+		}
+		if sum == nil {
+			sum = make([]float64, len(pt.Dense))
+		}
+		if len(pt.Dense) != len(sum) {
+			return nil
+		}
+		var norm float64
+		for _, x := range pt.Dense {
+			norm += float64(x) * float64(x)
+		}
+		if norm == 0 {
+			continue
+		}
+		norm = math.Sqrt(norm)
+		for i, x := range pt.Dense {
+			sum[i] += float64(x) / norm
+		}
+	}
+	if sum == nil {
+		return nil
+	}
+	normalize(sum)
+	out := make([]float32, len(sum))
+	for i, x := range sum {
+		out[i] = float32(x)
+	}
+	return out
+}
+
+// sourceText is what the keyword query of a similar search is made of:
+// the sources' titles and their chunks' text, at most similarText runes.
+func sourceText(sources []*docGroup, chunks []hs.Point) string {
+	var b strings.Builder
+	for _, d := range sources {
+		b.WriteString(d.meta.Title)
+		b.WriteString("\n")
+	}
+	for _, c := range chunks {
+		b.WriteString(c.Chunk.Text)
+		b.WriteString("\n")
+	}
+	runes := []rune(b.String())
+	return string(runes[:min(len(runes), similarText)])
+}
+
+// heaviest keeps the n terms of v with the largest weights, in index order.
+func heaviest(v hs.SparseVector, n int) hs.SparseVector {
+	if len(v.Indices) <= n {
+		return v
+	}
+	order := make([]int, len(v.Indices))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(v.Values[b], v.Values[a]), cmp.Compare(v.Indices[a], v.Indices[b]))
+	})
+	order = order[:n]
+	slices.Sort(order)
+	out := hs.SparseVector{Indices: make([]uint32, n), Values: make([]float32, n)}
+	for j, i := range order {
+		out.Indices[j], out.Values[j] = v.Indices[i], v.Values[i]
+	}
+	return out
+}
