@@ -51,7 +51,7 @@ type Options struct {
 // which the WAL is emptied; records carry sequence numbers, so after a crash
 // between the two, replay skips the records the snapshot already holds.
 //
-// Memory holds what ranking needs, about 1 KB per point of typical text
+// Memory holds what ranking needs, about 2 KB per point of typical text
 // (see index): the posting lists in a compact form, ids, chunk numbers and
 // where each point's record lies. Text and vectors are read back from the
 // snapshot and the WAL themselves (records.go), and the dense rows that
