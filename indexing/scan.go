@@ -79,6 +79,7 @@ type Scanner struct {
 	running  bool
 	wake     chan struct{}
 	pending  map[hs.UserID]bool // requested user scans; "" = everyone
+	serving  bool               // Run is starting or running a requested scan
 }
 
 const enqueueBatch = 500
@@ -338,6 +339,7 @@ func (s *Scanner) Run(ctx context.Context, interval time.Duration) {
 			s.mu.Lock()
 			req := s.pending
 			s.pending = nil
+			s.serving = true
 			s.mu.Unlock()
 			var err error
 			if req[""] {
@@ -350,11 +352,21 @@ func (s *Scanner) Run(ctx context.Context, interval time.Duration) {
 				slices.Sort(users)
 				err = s.scan(ctx, users, false, nil)
 			}
+			s.mu.Lock()
+			s.serving = false
+			s.mu.Unlock()
 			if err != nil && ctx.Err() == nil {
 				s.logger().Warn("reconciliation scan failed", "error", err)
 			}
 		}
 	}
+}
+
+// Idle reports whether no scan is running, starting or requested.
+func (s *Scanner) Idle() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.running && !s.serving && len(s.pending) == 0
 }
 
 func (s *Scanner) logger() *slog.Logger {

@@ -39,6 +39,16 @@ func newAccessEnv(t *testing.T, shareMaxAge time.Duration, setup func(sim *ncsim
 		ncURL, c.NextcloudURL = c.NextcloudURL, front.URL
 		c.ShareMaxAge = shareMaxAge
 	}})
+	// The install's scan keeps each user's share list as its baseline; a
+	// share made before bob's is kept would count as already seen (on a
+	// loaded machine the scans can still be running or due here).
+	deadline := time.Now().Add(time.Minute)
+	for !e.Main.Scanner.Idle() || e.Main.Scanner.Progress().Finished.IsZero() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the install's scans did not finish in a minute: %+v", e.Main.Scanner.Progress())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	return e
 }
 
