@@ -1,11 +1,11 @@
 package main
 
 import (
-	"runtime/pprof"
-	"os"
 	"context"
 	"fmt"
+	"os"
 	"regexp"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
