@@ -157,11 +157,12 @@ func TestNATSClusterNodeLoss(t *testing.T) {
 		t.Fatalf("connected to %q, not a cluster node", env.Main.NATS.ConnectedUrl())
 	}
 	kill(connected, "the app's")
-	if now := cluster.Index(env.Main.NATS.ConnectedUrl()); now == connected || now < 0 {
-		t.Errorf("app connected to node %d after node %d went away", now, connected)
+	now := cluster.Index(env.Main.NATS.ConnectedUrl())
+	if now == connected || now < 0 {
+		t.Fatalf("app connected to node %d after node %d went away", now, connected)
 	}
 	// Then one the app is not connected to.
-	other := 3 - connected - cluster.Index(env.Main.NATS.ConnectedUrl())
+	other := 3 - connected - now
 	kill(other, "another")
 
 	// Nothing lost: every file indexed, no job left, no dead letter.
