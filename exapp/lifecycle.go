@@ -90,6 +90,7 @@ type Lifecycle struct {
 	actions     []nextcloud.FileAction
 	onEnable    func(ctx context.Context) error
 	onDisable   func(ctx context.Context) error
+	rules       hs.SearchRules
 	logger      *slog.Logger
 	ctx         context.Context // bounds background work; from Main
 
@@ -111,7 +112,20 @@ type Options struct {
 	// (for example to start the initial scan); OnDisable before removal.
 	OnEnable  func(ctx context.Context) error
 	OnDisable func(ctx context.Context) error
-	Logger    *slog.Logger // nil means slog.Default()
+	// SearchRules go to the panel in its initial state (PanelInfo), so its
+	// checks, choices and defaults follow the server's; the zero value
+	// means hs.DefaultSearchRules().
+	SearchRules hs.SearchRules
+	Logger      *slog.Logger // nil means slog.Default()
+}
+
+// PanelInfo is the panel's initial state (InitialStateKey), registered on
+// enable: who the app is and the search rules it checks requests by.
+type PanelInfo struct {
+	AppID       string         `json:"app_id"`
+	Version     string         `json:"version"`
+	DisplayName string         `json:"display_name"`
+	SearchRules hs.SearchRules `json:"search_rules"`
 }
 
 // New returns a Lifecycle whose background work ends when ctx is done.
@@ -120,7 +134,8 @@ func New(ctx context.Context, nc Nextcloud, o Options) *Lifecycle {
 		o.Logger = slog.Default()
 	}
 	return &Lifecycle{nc: nc, appID: o.AppID, version: o.Version, displayName: o.DisplayName, steps: o.Steps,
-		forms: o.SettingsForms, actions: o.FileActions, onEnable: o.OnEnable, onDisable: o.OnDisable, logger: o.Logger, ctx: ctx}
+		forms: o.SettingsForms, actions: o.FileActions, onEnable: o.OnEnable, onDisable: o.OnDisable, rules: o.SearchRules.OrDefault(),
+		logger: o.Logger, ctx: ctx}
 }
 
 // StartInit runs the init steps in the background, reporting progress to
@@ -238,7 +253,7 @@ func (l *Lifecycle) registerUI(ctx context.Context) error {
 	if err := l.nc.RegisterTopMenu(ctx, menu); err != nil {
 		return fmt.Errorf("register top menu: %w", err)
 	}
-	info := map[string]string{"app_id": l.appID, "version": l.version, "display_name": l.displayName}
+	info := PanelInfo{AppID: l.appID, Version: l.version, DisplayName: l.displayName, SearchRules: l.rules}
 	if err := l.nc.SetInitialState(ctx, MenuName, InitialStateKey, info); err != nil {
 		return fmt.Errorf("register initial state: %w", err)
 	}

@@ -2,6 +2,7 @@ package exapp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -290,6 +291,43 @@ func TestEnableHookErrors(t *testing.T) {
 		OnEnable: func(ctx context.Context) error { return errors.New("scan could not start") }})
 	if err := l.SetEnabled(context.Background(), true); err == nil || !strings.Contains(err.Error(), "scan could not start") {
 		t.Errorf("SetEnabled = %v, want the hook's error", err)
+	}
+}
+
+// TestInitialStateCarriesTheSearchRules: the panel's initial state names
+// the app and carries the search rules the server checks requests by,
+// with the defaults the app was given.
+func TestInitialStateCarriesTheSearchRules(t *testing.T) {
+	rules, err := hs.DefaultSearchRules().WithDefaults(hs.SearchDefaults{Fusion: hs.FusionLinear})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		rules  hs.SearchRules
+		fusion string
+	}{{"default rules", hs.SearchRules{}, hs.FusionRRF}, {"rules given", rules, hs.FusionLinear}} {
+		f := newFake()
+		l := exapp.New(context.Background(), f, exapp.Options{AppID: "hybrid_search", Version: "1.2.3", DisplayName: "Hybrid Search", SearchRules: tt.rules})
+		if err := l.SetEnabled(context.Background(), true); err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(f.states[exapp.InitialStateKey])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			AppID       string         `json:"app_id"`
+			Version     string         `json:"version"`
+			SearchRules hs.SearchRules `json:"search_rules"`
+		}
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.AppID != "hybrid_search" || got.Version != "1.2.3" || got.SearchRules.MaxTopK != 50 || got.SearchRules.MaxQueryRunes != 1000 ||
+			got.SearchRules.Defaults.Fusion != tt.fusion || len(got.SearchRules.Algorithms) != 4 {
+			t.Errorf("%s: initial state %s", tt.name, b)
+		}
 	}
 }
 

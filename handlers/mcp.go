@@ -77,12 +77,10 @@ func (s *Server) registerMCP(e *echo.Echo) {
 	if s.mcp == nil {
 		return
 	}
-	endpoint := echo.WrapHandler(s.mcp.Handler)
-	// POST carries every MCP message; GET and DELETE are answered (405) by
-	// the stateless endpoint itself, as legacy clients expect.
-	for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
-		e.Add(m, mcpPath, endpoint, s.mcpAuth)
-	}
+	// POST carries every MCP message. The endpoint is stateless: it has no
+	// stream to GET and no session to DELETE, so those get 405 (as legacy
+	// clients expect) and OPTIONS lists only POST.
+	e.POST(mcpPath, echo.WrapHandler(s.mcp.Handler), s.mcpAuth)
 	e.GET(resourceMetaPath, s.handleResourceMetadata)
 	e.GET(resourceMetaPath+mcpPath, s.handleResourceMetadata)
 

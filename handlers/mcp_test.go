@@ -501,8 +501,8 @@ func TestMCPRoutesReachable(t *testing.T) {
 			}
 		}
 	}
-	if seen != 8 {
-		t.Errorf("checked %d MCP routes, want 8 (POST/GET/DELETE /mcp, 2 metadata, 3 token routes)", seen)
+	if seen != 6 {
+		t.Errorf("checked %d MCP routes, want 6 (POST /mcp, 2 metadata, 3 token routes)", seen)
 	}
 	// Without MCP deps the routes are absent; incomplete deps are refused.
 	if _, err := handlers.New(handlers.Deps{AppID: testAppID, AppSecret: "x", Lifecycle: &fakeLifecycle{}, Status: fakeStatus{}, Publish: &fakeQueue{},
@@ -516,4 +516,23 @@ type knownUsers []hs.UserID
 
 func (k knownUsers) UserExists(_ context.Context, u hs.UserID) (bool, error) {
 	return slices.Contains(k, u), nil
+}
+
+// TestMCPMethods: OPTIONS lists only the methods /mcp answers (POST); GET
+// (a legacy SSE stream) and DELETE (a session end) get 405 naming them,
+// signed or not.
+func TestMCPMethods(t *testing.T) {
+	env := newMCPEnv(t)
+	rec := do(env.h, httptest.NewRequest(http.MethodOptions, "http://app.test:23000/mcp", nil))
+	if rec.Code != http.StatusNoContent || rec.Header().Get("Allow") != "OPTIONS, POST" {
+		t.Errorf("OPTIONS /mcp = %d, Allow %q; want 204, OPTIONS, POST", rec.Code, rec.Header().Get("Allow"))
+	}
+	for _, m := range []string{http.MethodGet, http.MethodDelete, http.MethodPut} {
+		for _, r := range []*http.Request{httptest.NewRequest(m, "http://app.test:23000/mcp", nil), signed(httptest.NewRequest(m, "http://app.test:23000/mcp", nil), "alice")} {
+			rec := do(env.h, r)
+			if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != "OPTIONS, POST" {
+				t.Errorf("%s /mcp = %d, Allow %q; want 405, OPTIONS, POST", m, rec.Code, rec.Header().Get("Allow"))
+			}
+		}
+	}
 }

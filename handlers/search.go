@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -25,18 +24,24 @@ type Searcher interface {
 //
 // GET parameters: q (required), algorithm (hybrid|semantic|keyword|fuzzy),
 // fusion (rrf|linear|auto), semantic_weight, keyword_weight, fuzzy_weight
-// (all three or none), top_k (or limit; 1-50, default 10),
-// score_threshold, types (note,file), mime (comma list), path_prefix,
-// modified_after and modified_before (RFC 3339 or YYYY-MM-DD), explain=1.
+// (one or more; those not given are 0), top_k (or limit), score_threshold,
+// types (note,file), mime (comma list), path_prefix, modified_after and
+// modified_before (RFC 3339 or YYYY-MM-DD), explain=1. The search service
+// checks the request against the search rules (hs.SearchRules).
 func (s *Server) handleSearch(c echo.Context) error {
 	var req hs.SearchRequest
 	var err error
 	if c.Request().Method == http.MethodPost {
 		req, err = decodeSearchBody(c)
 	} else {
-		req, err = searchFromQuery(c)
+		req, err = s.searchFromQuery(c)
 	}
 	if err != nil {
+		return err
+	}
+	// The rules' check, before any work; the service fills in the
+	// defaults itself (an admin may change them while it runs).
+	if _, err := s.rules.Check(req); err != nil {
 		return err
 	}
 	if s.search == nil {
@@ -66,8 +71,9 @@ func decodeSearchBody(c echo.Context) (hs.SearchRequest, error) {
 	return req, nil
 }
 
-// searchFromQuery reads a SearchRequest from GET parameters.
-func searchFromQuery(c echo.Context) (hs.SearchRequest, error) {
+// searchFromQuery reads a SearchRequest from GET parameters. It checks
+// only that numbers and dates parse; the search service checks the rest.
+func (s *Server) searchFromQuery(c echo.Context) (hs.SearchRequest, error) {
 	q := c.QueryParams()
 	req := hs.SearchRequest{
 		Query:     q.Get("q"),
@@ -85,7 +91,7 @@ func searchFromQuery(c echo.Context) (hs.SearchRequest, error) {
 		}
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			return 0, false, hs.Errorf(hs.EINVALID, "%s=%q is not a number", name, v)
+			return 0, false, hs.Errorf(hs.EINVALID, "%s=%s is not a number", name, hs.Quote(v))
 		}
 		return f, true, nil
 	}
@@ -111,7 +117,7 @@ func searchFromQuery(c echo.Context) (hs.SearchRequest, error) {
 		if v := q.Get(name); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return req, hs.Errorf(hs.EINVALID, "%s=%q is not a whole number", name, v)
+				return req, hs.Errorf(hs.EINVALID, "%s=%s is not a whole number", name, hs.Quote(v))
 			}
 			req.TopK = n
 		}
@@ -122,35 +128,18 @@ func searchFromQuery(c echo.Context) (hs.SearchRequest, error) {
 		req.ScoreThreshold = f
 	}
 	for _, t := range splitComma(q.Get("types")) {
-		switch hs.DocType(t) {
-		case hs.DocNote, hs.DocFile:
-			req.Filter.Types = append(req.Filter.Types, hs.DocType(t))
-		default:
-			return req, hs.Errorf(hs.EINVALID, "types: %q is not note or file", t)
-		}
+		req.Filter.Types = append(req.Filter.Types, hs.DocType(t))
 	}
 	req.Filter.MIMEs = splitComma(q.Get("mime"))
 	req.Filter.PathPrefix = q.Get("path_prefix")
-	for _, p := range []struct {
-		name string
-		dst  *time.Time
-	}{{"modified_after", &req.Filter.ModifiedAfter}, {"modified_before", &req.Filter.ModifiedBefore}} {
-		if v := q.Get(p.name); v != "" {
-			t, err := parseDate(v)
-			if err != nil {
-				return req, hs.Errorf(hs.EINVALID, "%s=%q is not an RFC 3339 time or a YYYY-MM-DD date", p.name, v)
-			}
-			*p.dst = t
-		}
+	var err error
+	if req.Filter.ModifiedAfter, err = s.rules.ParseTime("modified_after", q.Get("modified_after")); err != nil {
+		return req, err
+	}
+	if req.Filter.ModifiedBefore, err = s.rules.ParseTime("modified_before", q.Get("modified_before")); err != nil {
+		return req, err
 	}
 	return req, nil
-}
-
-func parseDate(v string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return t, nil
-	}
-	return time.Parse(time.DateOnly, v)
 }
 
 func splitComma(v string) []string {

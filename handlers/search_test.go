@@ -71,8 +71,14 @@ func TestSearchPOSTAndErrors(t *testing.T) {
 		{"post not json", http.MethodPost, "/api/search", `query=x`, nil, 400, "not a valid search request"},
 		{"bad weight", http.MethodGet, "/api/search?q=x&keyword_weight=lots", "", nil, 400, "keyword_weight"},
 		{"bad top_k", http.MethodGet, "/api/search?q=x&top_k=ten", "", nil, 400, "top_k"},
-		{"bad type", http.MethodGet, "/api/search?q=x&types=pdf", "", nil, 400, "not note or file"},
+		{"bad type", http.MethodGet, "/api/search?q=x&types=pdf", "", nil, 400, `unknown document type \"pdf\" in the filter (use file or note)`},
 		{"bad date", http.MethodGet, "/api/search?q=x&modified_after=yesterday", "", nil, 400, "modified_after"},
+		{"date in the panel's form", http.MethodGet, "/api/search?q=x&modified_after=2026-01-31T09:00:00", "", nil, 200, ""},
+		{"weights over 1", http.MethodGet, "/api/search?q=x&semantic_weight=0.7&keyword_weight=0.2&fuzzy_weight=0.2", "", nil, 400, "weights must sum to at most 1, they sum to 1.1"},
+		{"weights over 1 in a body", http.MethodPost, "/api/search", `{"query":"x","weights":{"semantic":0.9,"keyword":0.9,"fuzzy":0}}`, nil, 400, "they sum to 1.8"},
+		{"top_k over the rules", http.MethodGet, "/api/search?q=x&top_k=1000000", "", nil, 400, "top_k must be between 1 and 50, got 1000000"},
+		{"a long bad value is quoted short", http.MethodGet, "/api/search?q=x&top_k=" + strings.Repeat("9x", 2000), "", nil, 400, `top_k=\"` + strings.Repeat("9x", 50) + `\"… (4000 characters) is not a whole number`},
+		{"a 900 KB query", http.MethodPost, "/api/search", `{"query":"` + strings.Repeat("x", 900<<10) + `"}`, nil, 400, "the query has 921600 characters, at most 1000 are allowed"},
 		{"service says invalid", http.MethodGet, "/api/search?q=x", "", hs.Errorf(hs.EINVALID, "weights must sum to at most 1"), 400, "sum to at most 1"},
 		{"service unavailable", http.MethodGet, "/api/search?q=x", "", hs.Errorf(hs.EUNAVAILABLE, "store down"), 503, "store down"},
 	}
@@ -82,7 +88,10 @@ func TestSearchPOSTAndErrors(t *testing.T) {
 			h := searchServer(t, f)
 			rec := do(h, signed(httptest.NewRequest(tt.method, tt.target, strings.NewReader(tt.body)), "alice"))
 			if rec.Code != tt.want || !strings.Contains(rec.Body.String(), tt.msg) {
-				t.Errorf("%s %s = %d %s, want %d with %q", tt.method, tt.target, rec.Code, rec.Body.String(), tt.want, tt.msg)
+				t.Errorf("%s %.100s = %d %.500s, want %d with %.300q", tt.method, tt.target, rec.Code, rec.Body.String(), tt.want, tt.msg)
+			}
+			if rec.Code >= 400 && rec.Body.Len() > 1000 {
+				t.Errorf("an error of %d bytes: %.300s…", rec.Body.Len(), rec.Body.String())
 			}
 		})
 	}

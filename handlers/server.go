@@ -8,6 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // MaxBodyBytes limits every request body (webhook batches, search
@@ -29,9 +31,13 @@ type Deps struct {
 	// DefaultSimilarPage.
 	SimilarPage string
 	Settings    SettingsSource // nil: /api/settings answers 503
-	MCP         *MCPDeps       // nil: no /mcp, metadata or token routes
-	Assets      fs.FS          // required: the frontend build (js/, css/, img/)
-	Logger      *slog.Logger   // nil means slog.Default()
+	// Rules are the search request rules (dates, limits); the zero value
+	// means hs.DefaultSearchRules(). The search service checks requests
+	// against the same rules and fills in its own defaults.
+	Rules  hs.SearchRules
+	MCP    *MCPDeps     // nil: no /mcp, metadata or token routes
+	Assets fs.FS        // required: the frontend build (js/, css/, img/)
+	Logger *slog.Logger // nil means slog.Default()
 }
 
 // Server holds the handlers and what they need.
@@ -47,6 +53,7 @@ type Server struct {
 	similar  Similarity
 	simPage  string
 	settings SettingsSource
+	rules    hs.SearchRules
 	mcp      *MCPDeps
 	assets   fs.FS
 	logger   *slog.Logger
@@ -76,7 +83,7 @@ func New(d Deps) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, assets: d.Assets, logger: d.Logger}, nil
+	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, rules: d.Rules.OrDefault(), assets: d.Assets, logger: d.Logger}, nil
 }
 
 // Handler returns the app's complete HTTP handler.

@@ -40,7 +40,7 @@ func (s *Server) handleSimilar(c echo.Context) error {
 	topK := 0
 	if v := q.Get("top_k"); v != "" {
 		if topK, err = strconv.Atoi(v); err != nil {
-			return hs.Errorf(hs.EINVALID, "top_k=%q is not a whole number", v)
+			return hs.Errorf(hs.EINVALID, "top_k=%s is not a whole number", hs.Quote(v))
 		}
 	}
 	if s.similar == nil {
@@ -62,7 +62,7 @@ func parseFileIDs(raw string) ([]hs.FileID, error) {
 	for _, part := range strings.Split(raw, ",") {
 		n, err := strconv.ParseInt(strings.TrimSpace(part), 10, 64)
 		if err != nil || n <= 0 {
-			return nil, hs.Errorf(hs.EINVALID, "file_ids: %q is not a file id", part)
+			return nil, hs.Errorf(hs.EINVALID, "file_ids: %s is not a file id", hs.Quote(part))
 		}
 		ids = append(ids, hs.FileID(n))
 	}

@@ -18,19 +18,25 @@ type Visualizer interface {
 }
 
 // handleViz answers GET /api/viz with the parameters of GET /api/search
-// plus sample (how many of the user's other chunks to plot; default 300,
-// at most 1000): the query, the result chunks and the sample projected
+// plus sample (how many of the user's other chunks to plot; the search
+// rules' DefaultVizSample and MaxVizSample): the query, the result chunks and the sample projected
 // onto their first two principal components.
 func (s *Server) handleViz(c echo.Context) error {
-	req, err := searchFromQuery(c)
+	req, err := s.searchFromQuery(c)
 	if err != nil {
 		return err
 	}
 	sample := 0
 	if v := c.QueryParam("sample"); v != "" {
 		if sample, err = strconv.Atoi(v); err != nil {
-			return hs.Errorf(hs.EINVALID, "sample=%q is not a whole number", v)
+			return hs.Errorf(hs.EINVALID, "sample=%s is not a whole number", hs.Quote(v))
 		}
+	}
+	if _, err := s.rules.Check(req); err != nil {
+		return err
+	}
+	if _, err := s.rules.CheckVizSample(sample); err != nil {
+		return err
 	}
 	if s.viz == nil {
 		return hs.Errorf(hs.EUNAVAILABLE, "the vector-space view is not available")

@@ -7,7 +7,10 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/mcp"
@@ -34,7 +37,16 @@ func TestToolErrors(t *testing.T) {
 		{"unknown argument", mcp.ToolSearch, map[string]any{"query": "q", "q": "x"}, nil, `unexpected additional properties ["q"]`},
 		{"unknown algorithm", mcp.ToolSearch, map[string]any{"query": "q", "algorithm": "magic"}, nil, "algorithm"},
 		{"negative weight", mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": -0.5}, nil, "semantic_weight"},
-		{"all weights zero", mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": 0, "keyword_weight": 0, "fuzzy_weight": 0}, nil, "at least one of semantic_weight"},
+		{"all weights zero", mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": 0, "keyword_weight": 0, "fuzzy_weight": 0}, nil, "invalid arguments: at least one weight must be above 0 (semantic_weight 0, keyword_weight 0, fuzzy_weight 0)"},
+		{"weights sum over 1", mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": 0.7, "keyword_weight": 0.2, "fuzzy_weight": 0.2}, nil, "invalid arguments: weights must sum to at most 1, they sum to 1.1 (semantic_weight 0.7, keyword_weight 0.2, fuzzy_weight 0.2)"},
+		{"one weight over 1 with the defaults", mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": 1}, nil, "they sum to 1.5 (semantic_weight 1, keyword_weight 0.3 (default), fuzzy_weight 0.2 (default))"},
+		{"limit over the largest page", mcp.ToolSearch, map[string]any{"query": "q", "limit": 1000000}, nil, "invalid argument limit: maximum: 1000000 is greater than 50"},
+		{"huge threshold", mcp.ToolSearch, map[string]any{"query": "q", "score_threshold": 1e21}, nil, "invalid argument score_threshold: maximum: 1e21 is greater than 1"},
+		{"900 KB query", mcp.ToolSearch, map[string]any{"query": strings.Repeat("x", 900<<10)}, nil, "(921600 characters)"},
+		{"long unknown algorithm", mcp.ToolSearch, map[string]any{"query": "q", "algorithm": strings.Repeat("z", 3000)}, nil, "invalid argument algorithm: enum: " + strings.Repeat("z", 100) + "… (3000 characters)"},
+		{"long bad date", mcp.ToolSearch, map[string]any{"query": "q", "modified_after": strings.Repeat("y", 5000)}, nil, `modified_after "` + strings.Repeat("y", 100) + `"… (5000 characters) is not an RFC 3339 date`},
+		{"long path prefix", mcp.ToolSearch, map[string]any{"query": "q", "path_prefix": strings.Repeat("p", 5000)}, nil, "(5000 characters)"},
+		{"long unknown argument", mcp.ToolSearch, map[string]any{"query": "q", strings.Repeat("k", 5000): 1}, nil, "unexpected additional properties"},
 		{"weight of the wrong type", mcp.ToolSearch, map[string]any{"query": "q", "keyword_weight": "high"}, nil, "keyword_weight"},
 		{"unknown doc type", mcp.ToolSearch, map[string]any{"query": "q", "doc_types": []string{"pdf"}}, nil, "doc_types"},
 		{"bad date", mcp.ToolSearch, map[string]any{"query": "q", "modified_after": "last tuesday"}, nil, `modified_after "last tuesday" is not an RFC 3339 date`},
@@ -69,6 +81,9 @@ func TestToolErrors(t *testing.T) {
 			if strings.Contains(text(res), "10.0.0.3") {
 				t.Errorf("internal detail leaked: %s", text(res))
 			}
+			if n := len(text(res)); n > 600 {
+				t.Errorf("an error of %d bytes: %.600s…", n, text(res))
+			}
 		})
 	}
 }
@@ -84,6 +99,10 @@ func post(t *testing.T, url, body string, header map[string]string) (int, http.H
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set(testUserHeader, "alice")
 	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
 		if v == "" {
 			req.Header.Del(k)
 		} else {
@@ -182,6 +201,11 @@ func TestUserAndOrigin(t *testing.T) {
 		{"Nextcloud's origin", map[string]string{"Origin": "https://CLOUD.example.com:443"}, 200},
 		{"a second allowed origin", map[string]string{"Origin": "http://localhost:8080"}, 200},
 		{"no origin (not a browser)", nil, 200},
+		{"the endpoint's own loopback origin", map[string]string{"Host": "localhost:8601", "Origin": "http://localhost:8601"}, 200},
+		{"own origin on 127.0.0.1", map[string]string{"Host": "127.0.0.1:8601", "Origin": "http://127.0.0.1:8601"}, 200},
+		{"rebound name as Host and Origin", map[string]string{"Host": "evil.example.com", "Origin": "http://evil.example.com"}, 403},
+		{"loopback Host, another port's origin", map[string]string{"Host": "localhost:8601", "Origin": "http://localhost:9999"}, 403},
+		{"loopback Host, foreign origin", map[string]string{"Host": "localhost:8601", "Origin": "http://evil.example.com"}, 403},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,5 +240,149 @@ func TestNewHandlerRequiresDeps(t *testing.T) {
 	}
 	if _, err := mcp.NewHandler(full); err != nil {
 		t.Errorf("NewHandler: %v", err)
+	}
+}
+
+// TestAnswersOnlyDeclared: the endpoint declares tools, resources
+// (without subscriptions) and prompts, and answers every other request
+// (logging, completion, subscriptions, unknown methods) with JSON-RPC
+// -32601 on every protocol version: HTTP 404 on 2026-07-28 (SEP-2575),
+// 200 before.
+func TestAnswersOnlyDeclared(t *testing.T) {
+	url, _ := serve(t, newFakeIndex(), mcp.Options{})
+	cs := connect(t, url, "alice", "2025-11-25")
+	caps := cs.InitializeResult().Capabilities
+	if caps.Tools == nil || caps.Resources == nil || caps.Prompts == nil || caps.Logging != nil || caps.Completions != nil ||
+		caps.Resources.Subscribe || caps.Resources.ListChanged || caps.Prompts.ListChanged || caps.Tools.ListChanged {
+		t.Errorf("declared capabilities %+v", caps)
+	}
+	methods := []struct{ method, params string }{
+		{"resources/subscribe", `{"uri":"nextcloud://document/11"}`},
+		{"resources/unsubscribe", `{"uri":"nextcloud://document/11"}`},
+		{"logging/setLevel", `{"level":"info"}`},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"search_nextcloud"},"argument":{"name":"question","value":"b"}}`},
+		{"files/delete", `{}`},
+		{strings.Repeat("m", 5000), `{}`},
+	}
+	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
+		for _, m := range methods {
+			params := m.params
+			header := map[string]string{"MCP-Protocol-Version": v}
+			want := 200
+			if v == "2026-07-28" {
+				params = strings.Replace(params, "{", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}},`, 1)
+				params = strings.Replace(params, ",}", "}", 1)
+				header["Mcp-Method"] = m.method
+				want = 404
+			}
+			body := `{"jsonrpc":"2.0","id":9,"method":"` + m.method + `","params":` + params + `}`
+			status, _, got := post(t, url, body, header)
+			if status != want || !strings.Contains(got, `"code":-32601`) || !strings.Contains(got, `"id":9`) || len(got) > 400 {
+				t.Errorf("%s %.40s: %d %.300s, want %d with -32601", v, m.method, status, got, want)
+			}
+		}
+	}
+	// A 2025-03-26 batch reaches the SDK whole; its refused request is
+	// still refused, the others answered.
+	status, _, got := post(t, url, `[{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}},{"jsonrpc":"2.0","id":2,"method":"ping"}]`,
+		map[string]string{"MCP-Protocol-Version": "2025-03-26"})
+	if status != 200 || !strings.Contains(got, `"code":-32601`) || !strings.Contains(got, `"id":2,"result":{}`) {
+		t.Errorf("batch: %d %s", status, got)
+	}
+	// What is declared still works on the same versions.
+	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"} {
+		status, _, got := post(t, url, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, map[string]string{"MCP-Protocol-Version": v})
+		if status != 200 || !strings.Contains(got, mcp.ToolSearch) {
+			t.Errorf("%s tools/list: %d %.200s", v, status, got)
+		}
+	}
+}
+
+// TestDocumentResources: documents are resources by template; reading
+// one applies nc_get_document's access checks, and anything the user
+// cannot read is "not found", like a URI that names no document.
+func TestDocumentResources(t *testing.T) {
+	idx := newFakeIndex()
+	url, _ := serve(t, idx, mcp.Options{})
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		cs := connect(t, url, "alice", v)
+		list, err := cs.ListResources(t.Context(), nil)
+		if err != nil || len(list.Resources) != 0 {
+			t.Errorf("%s resources/list = %+v, %v; want none", v, list, err)
+		}
+		tpl, err := cs.ListResourceTemplates(t.Context(), nil)
+		if err != nil || len(tpl.ResourceTemplates) != 1 || tpl.ResourceTemplates[0].URITemplate != mcp.DocumentURIPrefix+"{file_id}" {
+			t.Fatalf("%s resources/templates/list = %+v, %v", v, tpl, err)
+		}
+		res, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: mcp.DocumentURIPrefix + "11"})
+		if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, "The zebracorn migration starts on Monday.") ||
+			res.Contents[0].MIMEType != "text/plain" || res.CacheScope != "private" {
+			t.Errorf("%s read alice's document: %+v, %v", v, res, err)
+		}
+		for _, uri := range []string{mcp.DocumentURIPrefix + "21", mcp.DocumentURIPrefix + "404", mcp.DocumentURIPrefix + "x", mcp.DocumentURIPrefix + "-1", "file:///etc/passwd", mcp.DocumentURIPrefix + strings.Repeat("9", 3000)} {
+			_, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: uri})
+			if err == nil || strings.Contains(err.Error(), "Bob") || len(err.Error()) > 400 {
+				t.Errorf("%s read %.40s as alice: %.400v, want not found", v, uri, err)
+			}
+		}
+	}
+	// Nextcloud no longer lets alice read it: not found, though indexed.
+	idx.revoked[11] = true
+	cs := connect(t, url, "alice", "2025-11-25")
+	if _, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: mcp.DocumentURIPrefix + "11"}); err == nil {
+		t.Error("a revoked document was read")
+	}
+}
+
+// TestSearchPrompt: the prompt puts the user's question into a message
+// that names the tools; without a question it is invalid params.
+func TestSearchPrompt(t *testing.T) {
+	url, _ := serve(t, newFakeIndex(), mcp.Options{})
+	cs := connect(t, url, "alice", "2025-11-25")
+	list, err := cs.ListPrompts(t.Context(), nil)
+	if err != nil || len(list.Prompts) != 1 || list.Prompts[0].Name != mcp.PromptSearch || list.Prompts[0].Description == "" ||
+		len(list.Prompts[0].Arguments) != 1 || !list.Prompts[0].Arguments[0].Required {
+		t.Fatalf("prompts/list = %+v, %v", list, err)
+	}
+	res, err := cs.GetPrompt(t.Context(), &sdk.GetPromptParams{Name: mcp.PromptSearch, Arguments: map[string]string{"question": "When does the zebracorn migration start?"}})
+	if err != nil || len(res.Messages) != 1 || res.Messages[0].Role != "user" {
+		t.Fatalf("prompts/get = %+v, %v", res, err)
+	}
+	if tc, ok := res.Messages[0].Content.(*sdk.TextContent); !ok || !strings.Contains(tc.Text, "When does the zebracorn migration start?") || !strings.Contains(tc.Text, mcp.ToolSearch) {
+		t.Errorf("prompt message %+v", res.Messages[0].Content)
+	}
+	if _, err := cs.GetPrompt(t.Context(), &sdk.GetPromptParams{Name: mcp.PromptSearch}); err == nil || !strings.Contains(err.Error(), "question is required") {
+		t.Errorf("prompt without a question: %v", err)
+	}
+}
+
+// TestSearchTakesTheDefaultsInForce: weights a call leaves out are the
+// defaults in force at the call (an admin may change them while the app
+// runs), not those the endpoint started with.
+func TestSearchTakesTheDefaultsInForce(t *testing.T) {
+	idx := newFakeIndex()
+	var mu sync.Mutex
+	defaults := hs.DefaultSearchRules().Defaults
+	url, _ := serve(t, idx, mcp.Options{Defaults: func() hs.SearchDefaults {
+		mu.Lock()
+		defer mu.Unlock()
+		return defaults
+	}})
+	cs := connect(t, url, "alice", "2026-07-28")
+	mu.Lock()
+	defaults.Weights = hs.Weights{Semantic: 0.1, Keyword: 0.8, Fuzzy: 0.1}
+	mu.Unlock()
+	if res := call(t, cs, mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": 0.1}); res.IsError {
+		t.Fatalf("semantic_weight 0.1 with the admin's defaults: %s", text(res))
+	}
+	idx.mu.Lock()
+	got := idx.lastReq.Weights
+	idx.mu.Unlock()
+	if got == nil || *got != (hs.Weights{Semantic: 0.1, Keyword: 0.8, Fuzzy: 0.1}) {
+		t.Errorf("weights sent %v, want the given semantic weight and the admin's others", got)
+	}
+	res := call(t, cs, mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": 0.5})
+	if want := "they sum to 1.4 (semantic_weight 0.5, keyword_weight 0.8 (default), fuzzy_weight 0.1 (default))"; !res.IsError || !strings.Contains(text(res), want) {
+		t.Errorf("isError %v, text %q; want an error containing %q", res.IsError, text(res), want)
 	}
 }

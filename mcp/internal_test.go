@@ -3,7 +3,6 @@ package mcp
 import (
 	"strings"
 	"testing"
-	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
 )
@@ -62,39 +61,19 @@ func TestWeights(t *testing.T) {
 	}{
 		{"all given", f(0.2), f(0.2), f(0.6), hs.Weights{Semantic: 0.2, Keyword: 0.2, Fuzzy: 0.6}, false},
 		{"defaults fill in", nil, f(0.1), nil, hs.Weights{Semantic: 0.5, Keyword: 0.1, Fuzzy: 0.2}, false},
-		{"sum above 1 is scaled", f(2), f(1), f(1), hs.Weights{Semantic: 0.5, Keyword: 0.25, Fuzzy: 0.25}, false},
+		{"sum of 1", f(0.7), f(0.2), f(0.1), hs.Weights{Semantic: 0.7, Keyword: 0.2, Fuzzy: 0.1}, false},
+		{"sum above 1", f(2), f(1), f(1), hs.Weights{}, true},
+		{"sum above 1 with defaults", f(0.8), nil, nil, hs.Weights{}, true},
 		{"negative", f(-1), nil, nil, hs.Weights{}, true},
 		{"all zero", f(0), f(0), f(0), hs.Weights{}, true},
 	}
 	for _, tt := range tests {
-		got, err := weights(tt.s, tt.k, tt.z)
+		got, err := weights(hs.DefaultSearchRules(), tt.s, tt.k, tt.z)
 		if (err != nil) != tt.wantErr || (!tt.wantErr && got != tt.want) {
 			t.Errorf("%s: weights = %+v, %v; want %+v", tt.name, got, err, tt.want)
 		}
 		if err != nil && hs.ErrorKind(err) != hs.EINVALID {
 			t.Errorf("%s: kind %s", tt.name, hs.ErrorKind(err))
-		}
-	}
-}
-
-func TestParseTime(t *testing.T) {
-	tests := []struct {
-		in   string
-		want time.Time
-		ok   bool
-	}{
-		{"", time.Time{}, true},
-		{"2026-01-31", time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC), true},
-		{"2026-01-31T09:00:00Z", time.Date(2026, 1, 31, 9, 0, 0, 0, time.UTC), true},
-		{"2026-01-31T09:00:00+01:00", time.Date(2026, 1, 31, 8, 0, 0, 0, time.UTC), true},
-		{"2026-01-31T09:00:00", time.Date(2026, 1, 31, 9, 0, 0, 0, time.UTC), true},
-		{"31.01.2026", time.Time{}, false},
-		{"1738310400", time.Time{}, false},
-	}
-	for _, tt := range tests {
-		got, err := parseTime("modified_after", tt.in)
-		if (err == nil) != tt.ok || !got.Equal(tt.want) {
-			t.Errorf("parseTime(%q) = %v, %v", tt.in, got, err)
 		}
 	}
 }

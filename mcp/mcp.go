@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -55,6 +56,14 @@ type Options struct {
 	AllowedOrigins []string
 	// Version is the server version reported to clients.
 	Version string
+	// Rules are the search request rules the search tool's schema and
+	// checks follow; the zero value means hs.DefaultSearchRules().
+	Rules hs.SearchRules
+	// Defaults, if non-nil, returns the defaults in force at each call
+	// (an admin may change the default weights while the app runs); they
+	// fill the weights a call leaves out when it gives some. nil means
+	// Rules.Defaults.
+	Defaults func() hs.SearchDefaults
 	// MaxBodyBytes bounds a request body (413 beyond it); 0 means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
@@ -67,6 +76,7 @@ const instructions = `Search the user's Nextcloud files and notes. Use nc_semant
 // handler is the MCP endpoint.
 type handler struct {
 	o       Options
+	rules   hs.SearchRules
 	origins map[string]bool
 	mcp     http.Handler
 	log     *slog.Logger
@@ -75,8 +85,10 @@ type handler struct {
 // NewHandler returns the MCP endpoint as an http.Handler, to be mounted
 // behind authentication that puts the acting user into the request
 // context (hs.NewContextWithUser). It refuses requests without a user
-// (401) and browser requests from other origins (403). It returns an
-// error naming the first missing dependency.
+// (401) and browser requests from other origins than AllowedOrigins and
+// the endpoint's own loopback address (403), and answers only the methods
+// it declares (others get JSON-RPC -32601). It returns an error naming the
+// first missing dependency.
 func NewHandler(o Options) (http.Handler, error) {
 	switch {
 	case o.Search == nil:
@@ -95,7 +107,7 @@ func NewHandler(o Options) (http.Handler, error) {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	o.NextcloudURL = strings.TrimRight(o.NextcloudURL, "/")
-	h := &handler{o: o, origins: map[string]bool{}, log: o.Logger.With("component", "mcp")}
+	h := &handler{o: o, rules: o.Rules.OrDefault(), origins: map[string]bool{}, log: o.Logger.With("component", "mcp")}
 	for _, a := range o.AllowedOrigins {
 		if origin, ok := originOf(a); ok {
 			h.origins[origin] = true
@@ -105,11 +117,18 @@ func NewHandler(o Options) (http.Handler, error) {
 		Name: "hybrid_search", Title: "Hybrid Search for Nextcloud", Version: o.Version,
 	}, &sdk.ServerOptions{
 		Instructions: instructions,
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+		// Declared exactly: the tools, the document template and the
+		// prompt. None of the lists changes while the app runs, and a
+		// stateless endpoint has no channel for log notifications, so
+		// listChanged, subscriptions and logging are not offered.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{}, Prompts: &sdk.PromptCapabilities{}},
 	})
 	if err := h.addTools(srv); err != nil {
 		return nil, err
 	}
+	h.addResources(srv)
+	h.addPrompts(srv)
+	srv.AddReceivingMiddleware(tidyErrors)
 	h.mcp = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
@@ -130,7 +149,7 @@ func NewHandler(o Options) (http.Handler, error) {
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if o := r.Header.Get("Origin"); o != "" {
 		origin, ok := originOf(o)
-		if !ok || !h.origins[origin] {
+		if !ok || !h.origins[origin] && !sameLoopbackOrigin(origin, r) {
 			h.log.Warn("request from a foreign origin refused", "origin", o)
 			http.Error(w, "Forbidden: origin "+o+" may not call this endpoint", http.StatusForbidden)
 			return
@@ -141,7 +160,32 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Unauthorized: no acting user", http.StatusUnauthorized)
 		return
 	}
+	if h.refuseUndeclared(w, r) {
+		return
+	}
 	h.mcp.ServeHTTP(w, r)
+}
+
+// sameLoopbackOrigin reports whether origin is the origin of the request's
+// own Host and that Host is a loopback name (localhost, 127.0.0.0/8,
+// [::1]): a page served from the endpoint's own loopback address, as a
+// local client's is. A DNS-rebinding page cannot send it: its Host is the
+// attacker's name.
+func sameLoopbackOrigin(origin string, r *http.Request) bool {
+	host := strings.ToLower(r.Host)
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return false
+	}
+	for _, scheme := range []string{"http://", "https://"} {
+		if own, ok := originOf(scheme + r.Host); ok && own == origin {
+			return true
+		}
+	}
+	return false
 }
 
 // originOf returns the origin "scheme://host[:port]" of an Origin header

@@ -218,20 +218,20 @@ func TestSearchArguments(t *testing.T) {
 		want hs.SearchRequest
 	}{
 		{"defaults", map[string]any{"query": " zebracorn "},
-			hs.SearchRequest{Query: "zebracorn", Algorithm: "hybrid", Fusion: "rrf", TopK: 10}},
+			hs.SearchRequest{Query: "zebracorn", Algorithm: "hybrid", TopK: 10}},
 		{"nextcloud-mcp-server call", map[string]any{"query": "q", "limit": 5, "score_threshold": 0.5, "algorithm": "hybrid", "semantic_weight": 0.6, "keyword_weight": 0.4, "fuzzy_weight": 0.0},
-			hs.SearchRequest{Query: "q", Algorithm: "hybrid", Fusion: "rrf", TopK: 5, ScoreThreshold: 0.5, Weights: w(0.6, 0.4, 0)}},
-		{"one weight, others default, scaled to 1", map[string]any{"query": "q", "semantic_weight": 1.0},
-			hs.SearchRequest{Query: "q", Algorithm: "hybrid", Fusion: "rrf", TopK: 10, Weights: w(1/1.5, 0.3/1.5, 0.2/1.5)}},
+			hs.SearchRequest{Query: "q", Algorithm: "hybrid", TopK: 5, ScoreThreshold: 0.5, Weights: w(0.6, 0.4, 0)}},
+		{"one weight, others default", map[string]any{"query": "q", "semantic_weight": 0.4},
+			hs.SearchRequest{Query: "q", Algorithm: "hybrid", TopK: 10, Weights: w(0.4, 0.3, 0.2)}},
 		{"weights ignored off hybrid", map[string]any{"query": "q", "algorithm": "keyword", "keyword_weight": 0.9},
-			hs.SearchRequest{Query: "q", Algorithm: "keyword", Fusion: "rrf", TopK: 10}},
-		{"limit capped", map[string]any{"query": "q", "limit": 100},
-			hs.SearchRequest{Query: "q", Algorithm: "hybrid", Fusion: "rrf", TopK: 50}},
+			hs.SearchRequest{Query: "q", Algorithm: "keyword", TopK: 10}},
+		{"largest page", map[string]any{"query": "q", "limit": 50, "fusion": "linear"},
+			hs.SearchRequest{Query: "q", Algorithm: "hybrid", Fusion: "linear", TopK: 50}},
 		{"filters", map[string]any{"query": "q", "fusion": "auto", "doc_types": []string{"note"}, "path_prefix": "Projects/2026/", "modified_after": "2026-01-31", "modified_before": "2026-02-01T10:00:00+02:00"},
 			hs.SearchRequest{Query: "q", Algorithm: "hybrid", Fusion: "auto", TopK: 10, Filter: hs.Filter{Types: []hs.DocType{"note"}, PathPrefix: "/Projects/2026",
 				ModifiedAfter: mustTime("2026-01-31T00:00:00Z"), ModifiedBefore: mustTime("2026-02-01T08:00:00Z")}}},
 		{"null optional arguments", map[string]any{"query": "q", "doc_types": nil, "semantic_weight": nil},
-			hs.SearchRequest{Query: "q", Algorithm: "hybrid", Fusion: "rrf", TopK: 10}},
+			hs.SearchRequest{Query: "q", Algorithm: "hybrid", TopK: 10}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

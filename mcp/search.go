@@ -1,9 +1,9 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 	"unicode"
@@ -13,13 +13,8 @@ import (
 	hs "github.com/hybrid-search/hybridsearch"
 )
 
-// Search limits, as the search engine has them.
-const (
-	defaultLimit = 10
-	maxLimit     = 50 // larger limits are capped, not refused
-	maxQuery     = 1000
-	excerptRunes = 300
-)
+// excerptRunes is the length of a result's one-line excerpt.
+const excerptRunes = 300
 
 const searchDescription = `Search the signed-in user's Nextcloud files and notes (only documents the user can read). ` +
 	`Hybrid search fuses three retrievals: semantic (meaning, across languages), keyword (BM25; exact identifiers such as "PII-2024-0042" rank first) and fuzzy (typo-tolerant). ` +
@@ -43,22 +38,32 @@ type searchInput struct {
 	ModifiedBefore string   `json:"modified_before,omitempty"`
 }
 
-func searchInputSchema() (*jsonschema.Schema, error) {
-	weight := func(leg string, d float64) func(*jsonschema.Schema) {
-		return all(atLeast(0), describe(fmt.Sprintf("Weight of the %s leg in hybrid search, ≥ 0 (default %g). Weights that sum to more than 1 are scaled to sum to 1. Ignored by the other algorithms.", leg, d)))
+// searchInputSchema describes nc_semantic_search's arguments with the
+// limits, choices and defaults of the search rules. The fusion and the
+// weights have no schema default: an admin may change them while the app
+// runs, and the search fills in the current ones.
+func searchInputSchema(r hs.SearchRules) (*jsonschema.Schema, error) {
+	d := r.Defaults
+	weight := func(leg string, v float64) func(*jsonschema.Schema) {
+		return all(atLeast(0), describe(fmt.Sprintf("Weight of the %s leg in hybrid search, ≥ 0 (default %s unless an admin changed it). semantic_weight, keyword_weight and fuzzy_weight must sum to at most %s; those not given take their defaults. Ignored by the other algorithms and by fusion auto.",
+			leg, hs.FormatNumber(v), hs.FormatNumber(r.MaxWeightSum))))
 	}
 	date := "an RFC 3339 date (2026-01-31) or date-time (2026-01-31T09:00:00Z)"
+	types := make([]any, len(r.DocTypes))
+	for i, t := range r.DocTypes {
+		types[i] = string(t)
+	}
 	return schemaFor[searchInput](map[string]func(*jsonschema.Schema){
-		"query":           all(describe("What to look for: a question, keywords or an identifier."), maxLength(maxQuery), func(p *jsonschema.Schema) { one := 1; p.MinLength = &one }),
-		"limit":           all(describe(fmt.Sprintf("Most documents to return, 1 to %d (larger values are capped).", maxLimit)), atLeast(1), def(defaultLimit)),
-		"score_threshold": all(describe("Drop semantic matches whose cosine similarity is below this, -1 to 1; 0 keeps all."), between(-1, 1), def(0)),
-		"algorithm":       all(describe("hybrid (all three fused), semantic, keyword or fuzzy."), oneOf(hs.AlgorithmHybrid, hs.AlgorithmSemantic, hs.AlgorithmKeyword, hs.AlgorithmFuzzy), def(hs.AlgorithmHybrid)),
-		"semantic_weight": weight("semantic", hs.DefaultWeights.Semantic),
-		"keyword_weight":  weight("keyword", hs.DefaultWeights.Keyword),
-		"fuzzy_weight":    weight("fuzzy", hs.DefaultWeights.Fuzzy),
-		"fusion":          all(describe("How hybrid search fuses the legs: rrf (weighted reciprocal rank fusion), linear (weighted normalized scores) or auto (weights chosen from the query's shape; send no weights with it)."), oneOf(hs.FusionRRF, hs.FusionLinear, hs.FusionAuto), def(hs.FusionRRF)),
-		"doc_types":       all(describe(`Only these document types: "file", "note" or both.`), func(p *jsonschema.Schema) { p.Items.Enum = []any{string(hs.DocFile), string(hs.DocNote)} }),
-		"path_prefix":     all(describe(`Only documents in this folder, e.g. "/Projects/2026".`), maxLength(4096)),
+		"query":           all(describe("What to look for: a question, keywords or an identifier."), maxLength(r.MaxQueryRunes), func(p *jsonschema.Schema) { one := 1; p.MinLength = &one }),
+		"limit":           all(describe(fmt.Sprintf("Most documents to return, 1 to %d.", r.MaxTopK)), between(1, float64(r.MaxTopK)), def(d.TopK)),
+		"score_threshold": all(describe(fmt.Sprintf("Drop semantic matches whose cosine similarity is below this, %s to %s; 0 keeps all.", hs.FormatNumber(r.MinScoreThreshold), hs.FormatNumber(r.MaxScoreThreshold))), between(r.MinScoreThreshold, r.MaxScoreThreshold), def(0)),
+		"algorithm":       all(describe("hybrid (all three fused), semantic, keyword or fuzzy."), oneOf(r.Algorithms...), def(d.Algorithm)),
+		"semantic_weight": weight(hs.AlgorithmSemantic, d.Weights.Semantic),
+		"keyword_weight":  weight(hs.AlgorithmKeyword, d.Weights.Keyword),
+		"fuzzy_weight":    weight(hs.AlgorithmFuzzy, d.Weights.Fuzzy),
+		"fusion":          all(describe(fmt.Sprintf("How hybrid search fuses the legs: rrf (weighted reciprocal rank fusion), linear (weighted normalized scores) or auto (weights chosen from the query's shape; send no weights with it). Default: the admin's choice, %s unless changed.", d.Fusion)), oneOf(r.Fusions...)),
+		"doc_types":       all(describe(`Only these document types: "file", "note" or both.`), func(p *jsonschema.Schema) { p.Items.Enum = types }),
+		"path_prefix":     all(describe(`Only documents in this folder, e.g. "/Projects/2026".`), maxLength(r.MaxPathPrefixBytes)),
 		"modified_after":  describe("Only documents modified at or after this time: " + date + "."),
 		"modified_before": describe("Only documents modified before this time: " + date + "."),
 	})
@@ -104,7 +109,11 @@ type chunk struct {
 
 // search runs nc_semantic_search.
 func (h *handler) search(ctx context.Context, user hs.UserID, in searchInput) (searchOutput, string, error) {
-	req, err := in.request()
+	rules := h.rules
+	if h.o.Defaults != nil {
+		rules.Defaults = h.o.Defaults()
+	}
+	req, err := in.request(rules)
 	if err != nil {
 		return searchOutput{}, "", err
 	}
@@ -114,7 +123,7 @@ func (h *handler) search(ctx context.Context, user hs.UserID, in searchInput) (s
 	}
 	out := searchOutput{Query: req.Query, Algorithm: res.Algorithm, Fusion: res.Fusion, Results: []searchResult{}, TookMS: res.TookMS}
 	if out.Algorithm == "" {
-		out.Algorithm = req.Algorithm
+		out.Algorithm = cmp.Or(req.Algorithm, h.rules.Defaults.Algorithm)
 	}
 	for _, s := range res.Skipped {
 		out.SkippedLegs = append(out.SkippedLegs, skippedLeg(s))
@@ -133,8 +142,12 @@ func (h *handler) search(ctx context.Context, user hs.UserID, in searchInput) (s
 	return out, renderSearch(out), nil
 }
 
-// request turns the arguments into a search request.
-func (in searchInput) request() (hs.SearchRequest, error) {
+// request turns the arguments into a search request and checks it
+// against the rules, so a bad argument is named as the tool calls it. The
+// fusion and top_k stay as given (the search fills in the current
+// defaults); weights not given take the rules' defaults (the admin's, in
+// force now) when any is given.
+func (in searchInput) request(r hs.SearchRules) (hs.SearchRequest, error) {
 	req := hs.SearchRequest{
 		Query: strings.TrimSpace(in.Query), Algorithm: in.Algorithm, Fusion: in.Fusion,
 		TopK: in.Limit, ScoreThreshold: in.ScoreThreshold,
@@ -142,17 +155,8 @@ func (in searchInput) request() (hs.SearchRequest, error) {
 	if req.Query == "" {
 		return req, hs.Errorf(hs.EINVALID, "query is empty")
 	}
-	switch {
-	case req.TopK <= 0:
-		req.TopK = defaultLimit
-	case req.TopK > maxLimit:
-		req.TopK = maxLimit
-	}
-	if req.Algorithm == "" {
-		req.Algorithm = hs.AlgorithmHybrid
-	}
-	if req.Algorithm == hs.AlgorithmHybrid && (in.SemanticWeight != nil || in.KeywordWeight != nil || in.FuzzyWeight != nil) {
-		w, err := weights(in.SemanticWeight, in.KeywordWeight, in.FuzzyWeight)
+	if (req.Algorithm == "" || req.Algorithm == hs.AlgorithmHybrid) && (in.SemanticWeight != nil || in.KeywordWeight != nil || in.FuzzyWeight != nil) {
+		w, err := weights(r, in.SemanticWeight, in.KeywordWeight, in.FuzzyWeight)
 		if err != nil {
 			return req, err
 		}
@@ -165,55 +169,41 @@ func (in searchInput) request() (hs.SearchRequest, error) {
 		req.Filter.PathPrefix = "/" + strings.Trim(p, "/")
 	}
 	var err error
-	if req.Filter.ModifiedAfter, err = parseTime("modified_after", in.ModifiedAfter); err != nil {
+	if req.Filter.ModifiedAfter, err = r.ParseTime("modified_after", in.ModifiedAfter); err != nil {
 		return req, err
 	}
-	if req.Filter.ModifiedBefore, err = parseTime("modified_before", in.ModifiedBefore); err != nil {
+	if req.Filter.ModifiedBefore, err = r.ParseTime("modified_before", in.ModifiedBefore); err != nil {
+		return req, err
+	}
+	if _, err := r.Check(req); err != nil {
 		return req, err
 	}
 	return req, nil
 }
 
-// weights fills the weights not given with the defaults, checks them and
-// scales them to sum to 1 when they sum to more (nextcloud-mcp-server
-// accepts any non-negative weights; only their ratios matter).
-func weights(semantic, keyword, fuzzy *float64) (hs.Weights, error) {
-	w := hs.DefaultWeights
+// weights fills the weights not given with the rules' defaults and checks
+// them by the rules (each ≥ 0, a sum of at most 1, not all 0). A broken
+// rule is a tool error that lists the weights used, defaults marked.
+func weights(r hs.SearchRules, semantic, keyword, fuzzy *float64) (hs.Weights, error) {
+	w := r.Defaults.Weights
+	var used []string
 	for _, x := range []struct {
 		name string
 		v    *float64
 		dst  *float64
 	}{{"semantic_weight", semantic, &w.Semantic}, {"keyword_weight", keyword, &w.Keyword}, {"fuzzy_weight", fuzzy, &w.Fuzzy}} {
-		if x.v == nil {
-			continue
+		note := ""
+		if x.v != nil {
+			*x.dst = *x.v
+		} else {
+			note = " (default)"
 		}
-		if math.IsNaN(*x.v) || math.IsInf(*x.v, 0) || *x.v < 0 {
-			return w, hs.Errorf(hs.EINVALID, "%s must be a number ≥ 0, got %v", x.name, *x.v)
-		}
-		*x.dst = *x.v
+		used = append(used, x.name+" "+hs.FormatNumber(*x.dst)+note)
 	}
-	sum := w.Semantic + w.Keyword + w.Fuzzy
-	if sum == 0 {
-		return w, hs.Errorf(hs.EINVALID, "at least one of semantic_weight, keyword_weight and fuzzy_weight must be above 0")
-	}
-	if sum > 1 {
-		w = hs.Weights{Semantic: w.Semantic / sum, Keyword: w.Keyword / sum, Fuzzy: w.Fuzzy / sum}
+	if err := r.CheckWeights(w); err != nil {
+		return w, hs.Errorf(hs.EINVALID, "%s (%s)", hs.ErrorMessage(err), strings.Join(used, ", "))
 	}
 	return w, nil
-}
-
-// parseTime reads an RFC 3339 date or date-time; "" is the zero time.
-func parseTime(name, s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return time.Time{}, nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", time.DateOnly} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, hs.Errorf(hs.EINVALID, "%s %q is not an RFC 3339 date (2026-01-31) or date-time (2026-01-31T09:00:00Z)", name, s)
 }
 
 // excerpt is up to excerptRunes of a chunk around its first highlight,

@@ -33,7 +33,7 @@ func readOnly(title string) *sdk.ToolAnnotations {
 // request (to look for x-mcp-header), which costs about 0.3 ms for a
 // *jsonschema.Schema and next to nothing for raw JSON.
 func (h *handler) addTools(srv *sdk.Server) error {
-	search, err := searchInputSchema()
+	search, err := searchInputSchema(h.rules)
 	if err != nil {
 		return err
 	}

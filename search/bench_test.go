@@ -106,8 +106,10 @@ func buildBenchCorpus(b *testing.B, n int) *benchCorpus {
 	for f := 0; f*benchPerFile < n; f++ {
 		id := hs.FileID(f + 1)
 		title := words[zipf.Uint64()] + " " + words[zipf.Uint64()]
-		meta := hs.FileMeta{ID: id, Path: fmt.Sprintf("/Documents/%d/%s.md", f%50, title), Title: title, MIME: "text/markdown",
-			Type: hs.DocFile, Modified: time.Unix(1_700_000_000+int64(f), 0).UTC(), Readers: []hs.UserID{"alice", "bob"}}
+		path := fmt.Sprintf("/Documents/%d/%s.md", f%50, title)
+		meta := hs.FileMeta{ID: id, Path: path, Title: title, MIME: "text/markdown",
+			Type: hs.DocFile, Modified: time.Unix(1_700_000_000+int64(f), 0).UTC(), Readers: []hs.UserID{"alice", "bob"},
+			Paths: map[hs.UserID]string{"alice": path, "bob": path}}
 		points := make([]hs.Point, 0, benchPerFile)
 		for no := 0; no < benchPerFile && f*benchPerFile+no < n; no++ {
 			ws := make([]int, benchChunkWords)
@@ -217,7 +219,7 @@ func BenchmarkHybridSearch(b *testing.B) {
 				q := c.queries[i%len(c.queries)]
 				i++
 				t0 := time.Now()
-				p, err := newPlan(hs.SearchRequest{Query: q})
+				p, err := newPlan(hs.DefaultSearchRules(), hs.SearchRequest{Query: q})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -279,7 +281,7 @@ func BenchmarkFinish(b *testing.B) {
 	}
 	var ps []prepared
 	for _, q := range c.queries {
-		p, err := newPlan(hs.SearchRequest{Query: q})
+		p, err := newPlan(hs.DefaultSearchRules(), hs.SearchRequest{Query: q})
 		if err != nil {
 			b.Fatal(err)
 		}

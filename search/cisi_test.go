@@ -26,7 +26,7 @@ func TestCISI(t *testing.T) {
 	if os.Getenv("CISI") == "" {
 		t.Skip("set CISI=1 to run the CISI evaluation")
 	}
-	c, err := qualitytest.ReadCISI(qualitytest.CISIDir(), search.MaxQueryRunes)
+	c, err := qualitytest.ReadCISI(qualitytest.CISIDir(), hs.DefaultSearchRules().MaxQueryRunes)
 	if err != nil {
 		t.Fatal(err)
 	}

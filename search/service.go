@@ -79,6 +79,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now returns the current time (of requeued jobs); nil means time.Now.
 	Now func() time.Time
+	// Rules are the request rules and defaults (hs.SearchRules.Check);
+	// the zero value means hs.DefaultSearchRules().
+	Rules hs.SearchRules
 }
 
 // Service answers searches. It is safe for concurrent use.
@@ -92,9 +95,11 @@ type Service struct {
 	baseURL string
 	log     *slog.Logger
 	now     func() time.Time
-	// defaults are the admin's fusion and weights (SetDefaults).
-	defaults atomic.Pointer[Defaults]
-	samples  *sampleCache // the users' chunk samples of the semantic baseline
+	samples *sampleCache // the users' chunk samples of the semantic baseline
+	// base are the rules of Options; rules are those in force: base with
+	// the admin's defaults (SetDefaults).
+	base  hs.SearchRules
+	rules atomic.Pointer[hs.SearchRules]
 }
 
 // New returns a Service. It returns an EINVALID error when Dense or Sparse
@@ -113,7 +118,9 @@ func New(o Options) (*Service, error) {
 		baseURL: strings.TrimRight(o.NextcloudURL, "/"),
 		log:     o.Logger,
 		now:     o.Now,
+		base:    o.Rules.OrDefault(),
 	}
+	s.rules.Store(&s.base)
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -124,10 +131,16 @@ func New(o Options) (*Service, error) {
 	return s, nil
 }
 
+// Rules returns the request rules the service checks requests against
+// now, with the admin's defaults (SetDefaults).
+func (s *Service) Rules() hs.SearchRules {
+	return *s.rules.Load()
+}
+
 // Search runs req for user and returns one page of documents, best first.
 //
 // It returns an EINVALID error for a request that breaks a rule (see
-// Validate), an empty user, or a request for the semantic leg alone when
+// hs.SearchRules.Check), an empty user, or a request for the semantic leg alone when
 // no embedding model is configured, an EUNAVAILABLE error when none of the legs
 // the request needs could run (the reasons are in the message), and the
 // context's error when ctx ends. A leg that fails while others run is not
@@ -139,7 +152,7 @@ func (s *Service) Search(ctx context.Context, user hs.UserID, req hs.SearchReque
 	if user == "" {
 		return hs.SearchResult{}, hs.Errorf(hs.EINVALID, "search: no acting user")
 	}
-	p, err := newPlan(s.withDefaults(req))
+	p, err := newPlan(s.Rules(), req)
 	if err != nil {
 		return hs.SearchResult{}, err
 	}

@@ -204,8 +204,8 @@ func TestTopK(t *testing.T) {
 	}
 	mustIndex(t, st, docs...)
 	svc := mustService(t, st)
-	if got := len(mustSearch(t, svc, "alice", hs.SearchRequest{Query: "pump shift log"}).Results); got != search.DefaultTopK {
-		t.Errorf("default page has %d results, want %d", got, search.DefaultTopK)
+	if got := len(mustSearch(t, svc, "alice", hs.SearchRequest{Query: "pump shift log"}).Results); got != hs.DefaultSearchRules().Defaults.TopK {
+		t.Errorf("default page has %d results, want %d", got, hs.DefaultSearchRules().Defaults.TopK)
 	}
 	if got := len(mustSearch(t, svc, "alice", hs.SearchRequest{Query: "pump shift log", TopK: 3}).Results); got != 3 {
 		t.Errorf("top_k 3 gave %d results", got)

@@ -56,28 +56,31 @@ func NewSimilar(s *Service, v VectorReader) (*Similar, error) {
 // readers include user are read or returned, and the sources and every
 // result page are re-checked against Nextcloud like search results.
 //
-// Errors: EINVALID for no ids, too many, or a topK outside 1..MaxTopK;
+// Errors: EINVALID for no ids, too many, or a topK outside 1 to the rules' MaxTopK;
 // ENOTFOUND when none of the files is in the index for user (not indexed
 // yet, not indexable, or not readable); EUNAVAILABLE when the store fails.
 func (m *Similar) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, topK int) (hs.SimilarResult, error) {
 	start := time.Now()
 	switch {
 	case user == "":
-		return hs.SimilarResult{}, invalid("search: no acting user")
+		return hs.SimilarResult{}, hs.Errorf(hs.EINVALID, "search: no acting user")
 	case len(ids) == 0:
-		return hs.SimilarResult{}, invalid("search: similar needs at least one file id")
+		return hs.SimilarResult{}, hs.Errorf(hs.EINVALID, "search: similar needs at least one file id")
 	case len(ids) > MaxSimilarSources:
-		return hs.SimilarResult{}, invalid("search: similar takes at most %d files, got %d", MaxSimilarSources, len(ids))
+		return hs.SimilarResult{}, hs.Errorf(hs.EINVALID, "search: similar takes at most %d files, got %d", MaxSimilarSources, len(ids))
+	}
+	rules := m.s.Rules()
+	switch {
 	case topK == 0:
-		topK = DefaultTopK
-	case topK < 0 || topK > MaxTopK:
-		return hs.SimilarResult{}, invalid("search: top_k must be between 1 and %d, got %d", MaxTopK, topK)
+		topK = rules.Defaults.TopK
+	case topK < 0 || topK > rules.MaxTopK:
+		return hs.SimilarResult{}, hs.Errorf(hs.EINVALID, "search: top_k must be between 1 and %d, got %d", rules.MaxTopK, topK)
 	}
 	sources, chunks, ver, err := m.sources(ctx, user, ids)
 	if err != nil {
 		return hs.SimilarResult{}, err
 	}
-	p := &plan{topK: topK, match: newMatcher(analysis.Query{})} // highlights nothing
+	p := &plan{topK: topK, candidates: candidatesPerPage * rules.MaxTopK, match: newMatcher(analysis.Query{})} // highlights nothing
 	res := hs.SimilarResult{Verification: ver}
 	for _, d := range sources {
 		res.Sources = append(res.Sources, hs.SimilarSource{FileID: d.meta.ID, Title: d.meta.Title, Path: cmp.Or(d.path, d.meta.Path),

@@ -107,7 +107,7 @@ func TestSimilarIsolation(t *testing.T) {
 				for _, user := range []hs.UserID{"alice", "bob", "carol"} {
 					allowed := readable(user)
 					for _, d := range isolationDocs {
-						res, err := m.Similar(t.Context(), user, []hs.FileID{d.ID}, search.MaxTopK)
+						res, err := m.Similar(t.Context(), user, []hs.FileID{d.ID}, hs.DefaultSearchRules().MaxTopK)
 						if !allowed[d.ID] {
 							if hs.ErrorKind(err) != hs.ENOTFOUND || len(res.Results) > 0 {
 								t.Errorf("%s: Similar(%d) of a file they cannot read = %d results, %v; want ENOTFOUND", user, d.ID, len(res.Results), err)
@@ -167,7 +167,7 @@ func TestSimilarDropsLostFilesAndRejectsBadInput(t *testing.T) {
 		{"no user", "", []hs.FileID{3}, 0, hs.EINVALID},
 		{"no ids", "alice", nil, 0, hs.EINVALID},
 		{"too many ids", "alice", many, 0, hs.EINVALID},
-		{"top_k too big", "alice", []hs.FileID{3}, search.MaxTopK + 1, hs.EINVALID},
+		{"top_k too big", "alice", []hs.FileID{3}, hs.DefaultSearchRules().MaxTopK + 1, hs.EINVALID},
 		{"not indexed", "alice", []hs.FileID{999}, 0, hs.ENOTFOUND},
 	} {
 		if _, err := m.Similar(t.Context(), c.user, c.ids, c.topK); hs.ErrorKind(err) != c.want {
@@ -197,6 +197,10 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("%s: SetDefaults = %v", c.name, err)
 		}
 	}
+	// The rules in force carry the admin's defaults; their limits stay.
+	if r := svc.Rules(); r.Defaults.Fusion != hs.FusionLinear || r.Defaults.Weights != (hs.Weights{Semantic: 0.2, Keyword: 0.7, Fuzzy: 0.1}) || r.MaxTopK != hs.DefaultSearchRules().MaxTopK {
+		t.Errorf("rules after SetDefaults: %+v", r)
+	}
 	req := hs.SearchRequest{Query: "kubernetes node"}
 	res := mustSearch(t, svc, "alice", req)
 	if res.Fusion != hs.FusionLinear || res.Weights != (hs.Weights{Semantic: 0.2, Keyword: 0.7, Fuzzy: 0.1}) {
@@ -215,5 +219,12 @@ func TestDefaults(t *testing.T) {
 	// Weights without a fusion under an auto default: rrf with those weights.
 	if res := mustSearch(t, svc, "alice", hs.SearchRequest{Query: "kubernetes node", Weights: &own}); res.Fusion != hs.FusionRRF || res.Weights != own {
 		t.Errorf("weights under an auto default: %s %+v", res.Fusion, res.Weights)
+	}
+	// Unset defaults are the rules' own again.
+	if err := svc.SetDefaults(search.Defaults{}); err != nil {
+		t.Fatal(err)
+	}
+	if d := svc.Defaults(); d.Fusion != hs.FusionRRF || d.Weights != hs.DefaultWeights {
+		t.Errorf("defaults after a reset %+v", d)
 	}
 }

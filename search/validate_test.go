@@ -19,6 +19,7 @@ func TestBadInput(t *testing.T) {
 		{"empty query", hs.SearchRequest{}, "query is empty"},
 		{"blank query", hs.SearchRequest{Query: " \t\n"}, "query is empty"},
 		{"10,000-character query", hs.SearchRequest{Query: strings.Repeat("long ", 2000)}, "at most 1000"},
+		{"900 KB query", hs.SearchRequest{Query: strings.Repeat("x", 900<<10)}, "the query has 921600 characters, at most 1000 are allowed"},
 		{"unknown algorithm", hs.SearchRequest{Query: "x", Algorithm: "bm42"}, `unknown algorithm "bm42"`},
 		{"unknown fusion", hs.SearchRequest{Query: "x", Fusion: "rsf"}, `unknown fusion "rsf"`},
 		{"negative weight", hs.SearchRequest{Query: "x", Weights: &hs.Weights{Semantic: -0.1, Keyword: 0.5}}, "weights must be ≥ 0, the semantic weight is -0.1"},
@@ -39,8 +40,8 @@ func TestBadInput(t *testing.T) {
 			if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(hs.ErrorMessage(err), tt.want) {
 				t.Errorf("Search = %v (kind %s), want EINVALID containing %q", err, hs.ErrorKind(err), tt.want)
 			}
-			if verr := search.Validate(tt.req); verr == nil || verr.Error() != err.Error() {
-				t.Errorf("Validate = %v, want the same error as Search", verr)
+			if _, verr := hs.DefaultSearchRules().Check(tt.req); verr == nil || verr.Error() != err.Error() {
+				t.Errorf("SearchRules.Check = %v, want the same error as Search", verr)
 			}
 		})
 	}
@@ -51,16 +52,44 @@ func TestBadInput(t *testing.T) {
 	})
 	t.Run("limits are inclusive", func(t *testing.T) {
 		for _, req := range []hs.SearchRequest{
-			{Query: strings.Repeat("é", search.MaxQueryRunes)},
-			{Query: "x", TopK: search.MaxTopK, ScoreThreshold: -1},
+			{Query: strings.Repeat("é", 1000)},
+			{Query: "x", TopK: 50, ScoreThreshold: -1},
 			{Query: "x", Weights: &hs.Weights{Semantic: 0.7, Keyword: 0.2, Fuzzy: 0.1}},
 			{Query: "x", Weights: &hs.Weights{Keyword: 1}},
 		} {
-			if err := search.Validate(req); err != nil {
-				t.Errorf("Validate(%.20q…) = %v, want nil", req.Query, err)
+			if _, err := svc.Search(t.Context(), "alice", req); err != nil {
+				t.Errorf("Search(%.20q…) = %v, want nil", req.Query, err)
 			}
 		}
 	})
+}
+
+// TestServiceRules: the service checks requests against its own rules and
+// fills in their defaults, which can be replaced (an admin's settings).
+func TestServiceRules(t *testing.T) {
+	st := openLocal(t)
+	rules, err := hs.DefaultSearchRules().WithDefaults(hs.SearchDefaults{Fusion: hs.FusionLinear, Weights: hs.Weights{Keyword: 0.6, Fuzzy: 0.4}, TopK: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules.MaxTopK = 5
+	svc, err := search.New(search.Options{Dense: st, Sparse: st, Rules: rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := svc.Rules(); got.MaxTopK != 5 || got.Defaults.Fusion != hs.FusionLinear {
+		t.Errorf("Rules() = %+v", got)
+	}
+	res, err := svc.Search(t.Context(), "alice", hs.SearchRequest{Query: "pump"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Fusion != hs.FusionLinear || res.Weights != (hs.Weights{Keyword: 0.6, Fuzzy: 0.4}) {
+		t.Errorf("defaults not applied: fusion %s, weights %+v", res.Fusion, res.Weights)
+	}
+	if _, err := svc.Search(t.Context(), "alice", hs.SearchRequest{Query: "pump", TopK: 6}); !strings.Contains(hs.ErrorMessage(err), "top_k must be between 1 and 5, got 6") {
+		t.Errorf("top_k 6 with MaxTopK 5 = %v", err)
+	}
 }
 
 func TestNewNeedsAStore(t *testing.T) {

@@ -21,13 +21,6 @@ type VectorReader interface {
 	SamplePoints(ctx context.Context, user hs.UserID, n int, f hs.Filter) ([]hs.Point, error)
 }
 
-// Sample sizes of the vector-space view: the user's chunks plotted around
-// the results when a request names none, and the most it may name.
-const (
-	DefaultVizSample = 300
-	MaxVizSample     = 1000
-)
-
 // vizTextRunes is how much of a chunk's text a plotted point carries.
 const vizTextRunes = 240
 
@@ -49,8 +42,8 @@ func NewViz(s *Service, v VectorReader) (*Viz, error) {
 // Viz runs req for user as Service.Search does and returns the 2-D PCA
 // map of the query, the result chunks (each document's best chunk and its
 // further matches, with the legs that retrieved them) and up to sample of
-// the user's other chunks that pass the request's filter (0 means
-// DefaultVizSample). The axes are fitted to the plotted chunks; the query
+// the user's other chunks that pass the request's filter (0 means the
+// rules' DefaultVizSample). The axes are fitted to the plotted chunks; the query
 // is projected onto them.
 //
 // The map shows the embeddings when the semantic leg can run and the
@@ -58,23 +51,22 @@ func NewViz(s *Service, v VectorReader) (*Viz, error) {
 // IDF over the plotted chunks and normalised) and a Note saying why.
 // Sampled chunks are re-checked against Nextcloud like result pages: a
 // file the user lost is left out. Errors are Search's, plus EINVALID for a
-// sample outside [0, MaxVizSample].
+// sample outside [0, the rules' MaxVizSample].
 func (v *Viz) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sample int) (hs.VizResult, error) {
 	start := time.Now()
 	if user == "" {
 		return hs.VizResult{}, hs.Errorf(hs.EINVALID, "search: no acting user")
 	}
-	if sample < 0 || sample > MaxVizSample {
-		return hs.VizResult{}, invalid("search: sample must be between 0 and %d, got %d", MaxVizSample, sample)
-	}
-	if sample == 0 {
-		sample = DefaultVizSample
-	}
-	p, err := newPlan(v.s.withDefaults(req))
+	s := v.s
+	rules := s.Rules()
+	sample, err := rules.CheckVizSample(sample)
 	if err != nil {
 		return hs.VizResult{}, err
 	}
-	s := v.s
+	p, err := newPlan(rules, req)
+	if err != nil {
+		return hs.VizResult{}, err
+	}
 	legs := s.retrieve(ctx, user, p)
 	if err := ctx.Err(); err != nil {
 		return hs.VizResult{}, fmt.Errorf("search: %w", err)

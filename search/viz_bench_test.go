@@ -45,7 +45,7 @@ func BenchmarkViz(b *testing.B) {
 				}
 				t1 := time.Now()
 				res, err := v.Viz(ctx, "alice", req, 0)
-				if err != nil || res.Space != tt.space || len(res.Points) < DefaultVizSample {
+				if err != nil || res.Space != tt.space || len(res.Points) < hs.DefaultSearchRules().DefaultVizSample {
 					b.Fatalf("viz %q: space %q, %d points, %v", req.Query, res.Space, len(res.Points), err)
 				}
 				vizLat = append(vizLat, time.Since(t1))

@@ -180,7 +180,7 @@ func TestVizDropsLostFiles(t *testing.T) {
 			t.Errorf("file 12, which alice lost, is plotted: %+v", p)
 		}
 	}
-	for _, n := range []int{-1, search.MaxVizSample + 1} {
+	for _, n := range []int{-1, hs.DefaultSearchRules().MaxVizSample + 1} {
 		if _, err := v.Viz(t.Context(), "alice", hs.SearchRequest{Query: "salary"}, n); hs.ErrorKind(err) != hs.EINVALID {
 			t.Errorf("sample %d: %v, want EINVALID", n, err)
 		}

@@ -157,7 +157,8 @@ func (m *Main) Run(ctx context.Context) error {
 		},
 		// On enable (after init, and on every re-enable) scan again: changes
 		// between the initial scan and the webhook registration are caught.
-		OnEnable: func(context.Context) error { m.Scanner.Request(""); return nil },
+		OnEnable:    func(context.Context) error { m.Scanner.Request(""); return nil },
+		SearchRules: m.Search.Rules(),
 	})
 	mcpDeps, err := m.mcpDeps(ctx)
 	if err != nil {
@@ -170,6 +171,7 @@ func (m *Main) Run(ctx context.Context) error {
 		Viz:      current{m},
 		Similar:  current{m},
 		Settings: current{m},
+		Rules:    m.Search.Rules(),
 		MCP:      mcpDeps,
 		Operator: &indexing.Control{Scanner: m.Scanner, States: m.Queue.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},
 	})

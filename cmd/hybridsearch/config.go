@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -200,12 +202,11 @@ var envVars = []envVar{
 		return nil
 	}},
 	{"SEARCH_FUSION", "rrf", false, "rrf, linear or auto: the fusion of searches that name none", func(c *Config, v string) error {
-		switch strings.ToLower(v) {
-		case hs.FusionRRF, hs.FusionLinear, hs.FusionAuto:
-			c.SearchFusion = strings.ToLower(v)
+		if f := strings.ToLower(v); slices.Contains(hs.DefaultSearchRules().Fusions, f) {
+			c.SearchFusion = f
 			return nil
 		}
-		return fmt.Errorf("not rrf, linear or auto")
+		return fmt.Errorf("not one of %s", strings.Join(hs.DefaultSearchRules().Fusions, ", "))
 	}},
 	{"SEARCH_WEIGHT_SEMANTIC", "0.5", false, "weight 0-1 of semantic search in searches that name none", setWeight(func(c *Config) *float64 { return &c.SearchWeights.Semantic })},
 	{"SEARCH_WEIGHT_KEYWORD", "0.3", false, "weight 0-1 of keyword search in searches that name none", setWeight(func(c *Config) *float64 { return &c.SearchWeights.Keyword })},
@@ -276,15 +277,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	return c, nil
 }
 
-// checkWeights applies the search weight rules: together at most 1, not
-// all 0.
+// checkWeights applies the search rules' weight rule
+// (hs.SearchRules.CheckWeights): each ≥ 0, together at most 1, not all 0.
 func checkWeights(w hs.Weights) error {
-	sum := w.Semantic + w.Keyword + w.Fuzzy
-	switch {
-	case sum > 1+1e-9:
-		return fmt.Errorf("the weights sum to %g, at most 1 is allowed", sum)
-	case sum == 0:
-		return fmt.Errorf("at least one weight must be above 0")
+	if err := hs.DefaultSearchRules().CheckWeights(w); err != nil {
+		return errors.New(hs.ErrorMessage(err))
 	}
 	return nil
 }

@@ -242,6 +242,14 @@ func (c current) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, t
 	return e.Similar.Similar(ctx, user, ids, topK)
 }
 
+// SearchDefaults are the search defaults in force (the admin's), for the
+// MCP search tool.
+func (c current) SearchDefaults() hs.SearchDefaults {
+	e := c.m.acquire()
+	defer e.release()
+	return e.Search.Rules().Defaults
+}
+
 // FilePoints serves the MCP endpoint's nc_get_document.
 func (c current) FilePoints(ctx context.Context, id hs.FileID, withVectors bool) ([]hs.Point, error) {
 	e := c.m.acquire()

@@ -42,7 +42,7 @@ func (m *Main) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 	endpoint, err := mcp.NewHandler(mcp.Options{
 		Search: current{m}, Chunks: current{m}, Access: m.Nextcloud, Status: mcpStatus{current{m}},
 		NextcloudURL: cfg.NextcloudURL, AllowedOrigins: []string{cfg.NextcloudURL},
-		Version: cfg.AppVersion, Logger: m.Logger,
+		Version: cfg.AppVersion, Rules: m.Search.Rules(), Defaults: current{m}.SearchDefaults, Logger: m.Logger,
 	})
 	if err != nil {
 		return nil, err

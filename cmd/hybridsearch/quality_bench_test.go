@@ -17,7 +17,6 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
-	"github.com/hybrid-search/hybridsearch/search"
 	"github.com/hybrid-search/hybridsearch/search/qualitytest"
 )
 
@@ -38,7 +37,7 @@ import (
 //
 //	go test -run '^$' -bench Quality -benchtime 1x ./cmd/hybridsearch
 func BenchmarkQuality(b *testing.B) {
-	c, err := qualitytest.ReadCISI(qualitytest.CISIDir(), search.MaxQueryRunes)
+	c, err := qualitytest.ReadCISI(qualitytest.CISIDir(), hs.DefaultSearchRules().MaxQueryRunes)
 	if err != nil {
 		b.Skipf("no CISI collection: %v", err)
 	}

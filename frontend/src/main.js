@@ -6,31 +6,38 @@ import App from './App.vue'
 import { createClient } from './lib/api.js'
 import { initialState, isAdmin, locale, mountPoint, proxyBase, similarIds, webroot } from './lib/env.js'
 import { setServerDefaults } from './lib/query.js'
+import { setRules } from './lib/rules.js'
 import './nextcloud-theme.css'
 import './style.css'
 
 let started = false
 
 // settingsWait is how long the panel waits for the admin's defaults before
-// it starts with the built-in ones.
+// it starts with the rules' own.
 const settingsWait = 3000
 
 async function start() {
   if (started) return
   started = true
   const client = createClient({ base: proxyBase() })
+  const info = initialState('hybrid_search_info') ?? {}
+  // The server's search rules; without them (an app enabled before it
+  // served them) the built-in set stands in until the app is enabled again.
+  if (!setRules(info.search_rules)) console.warn('hybrid_search: the page has no search rules; using the built-in ones')
+  // The admin's default fusion and weights, which may have changed since
+  // the rules were registered, override the rules' defaults.
   const ctl = new AbortController()
   const timer = setTimeout(() => ctl.abort(), settingsWait)
   try {
     setServerDefaults(await client.settings(ctl.signal))
   } catch {
-    // Built-in defaults; the first search says what is wrong, if anything.
+    // The rules' defaults; the first search says what is wrong, if anything.
   } finally {
     clearTimeout(timer)
   }
   createApp(App, {
     client,
-    info: initialState('hybrid_search_info') ?? {},
+    info,
     locale: locale(),
     webroot: webroot(),
     admin: isAdmin(window),

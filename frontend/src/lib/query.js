@@ -1,11 +1,15 @@
 // Search options as the panel holds them, and their translation into the
 // query string of GET api/search (see SearchRequest in the Go module root).
+// The choices, limits and defaults are the server's (rules.js).
 
 import { t } from './l10n.js'
-import { DEFAULT_WEIGHTS, LEGS, legLabel, validateWeights } from './weights.js'
+import { searchRules, setDefaults } from './rules.js'
+import { defaultWeights, LEGS, legLabel, validateWeights } from './weights.js'
 
-/** ALGORITHM_VALUES are the search algorithms, hybrid first. */
-export const ALGORITHM_VALUES = ['hybrid', 'semantic', 'keyword', 'fuzzy']
+/** algorithmValues returns the server's search algorithms, in its order. */
+export function algorithmValues() {
+  return searchRules().algorithms
+}
 
 /** algorithms returns the search algorithms with their labels and hints. */
 export function algorithms() {
@@ -15,50 +19,64 @@ export function algorithms() {
     keyword: t('Exact words (BM25)'),
     fuzzy: t('Tolerates typos and partial words'),
   }
-  return ALGORITHM_VALUES.map((value) => ({ value, label: legLabel(value), hint: hints[value] }))
+  return algorithmValues().map((value) => ({ value, label: legLabel(value), hint: hints[value] }))
 }
 
-/** FUSION_VALUES are the fusion methods of the hybrid algorithm. */
-export const FUSION_VALUES = ['rrf', 'linear', 'auto']
+/** fusionValues returns the server's fusion methods of the hybrid algorithm. */
+export function fusionValues() {
+  return searchRules().fusions
+}
 
 /** fusions returns the fusion methods with their labels. */
 export function fusions() {
-  return [
-    { value: 'rrf', label: t('Reciprocal rank (RRF)') },
-    { value: 'linear', label: t('Linear (normalized scores)') },
-    { value: 'auto', label: t('Automatic (weights from the query)') },
-  ]
+  const labels = {
+    rrf: t('Reciprocal rank (RRF)'),
+    linear: t('Linear (normalized scores)'),
+    auto: t('Automatic (weights from the query)'),
+  }
+  return fusionValues().map((value) => ({ value, label: labels[value] ?? value }))
 }
 
-/** TOP_K_CHOICES are the page sizes offered; the server allows at most 50. */
-export const TOP_K_CHOICES = [10, 20, 50]
+/**
+ * topKChoices returns the page sizes offered: 10, 20 and the largest the
+ * server allows, with its default among them.
+ */
+export function topKChoices() {
+  const r = searchRules()
+  return [...new Set([r.defaults.top_k, 10, 20, r.max_top_k])].filter((k) => k >= 1 && k <= r.max_top_k).sort((a, b) => a - b)
+}
 
-/** DEFAULT_TOP_K is the server's default page size. */
-export const DEFAULT_TOP_K = 10
+/** defaultTopK returns the server's default page size. */
+export function defaultTopK() {
+  return searchRules().defaults.top_k
+}
 
-// serverDefaults are the admin's default fusion and weights (GET
-// api/settings), once the panel has read them.
-let serverDefaults = { fusion: 'rrf', weights: { ...DEFAULT_WEIGHTS } }
+/** maxQueryLength returns the longest query the server takes, in characters. */
+export function maxQueryLength() {
+  return searchRules().max_query_runes
+}
 
 /**
- * setServerDefaults takes the default fusion and weights from GET
- * api/settings ({fusion, weights}); values that are not valid are ignored.
+ * setServerDefaults takes the admin's default fusion and weights from GET
+ * api/settings ({fusion, weights}): they override the rules' defaults.
+ * Values the rules do not allow are ignored; null returns to the rules' own.
  */
 export function setServerDefaults(s) {
-  const next = { fusion: 'rrf', weights: { ...DEFAULT_WEIGHTS } }
-  if (FUSION_VALUES.includes(s?.fusion)) next.fusion = s.fusion
+  const d = {}
+  if (fusionValues().includes(s?.fusion)) d.fusion = s.fusion
   const w = s?.weights
-  if (w && validateWeights(w).valid) next.weights = Object.fromEntries(LEGS.map((leg) => [leg, w[leg]]))
-  serverDefaults = next
+  if (w && validateWeights(w).valid) d.weights = Object.fromEntries(LEGS.map((leg) => [leg, w[leg]]))
+  setDefaults(d)
 }
 
 /** defaultOptions returns fresh search options with the server's defaults. */
 export function defaultOptions() {
+  const d = searchRules().defaults
   return {
-    algorithm: 'hybrid',
-    fusion: serverDefaults.fusion,
-    weights: { ...serverDefaults.weights },
-    topK: DEFAULT_TOP_K,
+    algorithm: d.algorithm,
+    fusion: d.fusion,
+    weights: defaultWeights(),
+    topK: d.top_k,
     notes: true,
     files: true,
     pathPrefix: '',
@@ -130,7 +148,7 @@ export function buildSearchParams(q, opts, { explain = true, algorithm = opts.al
       for (const leg of LEGS) p.set(`${leg}_weight`, String(opts.weights[leg]))
     }
   }
-  p.set('top_k', String(opts.topK || DEFAULT_TOP_K))
+  p.set('top_k', String(opts.topK || defaultTopK()))
   if (opts.notes !== opts.files) p.set('types', opts.notes ? 'note' : 'file')
   const prefix = normalizePath(opts.pathPrefix)
   if (prefix) p.set('path_prefix', prefix)
@@ -167,16 +185,16 @@ export function decodeState(fragment) {
   const p = new URLSearchParams((fragment ?? '').replace(/^#/, ''))
   const opts = defaultOptions()
   const algorithm = p.get('algorithm')
-  if (ALGORITHM_VALUES.includes(algorithm)) opts.algorithm = algorithm
+  if (algorithmValues().includes(algorithm)) opts.algorithm = algorithm
   const fusion = p.get('fusion')
-  if (FUSION_VALUES.includes(fusion)) opts.fusion = fusion
+  if (fusionValues().includes(fusion)) opts.fusion = fusion
   for (const leg of LEGS) {
     const raw = p.get(`${leg}_weight`)
     const v = raw === null || raw.trim() === '' ? NaN : Number(raw)
     if (Number.isFinite(v)) opts.weights[leg] = v
   }
   const topK = Number(p.get('top_k'))
-  if (TOP_K_CHOICES.includes(topK)) opts.topK = topK
+  if (topKChoices().includes(topK)) opts.topK = topK
   const types = p.get('types')
   if (types === 'note') opts.files = false
   if (types === 'file') opts.notes = false

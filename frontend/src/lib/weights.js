@@ -1,7 +1,8 @@
-// Fusion weights, checked by the same rule as the server
-// (hybridsearch.Weights): each ≥ 0, sum ≤ 1, not all 0.
+// Fusion weights, checked by the server's rule (hybridsearch.SearchRules):
+// each ≥ 0, a sum of at most the rules' max_weight_sum, not all 0.
 
 import { t } from './l10n.js'
+import { searchRules } from './rules.js'
 
 /** LEGS are the retrieval legs in display order. */
 export const LEGS = ['semantic', 'keyword', 'fuzzy']
@@ -17,8 +18,16 @@ export function legLabel(leg) {
   return String(leg ?? '')
 }
 
-/** DEFAULT_WEIGHTS are the server's defaults (hybridsearch.DefaultWeights). */
-export const DEFAULT_WEIGHTS = Object.freeze({ semantic: 0.5, keyword: 0.3, fuzzy: 0.2 })
+/** defaultWeights returns a fresh copy of the server's default weights. */
+export function defaultWeights() {
+  const w = searchRules().defaults.weights
+  return Object.fromEntries(LEGS.map((leg) => [leg, w[leg]]))
+}
+
+/** maxWeightSum is what the weights may add up to at most (1). */
+export function maxWeightSum() {
+  return searchRules().max_weight_sum
+}
 
 // EPSILON absorbs float noise: 0.1 + 0.2 + 0.7 is 1.0000000000000002.
 const EPSILON = 1e-9
@@ -48,8 +57,9 @@ export function validateWeights(w) {
   }
   if (errors.length) return { valid: false, error: errors[0], errors, fields, sum: NaN }
   const sum = weightSum(w)
-  if (sum > 1 + EPSILON) {
-    errors.push(t('The weights add up to {sum}; together they may be at most 1.', { sum: formatWeight(sum) }))
+  const max = maxWeightSum()
+  if (sum > max + EPSILON) {
+    errors.push(t('The weights add up to {sum}; together they may be at most {max}.', { sum: formatWeight(sum), max: formatWeight(max) }))
     for (const leg of LEGS) if (w[leg] > 0) fields[leg] = true
   } else if (LEGS.every((leg) => w[leg] === 0)) {
     errors.push(t('At least one weight must be above 0.'))
@@ -59,10 +69,10 @@ export function validateWeights(w) {
 }
 
 /**
- * rebalance sets leg's weight to value (clamped to [0, 1], two decimals)
- * and, when the sum would pass 1, takes the excess from the other legs
- * that are not locked, in proportion to their weights, so the sum stays
- * at most 1. Locked legs (ones that cannot run) keep their weight; if the
+ * rebalance sets leg's weight to value (clamped to [0, max], two decimals,
+ * max being maxWeightSum) and, when the sum would pass max, takes the
+ * excess from the other legs that are not locked, in proportion to their
+ * weights, so the sum stays at most max. Locked legs (ones that cannot run) keep their weight; if the
  * others cannot give enough, the moved leg gets what is left. Returns new
  * weights; w is not changed.
  */
@@ -70,17 +80,18 @@ export function rebalance(w, leg, value, locked = []) {
   let v = Number(value)
   if (!Number.isFinite(v)) return { ...w }
   // Work in whole hundredths, so the sum is exact.
+  const total = Math.round(maxWeightSum() * 100)
   const h = {}
   for (const l of LEGS) h[l] = Math.max(0, Math.round((Number(w?.[l]) || 0) * 100))
-  h[leg] = Math.min(100, Math.max(0, Math.round(v * 100)))
+  h[leg] = Math.min(total, Math.max(0, Math.round(v * 100)))
   const others = LEGS.filter((l) => l !== leg && !locked.includes(l))
   const fixed = LEGS.filter((l) => l !== leg && locked.includes(l)).reduce((a, l) => a + h[l], 0)
-  const excess = LEGS.reduce((a, l) => a + h[l], 0) - 100
+  const excess = LEGS.reduce((a, l) => a + h[l], 0) - total
   if (excess > 0) {
     const pool = others.reduce((a, l) => a + h[l], 0)
     if (pool <= excess) {
       for (const l of others) h[l] = 0
-      h[leg] = Math.max(0, Math.min(h[leg], 100 - fixed))
+      h[leg] = Math.max(0, Math.min(h[leg], total - fixed))
     } else {
       // Take from each in proportion; what rounding leaves, from the largest.
       let left = excess

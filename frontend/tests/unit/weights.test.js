@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_WEIGHTS, formatWeight, rebalance, validateWeights, weightSum } from '../../src/lib/weights.js'
+import { defaultWeights, formatWeight, rebalance, validateWeights, weightSum } from '../../src/lib/weights.js'
 
 describe('validateWeights', () => {
   const cases = [
-    { name: 'defaults', w: DEFAULT_WEIGHTS, valid: true },
+    { name: 'defaults', w: defaultWeights(), valid: true },
     { name: 'sum exactly 1', w: { semantic: 0.4, keyword: 0.4, fuzzy: 0.2 }, valid: true },
     { name: 'float noise at 1 (0.1 + 0.2 + 0.7)', w: { semantic: 0.1, keyword: 0.2, fuzzy: 0.7 }, valid: true },
     { name: 'sum below 1', w: { semantic: 0.1, keyword: 0, fuzzy: 0 }, valid: true },

@@ -1,0 +1,42 @@
+package frontend_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	hs "github.com/hybrid-search/hybridsearch"
+)
+
+var update = flag.Bool("update", false, "rewrite src/lib/search-rules.json from hs.DefaultSearchRules")
+
+// rulesFile holds the server's built-in search rules for the panel: its
+// fallback when the page lacks them in its initial state (the app serves
+// its rules there, exapp.PanelInfo), and the rules its unit tests use.
+var rulesFile = filepath.Join("src", "lib", "search-rules.json")
+
+// TestSearchRulesFile: the panel's copy is generated from the server's
+// rules and never drifts from them. Regenerate with
+// go test ./frontend -run TestSearchRulesFile -update (then npm run build).
+func TestSearchRulesFile(t *testing.T) {
+	want, err := json.MarshalIndent(hs.DefaultSearchRules(), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, '\n')
+	if *update {
+		if err := os.WriteFile(rulesFile, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(rulesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from hs.DefaultSearchRules(); run go test ./frontend -run TestSearchRulesFile -update, then npm run build\ngot:\n%s\nwant:\n%s", rulesFile, got, want)
+	}
+}
