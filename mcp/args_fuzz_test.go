@@ -9,14 +9,13 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	hs "github.com/hybrid-search/hybridsearch"
-	"github.com/hybrid-search/hybridsearch/search"
 )
 
 // FuzzToolArguments decodes arbitrary arguments the way the SDK does for
 // nc_semantic_search and nc_get_document (validate against the input
-// schema, then unmarshal) and maps them to a request: nothing may panic,
-// and a refusal, by the tool or by the search engine's own checks (fusion
-// auto with weights, an empty date range), is EINVALID with a message.
+// schema, then unmarshal) and maps them to a request: nothing may panic, a
+// refusal is EINVALID with a message, and an accepted search request is
+// one the search rules accept.
 func FuzzToolArguments(f *testing.F) {
 	for _, s := range []string{
 		`{"query":"budget 2024"}`,
@@ -38,7 +37,8 @@ func FuzzToolArguments(f *testing.F) {
 		}
 		return r
 	}
-	searchSchema, docSchema := resolve(searchInputSchema()), resolve(documentInputSchema())
+	rules := hs.DefaultSearchRules()
+	searchSchema, docSchema := resolve(searchInputSchema(rules)), resolve(documentInputSchema())
 	f.Fuzz(func(t *testing.T, args string) {
 		var raw any
 		if json.Unmarshal([]byte(args), &raw) != nil {
@@ -47,19 +47,19 @@ func FuzzToolArguments(f *testing.F) {
 		if searchSchema.Validate(raw) == nil {
 			var in searchInput
 			if err := json.Unmarshal([]byte(args), &in); err == nil {
-				req, err := in.request()
+				req, err := in.request(rules)
 				switch {
-				case err != nil && hs.ErrorKind(err) != hs.EINVALID:
+				case err != nil && (hs.ErrorKind(err) != hs.EINVALID || hs.ErrorMessage(err) == ""):
 					t.Fatalf("request(%s) = %v, kind %s; want EINVALID", args, err, hs.ErrorKind(err))
 				case err == nil:
-					if req.TopK < 1 || req.TopK > maxLimit || (req.Filter.PathPrefix != "" && !strings.HasPrefix(req.Filter.PathPrefix, "/")) {
+					if req.TopK < 0 || req.TopK > rules.MaxTopK || (req.Filter.PathPrefix != "" && !strings.HasPrefix(req.Filter.PathPrefix, "/")) {
 						t.Fatalf("request(%s) = %+v", args, req)
 					}
-					if w := req.Weights; w != nil && (math.IsNaN(w.Semantic+w.Keyword+w.Fuzzy) || w.Semantic+w.Keyword+w.Fuzzy > 1+1e-9) {
+					if w := req.Weights; w != nil && (math.IsNaN(w.Semantic+w.Keyword+w.Fuzzy) || w.Semantic+w.Keyword+w.Fuzzy > rules.MaxWeightSum+1e-9) {
 						t.Fatalf("request(%s) weights %+v", args, *w)
 					}
-					if err := search.Validate(req); err != nil && (hs.ErrorKind(err) != hs.EINVALID || hs.ErrorMessage(err) == "") {
-						t.Fatalf("search.Validate(request(%s)) = %v, kind %s; want EINVALID", args, err, hs.ErrorKind(err))
+					if _, err := rules.Check(req); err != nil {
+						t.Fatalf("request(%s) accepted what the rules refuse: %v", args, err)
 					}
 				}
 			}
