@@ -72,7 +72,8 @@ type Options struct {
 	// elsewhere is tried again (it does not grow like Backoff); default 2 s.
 	LeaseRetry time.Duration
 	// PublishTimeout bounds how long Publish waits for the server's acks
-	// when ctx has no earlier deadline; default 10 s.
+	// when ctx has no earlier deadline, and each read or write of a bucket
+	// (file states, leases, dead letters, tokens); default 10 s.
 	PublishTimeout time.Duration
 	// Replicas of the stream and buckets; default 1 (3 on a cluster).
 	Replicas int
@@ -263,7 +264,7 @@ func (q *Queue) bucket(ctx context.Context, cfg jetstream.KeyValueConfig) (jetst
 	if err != nil {
 		return nil, unavailable(fmt.Errorf("queue: open: bucket %s: %w", cfg.Bucket, err))
 	}
-	return kv, nil
+	return timedKV{kv, q.opts.PublishTimeout}, nil
 }
 
 // openLeases creates the leases bucket with per-key TTL when the server
@@ -284,7 +285,7 @@ func (q *Queue) openLeases(ctx context.Context) error {
 		withTTL.LimitMarkerTTL = leaseMarkerTTL
 		kv, err := q.js.CreateOrUpdateKeyValue(ctx, withTTL)
 		if err == nil {
-			q.leases, q.keyTTL = kv, true
+			q.leases, q.keyTTL = timedKV{kv, q.opts.PublishTimeout}, true
 			return nil
 		}
 		if !errors.Is(err, jetstream.ErrLimitMarkerTTLNotSupported) {
@@ -296,7 +297,7 @@ func (q *Queue) openLeases(ctx context.Context) error {
 	if err != nil {
 		return unavailable(fmt.Errorf("queue: open: bucket %s: %w", LeasesBucket, err))
 	}
-	q.leases = kv
+	q.leases = timedKV{kv, q.opts.PublishTimeout}
 	return nil
 }
 

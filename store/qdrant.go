@@ -216,6 +216,10 @@ func (q *Qdrant) create(ctx context.Context, model string) error {
 	}
 	req := &qdrant.CreateCollection{
 		CollectionName: q.collection,
+		// Qdrant's multitenancy guidance: every search filters on readers,
+		// so no global graph (m=0) but one per reader (payload_m=16, built
+		// for the readers index only, is_tenant).
+		HnswConfig: &qdrant.HnswConfigDiff{M: qdrant.PtrOf(uint64(0)), PayloadM: qdrant.PtrOf(uint64(TenantPayloadM))},
 		VectorsConfig: qdrant.NewVectorsConfigMap(map[string]*qdrant.VectorParams{
 			VectorDense: {Size: uint64(q.dim), Distance: qdrant.Distance_Cosine},
 		}),
@@ -252,7 +256,7 @@ var payloadIndexes = []struct {
 	typ    qdrant.FieldType
 	schema qdrant.PayloadSchemaType
 }{
-	{"readers", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
+	{TenantField, qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
 	{"file_id", qdrant.FieldType_FieldTypeInteger, qdrant.PayloadSchemaType_Integer},
 	{"mime", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
 	{"type", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
@@ -260,6 +264,30 @@ var payloadIndexes = []struct {
 	{"path_prefixes", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
 	{"reader_prefixes", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
 	{"hash", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
+}
+
+// TenantPayloadM is the payload_m of new collections: the links per point
+// of each reader's own HNSW graph.
+const TenantPayloadM = 16
+
+// TenantField is the payload field every search filters on: the users who
+// can read a point. Its index is the tenant index.
+const TenantField = "readers"
+
+// indexParams returns the parameters of field's payload index: the tenant
+// index (is_tenant, with its per-tenant HNSW graphs) for the readers, and
+// no extra HNSW links for every other field (enable_hnsw=false): nothing
+// searches by them alone, they only narrow a reader's results.
+func indexParams(field string, typ qdrant.FieldType) *qdrant.PayloadIndexParams {
+	switch {
+	case field == TenantField:
+		return qdrant.NewPayloadIndexParamsKeyword(&qdrant.KeywordIndexParams{IsTenant: qdrant.PtrOf(true), EnableHnsw: qdrant.PtrOf(true)})
+	case typ == qdrant.FieldType_FieldTypeKeyword:
+		return qdrant.NewPayloadIndexParamsKeyword(&qdrant.KeywordIndexParams{EnableHnsw: qdrant.PtrOf(false)})
+	case typ == qdrant.FieldType_FieldTypeInteger:
+		return qdrant.NewPayloadIndexParamsInt(&qdrant.IntegerIndexParams{Lookup: qdrant.PtrOf(true), Range: qdrant.PtrOf(true), EnableHnsw: qdrant.PtrOf(false)})
+	}
+	return nil
 }
 
 // check verifies an existing collection against the options, adopts its
@@ -276,6 +304,10 @@ func (q *Qdrant) check(ctx context.Context, model string) error {
 	if err := q.checkConfig(info, model); err != nil {
 		return err
 	}
+	if h := info.GetConfig().GetHnswConfig(); h.GetM() != 0 || h.GetPayloadM() != TenantPayloadM {
+		q.log.Info("store: qdrant collection keeps its own HNSW settings, not one graph per reader (m=0, payload_m=16); searches are the same, a large index builds slower",
+			slog.String("collection", q.collection), slog.Uint64("m", h.GetM()), slog.Uint64("payload_m", h.GetPayloadM()))
+	}
 	for _, ix := range payloadIndexes {
 		have, ok := info.GetPayloadSchema()[ix.field]
 		if ok && have.GetDataType() == ix.schema {
@@ -291,9 +323,7 @@ func (q *Qdrant) check(ctx context.Context, model string) error {
 			FieldName:      ix.field,
 			FieldType:      ix.typ.Enum(),
 		}
-		if ix.field == "readers" {
-			req.FieldIndexParams = qdrant.NewPayloadIndexParamsKeyword(&qdrant.KeywordIndexParams{IsTenant: qdrant.PtrOf(true)})
-		}
+		req.FieldIndexParams = indexParams(ix.field, ix.typ)
 		if err := q.call(ctx, "create index "+ix.field, func(ctx context.Context, c *qdrant.Client) error {
 			_, err := c.CreateFieldIndex(ctx, req)
 			return err

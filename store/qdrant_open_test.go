@@ -33,6 +33,18 @@ func TestOpenQdrantBootstrap(t *testing.T) {
 		if tenant := r.GetFieldIndexParams().GetKeywordIndexParams().GetIsTenant(); tenant != (r.GetFieldName() == "readers") {
 			t.Errorf("index %q is_tenant = %v", r.GetFieldName(), tenant)
 		}
+		// Qdrant's multitenancy guidance: HNSW links for the tenant index
+		// only.
+		p := r.GetFieldIndexParams()
+		var hnsw *bool
+		if kw := p.GetKeywordIndexParams(); kw != nil {
+			hnsw = kw.EnableHnsw
+		} else if in := p.GetIntegerIndexParams(); in != nil {
+			hnsw = in.EnableHnsw
+		}
+		if hnsw == nil || *hnsw != (r.GetFieldName() == "readers") {
+			t.Errorf("index %q enable_hnsw = %v, want %v", r.GetFieldName(), hnsw, r.GetFieldName() == "readers")
+		}
 	}
 	want := map[string]qdrant.FieldType{
 		"readers": qdrant.FieldType_FieldTypeKeyword, "file_id": qdrant.FieldType_FieldTypeInteger,
@@ -52,6 +64,10 @@ func TestOpenQdrantBootstrap(t *testing.T) {
 	info, err := rawClient(t, srv).GetCollectionInfo(t.Context(), store.CollectionName("nomic-embed-text:v1.5", 4))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// One HNSW graph per reader, none for the whole collection.
+	if h := info.GetConfig().GetHnswConfig(); h.M == nil || h.GetM() != 0 || h.GetPayloadM() != 16 {
+		t.Errorf("hnsw config = %v, want m=0, payload_m=16", h)
 	}
 	params := info.GetConfig().GetParams()
 	if d := params.GetVectorsConfig().GetParamsMap().GetMap()["dense"]; d.GetSize() != 4 || d.GetDistance() != qdrant.Distance_Cosine {

@@ -211,11 +211,16 @@ func (m *Main) openQueue(ctx context.Context) error {
 		return err
 	}
 	m.NATS = nc
+	ackWait := m.Config.AckWait
+	if ackWait <= 0 {
+		ackWait = 30 * time.Second
+	}
 	m.Queue, err = queue.Open(ctx, nc, queue.Options{
 		Workers: m.Config.Workers, Backoff: m.Config.RetryBackoff, Logger: m.Logger,
+		Replicas: m.Config.NATSReplicas,
 		// A job held by a process that died is redelivered after AckWait;
 		// live workers keep theirs with InProgress every AckWait/3.
-		AckWait: 30 * time.Second,
+		AckWait: ackWait,
 	})
 	return err
 }

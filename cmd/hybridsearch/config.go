@@ -33,6 +33,7 @@ type Config struct {
 
 	// Ours.
 	NATSURL      string   // "" = run an embedded NATS server
+	NATSReplicas int      // replicas of the queue's streams and buckets
 	QdrantURL    string   // "" = embedded local store
 	QdrantAPIKey string   //
 	OllamaHosts  []string // base URLs
@@ -64,6 +65,10 @@ type Config struct {
 	// RetryBackoff overrides the queue's retry delays (tests); not read
 	// from the environment.
 	RetryBackoff []time.Duration
+	// AckWait overrides how long a job held by a lost worker (or whose
+	// acknowledgement was lost) waits before it is delivered again (tests);
+	// not read from the environment, 0 means 30 s.
+	AckWait time.Duration
 }
 
 // Addr is the TCP address the app listens on when not behind HaRP.
@@ -134,6 +139,7 @@ var envVars = []envVar{
 		c.NATSURL = v
 		return nil
 	}},
+	{"NATS_REPLICAS", "1", false, "replicas of the job streams and state buckets, 1-5 (3 on a NATS cluster of 3 or more nodes)", setInt(func(c *Config) *int { return &c.NATSReplicas }, 1, 5)},
 	{"QDRANT_URL", "", false, "http(s)://host:6334 (gRPC) of Qdrant; empty uses the embedded store", func(c *Config, v string) error {
 		u, err := url.Parse(v)
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
@@ -261,6 +267,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.ChunkOverlap >= c.ChunkSize {
 		return Config{}, fmt.Errorf("config: CHUNK_OVERLAP=%d: must be below CHUNK_SIZE=%d", c.ChunkOverlap, c.ChunkSize)
+	}
+	if c.NATSReplicas > 1 && c.NATSURL == "" {
+		return Config{}, fmt.Errorf("config: NATS_REPLICAS=%d: needs NATS_URL of a NATS cluster (the embedded server is a single node)", c.NATSReplicas)
 	}
 	if err := checkWeights(c.SearchWeights); err != nil {
 		return Config{}, fmt.Errorf("config: SEARCH_WEIGHT_SEMANTIC, SEARCH_WEIGHT_KEYWORD, SEARCH_WEIGHT_FUZZY: %v", err)

@@ -56,6 +56,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"bad log level", "LOG_LEVEL", "loud", "LOG_LEVEL"},
 		{"bad compute device", "COMPUTE_DEVICE", "TPU", "COMPUTE_DEVICE"},
 		{"bad workers", "WORKERS", "0", "WORKERS"},
+		{"replicas out of range", "NATS_REPLICAS", "7", "NATS_REPLICAS"},
+		{"replicas on the embedded server", "NATS_REPLICAS", "3", "needs NATS_URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

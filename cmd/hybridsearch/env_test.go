@@ -27,6 +27,8 @@ type testEnv struct {
 	adjust func(c *Config)
 	// Logs holds everything the app logged, for tests that look for leaks.
 	Logs *syncBuffer
+	// quiet: the app logs errors only, to the test log (long runs).
+	quiet bool
 }
 
 // envOptions tune newTestEnv.
@@ -37,6 +39,7 @@ type envOptions struct {
 	setup   func(sim *ncsim.Server)
 	adjust  func(c *Config) // changes the config before Main starts
 	version string          // Nextcloud version to simulate; "" = ncsim.DefaultVersion
+	quiet   bool            // log errors only, and keep no copy (long runs)
 }
 
 // MustRunMain starts the simulator and the app and installs the app.
@@ -57,7 +60,7 @@ func newTestEnv(t testing.TB, o envOptions) *testEnv {
 			t.Errorf("requests the simulator does not know: %v", u)
 		}
 	})
-	env := &testEnv{adjust: o.adjust, Logs: &syncBuffer{}, Sim: sim, Alice: sim.AddUser("alice", "Alice", true), Bob: sim.AddUser("bob", "Bob", false)}
+	env := &testEnv{quiet: o.quiet, adjust: o.adjust, Logs: &syncBuffer{}, Sim: sim, Alice: sim.AddUser("alice", "Alice", true), Bob: sim.AddUser("bob", "Bob", false)}
 	if o.setup != nil {
 		o.setup(sim)
 	}
@@ -113,8 +116,12 @@ func (e *testEnv) start(t testing.TB) {
 	if e.adjust != nil {
 		e.adjust(&cfg)
 	}
-	out := io.MultiWriter(testWriter{t}, e.Logs)
-	m := NewMain(cfg, slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	var out io.Writer = io.MultiWriter(testWriter{t}, e.Logs)
+	level := slog.LevelDebug
+	if e.quiet {
+		out, level = testWriter{t}, slog.LevelError
+	}
+	m := NewMain(cfg, slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level})))
 	if err := m.Run(context.Background()); err != nil {
 		_ = m.Close()
 		t.Fatalf("Main.Run: %v", err)

@@ -15,6 +15,7 @@ type collection struct {
 	dense    map[string]*qdrant.VectorParams       // "" is the unnamed vector
 	sparse   map[string]*qdrant.SparseVectorParams // by name
 	metadata map[string]*qdrant.Value
+	hnsw     *qdrant.HnswConfigDiff               // as created; unset fields take Qdrant's defaults
 	indexes  map[string]*qdrant.PayloadSchemaInfo // payload indexes by field
 	points   map[string]*point                    // by idKey
 	named    bool                                 // dense vectors configured by name
@@ -45,6 +46,10 @@ func (cs collectionsService) Create(_ context.Context, req *qdrant.CreateCollect
 		metadata: make(map[string]*qdrant.Value),
 		indexes:  make(map[string]*qdrant.PayloadSchemaInfo),
 		points:   make(map[string]*point),
+		hnsw:     &qdrant.HnswConfigDiff{M: qdrant.PtrOf(uint64(16)), EfConstruct: qdrant.PtrOf(uint64(100)), FullScanThreshold: qdrant.PtrOf(uint64(10000))},
+	}
+	if h := req.GetHnswConfig(); h != nil {
+		proto.Merge(c.hnsw, h)
 	}
 	switch vc := req.GetVectorsConfig().GetConfig().(type) {
 	case *qdrant.VectorsConfig_Params:
@@ -127,7 +132,7 @@ func (cs collectionsService) Get(_ context.Context, req *qdrant.GetCollectionInf
 		SegmentsCount:   1,
 		Config: &qdrant.CollectionConfig{
 			Params:          params,
-			HnswConfig:      &qdrant.HnswConfigDiff{},
+			HnswConfig:      proto.Clone(c.hnsw).(*qdrant.HnswConfigDiff),
 			OptimizerConfig: &qdrant.OptimizersConfigDiff{},
 			WalConfig:       &qdrant.WalConfigDiff{},
 			Metadata:        md,

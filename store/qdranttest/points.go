@@ -322,6 +322,9 @@ func (ps pointsService) CreateFieldIndex(_ context.Context, req *qdrant.CreateFi
 		return nil, invalid("unknown field type %v", req.GetFieldType())
 	}
 	info := &qdrant.PayloadSchemaInfo{DataType: typ}
+	if !paramsFit(req.GetFieldType(), req.GetFieldIndexParams()) {
+		return nil, invalid("index params %T do not fit field type %v", req.GetFieldIndexParams().GetIndexParams(), req.GetFieldType())
+	}
 	if req.FieldIndexParams != nil {
 		info.Params = proto.Clone(req.FieldIndexParams).(*qdrant.PayloadIndexParams)
 	}
@@ -477,4 +480,30 @@ func canonicalUUID(s string) (string, bool) {
 	}
 	h := hex.EncodeToString(b)
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32], true
+}
+
+// paramsFit reports whether index params (nil: the defaults) are those of
+// the field type, as Qdrant requires.
+func paramsFit(t qdrant.FieldType, p *qdrant.PayloadIndexParams) bool {
+	switch p.GetIndexParams().(type) {
+	case nil:
+		return true
+	case *qdrant.PayloadIndexParams_KeywordIndexParams:
+		return t == qdrant.FieldType_FieldTypeKeyword
+	case *qdrant.PayloadIndexParams_IntegerIndexParams:
+		return t == qdrant.FieldType_FieldTypeInteger
+	case *qdrant.PayloadIndexParams_FloatIndexParams:
+		return t == qdrant.FieldType_FieldTypeFloat
+	case *qdrant.PayloadIndexParams_TextIndexParams:
+		return t == qdrant.FieldType_FieldTypeText
+	case *qdrant.PayloadIndexParams_BoolIndexParams:
+		return t == qdrant.FieldType_FieldTypeBool
+	case *qdrant.PayloadIndexParams_DatetimeIndexParams:
+		return t == qdrant.FieldType_FieldTypeDatetime
+	case *qdrant.PayloadIndexParams_UuidIndexParams:
+		return t == qdrant.FieldType_FieldTypeUuid
+	case *qdrant.PayloadIndexParams_GeoIndexParams:
+		return t == qdrant.FieldType_FieldTypeGeo
+	}
+	return false
 }
