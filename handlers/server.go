@@ -38,6 +38,10 @@ type Deps struct {
 	MCP    *MCPDeps     // nil: no /mcp, metadata or token routes
 	Assets fs.FS        // required: the frontend build (js/, css/, img/)
 	Logger *slog.Logger // nil means slog.Default()
+	// Observer counts webhook events (*metrics.Metrics); nil counts none.
+	Observer Observer
+	// Ops are /metrics, /healthz and /readyz; nil leaves them out.
+	Ops *Ops
 }
 
 // Server holds the handlers and what they need.
@@ -57,6 +61,8 @@ type Server struct {
 	mcp      *MCPDeps
 	assets   fs.FS
 	logger   *slog.Logger
+	observer Observer
+	ops      *Ops
 }
 
 // New returns a Server, or an error naming the first missing dependency.
@@ -83,7 +89,7 @@ func New(d Deps) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, rules: d.Rules.OrDefault(), assets: d.Assets, logger: d.Logger}, nil
+	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, rules: d.Rules.OrDefault(), assets: d.Assets, logger: d.Logger, observer: d.Observer, ops: d.Ops}, nil
 }
 
 // Handler returns the app's complete HTTP handler.
@@ -93,6 +99,8 @@ func (s *Server) Handler() http.Handler {
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.Recover())
+	e.Use(requestID)
+	e.Use(s.observeWebhook) // outside the body limit, to count its 413s
 	e.Use(middleware.BodyLimit("1M"))
 	e.Use(s.requestLogger())
 	s.Register(e)
@@ -126,6 +134,9 @@ func (s *Server) Register(e *echo.Echo) {
 
 	// MCP endpoint, its protected-resource metadata and the token API.
 	s.registerMCP(e)
+
+	// Operator endpoints (the app's own port only; not proxied).
+	s.ops.Register(e)
 }
 
 // requestLogger logs one line per request at debug level, and failures at
