@@ -114,7 +114,7 @@ func (e *testEnv) start(t testing.TB) {
 		e.adjust(&cfg)
 	}
 	out := io.MultiWriter(testWriter{t}, e.Logs)
-	m := NewMain(cfg, slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	m := NewMain(cfg, slog.New(requestIDHandler{slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})}))
 	if err := m.Run(context.Background()); err != nil {
 		_ = m.Close()
 		t.Fatalf("Main.Run: %v", err)
