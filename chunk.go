@@ -32,5 +32,8 @@ type Chunk struct {
 	End      int      `json:"end"`      // rune offset just past Text
 	Headings []string `json:"headings"` // heading path, outermost first
 	Page     int      `json:"page"`     // 1-based page of Start, 0 when unpaged
-	Hash     string   `json:"hash"`     // hex SHA-256 of Text
+	// Hash is the hex SHA-256 of Text as chunked; in a stored point it is
+	// the key its dense vector is reused under: the SHA-256 of the exact
+	// text embedded, title and headings included (indexing.VectorKey).
+	Hash string `json:"hash"`
 }

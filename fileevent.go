@@ -50,6 +50,17 @@ var FileEvents = []FileEvent{
 	{trashEvents + "BeforeNodeRestoredEvent", "BeforeNodeRestoredEvent", targetPath, false},
 }
 
+// TwoNodes reports whether the event names a source and a target node
+// (rename, copy, restore) rather than one node.
+func (e FileEvent) TwoNodes() bool { return e.PathKey == targetPath }
+
+// Announces reports whether the event fires before its change happens,
+// so it makes no job: its after-event follows. BeforeNodeDeletedEvent is
+// the exception: the last moment the node's id and path are known.
+func (e FileEvent) Announces() bool {
+	return strings.HasPrefix(e.Name, "Before") && e.Name != "BeforeNodeDeletedEvent"
+}
+
 // FileEventByClass returns the file event of a class name as a webhook
 // payload or a registration gives it (leading backslashes are ignored).
 func FileEventByClass(class string) (FileEvent, bool) {

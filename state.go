@@ -24,6 +24,10 @@ type FileState struct {
 	// live with them in the store: a state stays small whatever the
 	// file's size.)
 	Chunks int `json:"chunks,omitempty"`
+	// NoVectors is how many of an indexed file's chunks have no dense
+	// vector because the embedder could not take them; Error says why.
+	// Keyword and fuzzy search find them, search by meaning does not.
+	NoVectors int `json:"no_vectors,omitempty"`
 	// Index names the index the file was written to (store and embedding
 	// model); a file indexed elsewhere counts as not indexed here.
 	Index    string    `json:"index,omitempty"`

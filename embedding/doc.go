@@ -15,6 +15,12 @@
 //
 // Every error carries a root error kind (hybridsearch.Errorf): an
 // unreachable, overloaded or slow host and a model that is not pulled yet are
-// EUNAVAILABLE (retry later), an input the model rejects is EINVALID, and a
-// malformed response is EINTERNAL. Errors never contain the embedded text.
+// EUNAVAILABLE (retry later), an input longer than the model's context
+// that Ollama could not truncate is ETOOLARGE, another input the model
+// rejects is EINVALID, and a malformed response is EINTERNAL. Errors never
+// contain the embedded text.
+//
+// options.num_ctx is sent only when the model's default context is too
+// small for the longest input (OllamaOptions.ContextNeeded): Ollama
+// reloads a model whenever its clients disagree on the context size.
 package embedding

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 
 	"github.com/ollama/ollama/api"
 
@@ -61,6 +62,14 @@ func classify(ctx context.Context, op, host, model string, err error) error {
 	return &hostError{hs.Errorf(hs.EUNAVAILABLE, "embedding: ollama %s on %s: host unreachable: %w", op, host, err)}
 }
 
+// classifyStatus maps an error status of Ollama to a root kind. A 400
+// about the context length is ETOOLARGE: the runner refuses an input
+// longer than its context ("the input length exceeds the context length",
+// runner/ollamarunner/runner.go errorInputTooLong), and EmbedHandler's
+// retry of a truncated input fails with that message or with "input
+// exceeds maximum context length and cannot be truncated further" or
+// "input after truncation exceeds maximum context length"
+// (server/routes.go, v0.17.4), all with status 400.
 func classifyStatus(op, host, model string, se api.StatusError) error {
 	msg := se.ErrorMessage
 	if len(msg) > maxServerMessage {
@@ -79,6 +88,8 @@ func classifyStatus(op, host, model string, se api.StatusError) error {
 		return hs.Errorf(hs.EUNAVAILABLE, "embedding: ollama %s on %s: status %d: %w", op, host, code, cause)
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return hs.Errorf(hs.EUNAVAILABLE, "embedding: ollama %s on %s: access denied (status %d): check the proxy credentials: %w", op, host, code, cause)
+	case code == http.StatusBadRequest && strings.Contains(msg, "context length"):
+		return hs.Errorf(hs.ETOOLARGE, "embedding: ollama %s on %s: an input is too long for the model's context and could not be truncated (status 400): %w", op, host, cause)
 	default:
 		return hs.Errorf(hs.EINVALID, "embedding: ollama %s on %s rejected the input (status %d): %w", op, host, code, cause)
 	}

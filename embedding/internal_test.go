@@ -108,3 +108,22 @@ func TestPoolPrefersHealthyHosts(t *testing.T) {
 		t.Errorf("pick with b tried = %v, %v; want a", h, ok)
 	}
 }
+
+func TestNumCtxParameter(t *testing.T) {
+	tests := []struct {
+		params string
+		want   int
+	}{
+		{"", 0},
+		{"num_ctx                        8192", 8192},
+		{"stop                           \"<|endoftext|>\"\nnum_ctx                        2048\ntemperature                    0.7", 2048},
+		{"num_ctx                        4096.0", 4096},
+		{"num_ctx                        0.5", 0},
+		{"num_ctx_extra                  10", 0},
+	}
+	for _, tt := range tests {
+		if got := numCtxParameter(tt.params); got != tt.want {
+			t.Errorf("numCtxParameter(%q) = %d, want %d", tt.params, got, tt.want)
+		}
+	}
+}

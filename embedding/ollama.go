@@ -25,6 +25,9 @@ const (
 	defaultOllamaPort   = "11434"
 )
 
+// DefaultContextNeeded is OllamaOptions.ContextNeeded when it is 0.
+const DefaultContextNeeded = 2048
+
 // OllamaOptions configure an Ollama client. Zero fields take the defaults.
 type OllamaOptions struct {
 	// Hosts are base URLs ("http://gpu1:11434"); "host:port" and a bare host
@@ -51,10 +54,19 @@ type OllamaOptions struct {
 	// lines per request; nil means slog.Default(). Texts are never logged.
 	Logger *slog.Logger
 
-	// NumCtx caps options.num_ctx sent with every request; 0 means the
-	// model's trained context length from /api/show. Set it lower to save
-	// memory on long-context models (qwen3-embedding: 32k).
+	// NumCtx, if positive, is sent as options.num_ctx with every request,
+	// capped at the model's trained context. Zero lets the client decide
+	// (see ContextNeeded): Ollama reloads a model whenever two clients ask
+	// for different contexts, so it is sent only when it helps.
 	NumCtx int
+	// ContextNeeded is the most tokens one input may take (prefix, title,
+	// headings and a whole chunk); 0 means DefaultContextNeeded. When the
+	// context Ollama would use by default (the model's num_ctx parameter,
+	// else ServerDefaultContext, capped at the trained context) is smaller
+	// and the model was trained for more, options.num_ctx asks for it
+	// (rounded up to a power of two, capped at the trained context);
+	// otherwise no num_ctx is sent.
+	ContextNeeded int
 	// QueryCacheSize is the number of query vectors kept; 0 means
 	// DefaultQueryCacheSize, negative turns the cache off.
 	QueryCacheSize int
@@ -67,6 +79,12 @@ type OllamaOptions struct {
 	Observe func(host string, inputs int, d time.Duration, err error)
 }
 
+// ServerDefaultContext is the context Ollama gives a model that sets no
+// num_ctx when a request sets none either: 4096 below 23 GiB of VRAM
+// (32768 up to 47 GiB, 262144 above; OLLAMA_CONTEXT_LENGTH overrides it),
+// from server/routes.go Serve in v0.17.4. The client assumes the smallest.
+const ServerDefaultContext = 4096
+
 // Info is what /api/show reports about the model.
 type Info struct {
 	Model         string   // the configured model name
@@ -74,6 +92,10 @@ type Info struct {
 	ContextLength int      // <arch>.context_length (trained context, in tokens)
 	Family        string   // details.family, e.g. "nomic-bert"; the architecture if absent
 	Capabilities  []string // e.g. ["embedding"]
+
+	// DefaultContext is the model's num_ctx parameter (parameters), the
+	// context Ollama uses when a request sets none; 0 when it has none.
+	DefaultContext int
 }
 
 // Ollama embeds documents and queries through one or more Ollama servers.
@@ -85,6 +107,7 @@ type Ollama struct {
 	keepAlive time.Duration
 	timeout   time.Duration
 	numCtx    int
+	needCtx   int
 	log       *slog.Logger
 	cache     *QueryCache // nil when off
 	pool      *pool
@@ -105,8 +128,8 @@ func NewOllama(o OllamaOptions) (*Ollama, error) {
 	if len(o.Hosts) == 0 {
 		return nil, hs.Errorf(hs.EINVALID, "embedding: no ollama hosts configured")
 	}
-	if o.BatchSize < 0 || o.Timeout < 0 || o.NumCtx < 0 || o.HostCooldown < 0 {
-		return nil, hs.Errorf(hs.EINVALID, "embedding: negative batch size, timeout, num_ctx or host cooldown")
+	if o.BatchSize < 0 || o.Timeout < 0 || o.NumCtx < 0 || o.ContextNeeded < 0 || o.HostCooldown < 0 {
+		return nil, hs.Errorf(hs.EINVALID, "embedding: negative batch size, timeout, num_ctx, context needed or host cooldown")
 	}
 	c := &Ollama{
 		model:     o.Model,
@@ -114,6 +137,7 @@ func NewOllama(o OllamaOptions) (*Ollama, error) {
 		keepAlive: orDefault(o.KeepAlive, DefaultKeepAlive),
 		timeout:   orDefault(o.Timeout, DefaultTimeout),
 		numCtx:    o.NumCtx,
+		needCtx:   orDefault(o.ContextNeeded, DefaultContextNeeded),
 		log:       o.Logger,
 		observe:   o.Observe,
 		probeSem:  make(chan struct{}, 1),
@@ -324,10 +348,9 @@ func (o *Ollama) embedOn(ctx context.Context, h *host, inputs []string, info Inf
 		Input:     inputs,
 		KeepAlive: &api.Duration{Duration: o.keepAlive},
 		Truncate:  &truncate,
-		Options:   map[string]any{},
 	}
 	if n := o.contextSize(info); n > 0 {
-		req.Options["num_ctx"] = n
+		req.Options = map[string]any{"num_ctx": n}
 	}
 	start := time.Now()
 	resp, err := h.client.Embed(rctx, req)
@@ -349,14 +372,36 @@ func (o *Ollama) embedOn(ctx context.Context, h *host, inputs []string, info Inf
 	return resp.Embeddings, nil
 }
 
-// contextSize is the num_ctx to request: the trained context, capped by
-// OllamaOptions.NumCtx; 0 when neither is known.
+// contextSize is the num_ctx to send, 0 for none. An explicit NumCtx is
+// sent (capped at the trained context). Otherwise num_ctx is sent only
+// when the context Ollama uses by default is smaller than needCtx and the
+// model allows more: every client of a model that sends none shares one
+// loaded runner, while a num_ctx that differs from another client's makes
+// Ollama reload the model on every switch.
 func (o *Ollama) contextSize(info Info) int {
-	n := info.ContextLength
-	if o.numCtx > 0 && (n == 0 || o.numCtx < n) {
-		n = o.numCtx
+	trained := info.ContextLength
+	capped := func(n int) int {
+		if trained > 0 {
+			return min(n, trained)
+		}
+		return n
 	}
-	return n
+	if o.numCtx > 0 {
+		return capped(o.numCtx)
+	}
+	def := info.DefaultContext
+	if def <= 0 {
+		def = ServerDefaultContext
+	}
+	def = capped(def)
+	if def >= o.needCtx || (trained > 0 && trained <= def) {
+		return 0
+	}
+	n := 1
+	for n < o.needCtx {
+		n *= 2
+	}
+	return capped(n)
 }
 
 // String describes the client for logs.

@@ -3,7 +3,9 @@ package embedding
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -49,7 +51,8 @@ func (o *Ollama) Probe(ctx context.Context) (Info, error) {
 	o.info = &info
 	o.infoMu.Unlock()
 	o.log.Info("embedding model probed", "model", info.Model, "dim", info.Dim,
-		"context_length", info.ContextLength, "family", info.Family, "prefixes", o.prefixes.Scheme)
+		"context_length", info.ContextLength, "default_context", info.DefaultContext,
+		"num_ctx_sent", o.contextSize(info), "family", info.Family, "prefixes", o.prefixes.Scheme)
 	return info, nil
 }
 
@@ -141,7 +144,23 @@ func parseShow(model string, resp *api.ShowResponse) (Info, error) {
 	if n, ok := intValue(resp.ModelInfo[arch+".context_length"]); ok && n > 0 {
 		info.ContextLength = n
 	}
+	info.DefaultContext = numCtxParameter(resp.Parameters)
 	return info, nil
+}
+
+// numCtxParameter reads num_ctx from /api/show's parameters, one
+// "name value" line per Modelfile parameter; 0 when it is not there.
+func numCtxParameter(params string) int {
+	for line := range strings.Lines(params) {
+		f := strings.Fields(line)
+		if len(f) != 2 || f[0] != "num_ctx" {
+			continue
+		}
+		if n, err := strconv.ParseFloat(f[1], 64); err == nil && n > 0 && n == math.Trunc(n) {
+			return int(n)
+		}
+	}
+	return 0
 }
 
 // intValue reads a JSON number decoded into any.

@@ -50,8 +50,12 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		}
 	default:
 		kind := hs.ErrorKind(err)
-		status = statusOf[kind]
 		body = errorBody{Error: hs.RedactEndpoints(hs.ErrorMessage(err)), Kind: kind}
+		if st, ok := statusOf[kind]; ok {
+			status = st
+		} else { // a kind this table does not know is a bug: 500, not 0
+			body = errorBody{Error: "internal error", Kind: hs.EINTERNAL}
+		}
 	}
 	if status >= 500 {
 		s.logger.Error("request failed", slog.String("method", c.Request().Method),

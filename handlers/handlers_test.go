@@ -27,7 +27,6 @@ type fakeLifecycle struct {
 	inits     int
 	enabled   []bool
 	enableErr error
-	block     chan struct{} // if non-nil, SetEnabled waits on it
 }
 
 func (f *fakeLifecycle) StartInit() { f.mu.Lock(); f.inits++; f.mu.Unlock() }

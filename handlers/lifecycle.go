@@ -23,7 +23,16 @@ type Lifecycle interface {
 const enabledTimeout = 55 * time.Second
 
 // handleHeartbeat answers GET /heartbeat, which AppAPI calls without auth.
+// AppAPI counts only HTTP 200 with {"status":"ok"} as alive
+// (AppAPIService::heartbeatExApp, app_api v32–v35); while a component is
+// starting, stopping or dead the answer is 503 with the state, never an
+// error text (the caller is not authenticated).
 func (s *Server) handleHeartbeat(c echo.Context) error {
+	if s.health != nil {
+		if err := s.health(); err != nil {
+			return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": err.Error()})
+		}
+	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }
 

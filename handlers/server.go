@@ -38,6 +38,9 @@ type Deps struct {
 	MCP    *MCPDeps     // nil: no /mcp, metadata or token routes
 	Assets fs.FS        // required: the frontend build (js/, css/, img/)
 	Logger *slog.Logger // nil means slog.Default()
+	// Health reports whether the app's components all run (nil) or what
+	// is wrong; /heartbeat answers from it. nil means always healthy.
+	Health func() error
 	// Observer counts webhook events (*metrics.Metrics); nil counts none.
 	Observer Observer
 	// Ops are /metrics, /healthz and /readyz; nil leaves them out.
@@ -61,6 +64,7 @@ type Server struct {
 	mcp      *MCPDeps
 	assets   fs.FS
 	logger   *slog.Logger
+	health   func() error
 	observer Observer
 	ops      *Ops
 }
@@ -89,7 +93,7 @@ func New(d Deps) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, rules: d.Rules.OrDefault(), assets: d.Assets, logger: d.Logger, observer: d.Observer, ops: d.Ops}, nil
+	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, rules: d.Rules.OrDefault(), assets: d.Assets, logger: d.Logger, health: d.Health, observer: d.Observer, ops: d.Ops}, nil
 }
 
 // Handler returns the app's complete HTTP handler.

@@ -110,18 +110,11 @@ func webhookJobs(env webhookEnvelope, now time.Time) ([]hs.IndexJob, error) {
 		return j, true
 	}
 	var jobs []hs.IndexJob
-	switch name {
-	case "NodeCreatedEvent", "NodeWrittenEvent", "NodeTouchedEvent", "NodeUpdatedEvent", "NodeDeletedEvent", "BeforeNodeDeletedEvent":
-		if ev.Node == nil || ev.Node.Path == "" {
-			return nil, hs.Errorf(hs.EINVALID, "%s without a node path", name)
-		}
-		if j, ok := job(ev.Node, nil); ok {
-			if name == "BeforeNodeDeletedEvent" {
-				j.NotBefore = now.Add(deleteGrace)
-			}
-			jobs = append(jobs, j)
-		}
-	case "NodeRenamedEvent", "NodeCopiedEvent", "NodeRestoredEvent":
+	// Which events exist and how they are shaped is hs.FileEvents' to say.
+	switch {
+	case fe.Announces():
+		// The change has not happened yet; its after-event follows.
+	case fe.TwoNodes():
 		if ev.Target == nil || ev.Target.Path == "" || ev.Source == nil || ev.Source.Path == "" {
 			return nil, hs.Errorf(hs.EINVALID, "%s without source and target paths", name)
 		}
@@ -135,11 +128,16 @@ func webhookJobs(env webhookEnvelope, now time.Time) ([]hs.IndexJob, error) {
 				jobs = append(jobs, j)
 			}
 		}
-	case "BeforeNodeCreatedEvent", "BeforeNodeWrittenEvent", "BeforeNodeTouchedEvent", "BeforeNodeUpdatedEvent",
-		"BeforeNodeRenamedEvent", "BeforeNodeCopiedEvent", "BeforeNodeRestoredEvent", "BeforeNodeReadEvent":
-		// The change has not happened yet; its after-event follows.
 	default:
-		return nil, hs.Errorf(hs.EINVALID, "unsupported event class %q", ev.Class)
+		if ev.Node == nil || ev.Node.Path == "" {
+			return nil, hs.Errorf(hs.EINVALID, "%s without a node path", name)
+		}
+		if j, ok := job(ev.Node, nil); ok {
+			if name == "BeforeNodeDeletedEvent" {
+				j.NotBefore = now.Add(deleteGrace)
+			}
+			jobs = append(jobs, j)
+		}
 	}
 	return jobs, nil
 }

@@ -53,7 +53,8 @@ func (c *Control) Scan(ctx context.Context, user hs.UserID, all bool) error {
 }
 
 // Retry queues again every failed file user can read (every failed file
-// with all, admins only) and returns how many were queued.
+// with all, admins only), and every indexed file with chunks that have no
+// vector, and returns how many were queued.
 func (c *Control) Retry(ctx context.Context, user hs.UserID, all bool) (int, error) {
 	if err := c.authorize(ctx, user, all); err != nil {
 		return 0, err
@@ -61,7 +62,8 @@ func (c *Control) Retry(ctx context.Context, user hs.UserID, all bool) (int, err
 	var jobs []hs.IndexJob
 	now := time.Now()
 	err := c.States.List(ctx, func(st hs.FileState) error {
-		if st.Status != hs.StatusFailed || len(st.Readers) == 0 {
+		retry := st.Status == hs.StatusFailed || st.Status == hs.StatusIndexed && st.NoVectors > 0
+		if !retry || len(st.Readers) == 0 {
 			return nil
 		}
 		as := user

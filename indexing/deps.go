@@ -35,6 +35,9 @@ type Chunker interface {
 type SparseFunc func(meta hs.FileMeta, c hs.Chunk) (bm25, trigram hs.SparseVector)
 
 // Embedder embeds document texts; nil in Pipeline means "no dense vectors".
+// An error of kind ETOOLARGE says an input is too long for the model and
+// could not be truncated: the pipeline then splits that input (see
+// Pipeline.embed). Other errors fail the whole call.
 type Embedder interface {
 	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
 }

@@ -51,8 +51,17 @@ type Pipeline struct {
 	IndexID string
 	// EmbedBatch is the number of texts per Embed call; default 64.
 	EmbedBatch int
-	Logger     *slog.Logger
-	Now        func() time.Time
+	// VectorRetries is how many times a file is tried while some of its
+	// chunks cannot be embedded (the file is indexed for keyword and
+	// fuzzy search meanwhile): Process returns an EUNAVAILABLE error
+	// until then, so the queue retries with its backoff, and nil after;
+	// a change of the file or a retry request tries again. Default 6;
+	// keep it below the queue's MaxDeliver, or the queue marks the file
+	// failed.
+	VectorRetries int
+
+	Logger *slog.Logger
+	Now    func() time.Time
 
 	embedded, reused, processed atomic.Int64
 }
@@ -169,7 +178,7 @@ func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, i
 		return p.finish(ctx, st, info, hs.StatusSkipped, reason)
 	}
 	ruleLifted := st.Status == hs.StatusSkipped && IsRuleReason(st.Error) // and it no longer applies
-	if st.ETag == info.ETag && st.Index == p.IndexID && !ruleLifted && (st.Status == hs.StatusIndexed || st.Status == hs.StatusSkipped || st.Status == hs.StatusFailed && !retry) {
+	if st.ETag == info.ETag && st.Index == p.IndexID && !ruleLifted && (st.Status == hs.StatusIndexed && !p.vectorsDue(st, retry) || st.Status == hs.StatusSkipped || st.Status == hs.StatusFailed && !retry) {
 		if !changed && st.Modified.Equal(info.Modified) {
 			return nil // nothing new
 		}
@@ -196,17 +205,57 @@ func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, i
 		return p.pending(ctx, st, info, err)
 	}
 	meta := p.meta(st, info, text.Title)
-	n, err := p.write(ctx, meta, text)
+	w, err := p.write(ctx, meta, text)
 	if err != nil {
 		return p.pending(ctx, st, info, err)
 	}
-	if n == 0 {
+	if w.chunks == 0 {
 		return p.finish(ctx, st, info, hs.StatusSkipped, "no text to index")
 	}
+	again := st.NoVectors > 0 && st.ETag == info.ETag && !retry // another try at the same content
 	setFile(st, info)
-	st.Chunks = n
-	st.Status, st.Error, st.Attempts, st.Index = hs.StatusIndexed, "", 0, p.IndexID
-	return p.putState(ctx, st)
+	st.Chunks = w.chunks
+	st.Status, st.Index = hs.StatusIndexed, p.IndexID
+	if w.miss.count == 0 {
+		st.Error, st.Attempts, st.NoVectors = "", 0, 0
+		return p.putState(ctx, st)
+	}
+	return p.partial(ctx, st, w, again)
+}
+
+// partial records a file indexed with some chunks lacking a dense vector
+// and returns an EUNAVAILABLE error, so the queue tries it again after
+// its backoff, until VectorRetries tries were made; again says this try
+// follows an earlier one of the same content.
+func (p *Pipeline) partial(ctx context.Context, st *hs.FileState, w written, again bool) error {
+	if !again {
+		st.Attempts = 0
+	}
+	st.Attempts++
+	st.NoVectors = w.miss.count
+	st.Error = noVectorsMessage(w.miss.count, w.chunks, w.miss.reason)
+	if err := p.putState(ctx, st); err != nil {
+		return err
+	}
+	if st.Attempts >= p.vectorRetries() {
+		p.logger().Warn("file indexed without some vectors; no more automatic retries",
+			"file_id", st.ID, "no_vectors", st.NoVectors, "chunk_count", st.Chunks, "attempts", st.Attempts, slog.Any("error", w.miss.reason))
+		return nil
+	}
+	return hs.WrapError(hs.EUNAVAILABLE, w.miss.reason, fmt.Sprintf("file %d indexed without %d vectors (try %d of %d)", st.ID, st.NoVectors, st.Attempts, p.vectorRetries()))
+}
+
+// vectorsDue reports whether an indexed file's missing vectors are to be
+// tried again now: on a retry request, or while tries remain.
+func (p *Pipeline) vectorsDue(st *hs.FileState, retry bool) bool {
+	return st.NoVectors > 0 && (retry || st.Attempts < p.vectorRetries())
+}
+
+func (p *Pipeline) vectorRetries() int {
+	if p.VectorRetries > 0 {
+		return p.VectorRetries
+	}
+	return 6
 }
 
 // finish records a final non-indexed outcome and removes stale chunks.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"strings"
 
 	hs "github.com/hybrid-search/hybridsearch"
 )
@@ -31,20 +30,28 @@ func (p *Pipeline) extract(ctx context.Context, user hs.UserID, info hs.FileInfo
 // time: what a file's indexing holds in memory, whatever its size.
 const writeBatch = 256
 
+// written is what write reports about a file.
+type written struct {
+	chunks int        // chunks stored
+	miss   unembedded // chunks stored without a dense vector
+}
+
 // write chunks text, turns the chunks into points batch by batch and
-// writes them, and returns how many chunks the file has. A file of one
-// batch is written whole (atomically, in the local store); a larger one
-// batch by batch, then cut to its new length, so a long file never has
-// all its points in memory at once. No chunks write nothing.
-func (p *Pipeline) write(ctx context.Context, meta hs.FileMeta, text hs.Text) (int, error) {
+// writes them, and reports how many chunks the file has and how many of
+// them could not be embedded. A file of one batch is written whole
+// (atomically, in the local store); a larger one batch by batch, then cut
+// to its new length, so a long file never has all its points in memory
+// at once. No chunks write nothing.
+func (p *Pipeline) write(ctx context.Context, meta hs.FileMeta, text hs.Text) (written, error) {
+	var w written
 	var first []hs.Point // held until a second batch shows the file is large
-	n, batches := 0, 0
+	batches := 0
 	err := p.Chunk.ChunkEach(meta.ID, text, writeBatch, func(chunks []hs.Chunk) error {
-		points, err := p.points(ctx, meta, chunks)
+		points, err := p.points(ctx, meta, chunks, &w.miss)
 		if err != nil {
 			return err
 		}
-		n += len(chunks)
+		w.chunks += len(chunks)
 		batches++
 		if batches == 1 {
 			first = points
@@ -63,88 +70,89 @@ func (p *Pipeline) write(ctx context.Context, meta hs.FileMeta, text hs.Text) (i
 	})
 	switch {
 	case err != nil:
-		return 0, err
+		return written{}, err
 	case batches == 0:
-		return 0, nil
+		return written{}, nil
 	case batches == 1:
 		if err := p.Store.WriteFile(ctx, meta, first); err != nil {
-			return 0, fmt.Errorf("write file %d: %w", meta.ID, err)
+			return written{}, fmt.Errorf("write file %d: %w", meta.ID, err)
 		}
 	default:
-		if err := p.Store.TrimFile(ctx, meta.ID, n); err != nil {
-			return 0, fmt.Errorf("write file %d: %w", meta.ID, err)
+		if err := p.Store.TrimFile(ctx, meta.ID, w.chunks); err != nil {
+			return written{}, fmt.Errorf("write file %d: %w", meta.ID, err)
 		}
 	}
-	return n, nil
+	return w, nil
 }
 
 // points builds the points of a batch of chunks: sparse vectors for every
-// chunk, and dense vectors reused from the store by chunk hash where the
-// text is already embedded (in this file before, or in any other), else
-// embedded.
-func (p *Pipeline) points(ctx context.Context, meta hs.FileMeta, chunks []hs.Chunk) ([]hs.Point, error) {
+// chunk, and dense vectors reused from the store by VectorKey where the
+// same text (title and headings included) is already embedded, in this
+// file before or in any other, else embedded. A chunk the embedder cannot
+// take gets no dense vector and is counted in miss.
+func (p *Pipeline) points(ctx context.Context, meta hs.FileMeta, chunks []hs.Chunk, miss *unembedded) ([]hs.Point, error) {
 	points := make([]hs.Point, len(chunks))
-	inputs := make([]string, len(chunks))
+	inputs := make([]embedInput, len(chunks))
 	for i, c := range chunks {
-		inputs[i] = EmbedInput(meta.Title, c)
+		inputs[i] = newEmbedInput(meta.Title, c)
+		c.Hash = VectorKey(inputs[i].String())
 		bm25, tri := p.Sparse(meta, c)
 		points[i] = hs.Point{ID: hs.PointID(meta.ID, c.No), Chunk: c, File: meta, BM25: bm25, Trigram: tri}
 	}
 	if p.Embed == nil || len(chunks) == 0 {
 		return points, nil
 	}
-	vecs, err := p.reusable(ctx, chunks)
+	vecs, err := p.reusable(ctx, points)
 	if err != nil {
 		return nil, err
 	}
 	var todo []int
-	for i, c := range chunks {
-		if v, ok := vecs[c.Hash]; ok {
+	var todoInputs []embedInput
+	queued := map[string]bool{} // a repeated chunk in one batch is embedded once
+	for i, pt := range points {
+		key := pt.Chunk.Hash
+		if v, ok := vecs[key]; ok {
 			points[i].Dense = v
 			p.reused.Add(1)
-		} else {
-			todo = append(todo, i)
+			continue
+		}
+		todo = append(todo, i)
+		if !queued[key] {
+			queued[key] = true
+			todoInputs = append(todoInputs, inputs[i])
 		}
 	}
-	batch := p.EmbedBatch
-	if batch <= 0 {
-		batch = 64
+	if len(todo) == 0 {
+		return points, nil
 	}
-	for start := 0; start < len(todo); start += batch {
-		end := min(start+batch, len(todo))
-		texts := make([]string, 0, end-start)
-		for _, i := range todo[start:end] {
-			texts = append(texts, inputs[i])
+	out, err := p.embed(ctx, todoInputs, miss)
+	if err != nil {
+		return nil, fmt.Errorf("embed %d chunks of %s: %w", len(todoInputs), meta.Path, err)
+	}
+	for j, in := range todoInputs {
+		if out[j] != nil {
+			vecs[VectorKey(in.String())] = out[j]
 		}
-		out, err := p.Embed.EmbedDocuments(ctx, texts)
-		if err != nil {
-			return nil, fmt.Errorf("embed %d chunks of %s: %w", len(texts), meta.Path, err)
-		}
-		if len(out) != len(texts) {
-			return nil, hs.Errorf(hs.EINTERNAL, "embedder returned %d vectors for %d texts", len(out), len(texts))
-		}
-		for j, i := range todo[start:end] {
-			points[i].Dense = out[j]
-			vecs[chunks[i].Hash] = out[j] // a repeated chunk in one batch is embedded once
-		}
-		p.embedded.Add(int64(len(texts)))
+	}
+	for _, i := range todo {
+		points[i].Dense = vecs[points[i].Chunk.Hash] // nil when it could not be embedded
 	}
 	return points, nil
 }
 
 // reusable returns the dense vectors the store already has for the
-// chunks' hashes (this file's previous version or any other file with the
-// same text), one lookup per batch.
-func (p *Pipeline) reusable(ctx context.Context, chunks []hs.Chunk) (map[string][]float32, error) {
-	hashes := make([]string, 0, len(chunks))
-	seen := make(map[string]bool, len(chunks))
-	for _, c := range chunks {
-		if !seen[c.Hash] {
-			seen[c.Hash] = true
-			hashes = append(hashes, c.Hash)
+// points' vector keys (this file's previous version or any other file
+// with the same embedded text), one lookup per batch.
+func (p *Pipeline) reusable(ctx context.Context, points []hs.Point) (map[string][]float32, error) {
+	keys := make([]string, 0, len(points))
+	seen := make(map[string]bool, len(points))
+	for _, pt := range points {
+		if !seen[pt.Chunk.Hash] {
+			seen[pt.Chunk.Hash] = true
+			keys = append(keys, pt.Chunk.Hash)
 		}
 	}
-	vecs, err := p.Store.VectorsByHash(ctx, hashes)
+	vecs, err := p.Store.VectorsByHash(ctx, keys)
 	if err != nil {
 		return nil, fmt.Errorf("look up vectors by hash: %w", err)
 	}
@@ -152,21 +160,4 @@ func (p *Pipeline) reusable(ctx context.Context, chunks []hs.Chunk) (map[string]
 		vecs = map[string][]float32{}
 	}
 	return vecs, nil
-}
-
-// EmbedInput is what is embedded and analysed for a chunk: the document
-// title and heading path before the chunk text, so a chunk deep in a
-// document still carries what it is about.
-func EmbedInput(title string, c hs.Chunk) string {
-	var b strings.Builder
-	b.WriteString(title)
-	for _, h := range c.Headings {
-		if h != title {
-			b.WriteString(" > ")
-			b.WriteString(h)
-		}
-	}
-	b.WriteString("\n\n")
-	b.WriteString(c.Text)
-	return b.String()
 }

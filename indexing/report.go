@@ -20,6 +20,11 @@ type Reporter struct {
 	Scanner  *Scanner                               // may be nil
 	Pipeline *Pipeline                              // may be nil
 	Checks   map[string]Check                       // by component: "nats", "nextcloud", "store", "embedder"
+	// Embedders, if non-nil, reports each embedding host's health. The
+	// "embedder" component is then healthy while any host is (unless a
+	// check of that name says otherwise), and while none is the queue
+	// reads "paused": nothing that needs vectors can be indexed.
+	Embedders func(ctx context.Context) []HostHealth
 	// IsAdmin, if non-nil, decides who may ask for every user's status and
 	// who sees the instance's figures; nil means nobody.
 	IsAdmin func(ctx context.Context, user hs.UserID) (bool, error)
@@ -38,6 +43,13 @@ type ComponentStatus struct {
 	Error string `json:"error,omitempty"`
 }
 
+// HostHealth is one embedding host's health.
+type HostHealth struct {
+	Host  string `json:"host"` // its base URL
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+}
+
 // Report is the body of GET /api/status.
 type Report struct {
 	Version    string                     `json:"version"`
@@ -47,15 +59,25 @@ type Report struct {
 	Scan       *ScanProgress              `json:"scan,omitempty"`
 	Counters   *Counters                  `json:"counters,omitempty"`
 	Components map[string]ComponentStatus `json:"components"`
+	// Embedders lists each embedding host's health, for admins.
+	Embedders []HostHealth `json:"embedders,omitempty"`
 }
 
 // QueueStatus tells how much work waits and when it should be done.
 type QueueStatus struct {
 	Pending       int     `json:"pending"`
 	JobsPerSecond float64 `json:"jobs_per_second"`
-	ETASeconds    float64 `json:"eta_seconds"` // 0 when nothing waits or the rate is unknown
-	Error         string  `json:"error,omitempty"`
+	ETASeconds    float64 `json:"eta_seconds"` // 0 when nothing waits, the rate is unknown or the queue is paused
+	// Paused is set while work waits that cannot go on: no embedding
+	// host answers. PausedReason says so in words.
+	Paused       bool   `json:"paused,omitempty"`
+	PausedReason string `json:"paused_reason,omitempty"`
+	Error        string `json:"error,omitempty"`
 }
+
+// pausedNoEmbedder is QueueStatus.PausedReason while no embedding host
+// answers.
+const pausedNoEmbedder = "no embedding host answers"
 
 // Status reports for user; with all, every user's counts (admins only).
 // Admins also see the instance's figures (the whole queue, its rate, the
@@ -77,7 +99,8 @@ func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (Report
 	if all && !admin {
 		return Report{}, hs.Errorf(hs.EUNAUTHORIZED, "only admins may see every user's status")
 	}
-	rep := Report{Version: r.Version, User: user, Components: r.components(ctx)}
+	rep := Report{Version: r.Version, User: user}
+	rep.Components, rep.Embedders = r.health(ctx)
 	if r.States != nil {
 		sum, err := Summarize(ctx, r.States, user, all)
 		if err != nil {
@@ -85,8 +108,12 @@ func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (Report
 		}
 		rep.Summary = sum
 	}
+	emb, ok := rep.Components["embedder"]
+	embedderDown := ok && !emb.OK
 	if !admin {
 		rep.Queue = QueueStatus{Pending: rep.Files.Pending}
+		rep.Embedders = nil
+		pause(&rep.Queue, embedderDown)
 		redactReport(&rep)
 		return rep, nil
 	}
@@ -109,7 +136,15 @@ func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (Report
 		p := r.Scanner.Progress()
 		rep.Scan = &p
 	}
+	pause(&rep.Queue, embedderDown)
 	return rep, nil
+}
+
+// pause marks q paused while work waits and no embedder answers.
+func pause(q *QueueStatus, embedderDown bool) {
+	if embedderDown && q.Pending > 0 {
+		q.Paused, q.PausedReason, q.ETASeconds = true, pausedNoEmbedder, 0
+	}
 }
 
 // redactReport removes internal addresses from the error texts of a
@@ -138,6 +173,38 @@ func (r *Reporter) observe(processed int64) float64 {
 		r.sample.at, r.sample.processed = now, processed
 	}
 	return r.rate
+}
+
+// health runs every check and asks the embedding hosts, concurrently,
+// each bounded to 3 s.
+func (r *Reporter) health(ctx context.Context) (map[string]ComponentStatus, []HostHealth) {
+	var hosts []HostHealth
+	var wg sync.WaitGroup
+	if r.Embedders != nil {
+		wg.Go(func() {
+			cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+			defer cancel()
+			hosts = r.Embedders(cctx)
+		})
+	}
+	out := r.components(ctx)
+	wg.Wait()
+	if len(hosts) > 0 {
+		c := ComponentStatus{Error: pausedNoEmbedder}
+		for _, h := range hosts {
+			if h.OK {
+				c = ComponentStatus{OK: true}
+				break
+			}
+		}
+		if !c.OK && hosts[0].Error != "" {
+			c.Error = hosts[0].Error
+		}
+		if prev, ok := out["embedder"]; !ok || prev.OK && !c.OK {
+			out["embedder"] = c
+		}
+	}
+	return out, hosts
 }
 
 // components runs every check concurrently, each bounded to 3 s.

@@ -19,7 +19,13 @@ type FileCounts struct {
 	Chunks  int `json:"chunks"`
 }
 
-// Problem is a file that was not indexed, with the reason.
+// ProblemPartial is the Status of a Problem for a file that is indexed
+// but has chunks without a dense vector (hs.FileState.NoVectors): keyword
+// and fuzzy search find them, search by meaning does not.
+const ProblemPartial = "partial"
+
+// Problem is a file that was not indexed, or only in part, with the
+// reason.
 type Problem struct {
 	FileID  hs.FileID `json:"file_id"`
 	Path    string    `json:"path"`
@@ -31,7 +37,7 @@ type Problem struct {
 // Summary is the index state as one user (or an admin, for all) sees it.
 type Summary struct {
 	Files    FileCounts            `json:"files"`
-	Problems []Problem             `json:"problems"` // failed, skipped and retrying files, newest first, at most MaxProblems
+	Problems []Problem             `json:"problems"` // failed, skipped, retrying and partial files, newest first, at most MaxProblems
 	PerUser  map[string]FileCounts `json:"per_user,omitempty"`
 }
 
@@ -56,7 +62,11 @@ func Summarize(ctx context.Context, states StateLister, user hs.UserID, all bool
 			return nil
 		}
 		count(&sum.Files, st)
-		if st.Status != hs.StatusIndexed && st.Error != "" {
+		status := st.Status
+		if st.Status == hs.StatusIndexed && st.NoVectors > 0 {
+			status = ProblemPartial
+		}
+		if status != hs.StatusIndexed && st.Error != "" {
 			pth := st.Paths[user]
 			if pth == "" {
 				for _, r := range st.Readers {
@@ -65,7 +75,7 @@ func Summarize(ctx context.Context, states StateLister, user hs.UserID, all bool
 					}
 				}
 			}
-			sum.Problems = append(sum.Problems, Problem{FileID: st.ID, Path: pth, Status: st.Status, Error: st.Error, Updated: st.Updated})
+			sum.Problems = append(sum.Problems, Problem{FileID: st.ID, Path: pth, Status: status, Error: st.Error, Updated: st.Updated})
 		}
 		return nil
 	})

@@ -252,6 +252,7 @@ func TestAnswersOnlyDeclared(t *testing.T) {
 	url, _ := serve(t, newFakeIndex(), mcp.Options{})
 	cs := connect(t, url, "alice", "2025-11-25")
 	caps := cs.InitializeResult().Capabilities
+	//lint:ignore SA1019 the test checks that the deprecated logging capability is not declared
 	if caps.Tools == nil || caps.Resources == nil || caps.Prompts == nil || caps.Logging != nil || caps.Completions != nil ||
 		caps.Resources.Subscribe || caps.Resources.ListChanged || caps.Prompts.ListChanged || caps.Tools.ListChanged {
 		t.Errorf("declared capabilities %+v", caps)

@@ -34,6 +34,14 @@ type IndexStatus struct {
 	LastScan     time.Time         `json:"last_scan,omitzero"`
 	Healthy      bool              `json:"healthy"` // every component is OK; NewHandler fills it in
 	Components   map[string]Health `json:"components"`
+
+	// Paused is set while work waits that cannot go on (no embedding
+	// host answers); PausedReason says why. ETASeconds is then 0.
+	Paused       bool   `json:"paused,omitempty"`
+	PausedReason string `json:"paused_reason,omitempty"`
+	// EmbeddingHosts is each embedding host's health (admins only).
+	EmbeddingHosts []HostHealth `json:"embedding_hosts,omitempty"`
+
 	// Problems are files that were not indexed, newest first; at most
 	// maxProblems are listed.
 	Problems      []Problem `json:"problems"`
@@ -42,6 +50,13 @@ type IndexStatus struct {
 
 // Health is one component's health.
 type Health struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+}
+
+// HostHealth is one embedding host's health.
+type HostHealth struct {
+	Host  string `json:"host"`
 	OK    bool   `json:"ok"`
 	Error string `json:"error,omitempty"`
 }
@@ -95,7 +110,9 @@ func renderStatus(st IndexStatus) string {
 		st.User, st.Indexed, st.Skipped, st.Failed, st.Pending, st.Chunks, 100*st.Progress)
 	if st.QueuePending > 0 {
 		fmt.Fprintf(&b, "Queue: %d jobs", st.QueuePending)
-		if st.ETASeconds > 0 {
+		if st.Paused {
+			fmt.Fprintf(&b, ", paused: %s", st.PausedReason)
+		} else if st.ETASeconds > 0 {
 			fmt.Fprintf(&b, ", about %s left", (time.Duration(st.ETASeconds) * time.Second).String())
 		}
 		b.WriteString(".\n")
@@ -115,6 +132,11 @@ func renderStatus(st IndexStatus) string {
 			if c := st.Components[n]; !c.OK {
 				fmt.Fprintf(&b, "%s is unavailable: %s\n", n, c.Error)
 			}
+		}
+	}
+	for _, h := range st.EmbeddingHosts {
+		if !h.OK {
+			fmt.Fprintf(&b, "Embedding host %s is unavailable: %s\n", h.Host, h.Error)
 		}
 	}
 	if st.ProblemsTotal > 0 {

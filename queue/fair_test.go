@@ -82,15 +82,15 @@ func TestAwaitTurnKeepsDeliveries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for msg := range batch.Messages() {
-			md, err := msg.Metadata()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return msg, md
+		msg, ok := <-batch.Messages()
+		if !ok {
+			t.Fatal("no retry delivered")
 		}
-		t.Fatal("no retry delivered")
-		return nil, nil
+		md, err := msg.Metadata()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return msg, md
 	}
 	var msg jetstream.Msg
 	var md *jetstream.MsgMetadata

@@ -68,12 +68,6 @@ type Options struct {
 	// DrainTimeout bounds how long Run waits for running handlers after its
 	// context is done; default 30 s.
 	DrainTimeout time.Duration
-	// LeaseTTL, when positive, makes Run hold the lease of the job's JobKey
-	// (see Lease) while a handler runs, so two jobs for one file never
-	// overlap; a job whose lease is held elsewhere is retried later. Zero
-	// (the default) leaves leasing to the handler, which can resolve a
-	// path-only job to its file id first (the indexing pipeline does).
-	LeaseTTL time.Duration
 	// LeaseRetry is the delay before a job whose file lease is held
 	// elsewhere is tried again (it does not grow like Backoff); default 2 s.
 	LeaseRetry time.Duration

@@ -44,7 +44,8 @@ type lane struct {
 // DrainTimeout for running handlers (their contexts are not cancelled by
 // ctx, only by HandlerTimeout or the end of the drain) and returns. It
 // returns nil after a clean drain, and an error when handlers were still
-// running at the end of the drain or Run could not start.
+// running at the end of the drain, Run could not start, or the NATS
+// connection closed for good (then running handlers are cancelled).
 //
 // The handler's error decides the job's fate (this is the only place the
 // mapping lives):
@@ -65,9 +66,8 @@ type lane struct {
 // A message that is not a job is terminated and logged. A job whose
 // NotBefore (or, on the retry lane, whose due time) is in the future goes
 // back to the server until then without reaching the handler. While a
-// handler runs, the job's ack timer is reset every AckWait/3; when
-// LeaseTTL is positive the handler runs under the lease of the job's
-// JobKey.
+// handler runs, the job's ack timer is reset every AckWait/3. Run takes
+// no lease: the handler takes its file's (Lease), once it knows the file.
 func (q *Queue) Run(ctx context.Context, handle Handler) error {
 	if handle == nil {
 		return hybridsearch.Errorf(hybridsearch.EINVALID, "queue: run: nil handler")
@@ -80,20 +80,32 @@ func (q *Queue) Run(ctx context.Context, handle Handler) error {
 	hctx, cancelHandlers := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelHandlers()
 
+	// A connection closed for good (closed by its owner, or out of
+	// reconnect attempts) never fetches again: Run stops with an error
+	// instead of polling it forever.
+	wctx, stopWorkers := context.WithCancelCause(ctx)
+	defer stopWorkers(nil)
 	fresh := &lane{name: "fresh", consumer: q.consumer}
 	retry := &lane{name: "retry", consumer: q.retrier, retry: true}
 	var wg sync.WaitGroup
 	for range q.opts.Workers {
-		wg.Go(func() { q.work(ctx, hctx, fresh, handle) })
+		wg.Go(func() { q.work(wctx, hctx, fresh, handle, stopWorkers) })
 	}
 	for range q.opts.RetryWorkers {
-		wg.Go(func() { q.work(ctx, hctx, retry, handle) })
+		wg.Go(func() { q.work(wctx, hctx, retry, handle, stopWorkers) })
 	}
 	q.log.Info("queue workers started", "workers", q.opts.Workers, "retry_workers", q.opts.RetryWorkers, "stream", q.opts.Stream)
-	<-ctx.Done()
-
+	<-wctx.Done()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
+	if cause := context.Cause(wctx); ctx.Err() == nil && cause != nil {
+		cancelHandlers() // their jobs cannot be acked any more
+		select {
+		case <-done:
+		case <-time.After(drainGrace):
+		}
+		return fmt.Errorf("queue: run: %w", cause)
+	}
 	drain := time.NewTimer(q.opts.DrainTimeout)
 	defer drain.Stop()
 	select {
@@ -111,13 +123,17 @@ func (q *Queue) Run(ctx context.Context, handle Handler) error {
 }
 
 // work is one worker of a lane: fetch one job, process it, repeat until
-// ctx is done.
-func (q *Queue) work(ctx, hctx context.Context, l *lane, handle Handler) {
+// ctx is done. A closed connection ends every worker through fail.
+func (q *Queue) work(ctx, hctx context.Context, l *lane, handle Handler, fail context.CancelCauseFunc) {
 	for ctx.Err() == nil {
 		// A fetch is never cut short (a job the server hands to an abandoned
 		// fetch would sit until AckWait), so pollWait also bounds how long
 		// Run takes to stop fetching.
 		batch, err := l.consumer.Fetch(1, jetstream.FetchMaxWait(q.opts.pollWait))
+		if err != nil && q.nc.IsClosed() {
+			fail(fmt.Errorf("the NATS connection is closed: %w", err))
+			return
+		}
 		if err != nil {
 			q.log.Warn("queue fetch failed", "lane", l.name, slog.Any("error", err))
 			sleepCtx(ctx, retryWait)
@@ -189,20 +205,13 @@ func (q *Queue) process(hctx context.Context, l *lane, msg jetstream.Msg, handle
 	q.decide(hctx, l, msg, md, attempt, key, job, err, log)
 }
 
-// call runs handle with a deadline, the lease and the in-progress ticker,
+// call runs handle with a deadline and the in-progress ticker,
 // turning a panic into an EINTERNAL error.
 func (q *Queue) call(hctx context.Context, msg jetstream.Msg, key string, job hybridsearch.IndexJob, handle Handler) (err error) {
 	ctx, cancel := context.WithTimeout(hctx, q.opts.HandlerTimeout)
 	defer cancel()
 	stop := q.keepAlive(ctx, msg)
 	defer stop()
-	if q.opts.LeaseTTL > 0 {
-		release, err := q.Lease(ctx, key, q.opts.LeaseTTL)
-		if err != nil {
-			return err
-		}
-		defer release()
-	}
 	defer func() {
 		if r := recover(); r != nil {
 			q.log.Error("queue handler panicked", "key", key, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))

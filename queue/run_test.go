@@ -213,13 +213,24 @@ func TestRunInProgressKeepsJobAlive(t *testing.T) {
 
 func TestRunNewerJobWaitsForLease(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{Workers: 2, LeaseTTL: 5 * time.Second, MaxDeliver: 3,
+	q, _, _ := mustOpen(t, Options{Workers: 2, MaxDeliver: 3,
 		Backoff: []time.Duration{100 * time.Millisecond}})
 	var running atomic.Int32
 	var overlap atomic.Bool
 	release := make(chan struct{})
 	var c calls
 	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+		// The handler takes the file's lease, as the indexing pipeline does
+		// (after resolving a path-only job to its file).
+		key, err := JobKey(job)
+		if err != nil {
+			return err
+		}
+		unlock, err := q.Lease(ctx, key, 5*time.Second)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 		if running.Add(1) > 1 {
 			overlap.Store(true)
 		}
@@ -523,5 +534,29 @@ func TestRetryLaneIsFairAcrossUsers(t *testing.T) {
 	}
 	if m := carolMost.Load(); m != 1 {
 		t.Errorf("at most %d of carol's retries ran at once, want 1", m)
+	}
+}
+
+// TestRunStopsWhenConnectionClosed: a connection closed for good never
+// fetches again, so Run returns an error (its owner stops the process)
+// instead of polling it forever while nothing is indexed.
+func TestRunStopsWhenConnectionClosed(t *testing.T) {
+	t.Parallel()
+	q, _, nc := mustOpen(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- q.Run(ctx, func(context.Context, hybridsearch.IndexJob) error { return nil })
+	}()
+	time.Sleep(100 * time.Millisecond) // the workers fetch
+	nc.Close()
+	select {
+	case err := <-errc:
+		if err == nil || !strings.Contains(err.Error(), "closed") {
+			t.Fatalf("Run after the connection closed = %v, want an error saying it is closed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run still runs 10 s after its connection closed")
 	}
 }

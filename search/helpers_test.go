@@ -281,9 +281,3 @@ func (c *fakeClock) now() time.Time {
 	defer c.mu.Unlock()
 	return c.t
 }
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}

@@ -1,5 +1,7 @@
 package store
 
+//lint:file-ignore SA1019 Qdrant servers before 1.14 fill only the deprecated vector fields (denseOf, sparseOf)
+
 import (
 	"strings"
 	"time"

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"golang.org/x/sync/errgroup"
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
@@ -83,7 +84,12 @@ type Main struct {
 	cancel      context.CancelFunc
 	users       *nextcloud.UserDirectory // who Nextcloud has, for tokens and pipelines
 	reach       *indexing.Reach          // who a new file reaches through shared folders
-	workers     sync.WaitGroup
+	group       errgroup.Group           // the components (see goComponent)
+	started     atomic.Bool              // every component runs
+	stopping    atomic.Bool              // Close has begun
+	failed      atomic.Pointer[failure]  // the first component that stopped by itself
+	closeOnce   sync.Once
+	closeErr    error
 	done        chan error
 
 	eng      atomic.Pointer[Engine]         // the indexing engine
@@ -105,7 +111,11 @@ func NewMain(cfg Config, logger *slog.Logger) *Main {
 }
 
 // Run builds the components in dependency order and starts serving. It
-// returns once the app listens; background work lasts until Close.
+// returns once the app listens; background work lasts until Close. The
+// long-running components (HTTP server, queue workers, scanner, scan
+// ticker, settings watcher) run under one errgroup: when one of them stops
+// by itself, Main shuts everything down in order (as Close does) and Done
+// delivers that component's error.
 func (m *Main) Run(ctx context.Context) error {
 	cfg := m.Config
 	ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
@@ -151,7 +161,11 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Store, m.Embedder, m.Pipeline, m.Reporter, m.Search, m.Viz = first.Store, first.Embedder, first.Pipeline, first.Reporter, first.Search, first.Viz
 	if m.Worker {
 		m.startWorkers(ctx)
-		return m.listenOps()
+		if err := m.listenOps(); err != nil {
+			return err
+		}
+		m.started.Store(true)
+		return nil
 	}
 	m.Lifecycle = exapp.New(ctx, m.Nextcloud, exapp.Options{
 		AppID: cfg.AppID, Version: cfg.AppVersion, DisplayName: cfg.AppDisplayName, Logger: m.Logger,
@@ -179,7 +193,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.Handlers, err = handlers.New(handlers.Deps{
-		AppID: cfg.AppID, AppSecret: cfg.AppSecret, Lifecycle: m.Lifecycle, Status: current{m},
+		AppID: cfg.AppID, AppSecret: cfg.AppSecret, Lifecycle: m.Lifecycle, Status: current{m}, Health: m.Health,
 		Publish: m.Queue, Assets: frontend.Assets(), Logger: m.Logger,
 		Search:   current{m},
 		Viz:      current{m},
@@ -198,7 +212,11 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.listenOps(); err != nil {
 		return err
 	}
-	return m.listen()
+	if err := m.listen(ctx); err != nil {
+		return err
+	}
+	m.started.Store(true)
+	return nil
 }
 
 // openQueue starts the embedded NATS server (unless NATS_URL is set),
@@ -237,7 +255,8 @@ func (m *Main) openEmbedder(ctx context.Context, e *Engine) error {
 		m.Logger.Info("semantic search is off (OLLAMA_HOST=off): indexing for keyword and fuzzy search only")
 		return nil
 	}
-	o, err := embedding.NewOllama(embedding.OllamaOptions{Hosts: e.Config.OllamaHosts, Model: e.Config.EmbedModel, Logger: m.Logger, Observe: m.Metrics.EmbedBatch})
+	o, err := embedding.NewOllama(embedding.OllamaOptions{Hosts: e.Config.OllamaHosts, Model: e.Config.EmbedModel,
+		ContextNeeded: contextNeeded(e.Config.ChunkSize), Logger: m.Logger, Observe: m.Metrics.EmbedBatch})
 	if err != nil {
 		return err
 	}
@@ -369,6 +388,27 @@ func (m *Main) buildPipeline(e *Engine) {
 		Version: cfg.AppVersion, States: m.Queue.States(), Pending: m.Queue.Pending,
 		Scanner: m.Scanner, Pipeline: e.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin,
 	}
+	if e.Embedder != nil {
+		e.Reporter.Embedders = e.embedderHosts
+	}
+}
+
+// contextNeeded is the most tokens one embedded input may take: a chunk
+// of chunkSize runes (at most about one token per rune, as CJK text in a
+// BERT vocabulary) plus the prefix, title and headings.
+func contextNeeded(chunkSize int) int { return chunkSize + 256 }
+
+// embedderHosts reports each of e's Ollama hosts' health for the status.
+func (e *Engine) embedderHosts(ctx context.Context) []indexing.HostHealth {
+	if e.Embedder == nil {
+		return nil
+	}
+	hosts := e.Embedder.HostsHealth(ctx)
+	out := make([]indexing.HostHealth, len(hosts))
+	for i, h := range hosts {
+		out[i] = indexing.HostHealth{Host: h.Host, OK: h.OK, Error: h.Error}
+	}
+	return out
 }
 
 // buildSearch assembles e's search engine over its store.
@@ -398,32 +438,78 @@ func (m *Main) buildSearch(e *Engine) error {
 
 // startWorkers runs the queue consumers and the periodic scan.
 func (m *Main) startWorkers(ctx context.Context) {
-	m.workers.Add(4)
-	go func() {
-		defer m.workers.Done()
-		if err := m.Queue.Run(ctx, m.process); err != nil && ctx.Err() == nil {
-			m.Logger.Error("indexing workers stopped", "error", err)
-		}
-	}()
-	go func() {
-		defer m.workers.Done()
+	m.goComponent(ctx, "indexing workers", func(ctx context.Context) error { return m.Queue.Run(ctx, m.process) })
+	m.goComponent(ctx, "scanner", func(ctx context.Context) error {
 		m.Scanner.Run(ctx, 0) // scans on request; runScanTicker requests them
-	}()
-	go func() {
-		defer m.workers.Done()
-		if !m.Worker { // full scans run in serve only
+		return nil
+	})
+	if !m.Worker { // full scans run in serve only
+		m.goComponent(ctx, "scan ticker", func(ctx context.Context) error {
 			m.runScanTicker(ctx, m.effective().ScanInterval)
-		}
-	}()
-	go func() {
-		defer m.workers.Done()
+			return nil
+		})
+	}
+	m.goComponent(ctx, "settings watcher", func(ctx context.Context) error {
 		m.watchSettings(ctx)
-	}()
+		return nil
+	})
+}
+
+// failure is the first component that stopped by itself.
+type failure struct {
+	component string
+	err       error
+}
+
+// goComponent runs fn under m's errgroup until ctx ends or Close begins.
+// A component that returns before then (with an error or without) has
+// failed: the first failure is logged, the health turns "failed", and Main
+// shuts down in order; Done then delivers the failure.
+func (m *Main) goComponent(ctx context.Context, name string, fn func(context.Context) error) {
+	m.group.Go(func() error {
+		err := fn(ctx)
+		if ctx.Err() != nil || m.stopping.Load() {
+			if err != nil {
+				m.Logger.Warn("component stopped with an error while shutting down", "component", name, "error", err)
+			}
+			return nil
+		}
+		if err == nil {
+			err = errors.New("stopped unexpectedly")
+		}
+		err = fmt.Errorf("%s: %w", name, err)
+		if m.failed.CompareAndSwap(nil, &failure{component: name, err: err}) {
+			m.Logger.Error("a component failed; shutting down", "component", name, "error", err)
+			go func() {
+				if cerr := m.Close(); cerr != nil {
+					m.Logger.Error("shutdown after a failure", "error", cerr)
+				}
+				m.done <- err
+			}()
+		}
+		return err
+	})
+}
+
+// Health reports whether every component runs: nil when they do, else
+// what is wrong ("starting", "stopping", or the component that failed).
+// /heartbeat answers with it.
+func (m *Main) Health() error {
+	if f := m.failed.Load(); f != nil {
+		return fmt.Errorf("failed: %s", f.component)
+	}
+	if m.stopping.Load() {
+		return errors.New("stopping")
+	}
+	if !m.started.Load() {
+		return errors.New("starting")
+	}
+	return nil
 }
 
 // listen opens the TCP address, or the HaRP unix socket when
 // HP_SHARED_KEY is set, and serves in the background.
-func (m *Main) listen() error {
+func (m *Main) listen(ctx context.Context) error {
 	cfg := m.Config
 	var err error
 	if cfg.HaRPSharedKey != "" {
@@ -444,13 +530,13 @@ func (m *Main) listen() error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
 	}
-	go func() {
-		err := m.httpServer.Serve(m.listener)
-		if errors.Is(err, http.ErrServerClosed) {
-			err = nil
+	srv, ln := m.httpServer, m.listener
+	m.goComponent(ctx, "http server", func(context.Context) error {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return err
 		}
-		m.done <- err
-	}()
+		return nil // Close shut it down
+	})
 	return nil
 }
 
@@ -462,7 +548,8 @@ func (m *Main) ListenAddr() string {
 	return m.listener.Addr().String()
 }
 
-// Done delivers the HTTP server's exit error when it stops by itself.
+// Done delivers the error of the first component that stopped by itself,
+// once Main has shut down after it.
 func (m *Main) Done() <-chan error { return m.done }
 
 func (m *Main) checkNATS(ctx context.Context) error {
@@ -494,8 +581,15 @@ func (e *Engine) checkEmbedder(ctx context.Context) error {
 
 // Close shuts down in reverse order under a timeout: HTTP first, then the
 // workers (they drain), then the store and NATS. It is safe to call on a
-// partly started Main.
+// partly started Main, and more than once (later calls return the first
+// call's result).
 func (m *Main) Close() error {
+	m.closeOnce.Do(func() { m.closeErr = m.close() })
+	return m.closeErr
+}
+
+func (m *Main) close() error {
+	m.stopping.Store(true)
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	var errs []error
@@ -512,7 +606,7 @@ func (m *Main) Close() error {
 	if m.Lifecycle != nil {
 		_ = m.Lifecycle.WaitInit(ctx)
 	}
-	m.workers.Wait()
+	_ = m.group.Wait() // failures are reported by goComponent
 	m.retiring.Wait()
 	serving := m.serve.Load()
 	for _, e := range []*Engine{serving, m.eng.Load()} {

@@ -113,10 +113,10 @@ const maxBigFileRSS = 300 << 20
 // TestBigTextFileMemory indexes a 100 MB text file (MAX_FILE_SIZE) with a
 // 768-dimension embedding model and Qdrant in a separate app process,
 // built without the race detector, and checks its peak resident memory
-// above idle: what indexing the file costs the app. (The embedded local
-// store would add its in-memory index of the file to that; set
-// HS_BIGFILE_STORE=local to measure it.) The figure is logged and written
-// to .artifacts/bigfile-rss.txt.
+// above idle: what indexing the file costs the app. HS_BIGFILE_STORE=local
+// runs it on the embedded local store instead, whose index of the file
+// counts as well. The figure is logged and written to
+// .artifacts/bigfile-rss-<store>.txt.
 func TestBigTextFileMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes a 100 MB file in a child process")
@@ -173,7 +173,7 @@ func TestBigTextFileMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs bytes.Buffer
+	var logs syncBuffer // the child writes while a failure reads it
 	cmd := child(append(append(appEnv.List(), "HYBRIDSEARCH_RUN_MAIN=1", "APP_PERSISTENT_STORAGE="+t.TempDir(),
 		"OLLAMA_HOST="+ollama.URL, "SCAN_INTERVAL=0", "LOG_LEVEL=info"), storeEnv...)...)
 	cmd.Env = append(cmd.Env, strings.Fields(os.Getenv("HS_BIGFILE_ENV"))...) // for experiments
@@ -220,7 +220,10 @@ func TestBigTextFileMemory(t *testing.T) {
 	f := sim.PutFile("alice", "/logs/big.txt", content)
 	content = nil
 	var st status
-	deadline := time.Now().Add(8 * time.Minute)
+	// Generous: the test is about memory, and on a loaded 2-core machine
+	// the file took over 8 minutes.
+	const wait = 14 * time.Minute
+	deadline := time.Now().Add(wait)
 	lastLog := time.Now()
 	for {
 		st = get()
@@ -228,7 +231,7 @@ func TestBigTextFileMemory(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the big file was not indexed in 8 minutes: %+v, RSS %d MB\n%s", st, procStatus(t, pid, "VmRSS")>>20, tail(logs.String(), 3000))
+			t.Fatalf("the big file was not indexed in %v: %+v, RSS %d MB\n%s", wait, st, procStatus(t, pid, "VmRSS")>>20, tail(logs.String(), 3000))
 		}
 		if time.Since(lastLog) > 30*time.Second {
 			t.Logf("after %s: %+v, RSS %d MB, peak %d MB", time.Since(start).Round(time.Second), st.Files, procStatus(t, pid, "VmRSS")>>20, procStatus(t, pid, "VmHWM")>>20)
@@ -245,7 +248,7 @@ func TestBigTextFileMemory(t *testing.T) {
 	if st.Files.Indexed != 1 {
 		t.Errorf("the file was not indexed: %+v", st)
 	}
-	if storeKind == "qdrant" && peak-idle > maxBigFileRSS {
+	if peak-idle > maxBigFileRSS {
 		t.Errorf("peak RSS %d MB above idle, want at most %d MB", (peak-idle)>>20, maxBigFileRSS>>20)
 	}
 }

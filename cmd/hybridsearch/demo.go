@@ -73,6 +73,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	fl := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	addr := fl.String("addr", "127.0.0.1:8585", "address of the simulated Nextcloud")
+	appPort := fl.Int("app-port", 0, "the app's own port on 127.0.0.1 (mcp_direct_url); 0 picks a free one")
 	dir := fl.String("dir", "", "folder to load into alice's files instead of the bundled sample")
 	dataDir := fl.String("data", "", "state directory (index, queue); default a fresh temporary one")
 	version := fl.String("nextcloud-version", ncsim.DefaultVersion, "Nextcloud release to simulate: "+strings.Join(ncsim.Versions, ", ")+" (or a full release such as 32.0.9)")
@@ -85,6 +86,9 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	if fl.NArg() > 0 {
 		return fmt.Errorf("demo: unexpected argument %q", fl.Arg(0))
+	}
+	if *appPort < 0 || *appPort > 65535 {
+		return fmt.Errorf("demo: --app-port %d is not a port", *appPort)
 	}
 	if err := ncsim.CheckVersion(*version); err != nil {
 		return fmt.Errorf("demo: --nextcloud-version: %w", err)
@@ -122,7 +126,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	// nothing of another user's ever comes back.
 	sim.SeedFile("bob", "/Private/Salary review.md", []byte(bobSample))
 
-	m, err := startDemoApp(ctx, sim, *dataDir, getenv, logger)
+	m, err := startDemoApp(ctx, sim, *dataDir, *appPort, getenv, logger)
 	if err != nil {
 		return err
 	}
@@ -165,14 +169,9 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	logger.Info("demo ready: open the panel URL and sign in as alice", "panel_url", info.PanelURL, "password", "alice",
 		"nextcloud_version", sim.ServerVersion)
 
-	select {
-	case <-ctx.Done():
-	case err := <-m.Done():
-		if err != nil {
-			return fmt.Errorf("demo: app stopped: %w", err)
-		}
+	if err := serveUntil(ctx, m, logger); err != nil {
+		return fmt.Errorf("demo: %w", err)
 	}
-	logger.Info("demo shutting down")
 	return nil
 }
 
@@ -231,18 +230,21 @@ func demoRegistration(getenv func(string) string) (ncsim.ExAppRegistration, erro
 
 // startDemoApp registers the app from the embedded info.xml with the
 // simulator, the way "occ app_api:app:register" does, and starts it in
-// this process with the environment AppAPI would give it.
-func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, getenv func(string) string, logger *slog.Logger) (*Main, error) {
+// this process with the environment AppAPI would give it, on port (0: a
+// free one).
+func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, port int, getenv func(string) string, logger *slog.Logger) (*Main, error) {
 	reg, err := demoRegistration(getenv)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("demo: %w", err)
+	if port == 0 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("demo: %w", err)
+		}
+		port = ln.Addr().(*net.TCPAddr).Port
+		_ = ln.Close()
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	_ = ln.Close()
 	reg.URL = fmt.Sprintf("http://127.0.0.1:%d", port)
 	reg.Port = port
 	env, err := sim.RegisterExApp(reg)

@@ -23,7 +23,7 @@ func TestDemoEnvironmentIsTheAdmin(t *testing.T) {
 	env := map[string]string{"WORKERS": "5", "EMBED_MODEL": "bge-m3", "CHUNK_SIZE": "700", "CHUNK_OVERLAP": "70",
 		"OLLAMA_HOST": "off", "SCAN_INTERVAL": "0", "MAX_FILE_SIZE": "5MB", "LOG_LEVEL": "warn"}
 	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	m, err := startDemoApp(context.Background(), sim, t.TempDir(), func(k string) string { return env[k] }, logger)
+	m, err := startDemoApp(context.Background(), sim, t.TempDir(), 0, func(k string) string { return env[k] }, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

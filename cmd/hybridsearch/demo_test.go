@@ -53,7 +53,13 @@ func startDemo(t *testing.T, env ...string) *demoProcess {
 // startDemoIn is startDemo with the data directory data.
 func startDemoIn(t *testing.T, data string, env ...string) *demoProcess {
 	t.Helper()
-	cmd := command(t, "demo", "--addr", "127.0.0.1:0", "--data", data)
+	return startDemoArgs(t, []string{"--data", data}, env...)
+}
+
+// startDemoArgs is startDemo with demo flags args.
+func startDemoArgs(t *testing.T, args []string, env ...string) *demoProcess {
+	t.Helper()
+	cmd := command(t, append([]string{"demo", "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(cmd.Env, env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -108,11 +108,18 @@ func TestLiveIndexingFiles(t *testing.T) {
 		t.Errorf("renames and moves sent %d chunks to the embedder, want 0", got-embedded)
 	}
 
-	// Copy: a new file whose vectors are reused by text hash.
+	// Copies: vectors are reused where the text embedded is the same,
+	// title (here the file name) included. The file's vectors were
+	// computed under its first name, "plan".
+	same := sim.Copy("alice", "/Old/plan-v2.md", "/plan.md")
+	env.awaitFile(t, "copy indexed", same.ID, isIndexed(same.ETag))
+	if got := env.Main.Pipeline.Counters().Embedded; got != embedded {
+		t.Errorf("a copy under the same name sent %d chunks to the embedder, want 0 (same text and title)", got-embedded)
+	}
 	c := sim.Copy("alice", "/Old/plan-v2.md", "/copy.md")
 	env.awaitFile(t, "copy indexed", c.ID, isIndexed(c.ETag))
-	if got := env.Main.Pipeline.Counters().Embedded; got != embedded {
-		t.Errorf("the copy sent %d chunks to the embedder, want 0 (same text)", got-embedded)
+	if got := env.Main.Pipeline.Counters().Embedded; got != embedded+1 {
+		t.Errorf("a copy under another name sent %d chunks to the embedder, want 1 (its title differs)", got-embedded)
 	}
 
 	// Delete, then restore from the trash.

@@ -109,12 +109,17 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	logger.Info("serving", "addr", m.ListenAddr(), "version", Version)
+	return serveUntil(ctx, m, logger)
+}
+
+// serveUntil waits until ctx ends (a signal), then shuts m down, or until
+// one of m's components fails, which shuts m down too and is returned, so
+// the process exits non-zero with one line naming the component.
+func serveUntil(ctx context.Context, m *Main, logger *slog.Logger) error {
 	select {
 	case <-ctx.Done():
 	case err := <-m.Done():
-		if err != nil {
-			logger.Error("server stopped", "error", err)
-		}
+		return fmt.Errorf("stopped because a component failed: %w", err)
 	}
 	logger.Info("shutting down")
 	return m.Close()

@@ -126,7 +126,11 @@ func (s mcpStatus) IndexStatus(ctx context.Context, user hs.UserID) (mcp.IndexSt
 	st := mcp.IndexStatus{
 		Indexed: f.Indexed, Skipped: f.Skipped, Failed: f.Failed, Pending: f.Pending, Chunks: f.Chunks,
 		QueuePending: rep.Queue.Pending, ETASeconds: rep.Queue.ETASeconds,
+		Paused: rep.Queue.Paused, PausedReason: rep.Queue.PausedReason,
 		Components: map[string]mcp.Health{}, ProblemsTotal: len(rep.Problems),
+	}
+	for _, h := range rep.Embedders {
+		st.EmbeddingHosts = append(st.EmbeddingHosts, mcp.HostHealth{Host: h.Host, OK: h.OK, Error: h.Error})
 	}
 	if rep.Scan != nil {
 		st.Scanning, st.LastScan = rep.Scan.Running, rep.Scan.Finished

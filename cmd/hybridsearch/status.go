@@ -17,8 +17,9 @@ import (
 const statusUsage = `Usage: hybridsearch status --user UID [--all] [--json]
 
 Prints the indexing status the way GET /api/status reports it: files indexed,
-skipped, failed and waiting, chunks, the queue and its ETA, the current scan,
-component health and the files that could not be indexed, with reasons.
+skipped, failed and waiting, chunks, the queue and its ETA ("paused" while no
+embedding host answers), the current scan, component health (each Ollama host
+for admins) and the files that could not be indexed, with reasons.
 --all shows every user's counts (the user must be a Nextcloud admin).
 
 It talks to the running app, reading APP_ID, APP_SECRET, APP_HOST and APP_PORT
@@ -75,7 +76,9 @@ func printStatus(w io.Writer, rep indexing.Report) {
 	fmt.Fprintf(tw, "chunks\t%d\n", f.Chunks)
 	q := rep.Queue
 	eta := "-"
-	if q.ETASeconds > 0 {
+	if q.Paused {
+		eta = "paused (" + q.PausedReason + ")"
+	} else if q.ETASeconds > 0 {
 		eta = (time.Duration(q.ETASeconds) * time.Second).String()
 	}
 	fmt.Fprintf(tw, "queue\t%d jobs\t%.1f jobs/s\tETA %s\n", q.Pending, q.JobsPerSecond, eta)
@@ -98,6 +101,13 @@ func printStatus(w io.Writer, rep indexing.Report) {
 			state = "UNAVAILABLE: " + c.Error
 		}
 		fmt.Fprintf(tw, "%s\t%s\n", n, state)
+	}
+	for _, h := range rep.Embedders {
+		state := "ok"
+		if !h.OK {
+			state = "UNAVAILABLE: " + h.Error
+		}
+		fmt.Fprintf(tw, "  ollama %s\t%s\n", h.Host, state)
 	}
 	users := make([]string, 0, len(rep.PerUser))
 	for u := range rep.PerUser {

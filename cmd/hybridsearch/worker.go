@@ -45,7 +45,13 @@ func runWorker(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	logger.Info("worker running", "metrics_addr", m.OpsAddr(), "version", Version)
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case err := <-m.Done():
+		if err != nil {
+			logger.Error("worker stopped", "error", err)
+		}
+	}
 	logger.Info("shutting down")
 	return m.Close()
 }

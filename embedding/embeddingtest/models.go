@@ -1,6 +1,9 @@
 package embeddingtest
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Model is a model the fake Server has "pulled".
 type Model struct {
@@ -10,6 +13,16 @@ type Model struct {
 	ContextLength int      // <arch>.context_length
 	ParameterSize string   // details.parameter_size, e.g. "137M"
 	Capabilities  []string // nil means ["embedding"]
+	// NumCtx is the Modelfile's num_ctx parameter, listed by /api/show in
+	// parameters and used when a request sets none; 0 means none, so the
+	// server's default applies (Server.SetDefaultContext).
+	NumCtx int
+	// ASCIIVocab gives the model a vocabulary of ASCII words only, as an
+	// English BERT's: any other word is one [UNK] token. Ollama's retry of
+	// an over-long input decodes [UNK] as the text "[UNK]", which encodes
+	// again as several tokens, so such an input can still exceed the
+	// context after truncation (see Server).
+	ASCIIVocab bool
 }
 
 // KnownModel returns realistic facts for an Ollama embedding model by name
@@ -54,6 +67,15 @@ func CanonicalName(name string) string {
 		n += ":latest"
 	}
 	return n
+}
+
+// parameters is /api/show's parameters text: one "%-30s %#v" line per
+// Modelfile parameter (server/routes.go GetModelInfo, v0.17.4).
+func (m Model) parameters() string {
+	if m.NumCtx <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%-*s %#v", 30, "num_ctx", m.NumCtx)
 }
 
 func (m Model) capabilities() []string {

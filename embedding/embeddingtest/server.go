@@ -17,10 +17,24 @@ import (
 //	                   keep_alive, options, dimensions accepted; vectors from
 //	                   Deterministic with the model's Dim
 //	POST /api/show     details, model_info (<arch>.embedding_length,
-//	                   <arch>.context_length) and capabilities
+//	                   <arch>.context_length), parameters and capabilities
 //	GET  /api/tags     the installed models
 //	GET  /api/version  {"version":"0.17.4"}
 //	HEAD /, GET /      "Ollama is running"
+//
+// Inputs are counted in tokens as whitespace-separated words plus two
+// (BOS and EOS, [CLS] and [SEP] for BERT). The context of a request is its
+// options.num_ctx, else the model's num_ctx parameter, else the server's
+// default (4096, Ollama's default below 24 GiB of VRAM), capped at the
+// model's trained context, as in Ollama. An input longer than that fails
+// with Ollama's 400 "the input length exceeds the context length" when
+// truncate is false; otherwise it is cut to fit and embedded, unless the
+// cut text still does not fit once encoded again (Model.ASCIIVocab), when
+// it fails with the same 400, as Ollama's own retry does
+// (server/routes.go EmbedHandler, embedWithRetry). A request whose context
+// differs from the one the model was loaded with reloads it (Loads), as
+// Ollama's scheduler does when runner options differ (server/sched.go
+// needsReload).
 //
 // It starts with nomic-embed-text:latest installed. All methods are safe for
 // concurrent use.
@@ -38,13 +52,21 @@ type Server struct {
 	models      map[string]Model // by CanonicalName
 	failStatus  int
 	failLeft    int
+	failMessage string // "" means failMessage(failStatus)
 	cost        time.Duration
 	serial      bool
 	rewrite     func(*api.EmbedResponse)
 	requests    []Request
 	inFlight    int
 	maxInFlight int
+	defaultCtx  int            // 0 means defaultContext
+	loadedCtx   map[string]int // by model: the num_ctx it was loaded with
+	loads       map[string]int // by model: how often it was loaded
 }
+
+// defaultContext is Ollama's default num_ctx below 23 GiB of VRAM
+// (server/routes.go Serve, v0.17.4).
+const defaultContext = 4096
 
 // Request is one request the Server received. For /api/embed the decoded
 // fields are filled in; Inputs holds the input texts as sent, prefixes
@@ -67,7 +89,8 @@ func NewServer(tb testing.TB) *Server {
 	if err != nil {
 		tb.Fatalf("embeddingtest: listen: %v", err)
 	}
-	s := &Server{tb: tb, ln: ln, sem: make(chan struct{}, 1), models: make(map[string]Model)}
+	s := &Server{tb: tb, ln: ln, sem: make(chan struct{}, 1), models: make(map[string]Model),
+		loadedCtx: make(map[string]int), loads: make(map[string]int)}
 	s.SetModels(KnownModel("nomic-embed-text"))
 	s.hs = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
 	s.hs.Listener.Close()
@@ -118,7 +141,14 @@ func (s *Server) RemoveModel(name string) {
 func (s *Server) Fail(status, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.failStatus, s.failLeft = status, n
+	s.failStatus, s.failLeft, s.failMessage = status, n, ""
+}
+
+// FailWith is Fail with message as the error body's text.
+func (s *Server) FailWith(status, n int, message string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failStatus, s.failLeft, s.failMessage = status, n, message
 }
 
 // Down stops listening: connection attempts are refused and open
@@ -152,6 +182,46 @@ func (s *Server) SetRewrite(fn func(*api.EmbedResponse)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rewrite = fn
+}
+
+// SetDefaultContext sets the num_ctx used when neither the request nor
+// the model sets one, as OLLAMA_CONTEXT_LENGTH does; 0 restores 4096.
+func (s *Server) SetDefaultContext(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.defaultCtx = n
+}
+
+// Loads returns how many times the named model was loaded: once for its
+// first request, and again for each request whose num_ctx differs from
+// the one it is loaded with.
+func (s *Server) Loads(name string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.loads[CanonicalName(name)]
+}
+
+// load returns the num_ctx a request runs with, before Ollama caps it
+// at the trained context, and counts a (re)load when the model was
+// loaded with another.
+func (s *Server) load(m Model, opts map[string]any) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := m.NumCtx
+	if n <= 0 {
+		n = s.defaultCtx
+	}
+	if n <= 0 {
+		n = defaultContext
+	}
+	if v, ok := opts["num_ctx"].(float64); ok && v > 0 {
+		n = int(v)
+	}
+	if got, ok := s.loadedCtx[m.Name]; !ok || got != n {
+		s.loadedCtx[m.Name] = n
+		s.loads[m.Name]++
+	}
+	return n
 }
 
 // Requests returns a copy of the requests received so far, in order.
@@ -193,15 +263,16 @@ func (s *Server) record(r Request) {
 	s.requests = append(s.requests, r)
 }
 
-// takeFailure consumes one injected failure, returning its status or 0.
-func (s *Server) takeFailure() int {
+// takeFailure consumes one injected failure, returning its status and
+// message, or 0.
+func (s *Server) takeFailure() (int, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.failLeft <= 0 {
-		return 0
+		return 0, ""
 	}
 	s.failLeft--
-	return s.failStatus
+	return s.failStatus, s.failMessage
 }
 
 func (s *Server) model(name string) (Model, bool) {

@@ -290,3 +290,63 @@ func TestCanonicalName(t *testing.T) {
 		}
 	}
 }
+
+// TestServerContext: the context of a request is its num_ctx, else the
+// model's, else the server default, capped at the trained context; an
+// input that cannot be truncated to it fails as in Ollama.
+func TestServerContext(t *testing.T) {
+	s := embeddingtest.NewServer(t)
+	m := embeddingtest.KnownModel("all-minilm")
+	m.ContextLength, m.ASCIIVocab = 16, true
+	s.SetModels(m)
+	embed := func(input string, opts string) (int, string) {
+		return post(t, s, "/api/embed", `{"model":"all-minilm","input":"`+input+`"`+opts+`}`)
+	}
+	ascii := strings.Repeat("plain ", 40)
+	other := strings.Repeat("naïve ", 40)
+	if status, body := embed(ascii, ""); status != 200 {
+		t.Errorf("ASCII input over the context = %d %s, want 200 (truncated)", status, body)
+	}
+	if status, body := embed(other, ""); status != 400 || body != `{"error":"the input length exceeds the context length"}` {
+		t.Errorf("[UNK] input over the context = %d %s, want Ollama's 400", status, body)
+	}
+	if status, _ := embed(strings.Repeat("naïve ", 14), ""); status != 200 {
+		t.Errorf("[UNK] input within the context = %d, want 200", status)
+	}
+	// A smaller num_ctx makes the short input too long too.
+	if status, _ := embed(strings.Repeat("naïve ", 14), `,"options":{"num_ctx":8}`); status != 400 {
+		t.Errorf("with num_ctx 8 = %d, want 400", status)
+	}
+	if n := s.Loads("all-minilm"); n != 2 {
+		t.Errorf("Loads = %d, want 2 (with the default context, then with num_ctx 8)", n)
+	}
+}
+
+func TestServerLoadsAndParameters(t *testing.T) {
+	s := embeddingtest.NewServer(t)
+	m := embeddingtest.KnownModel("bge-m3")
+	m.NumCtx = 8192
+	s.SetModels(m)
+	resp, err := client(t, s).Show(context.Background(), &api.ShowRequest{Model: "bge-m3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "num_ctx                        8192"; resp.Parameters != want {
+		t.Errorf("parameters = %q, want %q", resp.Parameters, want)
+	}
+	body := func(opts string) string { return `{"model":"bge-m3","input":"a"` + opts + `}` }
+	for _, opts := range []string{"", `,"options":{"num_ctx":8192}`, "", `,"options":{"num_ctx":2048}`, `,"options":{"num_ctx":2048}`, ""} {
+		if status, got := post(t, s, "/api/embed", body(opts)); status != 200 {
+			t.Fatalf("embed %s = %d %s", opts, status, got)
+		}
+	}
+	if n := s.Loads("bge-m3"); n != 3 {
+		t.Errorf("Loads = %d, want 3 (8192 from the Modelfile, then 2048, then 8192 again)", n)
+	}
+	s.SetDefaultContext(1024)
+	m.NumCtx = 0
+	s.SetModels(m)
+	if status, _ := post(t, s, "/api/embed", body("")); status != 200 || s.Loads("bge-m3") != 4 {
+		t.Errorf("after SetDefaultContext: status %d, Loads %d; want 200, 4", status, s.Loads("bge-m3"))
+	}
+}

@@ -20,7 +20,6 @@
 
 import { execFile, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -248,7 +247,8 @@ async function titles(page) {
 }
 
 async function main() {
-  const work = mkdtempSync(join(tmpdir(), 'hs-e2e-'))
+  mkdirSync(join(repo, '.artifacts'), { recursive: true }) // git-ignored, inside the checkout
+  const work = mkdtempSync(join(repo, '.artifacts', 'hs-e2e-'))
   cleanups.push(() => rmSync(work, { recursive: true, force: true }))
 
   let bin

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/xml"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -493,16 +492,6 @@ func TestMIME(t *testing.T) {
 			t.Errorf("hasPreview(%q) = %v, want %v", tt.name, got, tt.preview)
 		}
 	}
-}
-
-// readAll reads a response body as a string.
-func readAll(t *testing.T, r io.Reader) string {
-	t.Helper()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func TestAppAPIImpersonation(t *testing.T) {

@@ -95,8 +95,11 @@ func (e *encoder) meta(m hybridsearch.FileMeta) {
 	}
 }
 
-// point writes one point of a file without its file id and metadata.
-func (e *encoder) point(id string, c hybridsearch.Chunk, dense []float32, bm25, trigram hybridsearch.SparseVector) {
+// point writes one point of a file without its file id and metadata, and
+// returns where its head (id and chunk, up to the hash) ends, relative to
+// where it starts.
+func (e *encoder) point(id string, c hybridsearch.Chunk, dense []float32, bm25, trigram hybridsearch.SparseVector) (head int) {
+	start := len(e.b)
 	e.str(id)
 	e.int(c.No)
 	e.str(c.Text)
@@ -105,9 +108,11 @@ func (e *encoder) point(id string, c hybridsearch.Chunk, dense []float32, bm25, 
 	e.strs(c.Headings)
 	e.int(c.Page)
 	e.str(c.Hash)
+	head = len(e.b) - start
 	e.floats(dense)
 	e.sparse(bm25)
 	e.sparse(trigram)
+	return head
 }
 
 // decoder reads what encoder wrote. The first failure sticks in err and
@@ -274,17 +279,71 @@ func (d *decoder) meta() hybridsearch.FileMeta {
 // point reads what encoder.point wrote into a pointIn of file.
 func (d *decoder) point(file hybridsearch.FileID) pointIn {
 	var p pointIn
-	p.id = d.str()
-	p.chunk.FileID = file
-	p.chunk.No = d.int()
-	p.chunk.Text = d.str()
-	p.chunk.Start = d.int()
-	p.chunk.End = d.int()
-	p.chunk.Headings = d.strs()
-	p.chunk.Page = d.int()
-	p.chunk.Hash = d.str()
+	p.id, p.chunk = d.pointHead(file)
 	p.dense = d.floats()
 	p.bm25 = d.sparse()
 	p.trigram = d.sparse()
 	return p
+}
+
+// pointHead reads a point's id and chunk, the head of what encoder.point
+// wrote.
+func (d *decoder) pointHead(file hybridsearch.FileID) (string, hybridsearch.Chunk) {
+	id := d.str()
+	c := hybridsearch.Chunk{FileID: file}
+	c.No = d.int()
+	c.Text = d.str()
+	c.Start = d.int()
+	c.End = d.int()
+	c.Headings = d.strs()
+	c.Page = d.int()
+	c.Hash = d.str()
+	return id, c
+}
+
+// pointHash reads the chunk hash of a record's head, skipping the rest.
+func (d *decoder) pointHash() string {
+	d.skip() // id
+	d.varint()
+	d.skip() // text
+	d.varint()
+	d.varint()
+	for n := d.count(1); n > 0; n-- {
+		d.skip() // a heading
+	}
+	d.varint()
+	return d.str()
+}
+
+// pointTerms reads what a removal needs of a record that encoder.point
+// wrote: the chunk hash, and each sparse vector's indices passed to f with
+// the vector's number (0 bm25, 1 trigram). Text and vectors are skipped.
+func (d *decoder) pointTerms(f func(vector int, index uint32)) (hash string) {
+	hash = d.pointHash()
+	n := d.count(4)
+	d.bytes(4 * n) // dense
+	for v := range 2 {
+		n := d.count(5)
+		prev := uint64(0)
+		for range n {
+			prev += d.uvarint()
+			if d.err == nil {
+				f(v, uint32(prev))
+			}
+		}
+		d.bytes(4 * n) // values
+	}
+	return hash
+}
+
+// skip passes over a string.
+func (d *decoder) skip() { d.bytes(d.count(1)) }
+
+// bytes passes over n bytes.
+func (d *decoder) bytes(n int) {
+	if n > len(d.b) {
+		d.fail()
+		return
+	}
+	d.b = d.b[n:]
 }

@@ -1,63 +1,89 @@
 package local
 
 import (
+	"hash/maphash"
+	"path/filepath"
 	"slices"
 
 	"github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
-// pointRec is a stored point. Its file metadata lives in its fileRec.
-type pointRec struct {
-	id      string
-	chunk   hybridsearch.Chunk
-	slot    int32
-	dense   bool
-	bm25    hybridsearch.SparseVector
-	trigram hybridsearch.SparseVector
-}
+// Files of the dense rows under a Store's directory: derived data, rebuilt
+// by every Open and removed by Close.
+const (
+	denseName  = "dense.f32" // normalised float32 rows
+	dense8Name = "dense.i8"  // their int8 copies
+)
 
-// fileRec is a stored file: its metadata and its points in chunk order.
+// fileRec is a stored file: its metadata and its points' slots.
 type fileRec struct {
 	meta   hybridsearch.FileMeta
-	points []*pointRec
-	slots  []int32 // the points' slots, sorted
+	points []int32 // slots in chunk order
+	slots  []int32 // the same slots, sorted
 }
 
-// index is the in-memory state of a Store. Points live in slots:
-// slot s owns slab[s*dim:(s+1)*dim], its normalised dense vector, and its
-// int8 copy q8[s*dim:(s+1)*dim] described by qrow[s] (see dot8.go; the copy
-// is derived, never stored on disk). Freed slots are reused once their
-// postings are purged. Only apply mutates an index.
+// index is the in-memory state of a Store: what ranking and filtering need,
+// about 2 KB per point of 700-byte prose chunks (BenchmarkMemoryPerChunk),
+// while the points' records (text, vectors) stay on disk (records.go).
+//
+// Points live in slots. Slot s has its point id, chunk number, record
+// location, file, whether it has a dense vector, and the description of
+// its int8 row. Its dense vector is slab[s*dim:(s+1)*dim] and its int8
+// copy q8[s*dim:(s+1)*dim] (see dot8.go), rows of files mapped into memory
+// (rows.go). Sparse vectors live only as compact posting lists
+// (postings.go). Freed slots are reused once their postings are purged.
+//
+// Writers hold Store.wmu; prepare reads and writes files, apply changes
+// the index under Store.mu's write lock and cannot fail.
 type index struct {
-	dim    int
-	slab   []float32
-	q8     []int8
-	qrow   []quantRow
-	slots  []*pointRec // nil when free
-	file   []*fileRec  // file of each slot
-	dense  []bool      // whether a slot has a dense vector
-	free   []int32     // slots ready for reuse
-	dead   []int32     // freed slots whose postings are not purged yet
+	dir   string // holds the row files
+	dim   int
+	vec   *rowFile // float32 rows; nil until a dimension is set
+	vec8  *rowFile // int8 rows
+	slab  []float32
+	q8    []int8
+	qrow  []quantRow
+	ids   []pointID
+	nos   []int32 // chunk numbers
+	locs  []recLoc
+	file  []*fileRec // nil when free or dead
+	dense []bool     // whether a slot has a dense vector
+	free  []int32    // slots ready for reuse
+	dead  []int32    // freed slots whose postings are not purged yet
+
 	files  map[hybridsearch.FileID]*fileRec
 	users  map[hybridsearch.UserID][]int32 // sorted slots each reader may see
-	hashes map[string][]int32              // chunk hash -> slots with a dense vector, unordered
-	sparse [2]invIndex                     // store.VectorBM25, store.VectorTrigram
+	hashes map[uint64][]int32              // hashKey of a chunk hash -> slots with a dense vector, unordered; keys may collide
+	seed   maphash.Seed
+	sparse [2]invIndex // store.VectorBM25, store.VectorTrigram
 	points int
+	recs   records
 }
 
-func newIndex(dim int) *index {
-	x := &index{
-		dim:    dim,
+func newIndex(dir string) *index {
+	return &index{
+		dir:    dir,
 		files:  make(map[hybridsearch.FileID]*fileRec),
 		users:  make(map[hybridsearch.UserID][]int32),
-		hashes: make(map[string][]int32),
+		hashes: make(map[uint64][]int32),
+		seed:   maphash.MakeSeed(),
+		sparse: [2]invIndex{newInvIndex(), newInvIndex()},
 	}
-	for i := range x.sparse {
-		x.sparse[i].postings = make(map[uint32]*postingList)
-	}
-	return x
 }
+
+// reserve sizes the slot arrays for n slots.
+func (x *index) reserve(n int) {
+	x.ids = make([]pointID, 0, n)
+	x.nos = make([]int32, 0, n)
+	x.locs = make([]recLoc, 0, n)
+	x.file = make([]*fileRec, 0, n)
+	x.dense = make([]bool, 0, n)
+	x.qrow = make([]quantRow, 0, n)
+}
+
+// hashKey returns the key of a chunk hash in x.hashes.
+func (x *index) hashKey(h string) uint64 { return maphash.String(x.seed, h) }
 
 // sparseIndex returns the inverted index of a checked sparse vector name.
 func (x *index) sparseIndex(name string) *invIndex {
@@ -66,6 +92,9 @@ func (x *index) sparseIndex(name string) *invIndex {
 	}
 	return &x.sparse[0]
 }
+
+// live reports whether slot s holds a point.
+func (x *index) live(s int32) bool { return x.file[s] != nil }
 
 // check returns the error the op would meet against the current state,
 // and whether it changes nothing (so it need not be logged).
@@ -76,10 +105,8 @@ func (x *index) check(o *op) (noop bool, err error) {
 		if f == nil && len(o.points) == 0 || o.kind == opUpsert && len(o.points) == 0 {
 			return true, nil
 		}
-		for _, p := range o.points {
-			if p.dense != nil && x.dim != 0 && len(p.dense) != x.dim {
-				return false, hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", o.meta.ID, len(p.dense), x.dim)
-			}
+		if err := x.checkDim(o); err != nil {
+			return false, err
 		}
 	case opMeta:
 		if f == nil {
@@ -88,194 +115,132 @@ func (x *index) check(o *op) (noop bool, err error) {
 	case opDelete:
 		return f == nil, nil
 	case opTrim:
-		return f == nil || len(f.points) == 0 || f.points[len(f.points)-1].chunk.No < o.keep, nil
+		return f == nil || len(f.points) == 0 || int(x.nos[f.points[len(f.points)-1]]) < o.keep, nil
 	}
 	return false, nil
 }
 
-// apply performs a checked op. On replay an op may meet a state it was not
-// checked against (an update of a file deleted since); it then does what
-// leaves the state consistent, or reports a mismatched dimension.
-func (x *index) apply(o *op) error {
-	switch o.kind {
-	case opWrite, opUpsert:
-		for _, p := range o.points {
-			if p.dense != nil && x.dim != 0 && len(p.dense) != x.dim {
-				return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", o.meta.ID, len(p.dense), x.dim)
-			}
+// checkDim returns an EINVALID error when a dense vector of the op does not
+// have the store's dimension.
+func (x *index) checkDim(o *op) error {
+	for _, p := range o.points {
+		if p.dense != nil && x.dim != 0 && len(p.dense) != x.dim {
+			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", o.meta.ID, len(p.dense), x.dim)
 		}
-		if o.kind == opUpsert {
-			x.upsertPoints(o.meta, o.points)
-		} else {
-			x.replaceFile(o.meta, o.points)
-		}
-	case opMeta:
-		x.updateMeta(o.meta)
-	case opDelete:
-		x.replaceFile(o.meta, nil)
-	case opTrim:
-		x.trimFile(o.meta.ID, o.keep)
 	}
 	return nil
 }
 
-// replaceFile makes the file's points exactly points (none deletes it).
-func (x *index) replaceFile(meta hybridsearch.FileMeta, points []pointIn) {
-	if old := x.files[meta.ID]; old != nil {
-		x.unlink(old)
+// apply performs a prepared op whose points' records lie in a frame at
+// off, in the WAL or the snapshot. On replay an op may meet a state it was
+// not checked against (an update of a file deleted since); prepare and
+// apply then do what leaves the state consistent.
+func (x *index) apply(o *op, p *plan, off int64, inWAL bool) {
+	f := x.files[o.meta.ID]
+	if o.kind == opMeta {
+		x.updateMeta(f, o.meta)
+		return
 	}
-	if len(points) > 0 {
-		x.link(meta, points)
+	if p.dim != 0 {
+		x.dim = p.dim
+	}
+	if f != nil && len(p.gone) > 0 {
+		x.unlink(f, p.gone)
+		if len(f.points) == 0 || o.kind == opWrite || o.kind == opDelete {
+			x.dropFile(f)
+			f = nil
+		}
+	}
+	for _, h := range p.unhash {
+		rest := slices.DeleteFunc(x.hashes[h.key], func(v int32) bool { return v == h.slot })
+		if len(rest) > 0 {
+			x.hashes[h.key] = rest
+		} else {
+			delete(x.hashes, h.key)
+		}
+	}
+	for i := range x.sparse {
+		x.sparse[i].remove(p.dec[i], p.docs[i])
+	}
+	if len(o.points) > 0 && (o.kind == opWrite || o.kind == opUpsert) {
+		if f == nil {
+			f = &fileRec{meta: o.meta}
+			x.files[o.meta.ID] = f
+		} else {
+			x.updateMeta(f, o.meta)
+		}
+		x.link(f, o, p, off, inWAL)
 	}
 	x.purgeDead()
 }
 
-// link stores a file that has no points now.
-func (x *index) link(meta hybridsearch.FileMeta, points []pointIn) {
-	f := &fileRec{meta: meta, points: make([]*pointRec, len(points)), slots: make([]int32, len(points))}
-	for i, p := range points {
-		r := x.linkPoint(f, p)
-		f.points[i], f.slots[i] = r, r.slot
-	}
-	slices.Sort(f.slots)
-	x.files[meta.ID] = f
-	x.points += len(points)
-	for _, u := range meta.Readers {
-		x.users[u] = addSlots(x.users[u], f.slots)
-	}
-}
-
-// linkPoint stores one point of f in a new slot; the caller adds the slot
-// to f and to the readers' lists.
-func (x *index) linkPoint(f *fileRec, p pointIn) *pointRec {
-	if p.dense != nil && x.dim == 0 {
-		x.setDim(len(p.dense))
-	}
-	s := x.alloc()
-	r := &pointRec{id: p.id, chunk: p.chunk, slot: s, dense: p.dense != nil, bm25: p.bm25, trigram: p.trigram}
-	x.slots[s], x.file[s], x.dense[s] = r, f, r.dense
-	if r.dense {
-		copy(x.slab[int(s)*x.dim:], p.dense)
-		x.qrow[s] = quantize(x.vector(s), x.q8[int(s)*x.dim:])
-		if h := r.chunk.Hash; h != "" {
-			x.hashes[h] = append(x.hashes[h], s)
-		}
-	}
-	x.sparse[0].add(s, r.bm25)
-	x.sparse[1].add(s, r.trigram)
-	return r
-}
-
-// unlink removes a file's points; their slots are dead until purged.
-func (x *index) unlink(f *fileRec) {
+// unlink frees the slots gone (sorted) of f's points; they are dead until
+// purged.
+func (x *index) unlink(f *fileRec, gone []int32) {
 	for _, u := range f.meta.Readers {
-		x.setUser(u, removeSlots(x.users[u], f.slots))
+		x.setUser(u, removeSlots(x.users[u], gone))
 	}
-	for _, r := range f.points {
-		x.unlinkPoint(r)
+	f.slots = removeSlots(f.slots, gone)
+	f.points = slices.DeleteFunc(f.points, func(s int32) bool {
+		_, found := slices.BinarySearch(gone, s)
+		return found
+	})
+	for _, s := range gone {
+		x.file[s], x.dense[s] = nil, false
+	}
+	x.dead = append(x.dead, gone...)
+	x.points -= len(gone)
+}
+
+// dropFile forgets f once its remaining slots are unlinked as well.
+func (x *index) dropFile(f *fileRec) {
+	if len(f.slots) > 0 {
+		x.unlink(f, slices.Clone(f.slots))
 	}
 	delete(x.files, f.meta.ID)
-	x.points -= len(f.points)
 }
 
-// unlinkPoint frees one point's slot (dead until purged); the caller
-// removes the slot from its file and the readers' lists.
-func (x *index) unlinkPoint(r *pointRec) {
-	s := r.slot
-	if r.dense {
-		h := r.chunk.Hash
-		if rest := slices.DeleteFunc(x.hashes[h], func(v int32) bool { return v == s }); len(rest) > 0 {
-			x.hashes[h] = rest
-		} else {
-			delete(x.hashes, h)
+// link stores o's points in f, in the slots p chose.
+func (x *index) link(f *fileRec, o *op, p *plan, off int64, inWAL bool) {
+	x.free = x.free[:len(x.free)-p.reuse]
+	if grow := len(o.points) - p.reuse; grow > 0 {
+		n := len(x.file) + grow
+		x.ids = slices.Grow(x.ids, grow)[:n]
+		x.nos = slices.Grow(x.nos, grow)[:n]
+		x.locs = slices.Grow(x.locs, grow)[:n]
+		x.file = slices.Grow(x.file, grow)[:n]
+		x.dense = slices.Grow(x.dense, grow)[:n]
+		x.qrow = slices.Grow(x.qrow, grow)[:n]
+	}
+	for i, pt := range o.points {
+		s := p.slots[i]
+		x.ids[s], x.nos[s], x.locs[s] = p.ids[i], int32(pt.chunk.No), o.pos[i].loc(off, inWAL)
+		x.file[s], x.dense[s], x.qrow[s] = f, pt.dense != nil, p.qrows[i]
+		if pt.dense != nil && pt.chunk.Hash != "" {
+			k := x.hashKey(pt.chunk.Hash)
+			x.hashes[k] = append(x.hashes[k], s)
 		}
+		x.sparse[0].add(s, pt.bm25)
+		x.sparse[1].add(s, pt.trigram)
 	}
-	x.sparse[0].remove(r.bm25)
-	x.sparse[1].remove(r.trigram)
-	x.slots[s], x.file[s], x.dense[s] = nil, nil, false
-	x.dead = append(x.dead, s)
-}
-
-// upsertPoints sets the file's metadata to meta and stores points in it,
-// each replacing the file's point of the same chunk number; the file's
-// other points stay. An absent file is created. Its cost is that of the
-// points written (and of the readers' slot lists), not of the whole file,
-// so a large file is written in batches in linear time.
-func (x *index) upsertPoints(meta hybridsearch.FileMeta, points []pointIn) {
-	f := x.files[meta.ID]
-	if f == nil {
-		x.link(meta, points)
-		x.purgeDead()
-		return
+	added := slices.Clone(p.slots)
+	if len(f.points) == 0 {
+		f.points = append(f.points, added...) // o.points are in chunk order
+	} else {
+		f.points = append(f.points, added...)
+		slices.SortFunc(f.points, func(a, b int32) int { return int(x.nos[a]) - int(x.nos[b]) })
 	}
-	x.updateMeta(meta)
-	replace := make(map[int]bool, len(points))
-	for _, p := range points {
-		replace[p.chunk.No] = true
-	}
-	var gone []int32
-	kept := f.points[:0]
-	for _, r := range f.points {
-		if replace[r.chunk.No] {
-			x.unlinkPoint(r)
-			gone = append(gone, r.slot)
-			continue
-		}
-		kept = append(kept, r)
-	}
-	clear(f.points[len(kept):])
-	f.points = kept
-	added := make([]int32, 0, len(points))
-	for _, p := range points {
-		r := x.linkPoint(f, p)
-		f.points = append(f.points, r)
-		added = append(added, r.slot)
-	}
-	slices.SortFunc(f.points, func(a, b *pointRec) int { return a.chunk.No - b.chunk.No })
-	x.moveSlots(f, gone, added)
-	x.points += len(points) - len(gone)
-	x.purgeDead()
-}
-
-// trimFile removes the file's points numbered keep and up; a file left
-// without points is removed.
-func (x *index) trimFile(id hybridsearch.FileID, keep int) {
-	f := x.files[id]
-	if f == nil {
-		return
-	}
-	i, _ := slices.BinarySearchFunc(f.points, keep, func(r *pointRec, no int) int { return r.chunk.No - no })
-	if i == 0 {
-		x.replaceFile(f.meta, nil)
-		return
-	}
-	var gone []int32
-	for _, r := range f.points[i:] {
-		x.unlinkPoint(r)
-		gone = append(gone, r.slot)
-	}
-	clear(f.points[i:])
-	f.points = f.points[:i]
-	x.moveSlots(f, gone, nil)
-	x.points -= len(gone)
-	x.purgeDead()
-}
-
-// moveSlots takes the slots gone out of f and its readers' lists and puts
-// the slots added in.
-func (x *index) moveSlots(f *fileRec, gone, added []int32) {
-	slices.Sort(gone)
 	slices.Sort(added)
-	f.slots = addSlots(removeSlots(f.slots, gone), added)
+	f.slots = addSlots(f.slots, added)
 	for _, u := range f.meta.Readers {
-		x.setUser(u, addSlots(removeSlots(x.users[u], gone), added))
+		x.users[u] = addSlots(x.users[u], added)
 	}
+	x.points += len(o.points)
 }
 
-// updateMeta replaces a file's metadata and moves its slots between the
+// updateMeta replaces f's metadata and moves its slots between the
 // readers' lists. An absent file is left absent.
-func (x *index) updateMeta(meta hybridsearch.FileMeta) {
-	f := x.files[meta.ID]
+func (x *index) updateMeta(f *fileRec, meta hybridsearch.FileMeta) {
 	if f == nil {
 		return
 	}
@@ -300,43 +265,69 @@ func (x *index) setUser(u hybridsearch.UserID, slots []int32) {
 	x.users[u] = slots
 }
 
-// alloc returns a free slot, growing the slot arrays when none is free.
-func (x *index) alloc() int32 {
-	if n := len(x.free); n > 0 {
-		s := x.free[n-1]
-		x.free = x.free[:n-1]
-		return s
-	}
-	s := int32(len(x.slots))
-	x.slots = append(x.slots, nil)
-	x.file = append(x.file, nil)
-	x.dense = append(x.dense, false)
-	if x.dim > 0 {
-		x.slab = slices.Grow(x.slab, x.dim)[:len(x.slab)+x.dim]
-		clear(x.slab[len(x.slab)-x.dim:])
-		x.q8 = slices.Grow(x.q8, x.dim)[:len(x.q8)+x.dim]
-		clear(x.q8[len(x.q8)-x.dim:])
-		x.qrow = append(x.qrow, quantRow{})
-	}
-	return s
-}
-
-// setDim fixes the dense dimension and sizes the slabs for existing slots.
-func (x *index) setDim(dim int) {
-	x.dim = dim
-	x.reserve(len(x.slots), max(len(x.slots), 64))
-}
-
-// reserve sizes the slabs for n slots with room for capacity slots.
-func (x *index) reserve(n, capacity int) {
-	x.slab = make([]float32, n*x.dim, capacity*x.dim)
-	x.q8 = make([]int8, n*x.dim, capacity*x.dim)
-	x.qrow = make([]quantRow, n, capacity)
-}
-
-// vector returns slot s's dense vector, aliased into the slab.
+// vector returns slot s's dense vector, aliased into the mapped slab: valid
+// while the caller holds Store.mu.
 func (x *index) vector(s int32) []float32 {
 	return x.slab[int(s)*x.dim : (int(s)+1)*x.dim : (int(s)+1)*x.dim]
+}
+
+// openRows creates the row files for dimension dim (replacing those of a
+// dimension an unlogged write left behind).
+func (x *index) openRows(dim int) error {
+	if x.vec != nil && x.vec.size == 4*dim {
+		return nil
+	}
+	x.closeRows()
+	vec, err := openRowFile(filepath.Join(x.dir, denseName), 4*dim)
+	if err != nil {
+		return err
+	}
+	vec8, err := openRowFile(filepath.Join(x.dir, dense8Name), dim)
+	if err != nil {
+		vec.close()
+		return err
+	}
+	x.vec, x.vec8 = vec, vec8
+	return nil
+}
+
+// reserveRows makes the row files hold at least n rows and refreshes the
+// slabs that map them. Callers exclude readers.
+func (x *index) reserveRows(n int) error {
+	if err := x.vec.reserve(n); err != nil {
+		return err
+	}
+	if err := x.vec8.reserve(n); err != nil {
+		return err
+	}
+	x.slab, x.q8 = x.vec.float32s(), x.vec8.int8s()
+	return nil
+}
+
+// closeRows closes and removes the row files.
+func (x *index) closeRows() error {
+	var err error
+	if x.vec != nil {
+		err = x.vec.close()
+		if err8 := x.vec8.close(); err == nil {
+			err = err8
+		}
+	}
+	x.vec, x.vec8, x.slab, x.q8 = nil, nil, nil, nil
+	return err
+}
+
+// close closes the snapshot that records are read from and the row files.
+func (x *index) close() error {
+	var err error
+	if x.recs.snap != nil {
+		err = x.recs.snap.Close()
+		x.recs.snap = nil
+	}
+	if rerr := x.closeRows(); err == nil {
+		err = rerr
+	}
+	return err
 }
 
 // addSlots merges the sorted slots add into the sorted list, in place.

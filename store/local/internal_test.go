@@ -10,29 +10,64 @@ import (
 	"github.com/hybrid-search/hybridsearch"
 )
 
-// invariants returns the first broken invariant of the index, or nil.
+// invariants returns the first broken invariant of the index, or nil. It
+// reads every live point's record to check the posting and hash lists.
 func (x *index) invariants() error {
 	if err := x.quantInvariants(); err != nil {
 		return err
 	}
+	n := len(x.file)
+	if len(x.ids) != n || len(x.nos) != n || len(x.locs) != n || len(x.dense) != n || len(x.qrow) != n {
+		return fmt.Errorf("slot arrays of %d, %d, %d, %d, %d entries for %d slots", len(x.ids), len(x.nos), len(x.locs), len(x.dense), len(x.qrow), n)
+	}
 	live := 0
-	for s, r := range x.slots {
-		if r == nil {
+	recs := make(map[int32]pointIn)
+	for s, f := range x.file {
+		if f == nil {
+			if x.dense[s] {
+				return fmt.Errorf("free slot %d has a dense vector", s)
+			}
 			continue
 		}
 		live++
-		if r.slot != int32(s) || x.file[s] == nil || x.dense[s] != r.dense {
-			return fmt.Errorf("slot %d: inconsistent record", s)
+		if x.files[f.meta.ID] != f {
+			return fmt.Errorf("slot %d: file %d is not stored", s, f.meta.ID)
 		}
+		if _, ok := slices.BinarySearch(f.slots, int32(s)); !ok {
+			return fmt.Errorf("slot %d: not among its file's slots", s)
+		}
+		var buf []byte
+		p, err := x.point(int32(s), true, &buf)
+		if err != nil {
+			return fmt.Errorf("slot %d: %v", s, err)
+		}
+		if p.ID != x.ids[s].String() || p.Chunk.No != int(x.nos[s]) || (p.Dense != nil) != x.dense[s] {
+			return fmt.Errorf("slot %d: record %s chunk %d (dense %v) does not match %s chunk %d (dense %v)", s, p.ID, p.Chunk.No, p.Dense != nil, x.ids[s], x.nos[s], x.dense[s])
+		}
+		if p.Dense != nil && !slices.Equal(p.Dense, x.vector(int32(s))) {
+			return fmt.Errorf("slot %d: dense row differs from its record", s)
+		}
+		recs[int32(s)] = pointIn{id: p.ID, chunk: p.Chunk, dense: p.Dense, bm25: p.BM25, trigram: p.Trigram}
 	}
-	if live != x.points || live+len(x.free)+len(x.dead) != len(x.slots) {
-		return fmt.Errorf("%d live, %d free, %d dead of %d slots; points %d", live, len(x.free), len(x.dead), len(x.slots), x.points)
+	if live != x.points || live+len(x.free)+len(x.dead) != n {
+		return fmt.Errorf("%d live, %d free, %d dead of %d slots; points %d", live, len(x.free), len(x.dead), n, x.points)
+	}
+	for id, f := range x.files {
+		if f.meta.ID != id || len(f.points) != len(f.slots) || len(f.points) == 0 {
+			return fmt.Errorf("file %d: %d points, %d slots", id, len(f.points), len(f.slots))
+		}
+		if !slices.IsSorted(f.slots) || !slices.IsSortedFunc(f.points, func(a, b int32) int { return int(x.nos[a]) - int(x.nos[b]) }) {
+			return fmt.Errorf("file %d: slots or points out of order", id)
+		}
+		for _, s := range f.points {
+			if x.file[s] != f {
+				return fmt.Errorf("file %d: slot %d is not its own", id, s)
+			}
+		}
 	}
 	entries, want := 0, 0
-	for _, r := range x.slots {
-		if r != nil {
-			want += len(x.file[r.slot].meta.Readers)
-		}
+	for _, f := range x.files {
+		want += len(f.meta.Readers) * len(f.slots)
 	}
 	for u, slots := range x.users {
 		entries += len(slots)
@@ -45,46 +80,44 @@ func (x *index) invariants() error {
 			}
 		}
 		for _, s := range slots {
-			if x.slots[s] == nil || !slices.Contains(x.file[s].meta.Readers, u) {
+			if !x.live(s) || !slices.Contains(x.file[s].meta.Readers, u) {
 				return fmt.Errorf("user %s: slot %d is not theirs", u, s)
 			}
 		}
 	}
-	for h, slots := range x.hashes {
+	if entries != want {
+		return fmt.Errorf("%d entries in user lists, want %d", entries, want)
+	}
+	inHashes := 0
+	for key, slots := range x.hashes {
 		if len(slots) == 0 {
-			return fmt.Errorf("hash %q: empty list", h)
+			return fmt.Errorf("hash key %x: empty list", key)
 		}
 		for _, s := range slots {
-			if r := x.slots[s]; r == nil || !r.dense || r.chunk.Hash != h {
-				return fmt.Errorf("hash %q: slot %d is not a live point with that hash and a dense vector", h, s)
+			if r, ok := recs[s]; !ok || !x.dense[s] || x.hashKey(r.chunk.Hash) != key {
+				return fmt.Errorf("hash key %x: slot %d is not a live point with that hash and a dense vector", key, s)
 			}
 		}
+		inHashes += len(slots)
 	}
 	withHash := 0
-	for _, r := range x.slots {
-		if r != nil && r.dense && r.chunk.Hash != "" {
+	for s, r := range recs {
+		if x.dense[s] && r.chunk.Hash != "" {
 			withHash++
 		}
 	}
-	if n := func() (n int) {
-		for _, slots := range x.hashes {
-			n += len(slots)
-		}
-		return n
-	}(); n != withHash {
-		return fmt.Errorf("%d slots in hash lists, want %d", n, withHash)
-	}
-	if entries != want {
-		return fmt.Errorf("%d entries in user lists, want %d", entries, want)
+	if inHashes != withHash {
+		return fmt.Errorf("%d slots in hash lists, want %d", inHashes, withHash)
 	}
 	dead := map[int32]bool{}
 	for _, s := range x.dead {
 		dead[s] = true
 	}
 	for n, ix := range x.sparse {
+		vec := func(r pointIn) hybridsearch.SparseVector { return []hybridsearch.SparseVector{r.bm25, r.trigram}[n] }
 		docs := 0
-		for _, r := range x.slots {
-			if r != nil && len([]hybridsearch.SparseVector{r.bm25, r.trigram}[n].Indices) > 0 {
+		for _, r := range recs {
+			if len(vec(r).Indices) > 0 {
 				docs++
 			}
 		}
@@ -93,19 +126,35 @@ func (x *index) invariants() error {
 		}
 		for term, pl := range ix.postings {
 			count := 0
-			for _, p := range pl.ps {
-				if r := x.slots[p.slot]; r != nil {
-					v := []hybridsearch.SparseVector{r.bm25, r.trigram}[n]
-					if k := slices.Index(v.Indices, term); k < 0 || v.Values[k] != p.w {
-						return fmt.Errorf("sparse %d term %d: posting of slot %d not in its vector", n, term, p.slot)
+			var err error
+			seen := map[int32]bool{}
+			ix.each(pl.buf, func(s int32, w float32) {
+				switch r, ok := recs[s]; {
+				case seen[s]:
+					err = fmt.Errorf("sparse %d term %d: slot %d twice", n, term, s)
+				case ok:
+					v := vec(r)
+					if k := slices.Index(v.Indices, term); k < 0 || v.Values[k] != w {
+						err = fmt.Errorf("sparse %d term %d: posting of slot %d (%v) not in its vector", n, term, s, w)
 					}
 					count++
-				} else if !dead[p.slot] {
-					return fmt.Errorf("sparse %d term %d: posting of free slot %d", n, term, p.slot)
+				case !dead[s]:
+					err = fmt.Errorf("sparse %d term %d: posting of free slot %d", n, term, s)
 				}
+				seen[s] = true
+			})
+			if err != nil {
+				return err
 			}
-			if count != pl.live || count == 0 {
+			if int32(count) != pl.live || count == 0 {
 				return fmt.Errorf("sparse %d term %d: live %d, counted %d", n, term, pl.live, count)
+			}
+		}
+		for s, r := range recs {
+			for _, term := range vec(r).Indices {
+				if ix.postings[term] == nil {
+					return fmt.Errorf("sparse %d: no postings of term %d of slot %d", n, term, s)
+				}
 			}
 		}
 	}
@@ -176,7 +225,7 @@ func TestIndexInvariants(t *testing.T) {
 				t.Fatalf("after op %d: %v", i, err)
 			}
 		}
-		maxSlots = max(maxSlots, len(s.idx.slots))
+		maxSlots = max(maxSlots, len(s.idx.file))
 	}
 	// 30 files of at most 59 chunks: purging must keep the slots bounded.
 	if maxSlots > 2*30*60+purgeMin {

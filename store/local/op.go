@@ -24,10 +24,11 @@ type op struct {
 	meta   hybridsearch.FileMeta
 	points []pointIn // opWrite and opUpsert, in chunk order
 	keep   int       // opTrim: chunks numbered below it stay
+	pos    []recPos  // where each point's record lies in the op's frame, once encoded or decoded
 }
 
-// pointIn is a point on its way into the index: dense already normalised,
-// sparse vectors sorted copies owned by the index once applied.
+// pointIn is a point on its way into the index (or read back from its
+// record): dense already normalised, sparse vectors sorted.
 type pointIn struct {
 	id      string
 	chunk   hybridsearch.Chunk
@@ -36,7 +37,9 @@ type pointIn struct {
 	trigram hybridsearch.SparseVector
 }
 
-// encode appends the op, tagged with its sequence number.
+// encode appends the op, tagged with its sequence number, to a frame that
+// e holds from its start (header included), and records in o.pos where
+// each point's record lies in it.
 func (o *op) encode(e *encoder, seq uint64) {
 	e.uvarint(seq)
 	e.byte(o.kind)
@@ -44,8 +47,11 @@ func (o *op) encode(e *encoder, seq uint64) {
 	case opWrite, opUpsert:
 		e.meta(o.meta)
 		e.uvarint(uint64(len(o.points)))
+		o.pos = o.pos[:0]
 		for _, p := range o.points {
-			e.point(p.id, p.chunk, p.dense, p.bm25, p.trigram)
+			start := len(e.b)
+			head := e.point(p.id, p.chunk, p.dense, p.bm25, p.trigram)
+			o.pos = append(o.pos, recPos{uint32(start), uint32(start + head), uint32(len(e.b))})
 		}
 	case opMeta:
 		e.meta(o.meta)
@@ -57,7 +63,8 @@ func (o *op) encode(e *encoder, seq uint64) {
 	}
 }
 
-// decodeOp reads what op.encode wrote.
+// decodeOp reads what op.encode wrote: a frame's payload. It records in
+// o.pos where each point's record lies in the frame.
 func decodeOp(b []byte) (uint64, *op, error) {
 	d := decoder{b: b}
 	seq := d.uvarint()
@@ -67,8 +74,15 @@ func decodeOp(b []byte) (uint64, *op, error) {
 		o.meta = d.meta()
 		n := d.count(1)
 		o.points = make([]pointIn, n)
+		o.pos = make([]recPos, n)
+		at := func() uint32 { return uint32(frameHeader + len(b) - len(d.b)) }
 		for i := range o.points {
-			o.points[i] = d.point(o.meta.ID)
+			start := at()
+			o.points[i].id, o.points[i].chunk = d.pointHead(o.meta.ID)
+			head := at()
+			p := &o.points[i]
+			p.dense, p.bm25, p.trigram = d.floats(), d.sparse(), d.sparse()
+			o.pos[i] = recPos{start, head, at()}
 		}
 	case opMeta:
 		o.meta = d.meta()

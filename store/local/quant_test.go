@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -12,13 +14,13 @@ import (
 )
 
 // quantInvariants returns an error unless the int8 copy matches the slab:
-// one row per slot, and every dense slot's row as quantize makes it.
+// rows for every slot, and every dense slot's row as quantize makes it.
 func (x *index) quantInvariants() error {
 	if x.dim == 0 {
 		return nil
 	}
-	if len(x.q8) != len(x.slab) || len(x.qrow) != len(x.slots) || len(x.slab) != len(x.slots)*x.dim {
-		return fmt.Errorf("int8 copy: %d codes, %d rows for %d floats, %d slots", len(x.q8), len(x.qrow), len(x.slab), len(x.slots))
+	if len(x.q8) != len(x.slab) || len(x.slab) < len(x.file)*x.dim {
+		return fmt.Errorf("int8 copy: %d codes for %d floats, %d slots", len(x.q8), len(x.slab), len(x.file))
 	}
 	want := make([]int8, x.dim)
 	for s, dense := range x.dense {
@@ -33,12 +35,40 @@ func (x *index) quantInvariants() error {
 	return nil
 }
 
+// applyOp logs o to a WAL-like file of x's, as Store.mutate does, and
+// applies it.
+func applyOp(tb testing.TB, x *index, o *op) {
+	tb.Helper()
+	if x.recs.wal == nil {
+		f, err := os.Create(filepath.Join(x.dir, walName))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { f.Close() })
+		x.recs.wal = f
+	}
+	p, err := x.prepare(o, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	frame := encodeFrame(nil, func(e *encoder) { o.encode(e, 1) })
+	st, err := x.recs.wal.Stat()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := x.recs.wal.WriteAt(frame, st.Size()); err != nil {
+		tb.Fatal(err)
+	}
+	x.apply(o, p, st.Size(), true)
+}
+
 // quantCorpus builds an index of n points in files of up to 40 with ties
 // by construction: some vectors repeat, some take three levels so many
 // share codes and scores, a few are zero, some points have none. Readers
 // and paths vary so filters and user lists cut the corpus unevenly.
-func quantCorpus(rng *rand.Rand, dim, n int) *index {
-	x := newIndex(0)
+func quantCorpus(tb testing.TB, rng *rand.Rand, dim, n int) *index {
+	x := newIndex(tb.TempDir())
+	tb.Cleanup(func() { x.close() })
 	var pool [][]float32
 	for f := 0; n > 0; f++ {
 		id := hybridsearch.FileID(f + 1)
@@ -71,9 +101,7 @@ func quantCorpus(rng *rand.Rand, dim, n int) *index {
 			o.points = append(o.points, pointIn{id: hybridsearch.PointID(id, no), chunk: hybridsearch.Chunk{FileID: id, No: no}, dense: v})
 		}
 		n -= len(o.points)
-		if err := x.apply(o); err != nil {
-			panic(err)
-		}
+		applyOp(tb, x, o)
 	}
 	return x
 }
@@ -95,7 +123,7 @@ func TestScanQuantExact(t *testing.T) {
 		if seed%5 == 4 {
 			n = 1500
 		}
-		x := quantCorpus(rng, dim, n)
+		x := quantCorpus(t, rng, dim, n)
 		if err := x.invariants(); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -173,7 +201,10 @@ func TestSearchDenseQuant(t *testing.T) {
 					t.Fatal(err)
 				}
 				m := newMatcher("alice", f)
-				want := s.idx.hits(s.idx.searchDense(t.Context(), store.Normalized(q), s.idx.users["alice"], k, &m, 1, false))
+				want, err := s.idx.hits(s.idx.searchDense(t.Context(), store.Normalized(q), s.idx.users["alice"], k, &m, 1, false))
+				if err != nil {
+					t.Fatal(err)
+				}
 				if len(got) != len(want) {
 					t.Fatalf("%s: SearchDense(k %d) found %d hits, want %d", when, k, len(got), len(want))
 				}

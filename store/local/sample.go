@@ -1,6 +1,7 @@
 package local
 
 import (
+	"bytes"
 	"cmp"
 	"container/heap"
 	"context"
@@ -24,29 +25,36 @@ func (l *Store) PointsByID(ctx context.Context, user hybridsearch.UserID, ids []
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	want := make(map[string]int, len(ids))
+	want := make(map[pointID]int, len(ids))
 	for i, id := range ids {
-		if _, dup := want[id]; !dup {
-			want[id] = i
+		if pid, ok := parsePointID(id); ok {
+			if _, dup := want[pid]; !dup {
+				want[pid] = i
+			}
 		}
 	}
-	l.mu.RLock()
+	x, err := l.rlock(ctx)
+	if err != nil {
+		return nil, wrap(err, "store: points by id")
+	}
 	defer l.mu.RUnlock()
 	type found struct {
-		at int
-		p  hybridsearch.Point
+		at   int
+		slot int32
 	}
 	var out []found
-	for _, s := range l.idx.users[user] {
-		r := l.idx.slots[s]
-		if at, ok := want[r.id]; ok {
-			out = append(out, found{at, l.idx.point(r, true)})
+	for _, s := range x.users[user] {
+		if at, ok := want[x.ids[s]]; ok {
+			out = append(out, found{at, s})
 		}
 	}
 	slices.SortFunc(out, func(a, b found) int { return cmp.Compare(a.at, b.at) })
 	points := make([]hybridsearch.Point, len(out))
+	var buf []byte
 	for i, f := range out {
-		points[i] = f.p
+		if points[i], err = x.point(f.slot, true, &buf); err != nil {
+			return nil, wrap(err, "store: points by id")
+		}
 	}
 	return points, nil
 }
@@ -55,8 +63,8 @@ func (l *Store) PointsByID(ctx context.Context, user hybridsearch.UserID, ids []
 // read that pass f: those with the smallest point ids, in id order. Point
 // ids are hashes (hybridsearch.PointID), so this is an even spread over the
 // user's files that stays the same between calls while the index does. n
-// above MaxSample is capped; n ≤ 0 returns nothing. It returns an EINVALID
-// error for the empty user.
+// above store.MaxSample is capped; n ≤ 0 returns nothing. It returns an
+// EINVALID error for the empty user.
 func (l *Store) SamplePoints(ctx context.Context, user hybridsearch.UserID, n int, f hybridsearch.Filter) ([]hybridsearch.Point, error) {
 	if err := l.readable(ctx); err != nil {
 		return nil, wrap(err, "store: sample points")
@@ -69,43 +77,51 @@ func (l *Store) SamplePoints(ctx context.Context, user hybridsearch.UserID, n in
 		return nil, nil
 	}
 	m := newMatcher(user, f)
-	l.mu.RLock()
+	x, err := l.rlock(ctx)
+	if err != nil {
+		return nil, wrap(err, "store: sample points")
+	}
 	defer l.mu.RUnlock()
-	x := l.idx
 	// A max-heap by id of the n smallest ids seen so far.
-	h := &idHeap{}
+	h := &idHeap{x: x}
 	for _, s := range x.users[user] {
-		r := x.slots[s]
 		if m.on && !m.match(&x.file[s].meta) {
 			continue
 		}
 		switch {
 		case h.Len() < n:
-			heap.Push(h, r)
-		case r.id < (*h)[0].id:
-			(*h)[0] = r
+			heap.Push(h, s)
+		case h.less(s, h.slots[0]):
+			h.slots[0] = s
 			heap.Fix(h, 0)
 		}
 	}
-	recs := []*pointRec(*h)
-	slices.SortFunc(recs, func(a, b *pointRec) int { return cmp.Compare(a.id, b.id) })
-	out := make([]hybridsearch.Point, len(recs))
-	for i, r := range recs {
-		out[i] = x.point(r, true)
+	slices.SortFunc(h.slots, func(a, b int32) int { return bytes.Compare(x.ids[a][:], x.ids[b][:]) })
+	out := make([]hybridsearch.Point, len(h.slots))
+	var buf []byte
+	for i, s := range h.slots {
+		if out[i], err = x.point(s, true, &buf); err != nil {
+			return nil, wrap(err, "store: sample points")
+		}
 	}
 	return out, nil
 }
 
-// idHeap is a max-heap of points by id.
-type idHeap []*pointRec
+// idHeap is a max-heap of slots by point id.
+type idHeap struct {
+	x     *index
+	slots []int32
+}
 
-func (h idHeap) Len() int           { return len(h) }
-func (h idHeap) Less(i, j int) bool { return h[i].id > h[j].id }
-func (h idHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *idHeap) Push(x any)        { *h = append(*h, x.(*pointRec)) }
+// less reports whether slot a's point id is below slot b's.
+func (h *idHeap) less(a, b int32) bool { return bytes.Compare(h.x.ids[a][:], h.x.ids[b][:]) < 0 }
+
+func (h *idHeap) Len() int           { return len(h.slots) }
+func (h *idHeap) Less(i, j int) bool { return h.less(h.slots[j], h.slots[i]) }
+func (h *idHeap) Swap(i, j int)      { h.slots[i], h.slots[j] = h.slots[j], h.slots[i] }
+func (h *idHeap) Push(x any)         { h.slots = append(h.slots, x.(int32)) }
 func (h *idHeap) Pop() any {
-	old := *h
-	r := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return r
+	s := h.slots[len(h.slots)-1]
+	h.slots = h.slots[:len(h.slots)-1]
+	return s
 }

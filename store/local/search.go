@@ -1,8 +1,11 @@
 package local
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/binary"
+	"fmt"
 	"maps"
 	"math"
 	"runtime"
@@ -33,9 +36,11 @@ func (l *Store) SearchDense(ctx context.Context, user hybridsearch.UserID, vec [
 		}
 	}
 	q := store.Normalized(vec)
-	l.mu.RLock()
+	x, err := l.rlock(ctx)
+	if err != nil {
+		return nil, wrap(err, "store: search dense")
+	}
 	defer l.mu.RUnlock()
-	x := l.idx
 	if x.dim == 0 {
 		return nil, nil
 	}
@@ -53,7 +58,11 @@ func (l *Store) SearchDense(ctx context.Context, user hybridsearch.UserID, vec [
 	if err := ctx.Err(); err != nil {
 		return nil, wrap(err, "store: search dense")
 	}
-	return x.hits(top), nil
+	hits, err := x.hits(top)
+	if err != nil {
+		return nil, wrap(err, "store: search dense")
+	}
+	return hits, nil
 }
 
 // searchDense returns the k best of slots for the unit query q, best first,
@@ -146,9 +155,11 @@ func (l *Store) SearchSparse(ctx context.Context, user hybridsearch.UserID, vect
 	if err != nil {
 		return nil, wrap(err, "store: search sparse")
 	}
-	l.mu.RLock()
+	x, err := l.rlock(ctx)
+	if err != nil {
+		return nil, wrap(err, "store: search sparse")
+	}
 	defer l.mu.RUnlock()
-	x := l.idx
 	ix := x.sparseIndex(vector)
 	slots := x.users[user]
 	if len(slots) == 0 || len(q.Indices) == 0 {
@@ -156,7 +167,7 @@ func (l *Store) SearchSparse(ctx context.Context, user hybridsearch.UserID, vect
 	}
 	sc := l.scratch.Get().(*scratch)
 	defer l.scratch.Put(sc)
-	sc.reset(len(x.slots))
+	sc.reset(len(x.file))
 	for _, s := range slots {
 		sc.user[s>>6] |= 1 << (s & 63)
 	}
@@ -165,18 +176,8 @@ func (l *Store) SearchSparse(ctx context.Context, user hybridsearch.UserID, vect
 		if pl == nil {
 			continue
 		}
-		w := q.Values[j] * float32(store.IDF(pl.live, ix.docs))
-		for _, p := range pl.ps {
-			word, bit := p.slot>>6, uint64(1)<<(p.slot&63)
-			if sc.user[word]&bit == 0 {
-				continue
-			}
-			if sc.seen[word]&bit == 0 {
-				sc.seen[word] |= bit
-				sc.touched = append(sc.touched, p.slot)
-			}
-			sc.scores[p.slot] += w * p.w
-		}
+		w := q.Values[j] * float32(store.IDF(int(pl.live), ix.docs))
+		sc.score(pl.buf, ix.weights, w)
 	}
 	m := newMatcher(user, f)
 	top := topK{k: k, x: x}
@@ -185,7 +186,58 @@ func (l *Store) SearchSparse(ctx context.Context, user hybridsearch.UserID, vect
 			top.push(scored{score: sc.scores[s], slot: s})
 		}
 	}
-	return x.hits(top.sorted()), nil
+	hits, err := x.hits(top.sorted())
+	if err != nil {
+		return nil, wrap(err, "store: search sparse")
+	}
+	return hits, nil
+}
+
+// score adds w times each posting's weight to the score of its slot, for
+// the postings (see postings.go) of the user's slots. It is
+// invIndex.each unrolled, as the hot loop of a sparse search.
+func (sc *scratch) score(buf []byte, weights []float32, w float32) {
+	var s int32
+	for i := 0; i < len(buf); {
+		h := uint64(buf[i])
+		i++
+		if h >= 0x80 {
+			v, n := binary.Uvarint(buf[i-1:])
+			if n <= 0 {
+				return
+			}
+			h, i = v, i-1+n
+		}
+		pw := float32(1)
+		switch h & 3 {
+		case kindRebase:
+			s = 0
+			continue
+		case kindTable:
+			id, n := binary.Uvarint(buf[i:])
+			if n <= 0 || id >= uint64(len(weights)) {
+				return
+			}
+			i += n
+			pw = weights[id]
+		case kindRaw:
+			if i+4 > len(buf) {
+				return
+			}
+			pw = math.Float32frombits(binary.LittleEndian.Uint32(buf[i:]))
+			i += 4
+		}
+		s += int32(h >> 2)
+		word, bit := s>>6, uint64(1)<<(s&63)
+		if sc.user[word]&bit == 0 {
+			continue
+		}
+		if sc.seen[word]&bit == 0 {
+			sc.seen[word] |= bit
+			sc.touched = append(sc.touched, s)
+		}
+		sc.scores[s] += w * pw
+	}
 }
 
 // scratch is the reusable per-query state of a sparse search.
@@ -232,7 +284,7 @@ func (t *topK) worse(a, b scored) bool {
 	if a.score != b.score {
 		return a.score < b.score
 	}
-	return t.x.slots[a.slot].id > t.x.slots[b.slot].id
+	return bytes.Compare(t.x.ids[a.slot][:], t.x.ids[b.slot][:]) > 0
 }
 
 func (t *topK) push(s scored) {
@@ -283,41 +335,54 @@ func (t *topK) sorted() []scored {
 }
 
 // hits turns ranked candidates into hits carrying their point without
-// vectors.
-func (x *index) hits(top []scored) []hybridsearch.Hit {
+// vectors, read back from their records.
+func (x *index) hits(top []scored) ([]hybridsearch.Hit, error) {
 	if len(top) == 0 {
-		return nil
+		return nil, nil
 	}
 	out := make([]hybridsearch.Hit, len(top))
+	var buf []byte
 	for i, s := range top {
-		out[i] = hybridsearch.Hit{Point: x.point(x.slots[s.slot], false), Score: s.score}
+		p, err := x.point(s.slot, false, &buf)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = hybridsearch.Hit{Point: p, Score: s.score}
 	}
-	return out
+	return out, nil
 }
 
-// point returns a stored point as a caller-owned Point.
-func (x *index) point(r *pointRec, withVectors bool) hybridsearch.Point {
-	c := r.chunk
-	c.Headings = slices.Clone(c.Headings)
-	p := hybridsearch.Point{ID: r.id, Chunk: c, File: cloneMeta(x.file[r.slot].meta)}
-	if withVectors {
-		if r.dense {
-			p.Dense = slices.Clone(x.vector(r.slot))
-		}
-		p.BM25 = cloneSparse(r.bm25)
-		p.Trigram = cloneSparse(r.trigram)
+// point reads slot s's point back from its record, as a caller-owned
+// Point: with its vectors when withVectors is set. buf is scratch space.
+func (x *index) point(s int32, withVectors bool, buf *[]byte) (hybridsearch.Point, error) {
+	f := x.file[s]
+	rec, err := x.recs.read(x.locs[s], withVectors, *buf)
+	if err != nil {
+		return hybridsearch.Point{}, err
 	}
-	return p
+	*buf = rec
+	var p hybridsearch.Point
+	if withVectors {
+		in, err := decodeRecord(rec, f.meta.ID)
+		if err != nil {
+			return hybridsearch.Point{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
+		}
+		p = hybridsearch.Point{ID: in.id, Chunk: in.chunk, Dense: in.dense, BM25: in.bm25, Trigram: in.trigram}
+	} else {
+		id, c, err := decodeHead(rec, f.meta.ID)
+		if err != nil {
+			return hybridsearch.Point{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
+		}
+		p = hybridsearch.Point{ID: id, Chunk: c}
+	}
+	p.File = cloneMeta(f.meta)
+	return p, nil
 }
 
 func cloneMeta(m hybridsearch.FileMeta) hybridsearch.FileMeta {
 	m.Readers = slices.Clone(m.Readers)
 	m.Paths = maps.Clone(m.Paths)
 	return m
-}
-
-func cloneSparse(v hybridsearch.SparseVector) hybridsearch.SparseVector {
-	return hybridsearch.SparseVector{Indices: slices.Clone(v.Indices), Values: slices.Clone(v.Values)}
 }
 
 // matcher evaluates a Filter against file metadata, for the searching

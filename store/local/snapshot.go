@@ -33,13 +33,15 @@ const snapBatch = 256
 
 // writeSnapshot writes x, the state after record seq, to dir/snapshot: to
 // a temporary file first, fsynced, renamed over the old one, then the
-// directory fsynced. It returns the snapshot's size. Callers hold wmu, so x
-// does not change meanwhile.
-func writeSnapshot(dir string, x *index, seq uint64) (size int64, err error) {
+// directory fsynced. Points' records are copied as they are from where
+// they lie. It returns the new snapshot, open for reading, the records'
+// locations in it by slot, and its size. Callers hold wmu, so x does not
+// change meanwhile.
+func writeSnapshot(dir string, x *index, seq uint64) (snap *os.File, locs []recLoc, size int64, err error) {
 	tmp := filepath.Join(dir, snapTmp)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return 0, fmt.Errorf("create snapshot: %w", err)
+		return nil, nil, 0, fmt.Errorf("create snapshot: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -48,76 +50,104 @@ func writeSnapshot(dir string, x *index, seq uint64) (size int64, err error) {
 		}
 	}()
 	w := bufio.NewWriterSize(f, 1<<20)
-	w.WriteString(snapMagic)
+	off := int64(0)
+	write := func(b []byte) error {
+		n, err := w.Write(b)
+		off += int64(n)
+		return err
+	}
+	write([]byte(snapMagic))
 	buf := encodeFrame(nil, func(e *encoder) {
 		e.uvarint(seq)
 		e.uvarint(uint64(x.dim))
 		e.uvarint(uint64(len(x.files)))
 		e.uvarint(uint64(x.points))
 	})
-	w.Write(buf)
+	write(buf)
 	ids := make([]hybridsearch.FileID, 0, len(x.files))
 	for id := range x.files {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	var o op
+	locs = make([]recLoc, len(x.file))
+	var rec []byte
+	var pos []recPos
 	for _, id := range ids {
-		f := x.files[id]
-		for start := 0; start == 0 || start < len(f.points); start += snapBatch {
-			o.kind, o.meta, o.points = opUpsert, f.meta, o.points[:0]
+		fr := x.files[id]
+		for start := 0; start == 0 || start < len(fr.points); start += snapBatch {
+			batch := fr.points[start:min(start+snapBatch, len(fr.points))]
+			kind := opUpsert
 			if start == 0 {
-				o.kind = opWrite
+				kind = opWrite
 			}
-			for _, r := range f.points[start:min(start+snapBatch, len(f.points))] {
-				p := pointIn{id: r.id, chunk: r.chunk, bm25: r.bm25, trigram: r.trigram}
-				if r.dense {
-					p.dense = x.vector(r.slot)
+			var rerr error
+			pos = pos[:0]
+			buf = encodeFrame(buf, func(e *encoder) {
+				// op.encode's layout, with each point's record copied.
+				e.uvarint(0)
+				e.byte(kind)
+				e.meta(fr.meta)
+				e.uvarint(uint64(len(batch)))
+				for _, s := range batch {
+					if rec, rerr = x.recs.read(x.locs[s], true, rec); rerr != nil {
+						return
+					}
+					at := uint32(len(e.b))
+					e.b = append(e.b, rec...)
+					pos = append(pos, recPos{at, at + x.locs[s].headLen(), uint32(len(e.b))})
 				}
-				o.points = append(o.points, p)
+			})
+			if rerr != nil {
+				return nil, nil, 0, fmt.Errorf("write snapshot: %w", rerr)
 			}
-			buf = encodeFrame(buf, func(e *encoder) { o.encode(e, 0) })
-			if _, err := w.Write(buf); err != nil {
-				return 0, fmt.Errorf("write snapshot: %w", err)
+			for i, s := range batch {
+				locs[s] = pos[i].loc(off, false)
+			}
+			if err := write(buf); err != nil {
+				return nil, nil, 0, fmt.Errorf("write snapshot: %w", err)
+			}
+			if cap(rec) > 1<<20 {
+				rec = nil
 			}
 		}
 	}
 	if err := w.Flush(); err != nil {
-		return 0, fmt.Errorf("write snapshot: %w", err)
+		return nil, nil, 0, fmt.Errorf("write snapshot: %w", err)
 	}
 	if err := f.Sync(); err != nil {
-		return 0, fmt.Errorf("sync snapshot: %w", err)
-	}
-	st, err := f.Stat()
-	if err != nil {
-		return 0, fmt.Errorf("stat snapshot: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return 0, fmt.Errorf("close snapshot: %w", err)
+		return nil, nil, 0, fmt.Errorf("sync snapshot: %w", err)
 	}
 	if err := os.Rename(tmp, filepath.Join(dir, snapName)); err != nil {
-		return 0, fmt.Errorf("rename snapshot: %w", err)
+		return nil, nil, 0, fmt.Errorf("rename snapshot: %w", err)
 	}
 	if err := syncDir(dir); err != nil {
-		return 0, err
+		f.Close() // renamed: nothing to remove
+		return nil, nil, 0, err
 	}
-	return st.Size(), nil
+	return f, locs, off, nil
 }
 
-// loadSnapshot reads dir/snapshot into a new index and returns the
-// sequence number of the last record it contains and its size. A missing
-// snapshot gives an empty index. A damaged one is an error: it was
-// complete when renamed into place, so damage is not a crash artefact.
+// loadSnapshot reads dir/snapshot into a new index, which keeps the file
+// open to read points' records from, and returns the sequence number of
+// the last record it contains and its size. A missing snapshot gives an
+// empty index. A damaged one is an error: it was complete when renamed
+// into place, so damage is not a crash artefact.
 func loadSnapshot(dir string) (x *index, seq uint64, size int64, err error) {
+	x = newIndex(dir)
 	path := filepath.Join(dir, snapName)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return newIndex(0), 0, 0, nil
+		return x, 0, 0, nil
 	}
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("open snapshot: %w", err)
 	}
-	defer f.Close()
+	x.recs.snap = f
+	defer func(x *index) {
+		if err != nil {
+			x.close()
+		}
+	}(x)
 	st, err := f.Stat()
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("stat snapshot: %w", err)
@@ -126,30 +156,38 @@ func loadSnapshot(dir string) (x *index, seq uint64, size int64, err error) {
 	if err := readMagic(r, snapMagic); err != nil {
 		return nil, 0, 0, fmt.Errorf("snapshot %s: %w", path, err)
 	}
+	off := int64(magicLen)
 	frame, err := readFrame(r, nil)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("snapshot %s: header: %w", path, badSnapshot(err))
 	}
+	off += frameHeader + int64(len(frame))
 	d := decoder{b: frame}
 	seq = d.uvarint()
 	dim, files, points := d.uvarint(), d.uvarint(), d.uvarint()
 	if d.err != nil || dim > 1<<20 || points > 1<<31 {
 		return nil, 0, 0, fmt.Errorf("snapshot %s: header: %w", path, errCorrupt)
 	}
-	x = newIndex(0)
+	x.reserve(int(points))
 	if dim > 0 {
 		x.dim = int(dim)
-		x.reserve(0, int(points))
+		if err := x.openRows(x.dim); err != nil {
+			return nil, 0, 0, err
+		}
+		if err := x.reserveRows(int(points)); err != nil {
+			return nil, 0, 0, err
+		}
 	}
-	x.slots = make([]*pointRec, 0, points)
 	var last hybridsearch.FileID // the file upsert frames continue
 	for i := uint64(0); ; {
+		at := off
 		if frame, err = readFrame(r, frame); err == io.EOF && i == files {
 			break
 		}
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("snapshot %s: file %d of %d: %w", path, i+1, files, badSnapshot(err))
 		}
+		off += frameHeader + int64(len(frame))
 		_, o, err := decodeOp(frame)
 		switch {
 		case err != nil:
@@ -160,12 +198,14 @@ func loadSnapshot(dir string) (x *index, seq uint64, size int64, err error) {
 		default:
 			err = errCorrupt
 		}
+		var p *plan
 		if err == nil {
-			err = x.apply(o)
+			p, err = x.prepare(o, nil)
 		}
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("snapshot %s: file %d of %d: %w", path, i, files, err)
 		}
+		x.apply(o, p, at, false)
 	}
 	return x, seq, st.Size(), nil
 }

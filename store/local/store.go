@@ -36,12 +36,12 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Store is the embedded store: every point in memory, persisted under a
-// directory as a snapshot plus a write-ahead log. A write returns only once
-// its WAL record is fsynced (concurrent writers share one fsync), so a
-// crash at any moment loses no acknowledged write and never leaves a write
-// half-applied. Searches run concurrently with each other and only wait for
-// the in-memory part of a write. Close it when done.
+// Store is the embedded store, persisted under a directory as a snapshot
+// plus a write-ahead log. A write returns only once its WAL record is
+// fsynced (concurrent writers share one fsync), so a crash at any moment
+// loses no acknowledged write and never leaves a write half-applied.
+// Searches run concurrently with each other and only wait for the
+// in-memory part of a write. Close it when done.
 //
 // The directory holds "snapshot" (the state after some record, written to
 // "snapshot.tmp", fsynced and renamed), "wal" (the records after it, each
@@ -50,6 +50,16 @@ type Options struct {
 // the WAL outgrows Options.CompactBytes and the last snapshot, after
 // which the WAL is emptied; records carry sequence numbers, so after a crash
 // between the two, replay skips the records the snapshot already holds.
+//
+// Memory holds what ranking needs, about 2 KB per point of typical text
+// (see index): the posting lists in a compact form, ids, chunk numbers and
+// where each point's record lies. Text and vectors are read back from the
+// snapshot and the WAL themselves (records.go), and the dense rows that
+// SearchDense scans live in files mapped into memory, "dense.f32" and
+// "dense.i8", derived data written anew by every Open (rows.go). So the
+// resident memory a large file adds is its posting lists, not its text or
+// vectors, which the kernel keeps in its page cache as long as there is
+// room.
 type Store struct {
 	dir  string
 	opts Options
@@ -62,8 +72,9 @@ type Store struct {
 	snapSize int64      // size of the last snapshot; guarded by wmu
 	closed   atomic.Bool
 
-	mu  sync.RWMutex // writers apply to idx under Lock, queries read it under RLock
-	idx *index
+	mu   sync.RWMutex // writers apply to idx under Lock, queries read it under RLock
+	idx  *index
+	shut bool // files closed; guarded by mu
 
 	compacting atomic.Bool
 	bg         sync.WaitGroup // background compaction
@@ -109,16 +120,25 @@ func (l *Store) load() error {
 	if err != nil {
 		return err
 	}
+	ok := false
+	defer func() {
+		if !ok {
+			x.close()
+		}
+	}()
 	if l.opts.Dim > 0 {
 		if x.dim != 0 && x.dim != l.opts.Dim {
 			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: %s holds dense vectors of dimension %d, not %d", l.dir, x.dim, l.opts.Dim)
 		}
 		if x.dim == 0 {
-			x.setDim(l.opts.Dim)
+			x.dim = l.opts.Dim
+			if err := x.openRows(x.dim); err != nil {
+				return err
+			}
 		}
 	}
 	seq, replayed := snapSeq, 0
-	w, cut, err := openWAL(filepath.Join(l.dir, walName), func(payload []byte) error {
+	w, cut, err := openWAL(filepath.Join(l.dir, walName), func(payload []byte, off int64, f *os.File) error {
 		s, o, err := decodeOp(payload)
 		if err != nil {
 			return err
@@ -131,11 +151,18 @@ func (l *Store) load() error {
 		}
 		seq = s
 		replayed++
-		return x.apply(o)
+		x.recs.wal = f
+		p, err := x.prepare(o, nil)
+		if err != nil {
+			return err
+		}
+		x.apply(o, p, off, true)
+		return nil
 	})
 	if err != nil {
 		return err
 	}
+	x.recs.wal = w.f
 	if err := syncDir(l.dir); err != nil { // the WAL's directory entry, if it is new
 		w.close()
 		return err
@@ -146,6 +173,7 @@ func (l *Store) load() error {
 	w.written.Store(seq)
 	w.durable = seq
 	l.wal, l.idx, l.seq, l.snapSize = w, x, seq, size
+	ok = true
 	l.log.Debug("store: opened", slog.String("dir", l.dir), slog.Int("points", x.points),
 		slog.Int("files", len(x.files)), slog.Int("replayed", replayed))
 	return nil
@@ -226,7 +254,8 @@ func (l *Store) DeleteFile(ctx context.Context, id hybridsearch.FileID) error {
 	return nil
 }
 
-// mutate logs o, applies it and waits until its record is durable.
+// mutate prepares o, logs it, applies it and waits until its record is
+// durable.
 func (l *Store) mutate(ctx context.Context, o *op) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -241,22 +270,25 @@ func (l *Store) mutate(ctx context.Context, o *op) error {
 		l.wmu.Unlock()
 		return err
 	}
+	p, err := l.idx.prepare(o, &l.mu)
+	if err != nil {
+		l.wmu.Unlock()
+		return err
+	}
 	seq := l.seq + 1
-	if err := l.wal.append(o, seq); err != nil {
+	off, err := l.wal.append(o, seq)
+	if err != nil {
 		l.wmu.Unlock()
 		return err
 	}
 	l.seq = seq
 	l.mu.Lock()
-	err = l.idx.apply(o) // checked above, so it cannot fail
+	l.idx.apply(o, p, off, true)
 	l.mu.Unlock()
 	if l.wal.off > max(l.opts.CompactBytes, l.snapSize) && l.compacting.CompareAndSwap(false, true) {
 		l.bg.Go(l.compactInBackground)
 	}
 	l.wmu.Unlock()
-	if err != nil {
-		return err
-	}
 	return l.wal.sync(seq)
 }
 
@@ -273,21 +305,30 @@ func (l *Store) compactInBackground() {
 	}
 }
 
-// compact writes a snapshot of the current state and empties the WAL.
-// Callers hold wmu; queries go on meanwhile.
+// compact writes a snapshot of the current state, moves the points'
+// record locations into it and empties the WAL. Callers hold wmu; queries
+// go on meanwhile, reading the old files until the move.
 func (l *Store) compact() error {
 	if err := l.wal.failed(); err != nil {
 		return err
 	}
-	size, err := writeSnapshot(l.dir, l.idx, l.seq)
+	x := l.idx
+	snap, locs, size, err := writeSnapshot(l.dir, x, l.seq)
 	if err != nil {
 		return fmt.Errorf("store: compact %s: %w", l.dir, err)
+	}
+	l.mu.Lock()
+	old := x.recs.snap
+	x.recs.snap, x.locs = snap, locs
+	l.mu.Unlock()
+	if old != nil {
+		old.Close()
 	}
 	l.snapSize = size
 	if err := l.wal.reset(l.seq); err != nil {
 		return fmt.Errorf("store: compact %s: %w", l.dir, err)
 	}
-	l.log.Debug("store: wrote snapshot", slog.String("dir", l.dir), slog.Int64("bytes", size), slog.Int("points", l.idx.points))
+	l.log.Debug("store: wrote snapshot", slog.String("dir", l.dir), slog.Int64("bytes", size), slog.Int("points", x.points))
 	return nil
 }
 
@@ -295,18 +336,21 @@ func (l *Store) compact() error {
 // (normalised) dense and sparse vectors when withVectors is set; none for
 // an absent file.
 func (l *Store) FilePoints(ctx context.Context, id hybridsearch.FileID, withVectors bool) ([]hybridsearch.Point, error) {
-	if err := l.readable(ctx); err != nil {
+	x, err := l.rlock(ctx)
+	if err != nil {
 		return nil, wrap(err, "store: file points %d", id)
 	}
-	l.mu.RLock()
 	defer l.mu.RUnlock()
-	f := l.idx.files[id]
+	f := x.files[id]
 	if f == nil {
 		return nil, nil
 	}
 	out := make([]hybridsearch.Point, len(f.points))
-	for i, r := range f.points {
-		out[i] = l.idx.point(r, withVectors)
+	var buf []byte
+	for i, s := range f.points {
+		if out[i], err = x.point(s, withVectors, &buf); err != nil {
+			return nil, wrap(err, "store: file points %d", id)
+		}
 	}
 	return out, nil
 }
@@ -315,15 +359,28 @@ func (l *Store) FilePoints(ctx context.Context, id hybridsearch.FileID, withVect
 // Chunk.Hash is h, for every h in hashes that some point with a dense
 // vector has, in any file, so unchanged text is not embedded twice.
 func (l *Store) VectorsByHash(ctx context.Context, hashes []string) (map[string][]float32, error) {
-	if err := l.readable(ctx); err != nil {
+	x, err := l.rlock(ctx)
+	if err != nil {
 		return nil, wrap(err, "store: vectors by hash")
 	}
-	l.mu.RLock()
 	defer l.mu.RUnlock()
 	out := make(map[string][]float32)
+	var buf []byte
 	for _, h := range hashes {
-		if slots := l.idx.hashes[h]; len(slots) > 0 && out[h] == nil {
-			out[h] = slices.Clone(l.idx.vector(slots[0]))
+		if out[h] != nil {
+			continue
+		}
+		for _, s := range x.hashes[x.hashKey(h)] {
+			rec, err := x.recs.read(x.locs[s], false, buf)
+			if err != nil {
+				return nil, wrap(err, "store: vectors by hash")
+			}
+			buf = rec
+			d := decoder{b: rec}
+			if d.pointHash() == h && d.err == nil {
+				out[h] = slices.Clone(x.vector(s))
+				break
+			}
 		}
 	}
 	return out, nil
@@ -338,10 +395,13 @@ func (l *Store) Files(ctx context.Context, user hybridsearch.UserID) ([]hybridse
 	if err := store.CheckUser(user); err != nil {
 		return nil, err
 	}
-	l.mu.RLock()
+	x, err := l.rlock(ctx)
+	if err != nil {
+		return nil, wrap(err, "store: files of %s", user)
+	}
 	defer l.mu.RUnlock()
 	var out []hybridsearch.FileMeta
-	for _, f := range l.idx.files {
+	for _, f := range x.files {
 		if _, ok := slices.BinarySearch(f.meta.Readers, user); ok {
 			out = append(out, cloneMeta(f.meta))
 		}
@@ -352,12 +412,12 @@ func (l *Store) Files(ctx context.Context, user hybridsearch.UserID) ([]hybridse
 
 // Stats counts the stored points and files and reports the dimension.
 func (l *Store) Stats(ctx context.Context) (store.Stats, error) {
-	if err := l.readable(ctx); err != nil {
+	x, err := l.rlock(ctx)
+	if err != nil {
 		return store.Stats{}, wrap(err, "store: stats")
 	}
-	l.mu.RLock()
 	defer l.mu.RUnlock()
-	return store.Stats{Points: l.idx.points, Files: len(l.idx.files), Dim: l.idx.dim}, nil
+	return store.Stats{Points: x.points, Files: len(x.files), Dim: x.dim}, nil
 }
 
 // Health returns nil while the store can take writes, an EUNAVAILABLE
@@ -389,7 +449,12 @@ func (l *Store) Close() error {
 	if l.wal.failed() == nil && l.wal.off > magicLen && (l.snapSize == 0 || l.wal.off >= l.snapSize/4) {
 		errs = append(errs, l.compact())
 	}
-	errs = append(errs, l.wal.sync(l.seq), l.wal.close(), l.lock.Close())
+	errs = append(errs, l.wal.sync(l.seq))
+	l.mu.Lock()
+	l.shut = true
+	errs = append(errs, l.wal.close(), l.idx.close())
+	l.mu.Unlock()
+	errs = append(errs, l.lock.Close())
 	return errors.Join(errs...)
 }
 
@@ -403,6 +468,20 @@ func (l *Store) usable() error {
 		return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "store: write-ahead log failed; reopen the store")
 	}
 	return nil
+}
+
+// rlock checks what every query checks first and read-locks the index;
+// the caller unlocks l.mu unless it returns an error.
+func (l *Store) rlock(ctx context.Context) (*index, error) {
+	if err := l.readable(ctx); err != nil {
+		return nil, err
+	}
+	l.mu.RLock()
+	if l.shut {
+		l.mu.RUnlock()
+		return nil, hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "store: closed")
+	}
+	return l.idx, nil
 }
 
 // readable checks what every query checks first.

@@ -48,9 +48,10 @@ type wal struct {
 }
 
 // openWAL opens or creates the WAL at path and calls apply with every
-// complete record in order. A torn or corrupt tail is truncated away, as a
+// complete record in order, the offset of its frame and the WAL's file
+// (to read earlier records from). A torn or corrupt tail is truncated away, as a
 // crash mid-append leaves it; the caller learns how many bytes were cut.
-func openWAL(path string, apply func(payload []byte) error) (w *wal, cut int64, err error) {
+func openWAL(path string, apply func(payload []byte, off int64, f *os.File) error) (w *wal, cut int64, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, 0, fmt.Errorf("open wal: %w", err)
@@ -85,7 +86,7 @@ func openWAL(path string, apply func(payload []byte) error) (w *wal, cut int64, 
 		if err != nil {
 			return nil, 0, fmt.Errorf("read wal: %w", err)
 		}
-		if err := apply(frame); err != nil {
+		if err := apply(frame, end, f); err != nil {
 			return nil, 0, fmt.Errorf("replay wal at offset %d: %w", end, err)
 		}
 		end += frameHeader + int64(len(frame))
@@ -175,28 +176,30 @@ func encodeFrame(buf []byte, fill func(e *encoder)) []byte {
 	return e.b
 }
 
-// append writes the op as record seq. It does not wait for durability. On
-// failure the log is cut back to its previous end.
-func (w *wal) append(o *op, seq uint64) error {
+// append writes the op as record seq and returns the offset of its frame
+// (o.pos says where its points' records lie in it). It does not wait for
+// durability. On failure the log is cut back to its previous end.
+func (w *wal) append(o *op, seq uint64) (int64, error) {
 	if err := w.failed(); err != nil {
-		return err
+		return 0, err
 	}
 	w.buf = encodeFrame(w.buf, func(e *encoder) { o.encode(e, seq) })
 	if len(w.buf)-frameHeader > maxFrame {
-		return hybridsearch.Errorf(hybridsearch.ETOOLARGE, "store: record of %d bytes is over the limit", len(w.buf))
+		return 0, hybridsearch.Errorf(hybridsearch.ETOOLARGE, "store: record of %d bytes is over the limit", len(w.buf))
 	}
-	if _, err := w.f.WriteAt(w.buf, w.off); err != nil {
-		if terr := w.f.Truncate(w.off); terr != nil {
+	off := w.off
+	if _, err := w.f.WriteAt(w.buf, off); err != nil {
+		if terr := w.f.Truncate(off); terr != nil {
 			w.fail(fmt.Errorf("truncate wal after failed write: %w", terr))
 		}
-		return fmt.Errorf("append wal: %w", err)
+		return 0, fmt.Errorf("append wal: %w", err)
 	}
 	w.off += int64(len(w.buf))
 	if cap(w.buf) > 16<<20 {
 		w.buf = nil // do not pin one huge file's record
 	}
 	w.written.Store(seq)
-	return nil
+	return off, nil
 }
 
 // sync returns once record seq is durable. A failed fsync leaves the store

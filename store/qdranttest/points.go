@@ -1,5 +1,7 @@
 package qdranttest
 
+//lint:file-ignore SA1019 older clients send the deprecated vector fields, which Qdrant still accepts
+
 import (
 	"cmp"
 	"context"

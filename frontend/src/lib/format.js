@@ -205,8 +205,9 @@ export function describeStatus(rep, locale) {
   const parts = [n('{count} job waiting', '{count} jobs waiting', pending, { count: formatNumber(pending, locale) })]
   if (num(q.jobs_per_second) > 0) parts.push(t('{rate} jobs/s', { rate: formatNumber(Math.round(num(q.jobs_per_second) * 10) / 10, locale) }))
   const eta = formatDuration(num(q.eta_seconds))
-  if (pending > 0 && eta) parts.push(t('about {eta} left', { eta }))
-  const queue = { pending, text: parts.join(' · '), error: q.error || '' }
+  if (pending > 0 && q.paused) parts.push(t('paused: no embedding host answers'))
+  else if (pending > 0 && eta) parts.push(t('about {eta} left', { eta }))
+  const queue = { pending, paused: Boolean(q.paused), text: parts.join(' · '), error: q.error || '' }
 
   let scan = null
   if (rep?.scan) {
@@ -241,6 +242,10 @@ export function describeStatus(rep, locale) {
       const c = rep.components[name] ?? {}
       return { name, label: componentLabel(name), ok: Boolean(c.ok), error: c.ok ? '' : c.error || t('unavailable') }
     })
+  // Each embedding host (admins only), after the embedder.
+  const hosts = (rep?.embedders ?? []).map((h) => ({ name: `embedder ${h.host}`, label: t('Ollama at {host}', { host: h.host }), ok: Boolean(h.ok), error: h.ok ? '' : h.error || t('unavailable') }))
+  const at = components.findIndex((c) => c.name === 'embedder')
+  components.splice(at < 0 ? components.length : at + 1, 0, ...hosts)
 
   const problems = (rep?.problems ?? []).map((p) => ({
     fileId: p.file_id,

@@ -379,6 +379,22 @@ describe('status view', () => {
     expect(client.status).toHaveBeenCalledTimes(2)
   })
 
+  it('shows a paused queue, each Ollama host and partly indexed files', async () => {
+    const paused = {
+      ...busy,
+      queue: { pending: 4, jobs_per_second: 0, eta_seconds: 0, paused: true, paused_reason: 'no embedding host answers' },
+      embedders: [{ host: 'http://gpu1:11434', ok: false, error: 'host unreachable' }, { host: 'http://gpu2:11434', ok: false, error: 'host unreachable' }],
+      problems: [{ file_id: 7, path: '/long.md', status: 'partial', error: '1 of 3 chunks have no vector', updated: '2024-10-01T10:00:00Z' }],
+    }
+    const w = mountApp(fakeClient({ status: vi.fn().mockResolvedValue(paused) }))
+    await w.get('#hs-tab-status').trigger('click')
+    await flushPromises()
+    expect(w.get('.hs-queue').text()).toBe('4 jobs waiting · paused: no embedding host answers')
+    expect(w.findAll('.hs-component--bad').map((c) => c.get('.hs-component__name').text())).toEqual(['Embedder', 'Ollama at http://gpu1:11434', 'Ollama at http://gpu2:11434'])
+    const rows = w.findAll('.hs-problems tbody tr').map((r) => r.findAll('td').map((c) => c.text()).slice(0, 3))
+    expect(rows).toEqual([['/long.md', 'partly indexed', '1 of 3 chunks have no vector']])
+  })
+
   it('does not refresh an idle index, and shows errors', async () => {
     const idle = { ...busy, files: { ...busy.files, pending: 0 }, queue: { pending: 0 }, scan: { running: false } }
     const status = vi.fn().mockResolvedValueOnce(idle).mockRejectedValueOnce(new ApiError('the app is not reachable', 500))

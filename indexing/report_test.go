@@ -1,0 +1,132 @@
+package indexing_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/indexing"
+)
+
+// partialState is an indexed file with one chunk that has no vector.
+func partialState() hs.FileState {
+	return hs.FileState{ID: 7, Readers: []hs.UserID{"alice"}, Paths: map[hs.UserID]string{"alice": "/long.md"},
+		Status: hs.StatusIndexed, Chunks: 3, NoVectors: 1, Attempts: 6, Index: "test",
+		Error: "1 of 3 chunks have no vector, so search by meaning misses them (keyword and fuzzy search find them): the input length exceeds the context length"}
+}
+
+func TestSummarizeListsPartialFiles(t *testing.T) {
+	s := newStates()
+	s.Put(context.Background(), partialState())
+	s.Put(context.Background(), hs.FileState{ID: 8, Readers: []hs.UserID{"alice"}, Paths: map[hs.UserID]string{"alice": "/fine.md"}, Status: hs.StatusIndexed, Chunks: 2})
+	sum, err := indexing.Summarize(t.Context(), s, "alice", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Files.Indexed != 2 || sum.Files.Chunks != 5 {
+		t.Errorf("counts = %+v, want both files indexed (the partial one is searchable by keyword)", sum.Files)
+	}
+	if len(sum.Problems) != 1 {
+		t.Fatalf("problems = %+v, want the partial file", sum.Problems)
+	}
+	p := sum.Problems[0]
+	if p.FileID != 7 || p.Path != "/long.md" || p.Status != indexing.ProblemPartial || !strings.Contains(p.Error, "exceeds the context length") {
+		t.Errorf("problem = %+v", p)
+	}
+}
+
+func TestRetryQueuesPartialFiles(t *testing.T) {
+	s := newStates()
+	s.Put(context.Background(), partialState())
+	s.Put(context.Background(), hs.FileState{ID: 8, Readers: []hs.UserID{"alice"}, Paths: map[hs.UserID]string{"alice": "/fine.md"}, Status: hs.StatusIndexed})
+	s.Put(context.Background(), hs.FileState{ID: 9, Readers: []hs.UserID{"alice"}, Paths: map[hs.UserID]string{"alice": "/bad.pdf"}, Status: hs.StatusFailed})
+	q := &queue{}
+	c := &indexing.Control{States: s, Enqueue: q.enqueue}
+	n, err := c.Retry(t.Context(), "alice", false)
+	if err != nil || n != 2 {
+		t.Fatalf("Retry() = %d, %v; want 2", n, err)
+	}
+	for _, j := range q.jobs {
+		if j.Reason != hs.ReasonRetry || (j.FileID != 7 && j.FileID != 9) {
+			t.Errorf("job %+v", j)
+		}
+	}
+}
+
+func TestStatusPausedWhileNoEmbedderAnswers(t *testing.T) {
+	hostsUp := []indexing.HostHealth{{Host: "http://gpu1:11434", OK: true}, {Host: "http://gpu2:11434", Error: "embedding: ollama show on http://gpu2:11434: host unreachable"}}
+	hostsDown := []indexing.HostHealth{{Host: "http://gpu1:11434", Error: "embedding: ollama show on http://gpu1:11434: host unreachable"}, hostsUp[1]}
+	tests := []struct {
+		name       string
+		hosts      []indexing.HostHealth
+		check      error // the "embedder" check, nil for none
+		user       hs.UserID
+		pending    int
+		wantPaused bool
+		wantOK     bool
+		wantHosts  int
+	}{
+		{name: "one of two hosts up", hosts: hostsUp, user: "admin", pending: 10, wantOK: true, wantHosts: 2},
+		{name: "no host up", hosts: hostsDown, user: "admin", pending: 10, wantPaused: true, wantHosts: 2},
+		{name: "no host up, nothing waits", hosts: hostsDown, user: "admin", pending: 0, wantHosts: 2},
+		{name: "no host up, as a user", hosts: hostsDown, user: "alice", pending: 1, wantPaused: true},
+		{name: "hosts up but the check fails", hosts: hostsUp, check: errors.New("probe failed"), user: "admin", pending: 3, wantPaused: true, wantHosts: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStates()
+			if tt.pending > 0 {
+				s.Put(context.Background(), hs.FileState{ID: 1, Readers: []hs.UserID{"alice"}, Paths: map[hs.UserID]string{"alice": "/a.md"}, Status: hs.StatusPending})
+			}
+			r := &indexing.Reporter{
+				States:    s,
+				Pending:   func(context.Context) (int, error) { return tt.pending, nil },
+				Pipeline:  &indexing.Pipeline{},
+				Checks:    map[string]indexing.Check{},
+				Embedders: func(context.Context) []indexing.HostHealth { return tt.hosts },
+				IsAdmin:   func(_ context.Context, u hs.UserID) (bool, error) { return u == "admin", nil },
+			}
+			if tt.check != nil {
+				r.Checks["embedder"] = func(context.Context) error { return tt.check }
+			}
+			rep, err := r.Status(t.Context(), tt.user, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := rep.Queue
+			if q.Paused != tt.wantPaused || (q.Paused && (q.PausedReason != "no embedding host answers" || q.ETASeconds != 0)) {
+				t.Errorf("queue = %+v, want paused %v", q, tt.wantPaused)
+			}
+			if c := rep.Components["embedder"]; c.OK != tt.wantOK {
+				t.Errorf("embedder component = %+v, want ok %v", c, tt.wantOK)
+			}
+			if len(rep.Embedders) != tt.wantHosts {
+				t.Errorf("embedders = %+v, want %d hosts", rep.Embedders, tt.wantHosts)
+			}
+			if tt.user != "admin" && strings.Contains(rep.Components["embedder"].Error, "gpu1:11434") {
+				t.Errorf("a user sees an internal address: %q", rep.Components["embedder"].Error)
+			}
+		})
+	}
+}
+
+func TestStatusHostsAreAskedWithATimeout(t *testing.T) {
+	r := &indexing.Reporter{
+		Embedders: func(ctx context.Context) []indexing.HostHealth {
+			<-ctx.Done()
+			return []indexing.HostHealth{{Host: "http://slow:11434", Error: ctx.Err().Error()}}
+		},
+		IsAdmin: func(context.Context, hs.UserID) (bool, error) { return true, nil },
+	}
+	start := time.Now()
+	rep, err := r.Status(t.Context(), "admin", false)
+	if err != nil || len(rep.Embedders) != 1 || rep.Embedders[0].OK {
+		t.Fatalf("Status() = %+v, %v", rep.Embedders, err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Status() took %v with a host that never answers", d)
+	}
+}
