@@ -11,7 +11,7 @@ import (
 // (stdlib only); indexing, search and analysis import no transport;
 // adapters never import each other (the Qdrant adapter, store, never
 // imports the embedded store, store/local, which shares its contract);
-// Echo stays in handlers and the MCP SDK in mcp.
+// Echo stays in handlers, the MCP SDK in mcp and Prometheus in metrics.
 func TestDeps(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-json", "./...").Output()
 	if err != nil {
@@ -72,6 +72,9 @@ func TestDeps(t *testing.T) {
 			}
 			if strings.HasPrefix(d, "github.com/modelcontextprotocol") && pkg != mod+"/mcp" && !strings.HasPrefix(pkg, mod+"/cmd/") && !strings.HasPrefix(pkg, mod+"/handlers") {
 				t.Errorf("%s depends on the MCP SDK; only mcp may", pkg)
+			}
+			if strings.HasPrefix(d, "github.com/prometheus/") && pkg != mod+"/metrics" && !strings.HasPrefix(pkg, mod+"/cmd/") {
+				t.Errorf("%s depends on the Prometheus client; only metrics may (the others report through their own func fields)", pkg)
 			}
 		}
 	}

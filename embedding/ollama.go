@@ -74,6 +74,9 @@ type OllamaOptions struct {
 	// model missing) is skipped while other hosts remain; 0 means
 	// DefaultHostCooldown.
 	HostCooldown time.Duration
+	// Observe, if non-nil, is told of every /api/embed request: the host,
+	// the number of inputs, the duration and the error (nil on success).
+	Observe func(host string, inputs int, d time.Duration, err error)
 }
 
 // ServerDefaultContext is the context Ollama gives a model that sets no
@@ -108,6 +111,7 @@ type Ollama struct {
 	log       *slog.Logger
 	cache     *QueryCache // nil when off
 	pool      *pool
+	observe   func(host string, inputs int, d time.Duration, err error) // nil: none
 
 	probeSem chan struct{} // one probe at a time
 	infoMu   sync.Mutex
@@ -135,6 +139,7 @@ func NewOllama(o OllamaOptions) (*Ollama, error) {
 		numCtx:    o.NumCtx,
 		needCtx:   orDefault(o.ContextNeeded, DefaultContextNeeded),
 		log:       o.Logger,
+		observe:   o.Observe,
 		probeSem:  make(chan struct{}, 1),
 	}
 	if c.log == nil {
@@ -349,6 +354,9 @@ func (o *Ollama) embedOn(ctx context.Context, h *host, inputs []string, info Inf
 	}
 	start := time.Now()
 	resp, err := h.client.Embed(rctx, req)
+	if o.observe != nil {
+		o.observe(h.name, len(inputs), time.Since(start), err)
+	}
 	if err != nil {
 		return nil, classify(ctx, "embed", h.name, o.model, err)
 	}

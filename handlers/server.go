@@ -41,6 +41,10 @@ type Deps struct {
 	// Health reports whether the app's components all run (nil) or what
 	// is wrong; /heartbeat answers from it. nil means always healthy.
 	Health func() error
+	// Observer counts webhook events (*metrics.Metrics); nil counts none.
+	Observer Observer
+	// Ops are /metrics, /healthz and /readyz; nil leaves them out.
+	Ops *Ops
 }
 
 // Server holds the handlers and what they need.
@@ -61,6 +65,8 @@ type Server struct {
 	assets   fs.FS
 	logger   *slog.Logger
 	health   func() error
+	observer Observer
+	ops      *Ops
 }
 
 // New returns a Server, or an error naming the first missing dependency.
@@ -87,7 +93,7 @@ func New(d Deps) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, rules: d.Rules.OrDefault(), assets: d.Assets, logger: d.Logger, health: d.Health}, nil
+	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, rules: d.Rules.OrDefault(), assets: d.Assets, logger: d.Logger, health: d.Health, observer: d.Observer, ops: d.Ops}, nil
 }
 
 // Handler returns the app's complete HTTP handler.
@@ -97,6 +103,8 @@ func (s *Server) Handler() http.Handler {
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.Recover())
+	e.Use(requestID)
+	e.Use(s.observeWebhook) // outside the body limit, to count its 413s
 	e.Use(middleware.BodyLimit("1M"))
 	e.Use(s.requestLogger())
 	s.Register(e)
@@ -130,6 +138,9 @@ func (s *Server) Register(e *echo.Echo) {
 
 	// MCP endpoint, its protected-resource metadata and the token API.
 	s.registerMCP(e)
+
+	// Operator endpoints (the app's own port only; not proxied).
+	s.ops.Register(e)
 }
 
 // requestLogger logs one line per request at debug level, and failures at

@@ -73,7 +73,11 @@ func (s *Server) handleWebhook(c echo.Context) error {
 			return hs.WrapError(hs.EUNAVAILABLE, err, "could not queue the event")
 		}
 	}
-	return c.JSON(http.StatusOK, webhookResponse{Queued: len(jobs)})
+	if s.observer != nil {
+		fe, _ := hs.FileEventByClass(env.Event.Class)
+		s.observer.WebhookReceived(fe.Name)
+	}
+		return c.JSON(http.StatusOK, webhookResponse{Queued: len(jobs)})
 }
 
 // webhookJobs maps one event to jobs. Paths outside /<uid>/files/ give none.

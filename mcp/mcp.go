@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"time"
 	"net/url"
 	"strings"
 
@@ -68,6 +69,9 @@ type Options struct {
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	Logger       *slog.Logger // nil means slog.Default()
+	// ObserveTool, if non-nil, is told of every tool call: the tool, its
+	// outcome ("ok" or the error kind, e.g. "invalid") and its duration.
+	ObserveTool func(tool, outcome string, d time.Duration)
 }
 
 // instructions tell the assistant how the tools fit together.

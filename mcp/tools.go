@@ -78,6 +78,13 @@ func tool[In, Out any](h *handler, name string, fn func(ctx context.Context, use
 			return nil, zero, errors.New("not signed in: no acting user")
 		}
 		out, text, err := fn(ctx, user, in)
+		if h.o.ObserveTool != nil {
+			outcome := "ok"
+			if err != nil {
+				outcome = hs.ErrorKind(err)
+			}
+			h.o.ObserveTool(name, outcome, time.Since(start))
+		}
 		attrs := []any{slog.String("tool", name), slog.String("user_id", string(user)), slog.Int64("duration_ms", time.Since(start).Milliseconds())}
 		if err != nil {
 			return nil, zero, h.toolError(ctx, err, attrs)

@@ -58,12 +58,11 @@ func AuthHeaderValue(user hybridsearch.UserID, secret string) string {
 	return base64.StdEncoding.EncodeToString([]byte(string(user) + ":" + secret))
 }
 
-type requestIDKey struct{}
-
 // WithRequestID returns a copy of ctx whose requests to Nextcloud carry id
-// as AA-REQUEST-ID, so Nextcloud's log can be matched with ours.
+// as AA-REQUEST-ID, so Nextcloud's log can be matched with ours
+// (hybridsearch.NewContextWithRequestID, which the handlers call).
 func WithRequestID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requestIDKey{}, id)
+	return hybridsearch.NewContextWithRequestID(ctx, id)
 }
 
 // baseURL returns BaseURL without a trailing "/index.php" or "/".
@@ -167,7 +166,7 @@ func (c *Client) send(ctx context.Context, r *request) (*http.Response, error) {
 		}
 		req.Header.Set("AUTHORIZATION-APP-API", AuthHeaderValue(r.user, c.Secret))
 		req.Header.Set("OCS-APIRequest", "true")
-		if id, _ := ctx.Value(requestIDKey{}).(string); id != "" {
+		if id := hybridsearch.RequestIDFromContext(ctx); id != "" {
 			req.Header.Set("AA-REQUEST-ID", id)
 		}
 	}

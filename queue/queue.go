@@ -79,6 +79,10 @@ type Options struct {
 	Replicas int
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
+	// Outcome, if non-nil, is told each job's outcome once it is decided:
+	// done, dropped (cannot succeed), retry, busy (another worker holds
+	// the file), dead (retries used up) or interrupted (shutdown).
+	Outcome func(outcome string)
 
 	// noKeyTTL forces the lease fallback for servers without per-key TTL
 	// (tests only).
@@ -313,4 +317,24 @@ func (q *Queue) Pending(ctx context.Context) (int, error) {
 		n += int(info.NumPending) + info.NumAckPending
 	}
 	return n, nil
+}
+
+// Backlog returns Pending and when the oldest message still in the fresh
+// or retry lane was queued (zero when both are empty), for the metrics.
+func (q *Queue) Backlog(ctx context.Context) (int, time.Time, error) {
+	n, err := q.Pending(ctx)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	var oldest time.Time
+	for _, s := range []jetstream.Stream{q.stream, q.retry} {
+		info, err := s.Info(ctx)
+		if err != nil {
+			return 0, time.Time{}, unavailable(fmt.Errorf("queue: backlog: %w", err))
+		}
+		if st := info.State; st.Msgs > 0 && (oldest.IsZero() || st.FirstTime.Before(oldest)) {
+			oldest = st.FirstTime
+		}
+	}
+	return n, oldest, nil
 }

@@ -255,25 +255,33 @@ func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jet
 	kind := hybridsearch.ErrorKind(herr)
 	lastDelivery := !l.retry && int(md.NumDelivered) >= q.opts.MaxDeliver
 	var err error
+	outcome := "retry"
+	defer func() {
+		if q.opts.Outcome != nil {
+			q.opts.Outcome(outcome)
+		}
+	}()
 	switch {
 	case herr == nil:
 		err = msg.DoubleAck(ctx)
+		outcome = "done"
 		log.Debug("job done")
 	case kind == hybridsearch.EINVALID || kind == hybridsearch.ENOTFOUND || kind == hybridsearch.ETOOLARGE:
 		err = msg.TermWithReason(kind)
+		outcome = "dropped"
 		log.Info("job dropped", "kind", kind, slog.Any("error", herr))
 	case hctx.Err() != nil:
 		// Shutdown cut the handler short: let another worker have it now.
-		err = msg.Nak()
+		err, outcome = msg.Nak(), "interrupted"
 		log.Warn("job interrupted by shutdown", slog.Any("error", herr))
 	case errors.Is(herr, ErrLeaseHeld) && !lastDelivery:
 		// Another worker has the file now (or a crashed one had it, until
 		// its lease expires): look again soon, without growing delays.
-		err = msg.NakWithDelay(q.opts.LeaseRetry)
+		err, outcome = msg.NakWithDelay(q.opts.LeaseRetry), "busy"
 		log.Debug("file busy elsewhere; will retry", "retry_in_ms", q.opts.LeaseRetry.Milliseconds())
 	case errors.Is(herr, ErrLeaseHeld):
 		q.requeue(ctx, md, key, job, log)
-		err = msg.Term()
+		err, outcome = msg.Term(), "busy"
 	case attempt < q.opts.MaxDeliver && !lastDelivery:
 		delay := q.backoff(attempt)
 		if rerr := q.scheduleRetry(ctx, key, job, attempt+1, time.Now().Add(delay)); rerr != nil {
@@ -286,7 +294,7 @@ func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jet
 		log.Warn("job failed; will retry", "kind", kind, "retry_in_ms", delay.Milliseconds(), slog.Any("error", herr))
 	default:
 		q.bury(ctx, key, job, herr, attempt, log)
-		err = msg.TermWithReason("dead letter")
+		err, outcome = msg.TermWithReason("dead letter"), "dead"
 	}
 	if err != nil {
 		// A replaced (newer job waiting) or expired message cannot be

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
 )
@@ -137,6 +138,7 @@ func (s *Service) searchSemantic(ctx context.Context, user hs.UserID, p *plan) (
 	if s.embed == nil {
 		return nil, semanticBaseline{}, errSemanticOff
 	}
+	defer s.observeLeg(hs.AlgorithmSemantic, time.Now())
 	vec, err := s.embed.EmbedQuery(ctx, p.text)
 	if err != nil {
 		return nil, semanticBaseline{}, fmt.Errorf("embed the query: %w", err)
@@ -166,8 +168,16 @@ func (s *Service) searchSemantic(ctx context.Context, user hs.UserID, p *plan) (
 	return kept, base, nil
 }
 
+// observeLeg reports one leg's retrieval that started at start.
+func (s *Service) observeLeg(leg string, start time.Time) {
+	if s.obsLeg != nil {
+		s.obsLeg(leg, time.Since(start))
+	}
+}
+
 // searchSparse runs the keyword or the fuzzy leg with its query.
 func (s *Service) searchSparse(ctx context.Context, user hs.UserID, p *plan, leg string, q *sparseQuery) ([]hs.Hit, error) {
+	defer s.observeLeg(leg, time.Now())
 	vector := vectorBM25
 	if leg == hs.AlgorithmFuzzy {
 		vector = vectorTrigram

@@ -82,20 +82,27 @@ type Options struct {
 	// Rules are the request rules and defaults (hs.SearchRules.Check);
 	// the zero value means hs.DefaultSearchRules().
 	Rules hs.SearchRules
+	// ObserveLeg, if non-nil, is told how long each leg's retrieval took
+	// (the semantic leg's includes embedding the query); ObserveSearch how
+	// long each whole search took, by algorithm.
+	ObserveLeg    func(leg string, d time.Duration)
+	ObserveSearch func(algorithm string, d time.Duration)
 }
 
 // Service answers searches. It is safe for concurrent use.
 type Service struct {
-	embed   QueryEmbedder
-	dense   DenseRetriever
-	sparse  SparseRetriever
-	access  AccessChecker
-	refresh Refresher
-	requeue func(ctx context.Context, jobs ...hs.IndexJob) error
-	baseURL string
-	log     *slog.Logger
-	now     func() time.Time
-	samples *sampleCache // the users' chunk samples of the semantic baseline
+	embed     QueryEmbedder
+	dense     DenseRetriever
+	sparse    SparseRetriever
+	access    AccessChecker
+	refresh   Refresher
+	requeue   func(ctx context.Context, jobs ...hs.IndexJob) error
+	baseURL   string
+	log       *slog.Logger
+	now       func() time.Time
+	samples   *sampleCache // the users' chunk samples of the semantic baseline
+	obsLeg    func(leg string, d time.Duration)
+	obsSearch func(algorithm string, d time.Duration)
 	// base are the rules of Options; rules are those in force: base with
 	// the admin's defaults (SetDefaults).
 	base  hs.SearchRules
@@ -119,6 +126,9 @@ func New(o Options) (*Service, error) {
 		log:     o.Logger,
 		now:     o.Now,
 		base:    o.Rules.OrDefault(),
+
+		obsLeg:    o.ObserveLeg,
+		obsSearch: o.ObserveSearch,
 	}
 	s.rules.Store(&s.base)
 	if s.log == nil {
@@ -176,6 +186,9 @@ func (s *Service) Search(ctx context.Context, user hs.UserID, req hs.SearchReque
 		return hs.SearchResult{}, err
 	}
 	res.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	if s.obsSearch != nil {
+		s.obsSearch(p.algorithm, time.Since(start))
+	}
 	return res, nil
 }
 

@@ -28,6 +28,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/indexing"
 	"github.com/hybrid-search/hybridsearch/indexing/chunk"
 	"github.com/hybrid-search/hybridsearch/indexing/extract"
+	"github.com/hybrid-search/hybridsearch/metrics"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
 	"github.com/hybrid-search/hybridsearch/queue"
 	"github.com/hybrid-search/hybridsearch/search"
@@ -42,6 +43,7 @@ type indexStore interface {
 	search.DenseRetriever
 	search.SparseRetriever
 	search.VectorReader
+	SparseDocFreq(ctx context.Context, vector string, indices []uint32) ([]int, int, error)
 	Health(ctx context.Context) error
 	Stats(ctx context.Context) (store.Stats, error)
 	Close() error
@@ -71,19 +73,24 @@ type Main struct {
 	Tokens    *tokens.Service // bearer tokens for direct MCP access
 	Lifecycle *exapp.Lifecycle
 	Handlers  *handlers.Server
+	Metrics   *metrics.Metrics // this process's; served on /metrics
+	// Worker makes Run start a consumer-only process (hybridsearch worker).
+	Worker bool
 
-	httpServer *http.Server
-	listener   net.Listener
-	cancel     context.CancelFunc
-	users      *nextcloud.UserDirectory // who Nextcloud has, for tokens and pipelines
-	reach      *indexing.Reach          // who a new file reaches through shared folders
-	group      errgroup.Group           // the components (see goComponent)
-	started    atomic.Bool              // every component runs
-	stopping   atomic.Bool              // Close has begun
-	failed     atomic.Pointer[failure]  // the first component that stopped by itself
-	closeOnce  sync.Once
-	closeErr   error
-	done       chan error
+	httpServer  *http.Server
+	listener    net.Listener
+	opsServer   *http.Server // METRICS_ADDR
+	opsListener net.Listener
+	cancel      context.CancelFunc
+	users       *nextcloud.UserDirectory // who Nextcloud has, for tokens and pipelines
+	reach       *indexing.Reach          // who a new file reaches through shared folders
+	group       errgroup.Group           // the components (see goComponent)
+	started     atomic.Bool              // every component runs
+	stopping    atomic.Bool              // Close has begun
+	failed      atomic.Pointer[failure]  // the first component that stopped by itself
+	closeOnce   sync.Once
+	closeErr    error
+	done        chan error
 
 	eng      atomic.Pointer[Engine]         // the indexing engine
 	serve    atomic.Pointer[Engine]         // the serving engine
@@ -100,7 +107,7 @@ func NewMain(cfg Config, logger *slog.Logger) *Main {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Main{Config: cfg, Logger: logger, done: make(chan error, 1), scanTick: make(chan struct{}, 1)}
+	return &Main{Config: cfg, Logger: logger, Metrics: metrics.New(), done: make(chan error, 1), scanTick: make(chan struct{}, 1)}
 }
 
 // Run builds the components in dependency order and starts serving. It
@@ -112,6 +119,9 @@ func NewMain(cfg Config, logger *slog.Logger) *Main {
 func (m *Main) Run(ctx context.Context) error {
 	cfg := m.Config
 	ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if err := m.checkWorker(); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(cfg.PersistentStorage, 0o700); err != nil {
 		return fmt.Errorf("data directory %s: %w", cfg.PersistentStorage, err)
 	}
@@ -149,6 +159,14 @@ func (m *Main) Run(ctx context.Context) error {
 	m.serve.Store(first)
 	m.Scanner.SetIndexID(first.IndexID)
 	m.Store, m.Embedder, m.Pipeline, m.Reporter, m.Search, m.Viz = first.Store, first.Embedder, first.Pipeline, first.Reporter, first.Search, first.Viz
+	if m.Worker {
+		m.startWorkers(ctx)
+		if err := m.listenOps(); err != nil {
+			return err
+		}
+		m.started.Store(true)
+		return nil
+	}
 	m.Lifecycle = exapp.New(ctx, m.Nextcloud, exapp.Options{
 		AppID: cfg.AppID, Version: cfg.AppVersion, DisplayName: cfg.AppDisplayName, Logger: m.Logger,
 		SettingsForms: []nextcloud.SettingsForm{adminForm(cfg)},
@@ -184,11 +202,16 @@ func (m *Main) Run(ctx context.Context) error {
 		Rules:    m.Search.Rules(),
 		MCP:      mcpDeps,
 		Operator: &indexing.Control{Scanner: m.Scanner, States: m.Queue.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},
+		Observer: m.Metrics,
+		Ops:      m.ops(),
 	})
 	if err != nil {
 		return err
 	}
 	m.startWorkers(ctx)
+	if err := m.listenOps(); err != nil {
+		return err
+	}
 	if err := m.listen(ctx); err != nil {
 		return err
 	}
@@ -221,8 +244,13 @@ func (m *Main) openQueue(ctx context.Context) error {
 		// A job held by a process that died is redelivered after AckWait;
 		// live workers keep theirs with InProgress every AckWait/3.
 		AckWait: ackWait,
+		Outcome: m.Metrics.Job,
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	m.Metrics.WatchBacklog(m.Queue.Backlog)
+	return nil
 }
 
 // openEmbedder creates e's Ollama client unless its OLLAMA_HOST is off.
@@ -233,7 +261,7 @@ func (m *Main) openEmbedder(ctx context.Context, e *Engine) error {
 		return nil
 	}
 	o, err := embedding.NewOllama(embedding.OllamaOptions{Hosts: e.Config.OllamaHosts, Model: e.Config.EmbedModel,
-		ContextNeeded: contextNeeded(e.Config.ChunkSize), Logger: m.Logger})
+		ContextNeeded: contextNeeded(e.Config.ChunkSize), Logger: m.Logger, Observe: m.Metrics.EmbedBatch})
 	if err != nil {
 		return err
 	}
@@ -340,7 +368,7 @@ func (m *Main) buildPipeline(e *Engine) {
 		Extract:      &m.extract,
 		Chunk:        chunk.Chunker{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
 		Sparse:       analysis.PointVectors,
-		Store:        e.Store,
+		Store:        m.observed(e),
 		States:       m.Queue.States(),
 		Lease:        m.Queue,
 		Users:        m.users,
@@ -390,9 +418,11 @@ func (e *Engine) embedderHosts(ctx context.Context) []indexing.HostHealth {
 
 // buildSearch assembles e's search engine over its store.
 func (m *Main) buildSearch(e *Engine) error {
+	obs := m.observed(e)
 	o := search.Options{
-		Dense: e.Store, Sparse: e.Store, Access: m.Nextcloud, Refresh: m.Shares, Requeue: m.Queue.Publish,
+		Dense: obs, Sparse: obs, Access: m.Nextcloud, Refresh: m.Shares, Requeue: m.Queue.Publish,
 		NextcloudURL: e.Config.NextcloudURL, Logger: m.Logger,
+		ObserveLeg: m.Metrics.SearchLeg, ObserveSearch: m.Metrics.Search,
 	}
 	if e.Embedder != nil {
 		o.Embedder = e.Embedder
@@ -418,10 +448,12 @@ func (m *Main) startWorkers(ctx context.Context) {
 		m.Scanner.Run(ctx, 0) // scans on request; runScanTicker requests them
 		return nil
 	})
-	m.goComponent(ctx, "scan ticker", func(ctx context.Context) error {
-		m.runScanTicker(ctx, m.effective().ScanInterval)
-		return nil
-	})
+	if !m.Worker { // full scans run in serve only
+		m.goComponent(ctx, "scan ticker", func(ctx context.Context) error {
+			m.runScanTicker(ctx, m.effective().ScanInterval)
+			return nil
+		})
+	}
 	m.goComponent(ctx, "settings watcher", func(ctx context.Context) error {
 		m.watchSettings(ctx)
 		return nil
@@ -566,9 +598,11 @@ func (m *Main) close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	var errs []error
-	if m.httpServer != nil {
-		if err := m.httpServer.Shutdown(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+	for _, srv := range []*http.Server{m.httpServer, m.opsServer} {
+		if srv != nil {
+			if err := srv.Shutdown(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+			}
 		}
 	}
 	if m.cancel != nil {

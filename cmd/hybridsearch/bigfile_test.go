@@ -58,7 +58,7 @@ func bigText(n int) []byte {
 
 // procStatus returns a field of /proc/<pid>/status in bytes ("VmRSS",
 // "VmHWM").
-func procStatus(t *testing.T, pid int, field string) int64 {
+func procStatus(t testing.TB, pid int, field string) int64 {
 	t.Helper()
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -82,7 +82,7 @@ func procStatus(t *testing.T, pid int, field string) int64 {
 // buildTestBinary builds this package's test binary without the race
 // detector into dir: run with HYBRIDSEARCH_RUN_MAIN=1 it is the app (whose
 // memory is measured), with HYBRIDSEARCH_RUN_QDRANTFAKE a fake Qdrant.
-func buildTestBinary(t *testing.T, dir string) string {
+func buildTestBinary(t testing.TB, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "hybridsearch.test")
 	cmd := exec.Command("go", "test", "-c", "-o", bin, ".")

@@ -47,6 +47,10 @@ type Config struct {
 	ExcludeMIME  []string // MIME types never indexed ("image/*" allowed)
 	LogLevel     string   // debug, info, warn, error
 	LogFormat    string   // text, json
+	// MetricsAddr is a TCP address serving only /metrics, /healthz and
+	// /readyz ("" = none besides the app's own port; the worker's only
+	// listener, default :9090 there).
+	MetricsAddr string
 	// SearchFusion and SearchWeights are what a search that names none
 	// gets (rrf, linear or auto; semantic, keyword and fuzzy weights).
 	SearchFusion  string
@@ -234,6 +238,13 @@ var envVars = []envVar{
 			return nil
 		}
 		return fmt.Errorf("not text or json")
+	}},
+	{"METRICS_ADDR", "", false, "host:port serving only /metrics, /healthz and /readyz, e.g. :9090 (the app's own port serves them too, but behind HaRP it is a unix socket); hybridsearch worker defaults to :9090", func(c *Config, v string) error {
+		if _, _, err := net.SplitHostPort(v); err != nil {
+			return fmt.Errorf("not host:port")
+		}
+		c.MetricsAddr = v
+		return nil
 	}},
 	{"OAUTH_CLIENT_METADATA_HOSTS", "", false, "comma-separated host:port of intranet hosts whose OAuth client metadata documents may be fetched (others must be public)", func(c *Config, v string) error {
 		c.ClientMetadataHosts = splitList(v)

@@ -121,7 +121,7 @@ func (e *testEnv) start(t testing.TB) {
 	if e.quiet {
 		out, level = testWriter{t}, slog.LevelError
 	}
-	m := NewMain(cfg, slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level})))
+	m := NewMain(cfg, slog.New(requestIDHandler{slog.NewTextHandler(out, &slog.HandlerOptions{Level: level})}))
 	if err := m.Run(context.Background()); err != nil {
 		_ = m.Close()
 		t.Fatalf("Main.Run: %v", err)

@@ -27,6 +27,7 @@ const usage = `hybridsearch — hybrid search for Nextcloud (an AppAPI ExApp)
 Usage:
   hybridsearch demo [flags]     run a simulated Nextcloud with the app installed (try this first)
   hybridsearch serve            run as an ExApp; configured by the environment AppAPI sets
+  hybridsearch worker           index only (scale-out beside serve; needs NATS_URL and QDRANT_URL)
   hybridsearch search --user U QUERY   search U's files and notes (talks to the running app)
   hybridsearch status --user U  show indexing status (talks to the running app)
   hybridsearch scan --user U    start a reconciliation scan of U's files (--all: everyone's)
@@ -58,6 +59,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	switch args[0] {
 	case "serve":
 		err = runServe(ctx, args[1:], getenv, stderr)
+	case "worker":
+		err = runWorker(ctx, args[1:], getenv, stderr)
 	case "demo":
 		err = runDemo(ctx, args[1:], getenv, stdout, stderr)
 	case "search":
@@ -128,9 +131,9 @@ func newLogger(w io.Writer, level, format string) *slog.Logger {
 	_ = lv.UnmarshalText([]byte(strings.ToUpper(level)))
 	opts := &slog.HandlerOptions{Level: lv}
 	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		return slog.New(requestIDHandler{slog.NewJSONHandler(w, opts)})
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(requestIDHandler{slog.NewTextHandler(w, opts)})
 }
 
 // shutdownTimeout bounds Main.Close.

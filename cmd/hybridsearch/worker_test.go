@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/qdrant/go-client/qdrant"
+
+	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
+	"github.com/hybrid-search/hybridsearch/queue/natstest"
+	"github.com/hybrid-search/hybridsearch/store/qdranttest"
+)
+
+// startWorker runs "hybridsearch worker" in-process with env's
+// environment, its operator endpoints on a free loopback port.
+func startWorker(t *testing.T, env *testEnv, name string) *Main {
+	t.Helper()
+	cfg, err := LoadConfig(workerEnv(env.getenv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MetricsAddr = "127.0.0.1:0"
+	out := io.MultiWriter(testWriter{t}, env.Logs)
+	m := NewMain(cfg, slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelInfo})).With("process", name))
+	m.Worker = true
+	if err := m.Run(context.Background()); err != nil {
+		_ = m.Close()
+		t.Fatalf("worker %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if err := m.Close(); err != nil {
+			t.Errorf("worker %s close: %v", name, err)
+		}
+	})
+	return m
+}
+
+// serve and two workers share NATS and Qdrant: 200 new files are each
+// indexed exactly once, and both workers take part.
+func TestServeAndTwoWorkers(t *testing.T) {
+	ns := natstest.Run(t)
+	qd := qdranttest.NewServer(t)
+	ollama := embeddingtest.NewServer(t)
+	env := newTestEnv(t, envOptions{install: true, extra: map[string]string{
+		"NATS_URL": ns.ClientURL(), "QDRANT_URL": qd.URL(), "OLLAMA_HOST": ollama.URL, "EMBED_MODEL": "nomic-embed-text", "WORKERS": "1",
+	}})
+	workers := []*Main{startWorker(t, env, "w1"), startWorker(t, env, "w2")}
+	if workers[0].Handlers != nil || workers[0].httpServer != nil {
+		t.Fatal("a worker serves the app's API")
+	}
+
+	const n = 200
+	ids := map[int64]string{}
+	for i := range n {
+		f := env.Sim.PutFile("alice", fmt.Sprintf("/w/%03d.md", i), fmt.Appendf(nil, "# File %d\n\nWorker test file number %d, a quokka.", i, i))
+		ids[f.ID] = f.ETag
+	}
+	for id, etag := range ids {
+		env.awaitFile(t, "indexed", id, isIndexed(etag))
+	}
+
+	// Each file was written to Qdrant by exactly one upsert.
+	upserts := map[int64]int{}
+	for _, msg := range qd.RequestsFor(qdrant.Points_Upsert_FullMethodName) {
+		seen := map[int64]bool{}
+		for _, p := range msg.(*qdrant.UpsertPoints).GetPoints() {
+			seen[p.GetPayload()["file_id"].GetIntegerValue()] = true
+		}
+		for id := range seen {
+			upserts[id]++
+		}
+	}
+	for id := range ids {
+		if upserts[id] != 1 {
+			t.Errorf("file %d written %d times; want exactly once", id, upserts[id])
+		}
+	}
+	total := 0.0
+	for i, base := range []string{env.appURL(), "http://" + workers[0].OpsAddr(), "http://" + workers[1].OpsAddr()} {
+		files := sum(scrape(t, base), "hybridsearch_files_indexed_total")
+		t.Logf("process %d indexed %v files", i, files)
+		if i > 0 && files == 0 {
+			t.Errorf("worker %d indexed nothing", i)
+		}
+		total += files
+	}
+	if total != n {
+		t.Errorf("the processes indexed %v files together; want %d", total, n)
+	}
+	req, err := http.NewRequest(http.MethodGet, "http://"+workers[0].OpsAddr()+"/readyz", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, body := doReq(t, req)
+	if code := resp.StatusCode; code != 200 || !strings.Contains(body, `"nextcloud":"ok"`) {
+		t.Errorf("worker /readyz = %d %s", resp.StatusCode, body)
+	}
+}
+
+// A worker refuses to start without NATS_URL or with the local store.
+func TestWorkerNeedsSharedNATSAndQdrant(t *testing.T) {
+	env := func(extra map[string]string) func(string) string {
+		base := map[string]string{"APP_ID": "hybrid_search", "APP_SECRET": "s", "APP_VERSION": "1.0.0", "NEXTCLOUD_URL": "http://127.0.0.1:1",
+			"APP_PERSISTENT_STORAGE": t.TempDir(), "OLLAMA_HOST": "off"}
+		for k, v := range extra {
+			base[k] = v
+		}
+		return func(k string) string { return base[k] }
+	}
+	for _, c := range []struct {
+		extra map[string]string
+		want  string
+	}{
+		{map[string]string{"QDRANT_URL": "http://127.0.0.1:1"}, "NATS_URL is not set"},
+		{map[string]string{"NATS_URL": "nats://127.0.0.1:1"}, "QDRANT_URL is not set"},
+	} {
+		var stderr strings.Builder
+		code := run([]string{"worker"}, env(c.extra), io.Discard, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("worker with %v: exit %d, %q; want 1 and %q", c.extra, code, stderr.String(), c.want)
+		}
+	}
+}
