@@ -69,29 +69,6 @@ const (
 	resourceMetaPath = "/.well-known/oauth-protected-resource"
 )
 
-// registerMCP adds the MCP routes: /mcp for an AppAPI user (through the
-// Nextcloud proxy, which authenticated an app password) or a bearer
-// token (direct access), the protected-resource metadata, and the token
-// API for the acting AppAPI user.
-func (s *Server) registerMCP(e *echo.Echo) {
-	if s.mcp == nil {
-		return
-	}
-	// POST carries every MCP message. The endpoint is stateless: it has no
-	// stream to GET and no session to DELETE, so those get 405 (as legacy
-	// clients expect) and OPTIONS lists only POST.
-	e.POST(mcpPath, echo.WrapHandler(s.mcp.Handler), s.mcpAuth)
-	e.GET(resourceMetaPath, s.handleResourceMetadata)
-	e.GET(resourceMetaPath+mcpPath, s.handleResourceMetadata)
-
-	e.GET("/api/tokens", s.handleTokenList, s.appAPIAuth, requireUser)
-	e.POST("/api/tokens", s.handleTokenIssue, s.appAPIAuth, requireUser)
-	e.DELETE("/api/tokens/:id", s.handleTokenRevoke, s.appAPIAuth, requireUser)
-
-	// The OAuth authorization server for /mcp (oauth.go).
-	s.registerOAuth(e)
-}
-
 // proxyBase is the app's base URL through the front that signed r: HaRP's
 // /exapps/ or the AppAPI proxy.
 func (s *Server) proxyBase(r *http.Request) string {
