@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/nextcloud/appapi"
 )
 
 // TokenService issues, lists, revokes and verifies the per-user bearer
@@ -73,15 +74,15 @@ const (
 // /exapps/ or the AppAPI proxy.
 func (s *Server) proxyBase(r *http.Request) string {
 	if s.mcp.HaRP && r.Header.Get("AA-REQUEST-ID") == "" {
-		return s.mcp.NextcloudURL + "/exapps/" + s.appID
+		return appapi.HaRPURL(s.mcp.NextcloudURL, s.appID)
 	}
-	return s.mcp.NextcloudURL + "/index.php/apps/app_api/proxy/" + s.appID
+	return appapi.ProxyURL(s.mcp.NextcloudURL, s.appID)
 }
 
 // viaProxy reports whether the request came through the AppAPI proxy
 // (its auth headers verify), and with which user ("" = anonymous).
 func (s *Server) viaProxy(r *http.Request) (hs.UserID, bool) {
-	if r.Header.Get("AUTHORIZATION-APP-API") == "" {
+	if r.Header.Get(appapi.AuthHeader) == "" {
 		return "", false
 	}
 	user, err := s.verifyAppAPI(r.Header.Get)
@@ -113,7 +114,7 @@ func (s *Server) base(r *http.Request) string {
 func (s *Server) mcpAuth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		user, proxied := hs.UserID(""), r.Header.Get("AUTHORIZATION-APP-API") != ""
+		user, proxied := hs.UserID(""), r.Header.Get(appapi.AuthHeader) != ""
 		if proxied {
 			u, err := s.verifyAppAPI(r.Header.Get)
 			if err != nil {
@@ -217,7 +218,7 @@ func (s *Server) handleResourceMetadata(c echo.Context) error {
 	}
 	if _, proxied := s.viaProxy(c.Request()); proxied && s.mcp.OAuth != nil {
 		// The issuer is the AppAPI proxy URL, also under HaRP.
-		md.AuthorizationServers = []string{s.mcp.NextcloudURL + proxyPath(s.appID)}
+		md.AuthorizationServers = []string{appapi.ProxyURL(s.mcp.NextcloudURL, s.appID)}
 	}
 	return c.JSON(http.StatusOK, md)
 }

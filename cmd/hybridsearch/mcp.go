@@ -9,13 +9,14 @@ import (
 	"github.com/hybrid-search/hybridsearch/handlers"
 	"github.com/hybrid-search/hybridsearch/mcp"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
+	"github.com/hybrid-search/hybridsearch/nextcloud/appapi"
 	"github.com/hybrid-search/hybridsearch/oauth"
 	"github.com/hybrid-search/hybridsearch/tokens"
 )
 
 // proxyBase is the app's base URL through the AppAPI proxy.
 func (c Config) proxyBase() string {
-	return c.NextcloudURL + "/index.php/apps/app_api/proxy/" + c.AppID
+	return appapi.ProxyURL(c.NextcloudURL, c.AppID)
 }
 
 // MCPURL is the MCP endpoint through the Nextcloud proxy, where clients
@@ -80,7 +81,7 @@ func (m *Main) oauthServer(ctx context.Context) (*oauth.Server, error) {
 	}
 	var aliases []string
 	if m.Config.HaRPSharedKey != "" { // behind HaRP, clients may also use its /exapps/ URL
-		aliases = append(aliases, m.Config.NextcloudURL+"/exapps/"+m.Config.AppID+"/mcp")
+		aliases = append(aliases, appapi.HaRPURL(m.Config.NextcloudURL, m.Config.AppID)+"/mcp")
 	}
 	return oauth.New(oauth.Options{
 		Issuer: m.Config.proxyBase(), Resource: m.Config.MCPURL(), Aliases: aliases, Grants: m.Tokens,
