@@ -11,7 +11,9 @@ import (
 // (stdlib only); indexing, search and analysis import no transport;
 // adapters never import each other (the Qdrant adapter, store, never
 // imports the embedded store, store/local, which shares its contract);
-// Echo stays in handlers, the MCP SDK in mcp and Prometheus in metrics.
+// Echo stays in handlers, the MCP SDK in mcp and Prometheus in metrics. Nextcloud's protocol
+// facts live in nextcloud: handlers may use only its dependency-free
+// nextcloud/appapi (header encoding, proxy and HaRP URLs), never the client.
 func TestDeps(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-json", "./...").Output()
 	if err != nil {
@@ -50,6 +52,7 @@ func TestDeps(t *testing.T) {
 		{mod + "/nextcloud", []string{mod + "/store", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
 		{mod + "/queue", []string{mod + "/store", mod + "/nextcloud", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
 		{mod + "/oauth", []string{mod + "/store", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", mod + "/tokens", mod + "/handlers", "github.com/labstack/echo", "github.com/nats-io"}},
+		{mod + "/nextcloud/appapi", []string{"github.com/", "golang.org/", "google.golang.org/", "net/http", mod + "/"}},
 		{mod + "/embedding", []string{mod + "/store", mod + "/nextcloud", mod + "/queue", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
 	}
 	for _, r := range rules {
@@ -67,6 +70,9 @@ func TestDeps(t *testing.T) {
 	}
 	for pkg, deps := range imports {
 		for _, d := range deps {
+			if strings.HasPrefix(pkg, mod+"/handlers") && (d == mod+"/nextcloud" || strings.HasPrefix(d, mod+"/nextcloud/") && d != mod+"/nextcloud/appapi") {
+				t.Errorf("%s depends on %s; handlers may use only nextcloud/appapi", pkg, d)
+			}
 			if strings.HasPrefix(d, "github.com/labstack/echo") && !strings.HasPrefix(pkg, mod+"/handlers") && !strings.HasPrefix(pkg, mod+"/cmd/") {
 				t.Errorf("%s depends on Echo; only handlers may", pkg)
 			}

@@ -52,8 +52,10 @@ func TestErrorKinds(t *testing.T) {
 		{name: "500 runner crashed", setup: func(s *embeddingtest.Server) { s.Fail(500, 1) }, wantKind: hs.EUNAVAILABLE, wantText: "status 500"},
 		{name: "400 input too long", setup: func(s *embeddingtest.Server) { s.Fail(400, 1) }, wantKind: hs.ETOOLARGE, wantText: "too long for the model's context"},
 		{
-			name:     "400 cannot be truncated further",
-			setup:    func(s *embeddingtest.Server) { s.FailWith(400, 1, "input exceeds maximum context length and cannot be truncated further") },
+			name: "400 cannot be truncated further",
+			setup: func(s *embeddingtest.Server) {
+				s.FailWith(400, 1, "input exceeds maximum context length and cannot be truncated further")
+			},
 			wantKind: hs.ETOOLARGE, wantText: "cannot be truncated further",
 		},
 		{

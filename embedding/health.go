@@ -8,25 +8,18 @@ import (
 	hs "github.com/hybrid-search/hybridsearch"
 )
 
-// HostHealth is one Ollama host's health for the embedding model.
-type HostHealth struct {
-	Host  string // base URL, without credentials
-	OK    bool   // it answers and serves the model
-	Error string // why not, when !OK
-}
-
-// HostsHealth asks every host now, concurrently, whether it serves the
+// HostsHealth asks every host (base URL, without credentials) now, concurrently, whether it serves the
 // model (/api/show, which also tells an unreachable host from one that
 // lacks the model), and returns one entry per configured host, in order.
 // A host whose model has another dimension than the others', or is not an
 // embedding model, is not OK. It does not change which hosts get work.
-func (o *Ollama) HostsHealth(ctx context.Context) []HostHealth {
+func (o *Ollama) HostsHealth(ctx context.Context) []hs.HostHealth {
 	probed, haveProbe := o.cachedInfo()
-	out := make([]HostHealth, len(o.pool.hosts))
+	out := make([]hs.HostHealth, len(o.pool.hosts))
 	var wg sync.WaitGroup
 	for i, h := range o.pool.hosts {
 		wg.Go(func() {
-			out[i] = HostHealth{Host: h.name}
+			out[i] = hs.HostHealth{Host: h.name}
 			info, err := o.show(ctx, h)
 			switch {
 			case err != nil:

@@ -2,12 +2,12 @@ package handlers
 
 import (
 	"crypto/subtle"
-	"encoding/base64"
-	"strings"
+	"errors"
 
 	"github.com/labstack/echo/v4"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/nextcloud/appapi"
 )
 
 // appAPIAuth verifies the AppAPI headers of nextcloud-protocol.md §3.1 and
@@ -30,7 +30,7 @@ func (s *Server) verifyAppAPI(header func(string) string) (hs.UserID, error) {
 	fail := func(why string) (hs.UserID, error) {
 		return "", hs.Errorf(hs.EUNAUTHORIZED, "AppAPI authentication failed: %s", why)
 	}
-	appID, version, auth := header("EX-APP-ID"), header("EX-APP-VERSION"), header("AUTHORIZATION-APP-API")
+	appID, version, auth := header("EX-APP-ID"), header("EX-APP-VERSION"), header(appapi.AuthHeader)
 	switch {
 	case appID == "":
 		return fail("missing EX-APP-ID header")
@@ -41,12 +41,11 @@ func (s *Server) verifyAppAPI(header func(string) string) (hs.UserID, error) {
 	case subtle.ConstantTimeCompare([]byte(appID), []byte(s.appID)) != 1:
 		return fail("EX-APP-ID does not name this app")
 	}
-	raw, err := base64.StdEncoding.DecodeString(auth)
-	if err != nil {
+	user, secret, err := appapi.DecodeAuth(auth)
+	if errors.Is(err, appapi.ErrNotBase64) {
 		return fail("AUTHORIZATION-APP-API is not base64")
 	}
-	user, secret, ok := strings.Cut(string(raw), ":")
-	if !ok || subtle.ConstantTimeCompare([]byte(secret), []byte(s.secret)) != 1 {
+	if err != nil || subtle.ConstantTimeCompare([]byte(secret), []byte(s.secret)) != 1 {
 		return fail("invalid signature")
 	}
 	return hs.UserID(user), nil

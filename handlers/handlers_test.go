@@ -42,11 +42,11 @@ func (f *fakeLifecycle) SetEnabled(ctx context.Context, enabled bool) error {
 // fakeStatus reports the acting user back.
 type fakeStatus struct{ err error }
 
-func (f fakeStatus) Status(ctx context.Context, user hs.UserID, all bool) (any, error) {
+func (f fakeStatus) Status(ctx context.Context, user hs.UserID, all bool) (hs.IndexStatus, error) {
 	if f.err != nil {
-		return nil, f.err
+		return hs.IndexStatus{}, f.err
 	}
-	return map[string]string{"user": string(user)}, nil
+	return hs.IndexStatus{User: user}, nil
 }
 
 // fakeQueue records enqueued jobs.
@@ -176,15 +176,15 @@ func TestAuth(t *testing.T) {
 			if rec.Code != tt.wantCode {
 				t.Fatalf("GET /api/status = %d %s, want %d", rec.Code, rec.Body.String(), tt.wantCode)
 			}
-			var body map[string]string
+			var body struct{ User, Error string }
 			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
 				t.Fatalf("body %q is not JSON: %v", rec.Body.String(), err)
 			}
-			if tt.wantCode == 200 && body["user"] != tt.wantUser {
-				t.Errorf("acting user = %q, want %q", body["user"], tt.wantUser)
+			if tt.wantCode == 200 && body.User != tt.wantUser {
+				t.Errorf("acting user = %q, want %q", body.User, tt.wantUser)
 			}
 			if tt.wantCode == 401 {
-				if !strings.Contains(body["error"], "AppAPI authentication failed") {
+				if !strings.Contains(body.Error, "AppAPI authentication failed") {
 					t.Errorf("401 body = %q, want a clear AppAPI message", rec.Body.String())
 				}
 				if strings.Contains(rec.Body.String(), testSecret) {

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/nextcloud/appapi"
 )
 
 // TokenService issues, lists, revokes and verifies the per-user bearer
@@ -69,42 +70,19 @@ const (
 	resourceMetaPath = "/.well-known/oauth-protected-resource"
 )
 
-// registerMCP adds the MCP routes: /mcp for an AppAPI user (through the
-// Nextcloud proxy, which authenticated an app password) or a bearer
-// token (direct access), the protected-resource metadata, and the token
-// API for the acting AppAPI user.
-func (s *Server) registerMCP(e *echo.Echo) {
-	if s.mcp == nil {
-		return
-	}
-	// POST carries every MCP message. The endpoint is stateless: it has no
-	// stream to GET and no session to DELETE, so those get 405 (as legacy
-	// clients expect) and OPTIONS lists only POST.
-	e.POST(mcpPath, echo.WrapHandler(s.mcp.Handler), s.mcpAuth)
-	e.GET(resourceMetaPath, s.handleResourceMetadata)
-	e.GET(resourceMetaPath+mcpPath, s.handleResourceMetadata)
-
-	e.GET("/api/tokens", s.handleTokenList, s.appAPIAuth, requireUser)
-	e.POST("/api/tokens", s.handleTokenIssue, s.appAPIAuth, requireUser)
-	e.DELETE("/api/tokens/:id", s.handleTokenRevoke, s.appAPIAuth, requireUser)
-
-	// The OAuth authorization server for /mcp (oauth.go).
-	s.registerOAuth(e)
-}
-
 // proxyBase is the app's base URL through the front that signed r: HaRP's
 // /exapps/ or the AppAPI proxy.
 func (s *Server) proxyBase(r *http.Request) string {
 	if s.mcp.HaRP && r.Header.Get("AA-REQUEST-ID") == "" {
-		return s.mcp.NextcloudURL + "/exapps/" + s.appID
+		return appapi.HaRPURL(s.mcp.NextcloudURL, s.appID)
 	}
-	return s.mcp.NextcloudURL + "/index.php/apps/app_api/proxy/" + s.appID
+	return appapi.ProxyURL(s.mcp.NextcloudURL, s.appID)
 }
 
 // viaProxy reports whether the request came through the AppAPI proxy
 // (its auth headers verify), and with which user ("" = anonymous).
 func (s *Server) viaProxy(r *http.Request) (hs.UserID, bool) {
-	if r.Header.Get("AUTHORIZATION-APP-API") == "" {
+	if r.Header.Get(appapi.AuthHeader) == "" {
 		return "", false
 	}
 	user, err := s.verifyAppAPI(r.Header.Get)
@@ -136,7 +114,7 @@ func (s *Server) base(r *http.Request) string {
 func (s *Server) mcpAuth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		user, proxied := hs.UserID(""), r.Header.Get("AUTHORIZATION-APP-API") != ""
+		user, proxied := hs.UserID(""), r.Header.Get(appapi.AuthHeader) != ""
 		if proxied {
 			u, err := s.verifyAppAPI(r.Header.Get)
 			if err != nil {
@@ -240,7 +218,7 @@ func (s *Server) handleResourceMetadata(c echo.Context) error {
 	}
 	if _, proxied := s.viaProxy(c.Request()); proxied && s.mcp.OAuth != nil {
 		// The issuer is the AppAPI proxy URL, also under HaRP.
-		md.AuthorizationServers = []string{s.mcp.NextcloudURL + proxyPath(s.appID)}
+		md.AuthorizationServers = []string{appapi.ProxyURL(s.mcp.NextcloudURL, s.appID)}
 	}
 	return c.JSON(http.StatusOK, md)
 }

@@ -133,8 +133,8 @@ func (userDocs) FindByID(ctx context.Context, user hs.UserID, id hs.FileID) (hs.
 	return hs.FileInfo{}, hs.Errorf(hs.ENOTFOUND, "not visible")
 }
 
-func (userDocs) IndexStatus(ctx context.Context, user hs.UserID) (mcp.IndexStatus, error) {
-	return mcp.IndexStatus{Indexed: 1}, nil
+func (userDocs) Status(ctx context.Context, user hs.UserID, all bool) (hs.IndexStatus, error) {
+	return hs.IndexStatus{Files: hs.FileCounts{Indexed: 1}}, nil
 }
 
 // mcpEnv is the app's handler with the real MCP endpoint and token

@@ -49,24 +49,6 @@ type limit struct {
 // Body limits of the OAuth endpoints.
 const oauthBodyLimit = "16K"
 
-// registerOAuth adds the authorization server's routes. The metadata is
-// served at the well-known paths under the app's base URL (both RFC 8414
-// and OpenID Connect's names, see oauth.Server.OpenIDMetadata).
-func (s *Server) registerOAuth(e *echo.Echo) {
-	if s.mcp.OAuth == nil {
-		return
-	}
-	body := middleware.BodyLimit(oauthBodyLimit)
-	e.GET("/.well-known/oauth-authorization-server", s.handleAuthServerMetadata)
-	e.GET("/.well-known/openid-configuration", s.handleOpenIDMetadata)
-	e.GET(oauth.JWKSPath, s.handleJWKS)
-	e.POST(oauth.RegisterPath, s.handleOAuthRegister, s.rateLimit(registerRate), body)
-	e.GET(oauth.AuthorizePath, s.handleAuthorize, s.rateLimit(authorizeRate))
-	e.POST(oauth.AuthorizePath, s.handleConsent, body)
-	e.POST(oauth.TokenPath, s.handleOAuthToken, s.rateLimit(tokenRate), body)
-	e.POST(oauth.RevokePath, s.handleOAuthRevoke, s.rateLimit(tokenRate), body)
-}
-
 // handleAuthServerMetadata answers GET /.well-known/oauth-authorization-server.
 func (s *Server) handleAuthServerMetadata(c echo.Context) error {
 	publicJSON(c)

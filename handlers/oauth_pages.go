@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/nextcloud/appapi"
 	"github.com/hybrid-search/hybridsearch/oauth"
 )
 
@@ -55,7 +56,7 @@ func (s *Server) handleAuthorize(c echo.Context) error {
 	}
 	if user == "" {
 		login := s.mcp.NextcloudURL + "/index.php/login?redirect_url=" +
-			url.QueryEscape(proxyPath(s.appID)+oauth.AuthorizePath+"?request="+p.ID)
+			url.QueryEscape(appapi.ProxyPath(s.appID)+oauth.AuthorizePath+"?request="+p.ID)
 		return renderPage(c, http.StatusOK, page{
 			Title: "Sign in", Heading: "Sign in to Nextcloud",
 			Text:     p.ClientName + " asks to search your files and notes. Sign in to Nextcloud to decide.",
@@ -152,9 +153,6 @@ func repeatedParam(q url.Values) (string, bool) {
 	}
 	return "", false
 }
-
-// proxyPath is the path of the app under Nextcloud's AppAPI proxy.
-func proxyPath(appID string) string { return "/index.php/apps/app_api/proxy/" + appID }
 
 func scopeText(scope string) string {
 	if scope == hs.TokenScope {

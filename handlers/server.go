@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/oauth"
 )
 
 // MaxBodyBytes limits every request body (webhook batches, search
@@ -136,11 +137,42 @@ func (s *Server) Register(e *echo.Echo) {
 	e.GET("/css/*", s.handleAsset, s.appAPIAuth)
 	e.GET("/img/*", s.handleAsset, s.appAPIAuth)
 
-	// MCP endpoint, its protected-resource metadata and the token API.
-	s.registerMCP(e)
-
 	// Operator endpoints (the app's own port only; not proxied).
 	s.ops.Register(e)
+
+	// MCP endpoint (mcp.go) for an AppAPI user (through the Nextcloud
+	// proxy, which authenticated an app password) or a bearer token
+	// (direct access), its protected-resource metadata (RFC 9728, the root
+	// form and the form for the resource /mcp), and the token API for the
+	// acting AppAPI user (tokens.go). POST carries every MCP message. The
+	// endpoint is stateless: it has no stream to GET and no session to
+	// DELETE, so those get 405 (as legacy clients expect) and OPTIONS lists
+	// only POST.
+	if s.mcp == nil {
+		return
+	}
+	e.POST(mcpPath, echo.WrapHandler(s.mcp.Handler), s.mcpAuth)
+	e.GET(resourceMetaPath, s.handleResourceMetadata)
+	e.GET(resourceMetaPath+mcpPath, s.handleResourceMetadata)
+	e.GET("/api/tokens", s.handleTokenList, s.appAPIAuth, requireUser)
+	e.POST("/api/tokens", s.handleTokenIssue, s.appAPIAuth, requireUser)
+	e.DELETE("/api/tokens/:id", s.handleTokenRevoke, s.appAPIAuth, requireUser)
+
+	// The OAuth authorization server for /mcp (oauth.go). The metadata is
+	// served at the well-known paths under the app's base URL (both RFC
+	// 8414 and OpenID Connect's names, see oauth.Server.OpenIDMetadata).
+	if s.mcp.OAuth == nil {
+		return
+	}
+	oauthBody := middleware.BodyLimit(oauthBodyLimit)
+	e.GET("/.well-known/oauth-authorization-server", s.handleAuthServerMetadata)
+	e.GET("/.well-known/openid-configuration", s.handleOpenIDMetadata)
+	e.GET(oauth.JWKSPath, s.handleJWKS)
+	e.POST(oauth.RegisterPath, s.handleOAuthRegister, s.rateLimit(registerRate), oauthBody)
+	e.GET(oauth.AuthorizePath, s.handleAuthorize, s.rateLimit(authorizeRate))
+	e.POST(oauth.AuthorizePath, s.handleConsent, oauthBody)
+	e.POST(oauth.TokenPath, s.handleOAuthToken, s.rateLimit(tokenRate), oauthBody)
+	e.POST(oauth.RevokePath, s.handleOAuthRevoke, s.rateLimit(tokenRate), oauthBody)
 }
 
 // requestLogger logs one line per request at debug level, and failures at

@@ -12,7 +12,7 @@ import (
 // StatusSource reports the app's state as one user sees it, or for every
 // user when all is set (admins only; the source checks).
 type StatusSource interface {
-	Status(ctx context.Context, user hs.UserID, all bool) (any, error)
+	Status(ctx context.Context, user hs.UserID, all bool) (hs.IndexStatus, error)
 }
 
 // handleStatus answers GET /api/status[?all=1] for the acting user.

@@ -77,7 +77,7 @@ func (s *Server) handleWebhook(c echo.Context) error {
 		fe, _ := hs.FileEventByClass(env.Event.Class)
 		s.observer.WebhookReceived(fe.Name)
 	}
-		return c.JSON(http.StatusOK, webhookResponse{Queued: len(jobs)})
+	return c.JSON(http.StatusOK, webhookResponse{Queued: len(jobs)})
 }
 
 // webhookJobs maps one event to jobs. Paths outside /<uid>/files/ give none.

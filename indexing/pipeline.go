@@ -66,16 +66,9 @@ type Pipeline struct {
 	embedded, reused, processed atomic.Int64
 }
 
-// Counters are running totals since start, for status and benchmarks.
-type Counters struct {
-	Processed int64 `json:"processed"` // jobs handled
-	Embedded  int64 `json:"embedded"`  // chunks sent to the embedder
-	Reused    int64 `json:"reused"`    // chunks whose vector was reused
-}
-
 // Counters returns the running totals.
-func (p *Pipeline) Counters() Counters {
-	return Counters{Processed: p.processed.Load(), Embedded: p.embedded.Load(), Reused: p.reused.Load()}
+func (p *Pipeline) Counters() hs.Counters {
+	return hs.Counters{Processed: p.processed.Load(), Embedded: p.embedded.Load(), Reused: p.reused.Load()}
 }
 
 // leaseTTL is how long a file's lease outlives a crashed worker; a live

@@ -24,7 +24,7 @@ type Reporter struct {
 	// "embedder" component is then healthy while any host is (unless a
 	// check of that name says otherwise), and while none is the queue
 	// reads "paused": nothing that needs vectors can be indexed.
-	Embedders func(ctx context.Context) []HostHealth
+	Embedders func(ctx context.Context) []hs.HostHealth
 	// IsAdmin, if non-nil, decides who may ask for every user's status and
 	// who sees the instance's figures; nil means nobody.
 	IsAdmin func(ctx context.Context, user hs.UserID) (bool, error)
@@ -37,45 +37,7 @@ type Reporter struct {
 	rate float64 // jobs per second over the last sampling window
 }
 
-// ComponentStatus is one component's health.
-type ComponentStatus struct {
-	OK    bool   `json:"ok"`
-	Error string `json:"error,omitempty"`
-}
-
-// HostHealth is one embedding host's health.
-type HostHealth struct {
-	Host  string `json:"host"` // its base URL
-	OK    bool   `json:"ok"`
-	Error string `json:"error,omitempty"`
-}
-
-// Report is the body of GET /api/status.
-type Report struct {
-	Version    string                     `json:"version"`
-	User       hs.UserID                  `json:"user"`
-	Summary                               //
-	Queue      QueueStatus                `json:"queue"`
-	Scan       *ScanProgress              `json:"scan,omitempty"`
-	Counters   *Counters                  `json:"counters,omitempty"`
-	Components map[string]ComponentStatus `json:"components"`
-	// Embedders lists each embedding host's health, for admins.
-	Embedders []HostHealth `json:"embedders,omitempty"`
-}
-
-// QueueStatus tells how much work waits and when it should be done.
-type QueueStatus struct {
-	Pending       int     `json:"pending"`
-	JobsPerSecond float64 `json:"jobs_per_second"`
-	ETASeconds    float64 `json:"eta_seconds"` // 0 when nothing waits, the rate is unknown or the queue is paused
-	// Paused is set while work waits that cannot go on: no embedding
-	// host answers. PausedReason says so in words.
-	Paused       bool   `json:"paused,omitempty"`
-	PausedReason string `json:"paused_reason,omitempty"`
-	Error        string `json:"error,omitempty"`
-}
-
-// pausedNoEmbedder is QueueStatus.PausedReason while no embedding host
+// pausedNoEmbedder is hs.QueueStatus.PausedReason while no embedding host
 // answers.
 const pausedNoEmbedder = "no embedding host answers"
 
@@ -84,37 +46,38 @@ const pausedNoEmbedder = "no embedding host answers"
 // scan, the pipeline's counters); other users see only their own files:
 // the queue figure is their own pending files, and error texts name no
 // internal addresses (see hs.RedactEndpoints).
-func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (Report, error) {
+func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (hs.IndexStatus, error) {
 	if user == "" {
-		return Report{}, hs.Errorf(hs.EUNAUTHORIZED, "status needs a signed-in user")
+		return hs.IndexStatus{}, hs.Errorf(hs.EUNAUTHORIZED, "status needs a signed-in user")
 	}
 	admin := false
 	if r.IsAdmin != nil {
 		ok, err := r.IsAdmin(ctx, user)
 		if err != nil && all {
-			return Report{}, err
+			return hs.IndexStatus{}, err
 		}
 		admin = ok && err == nil
 	}
 	if all && !admin {
-		return Report{}, hs.Errorf(hs.EUNAUTHORIZED, "only admins may see every user's status")
+		return hs.IndexStatus{}, hs.Errorf(hs.EUNAUTHORIZED, "only admins may see every user's status")
 	}
-	rep := Report{Version: r.Version, User: user}
-	rep.Components, rep.Embedders = r.health(ctx)
+	rep := hs.IndexStatus{Problems: []hs.Problem{}}
 	if r.States != nil {
-		sum, err := Summarize(ctx, r.States, user, all)
-		if err != nil {
-			return Report{}, err
+		var err error
+		if rep, err = Summarize(ctx, r.States, user, all); err != nil {
+			return hs.IndexStatus{}, err
 		}
-		rep.Summary = sum
 	}
+	rep.Version, rep.User = r.Version, user
+	rep.Components, rep.Embedders = r.health(ctx)
 	emb, ok := rep.Components["embedder"]
 	embedderDown := ok && !emb.OK
 	if !admin {
-		rep.Queue = QueueStatus{Pending: rep.Files.Pending}
+		rep.Queue = hs.QueueStatus{Pending: rep.Files.Pending}
 		rep.Embedders = nil
 		pause(&rep.Queue, embedderDown)
 		redactReport(&rep)
+		finish(&rep)
 		return rep, nil
 	}
 	if r.Pending != nil {
@@ -137,11 +100,26 @@ func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (Report
 		rep.Scan = &p
 	}
 	pause(&rep.Queue, embedderDown)
+	finish(&rep)
 	return rep, nil
 }
 
+// finish fills in the figures derived from the rest of rep: progress
+// and overall health.
+func finish(rep *hs.IndexStatus) {
+	f := rep.Files
+	rep.Progress = 1
+	if total := f.Indexed + f.Skipped + f.Failed + f.Pending; total > 0 {
+		rep.Progress = float64(f.Indexed+f.Skipped+f.Failed) / float64(total)
+	}
+	rep.Healthy = rep.Queue.Error == ""
+	for _, c := range rep.Components {
+		rep.Healthy = rep.Healthy && c.OK
+	}
+}
+
 // pause marks q paused while work waits and no embedder answers.
-func pause(q *QueueStatus, embedderDown bool) {
+func pause(q *hs.QueueStatus, embedderDown bool) {
 	if embedderDown && q.Pending > 0 {
 		q.Paused, q.PausedReason, q.ETASeconds = true, pausedNoEmbedder, 0
 	}
@@ -149,7 +127,7 @@ func pause(q *QueueStatus, embedderDown bool) {
 
 // redactReport removes internal addresses from the error texts of a
 // report meant for a user who is not an admin.
-func redactReport(rep *Report) {
+func redactReport(rep *hs.IndexStatus) {
 	for name, c := range rep.Components {
 		c.Error = hs.RedactEndpoints(c.Error)
 		rep.Components[name] = c
@@ -177,8 +155,8 @@ func (r *Reporter) observe(processed int64) float64 {
 
 // health runs every check and asks the embedding hosts, concurrently,
 // each bounded to 3 s.
-func (r *Reporter) health(ctx context.Context) (map[string]ComponentStatus, []HostHealth) {
-	var hosts []HostHealth
+func (r *Reporter) health(ctx context.Context) (map[string]hs.ComponentStatus, []hs.HostHealth) {
+	var hosts []hs.HostHealth
 	var wg sync.WaitGroup
 	if r.Embedders != nil {
 		wg.Go(func() {
@@ -190,10 +168,10 @@ func (r *Reporter) health(ctx context.Context) (map[string]ComponentStatus, []Ho
 	out := r.components(ctx)
 	wg.Wait()
 	if len(hosts) > 0 {
-		c := ComponentStatus{Error: pausedNoEmbedder}
+		c := hs.ComponentStatus{Error: pausedNoEmbedder}
 		for _, h := range hosts {
 			if h.OK {
-				c = ComponentStatus{OK: true}
+				c = hs.ComponentStatus{OK: true}
 				break
 			}
 		}
@@ -208,8 +186,8 @@ func (r *Reporter) health(ctx context.Context) (map[string]ComponentStatus, []Ho
 }
 
 // components runs every check concurrently, each bounded to 3 s.
-func (r *Reporter) components(ctx context.Context) map[string]ComponentStatus {
-	out := map[string]ComponentStatus{}
+func (r *Reporter) components(ctx context.Context) map[string]hs.ComponentStatus {
+	out := map[string]hs.ComponentStatus{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for name, check := range r.Checks {
@@ -218,9 +196,9 @@ func (r *Reporter) components(ctx context.Context) map[string]ComponentStatus {
 			defer wg.Done()
 			cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 			defer cancel()
-			st := ComponentStatus{OK: true}
+			st := hs.ComponentStatus{OK: true}
 			if err := check(cctx); err != nil {
-				st = ComponentStatus{Error: hs.ErrorMessage(err)}
+				st = hs.ComponentStatus{Error: hs.ErrorMessage(err)}
 			}
 			mu.Lock()
 			out[name] = st

@@ -33,7 +33,7 @@ func TestSummarizeListsPartialFiles(t *testing.T) {
 		t.Fatalf("problems = %+v, want the partial file", sum.Problems)
 	}
 	p := sum.Problems[0]
-	if p.FileID != 7 || p.Path != "/long.md" || p.Status != indexing.ProblemPartial || !strings.Contains(p.Error, "exceeds the context length") {
+	if p.FileID != 7 || p.Path != "/long.md" || p.Status != hs.ProblemPartial || !strings.Contains(p.Error, "exceeds the context length") {
 		t.Errorf("problem = %+v", p)
 	}
 }
@@ -57,11 +57,11 @@ func TestRetryQueuesPartialFiles(t *testing.T) {
 }
 
 func TestStatusPausedWhileNoEmbedderAnswers(t *testing.T) {
-	hostsUp := []indexing.HostHealth{{Host: "http://gpu1:11434", OK: true}, {Host: "http://gpu2:11434", Error: "embedding: ollama show on http://gpu2:11434: host unreachable"}}
-	hostsDown := []indexing.HostHealth{{Host: "http://gpu1:11434", Error: "embedding: ollama show on http://gpu1:11434: host unreachable"}, hostsUp[1]}
+	hostsUp := []hs.HostHealth{{Host: "http://gpu1:11434", OK: true}, {Host: "http://gpu2:11434", Error: "embedding: ollama show on http://gpu2:11434: host unreachable"}}
+	hostsDown := []hs.HostHealth{{Host: "http://gpu1:11434", Error: "embedding: ollama show on http://gpu1:11434: host unreachable"}, hostsUp[1]}
 	tests := []struct {
 		name       string
-		hosts      []indexing.HostHealth
+		hosts      []hs.HostHealth
 		check      error // the "embedder" check, nil for none
 		user       hs.UserID
 		pending    int
@@ -86,7 +86,7 @@ func TestStatusPausedWhileNoEmbedderAnswers(t *testing.T) {
 				Pending:   func(context.Context) (int, error) { return tt.pending, nil },
 				Pipeline:  &indexing.Pipeline{},
 				Checks:    map[string]indexing.Check{},
-				Embedders: func(context.Context) []indexing.HostHealth { return tt.hosts },
+				Embedders: func(context.Context) []hs.HostHealth { return tt.hosts },
 				IsAdmin:   func(_ context.Context, u hs.UserID) (bool, error) { return u == "admin", nil },
 			}
 			if tt.check != nil {
@@ -115,9 +115,9 @@ func TestStatusPausedWhileNoEmbedderAnswers(t *testing.T) {
 
 func TestStatusHostsAreAskedWithATimeout(t *testing.T) {
 	r := &indexing.Reporter{
-		Embedders: func(ctx context.Context) []indexing.HostHealth {
+		Embedders: func(ctx context.Context) []hs.HostHealth {
 			<-ctx.Done()
-			return []indexing.HostHealth{{Host: "http://slow:11434", Error: ctx.Err().Error()}}
+			return []hs.HostHealth{{Host: "http://slow:11434", Error: ctx.Err().Error()}}
 		},
 		IsAdmin: func(context.Context, hs.UserID) (bool, error) { return true, nil },
 	}
@@ -128,5 +128,52 @@ func TestStatusHostsAreAskedWithATimeout(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("Status() took %v with a host that never answers", d)
+	}
+}
+
+// TestStatusProgressAndHealth checks the derived figures every reader of
+// hs.IndexStatus (panel, CLI, nc_index_status) gets from the Reporter.
+func TestStatusProgressAndHealth(t *testing.T) {
+	s := newStates()
+	s.Put(context.Background(), partialState())
+	s.Put(context.Background(), hs.FileState{ID: 8, Readers: []hs.UserID{"alice"}, Paths: map[hs.UserID]string{"alice": "/fine.md"}, Status: hs.StatusIndexed})
+	s.Put(context.Background(), hs.FileState{ID: 9, Readers: []hs.UserID{"alice"}, Paths: map[hs.UserID]string{"alice": "/new.md"}, Status: hs.StatusPending})
+	s.Put(context.Background(), hs.FileState{ID: 10, Readers: []hs.UserID{"alice"}, Paths: map[hs.UserID]string{"alice": "/bad.pdf"}, Status: hs.StatusFailed, Error: "no text"})
+	tests := []struct {
+		name        string
+		queueErr    error
+		nats        error
+		wantHealthy bool
+	}{
+		{"all answer", nil, nil, true},
+		{"a component is down", nil, errors.New("nats down"), false},
+		{"the queue does not answer", errors.New("no stream"), nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &indexing.Reporter{
+				States:  s,
+				Pending: func(context.Context) (int, error) { return 1, tt.queueErr },
+				Checks:  map[string]indexing.Check{"nats": func(context.Context) error { return tt.nats }},
+				IsAdmin: func(context.Context, hs.UserID) (bool, error) { return true, nil },
+			}
+			st, err := r.Status(t.Context(), "alice", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Progress != 0.75 {
+				t.Errorf("progress = %v, want 0.75 (3 of 4 files settled)", st.Progress)
+			}
+			if st.Healthy != tt.wantHealthy {
+				t.Errorf("healthy = %v, want %v (%+v, queue %+v)", st.Healthy, tt.wantHealthy, st.Components, st.Queue)
+			}
+			if st.ProblemsTotal != 2 || len(st.Problems) != 2 {
+				t.Errorf("problems = %d listed, %d total; want 2 and 2", len(st.Problems), st.ProblemsTotal)
+			}
+		})
+	}
+	empty, err := (&indexing.Reporter{States: newStates()}).Status(t.Context(), "bob", false)
+	if err != nil || empty.Progress != 1 || !empty.Healthy {
+		t.Errorf("empty index: progress %v, healthy %v, %v; want 1, true", empty.Progress, empty.Healthy, err)
 	}
 }

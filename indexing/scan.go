@@ -27,20 +27,6 @@ type StateLister interface {
 	List(ctx context.Context, fn func(hs.FileState) error) error
 }
 
-// ScanProgress describes the current or last reconciliation scan.
-type ScanProgress struct {
-	Running      bool      `json:"running"`
-	Started      time.Time `json:"started,omitzero"`
-	Finished     time.Time `json:"finished,omitzero"`
-	UsersTotal   int       `json:"users_total"`
-	UsersDone    int       `json:"users_done"`
-	FilesSeen    int       `json:"files_seen"`
-	Queued       int       `json:"queued"`
-	UsersGone    int       `json:"users_gone,omitempty"` // users found deleted in Nextcloud
-	LastError    string    `json:"last_error,omitempty"`
-	DurationSecs float64   `json:"duration_seconds,omitempty"`
-}
-
 // Scanner is the reconciliation scan: it compares each user's tree with
 // the index state and queues what differs, including files the user no
 // longer sees (how shares and unshares arrive, since Nextcloud sends no
@@ -74,7 +60,7 @@ type Scanner struct {
 	Logger  *slog.Logger
 
 	mu       sync.Mutex
-	progress ScanProgress
+	progress hs.ScanProgress
 	turn     chan struct{} // one scan at a time
 	running  bool
 	wake     chan struct{}
@@ -85,7 +71,7 @@ type Scanner struct {
 const enqueueBatch = 500
 
 // Progress returns the state of the current or last scan.
-func (s *Scanner) Progress() ScanProgress {
+func (s *Scanner) Progress() hs.ScanProgress {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.progress
@@ -122,7 +108,7 @@ func (s *Scanner) scan(ctx context.Context, users []hs.UserID, all bool, report 
 	defer func() { <-turn }()
 	s.mu.Lock()
 	s.running = true
-	s.progress = ScanProgress{Running: true, Started: time.Now(), UsersTotal: len(users)}
+	s.progress = hs.ScanProgress{Running: true, Started: time.Now(), UsersTotal: len(users)}
 	s.mu.Unlock()
 	err := s.scanUsers(ctx, users, all, report)
 	s.mu.Lock()

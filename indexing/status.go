@@ -5,51 +5,19 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
 )
 
-// FileCounts counts a user's files by index status.
-type FileCounts struct {
-	Indexed int `json:"indexed"`
-	Skipped int `json:"skipped"`
-	Failed  int `json:"failed"`
-	Pending int `json:"pending"`
-	Chunks  int `json:"chunks"`
-}
-
-// ProblemPartial is the Status of a Problem for a file that is indexed
-// but has chunks without a dense vector (hs.FileState.NoVectors): keyword
-// and fuzzy search find them, search by meaning does not.
-const ProblemPartial = "partial"
-
-// Problem is a file that was not indexed, or only in part, with the
-// reason.
-type Problem struct {
-	FileID  hs.FileID `json:"file_id"`
-	Path    string    `json:"path"`
-	Status  string    `json:"status"`
-	Error   string    `json:"error"`
-	Updated time.Time `json:"updated"`
-}
-
-// Summary is the index state as one user (or an admin, for all) sees it.
-type Summary struct {
-	Files    FileCounts            `json:"files"`
-	Problems []Problem             `json:"problems"` // failed, skipped, retrying and partial files, newest first, at most MaxProblems
-	PerUser  map[string]FileCounts `json:"per_user,omitempty"`
-}
-
-// MaxProblems caps the problems listed in a Summary.
+// MaxProblems caps the problems a status lists.
 const MaxProblems = 200
 
 // Summarize reads every file state and counts those user can read; with
 // all set it counts every file and fills PerUser.
-func Summarize(ctx context.Context, states StateLister, user hs.UserID, all bool) (Summary, error) {
-	sum := Summary{Problems: []Problem{}}
+func Summarize(ctx context.Context, states StateLister, user hs.UserID, all bool) (hs.IndexStatus, error) {
+	sum := hs.IndexStatus{Problems: []hs.Problem{}}
 	if all {
-		sum.PerUser = map[string]FileCounts{}
+		sum.PerUser = map[string]hs.FileCounts{}
 	}
 	err := states.List(ctx, func(st hs.FileState) error {
 		if all {
@@ -64,7 +32,7 @@ func Summarize(ctx context.Context, states StateLister, user hs.UserID, all bool
 		count(&sum.Files, st)
 		status := st.Status
 		if st.Status == hs.StatusIndexed && st.NoVectors > 0 {
-			status = ProblemPartial
+			status = hs.ProblemPartial
 		}
 		if status != hs.StatusIndexed && st.Error != "" {
 			pth := st.Paths[user]
@@ -75,12 +43,12 @@ func Summarize(ctx context.Context, states StateLister, user hs.UserID, all bool
 					}
 				}
 			}
-			sum.Problems = append(sum.Problems, Problem{FileID: st.ID, Path: pth, Status: status, Error: st.Error, Updated: st.Updated})
+			sum.Problems = append(sum.Problems, hs.Problem{FileID: st.ID, Path: pth, Status: status, Error: st.Error, Updated: st.Updated})
 		}
 		return nil
 	})
 	if err != nil {
-		return Summary{}, fmt.Errorf("summarize index state: %w", err)
+		return hs.IndexStatus{}, fmt.Errorf("summarize index state: %w", err)
 	}
 	sort.Slice(sum.Problems, func(i, j int) bool {
 		if !sum.Problems[i].Updated.Equal(sum.Problems[j].Updated) {
@@ -88,13 +56,14 @@ func Summarize(ctx context.Context, states StateLister, user hs.UserID, all bool
 		}
 		return sum.Problems[i].FileID < sum.Problems[j].FileID
 	})
+	sum.ProblemsTotal = len(sum.Problems)
 	if len(sum.Problems) > MaxProblems {
 		sum.Problems = sum.Problems[:MaxProblems]
 	}
 	return sum, nil
 }
 
-func count(c *FileCounts, st hs.FileState) {
+func count(c *hs.FileCounts, st hs.FileState) {
 	switch st.Status {
 	case hs.StatusIndexed:
 		c.Indexed++

@@ -147,16 +147,17 @@ func (f *fakeIndex) FindByID(ctx context.Context, user hs.UserID, id hs.FileID) 
 	return hs.FileInfo{ID: id, Path: "/Seen by " + string(user) + d.meta.Path, MIME: d.meta.MIME}, nil
 }
 
-func (f *fakeIndex) IndexStatus(ctx context.Context, user hs.UserID) (mcp.IndexStatus, error) {
+func (f *fakeIndex) Status(ctx context.Context, user hs.UserID, all bool) (hs.IndexStatus, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.statusErr != nil {
-		return mcp.IndexStatus{}, f.statusErr
+		return hs.IndexStatus{}, f.statusErr
 	}
-	st := mcp.IndexStatus{Indexed: 3, Failed: 1, Pending: 4, Chunks: 9, QueuePending: 4, ETASeconds: 12,
-		Components: map[string]mcp.Health{"nats": {OK: true}, "embedder": {OK: false, Error: "ollama: connection refused"}}}
+	st := hs.IndexStatus{User: user, Files: hs.FileCounts{Indexed: 3, Failed: 1, Pending: 4, Chunks: 9}, Progress: 0.5,
+		Queue:      hs.QueueStatus{Pending: 4, ETASeconds: 12},
+		Components: map[string]hs.ComponentStatus{"nats": {OK: true}, "embedder": {OK: false, Error: "ollama: connection refused"}}}
 	for i := range 25 {
-		st.Problems = append(st.Problems, mcp.Problem{FileID: int64(100 + i), Path: "/broken.pdf", Status: hs.StatusFailed, Error: "no text"})
+		st.Problems = append(st.Problems, hs.Problem{FileID: hs.FileID(100 + i), Path: "/broken.pdf", Status: hs.StatusFailed, Error: "no text"})
 	}
 	return st, nil
 }

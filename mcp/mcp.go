@@ -6,9 +6,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"time"
 	"net/url"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -32,9 +32,10 @@ type Access interface {
 	FindByID(ctx context.Context, user hs.UserID, id hs.FileID) (hs.FileInfo, error)
 }
 
-// StatusSource reports one user's indexing status.
+// StatusSource reports the indexing status as user sees it (nc_index_status
+// asks with all unset: the user's own files).
 type StatusSource interface {
-	IndexStatus(ctx context.Context, user hs.UserID) (IndexStatus, error)
+	Status(ctx context.Context, user hs.UserID, all bool) (hs.IndexStatus, error)
 }
 
 // DefaultMaxBodyBytes bounds a request body when Options.MaxBodyBytes is 0.

@@ -92,9 +92,9 @@ func TestBothRevisions(t *testing.T) {
 			}
 
 			res = call(t, cs, mcp.ToolStatus, nil)
-			var st mcp.IndexStatus
+			var st hs.IndexStatus
 			structured(t, res, &st)
-			if res.IsError || st.User != "alice" || st.Indexed != 3 || st.Healthy || st.Progress != 0.5 || len(st.Problems) != 20 || st.ProblemsTotal != 25 {
+			if res.IsError || st.User != "alice" || st.Files.Indexed != 3 || st.Healthy || st.Progress != 0.5 || len(st.Problems) != 20 || st.ProblemsTotal != 25 {
 				t.Errorf("status = %+v", st)
 			}
 			if txt := text(res); !strings.Contains(txt, "embedder is unavailable") || !strings.Contains(txt, "25 files could not be indexed") {

@@ -3,13 +3,16 @@ package mcp
 import (
 	"strings"
 	"testing"
+
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 func TestRenderStatusPausedAndHosts(t *testing.T) {
-	st := IndexStatus{
-		User: "admin", Pending: 3, QueuePending: 12, ETASeconds: 0, Paused: true, PausedReason: "no embedding host answers",
-		Components: map[string]Health{"embedder": {Error: "embedding: ollama show on http://gpu1:11434: host unreachable"}},
-		EmbeddingHosts: []HostHealth{
+	st := hs.IndexStatus{
+		User: "admin", Files: hs.FileCounts{Pending: 3},
+		Queue:      hs.QueueStatus{Pending: 12, ETASeconds: 0, Paused: true, PausedReason: "no embedding host answers"},
+		Components: map[string]hs.ComponentStatus{"embedder": {Error: "embedding: ollama show on http://gpu1:11434: host unreachable"}},
+		Embedders: []hs.HostHealth{
 			{Host: "http://gpu1:11434", Error: "embedding: ollama show on http://gpu1:11434: host unreachable"},
 			{Host: "http://gpu2:11434", Error: "embedding model \"nomic-embed-text\" is not available on http://gpu2:11434"},
 		},

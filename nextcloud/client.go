@@ -3,7 +3,6 @@ package nextcloud
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"io"
 	"log/slog"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/nextcloud/appapi"
 )
 
 // DefaultTimeout bounds a request whose context has no deadline.
@@ -55,7 +55,7 @@ type Client struct {
 // AuthHeaderValue returns the AUTHORIZATION-APP-API value for user and
 // secret: base64("<user>:<secret>"). The empty user means no user.
 func AuthHeaderValue(user hybridsearch.UserID, secret string) string {
-	return base64.StdEncoding.EncodeToString([]byte(string(user) + ":" + secret))
+	return appapi.EncodeAuth(string(user), secret)
 }
 
 // WithRequestID returns a copy of ctx whose requests to Nextcloud carry id

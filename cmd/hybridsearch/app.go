@@ -404,16 +404,11 @@ func (m *Main) buildPipeline(e *Engine) {
 func contextNeeded(chunkSize int) int { return chunkSize + 256 }
 
 // embedderHosts reports each of e's Ollama hosts' health for the status.
-func (e *Engine) embedderHosts(ctx context.Context) []indexing.HostHealth {
+func (e *Engine) embedderHosts(ctx context.Context) []hs.HostHealth {
 	if e.Embedder == nil {
 		return nil
 	}
-	hosts := e.Embedder.HostsHealth(ctx)
-	out := make([]indexing.HostHealth, len(hosts))
-	for i, h := range hosts {
-		out[i] = indexing.HostHealth{Host: h.Host, OK: h.OK, Error: h.Error}
-	}
-	return out
+	return e.Embedder.HostsHealth(ctx)
 }
 
 // buildSearch assembles e's search engine over its store.

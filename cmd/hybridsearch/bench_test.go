@@ -248,7 +248,9 @@ func (noLifecycle) SetEnabled(ctx context.Context, on bool) error { return nil }
 
 type noStatus struct{}
 
-func (noStatus) Status(ctx context.Context, u hs.UserID, all bool) (any, error) { return nil, nil }
+func (noStatus) Status(ctx context.Context, u hs.UserID, all bool) (hs.IndexStatus, error) {
+	return hs.IndexStatus{}, nil
+}
 
 type noOperator struct{}
 

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hybrid-search/hybridsearch/nextcloud/appapi"
 )
 
 // apiClient calls the running app's API the way AppAPI does: signed with
@@ -80,7 +81,7 @@ func (c *apiClient) do(ctx context.Context, method, path, user string, body, out
 	}
 	req.Header.Set("EX-APP-ID", c.appID)
 	req.Header.Set("EX-APP-VERSION", c.ver)
-	req.Header.Set("AUTHORIZATION-APP-API", base64.StdEncoding.EncodeToString([]byte(user+":"+c.secret)))
+	req.Header.Set(appapi.AuthHeader, appapi.EncodeAuth(user, c.secret))
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")

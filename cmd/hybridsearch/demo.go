@@ -19,6 +19,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/appinfo"
 	"github.com/hybrid-search/hybridsearch/exapp"
 	"github.com/hybrid-search/hybridsearch/l10n"
+	"github.com/hybrid-search/hybridsearch/nextcloud/appapi"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 )
 
@@ -153,8 +154,8 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	info := readyInfo{
 		NextcloudURL: simURL,
-		PanelURL:     simURL + "/index.php/apps/app_api/embedded/" + m.Config.AppID + "/" + exapp.MenuName,
-		MCPURL:       simURL + "/index.php/apps/app_api/proxy/" + m.Config.AppID + "/mcp",
+		PanelURL:     appapi.EmbeddedURL(simURL, m.Config.AppID, exapp.MenuName),
+		MCPURL:       appapi.ProxyURL(simURL, m.Config.AppID) + "/mcp",
 		MCPDirectURL: m.DirectMCPURL(),
 		Users: []demoUser{
 			{UID: alice.UID, AppPassword: alice.AppPassword, MCPToken: toks["alice"]},

@@ -257,12 +257,8 @@ func (c current) FilePoints(ctx context.Context, id hs.FileID, withVectors bool)
 	return e.Store.FilePoints(ctx, id, withVectors)
 }
 
-// Status serves GET /api/status.
-func (c current) Status(ctx context.Context, user hs.UserID, all bool) (any, error) {
-	return c.report(ctx, user, all)
-}
-
-func (c current) report(ctx context.Context, user hs.UserID, all bool) (indexing.Report, error) {
+// Status serves GET /api/status and nc_index_status.
+func (c current) Status(ctx context.Context, user hs.UserID, all bool) (hs.IndexStatus, error) {
 	e := c.m.acquireIndexing()
 	defer e.release()
 	return e.Reporter.Status(ctx, user, all)

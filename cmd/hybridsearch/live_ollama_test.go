@@ -25,7 +25,6 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/embedding"
-	"github.com/hybrid-search/hybridsearch/indexing"
 )
 
 // TestRealOllama runs items 7 and 9 of issue 11 against a real Ollama:
@@ -118,7 +117,7 @@ func TestRealOllama(t *testing.T) {
 			t.Errorf("keyword search does not find the file:\n%s", body)
 		}
 		_, body = env.proxyGet(t, &env.Alice, "api/status")
-		var rep indexing.Report
+		var rep hs.IndexStatus
 		if err := json.Unmarshal([]byte(body), &rep); err != nil {
 			t.Fatal(err)
 		}

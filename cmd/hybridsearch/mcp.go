@@ -9,13 +9,14 @@ import (
 	"github.com/hybrid-search/hybridsearch/handlers"
 	"github.com/hybrid-search/hybridsearch/mcp"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
+	"github.com/hybrid-search/hybridsearch/nextcloud/appapi"
 	"github.com/hybrid-search/hybridsearch/oauth"
 	"github.com/hybrid-search/hybridsearch/tokens"
 )
 
 // proxyBase is the app's base URL through the AppAPI proxy.
 func (c Config) proxyBase() string {
-	return c.NextcloudURL + "/index.php/apps/app_api/proxy/" + c.AppID
+	return appapi.ProxyURL(c.NextcloudURL, c.AppID)
 }
 
 // MCPURL is the MCP endpoint through the Nextcloud proxy, where clients
@@ -40,7 +41,7 @@ func (m *Main) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 		return nil, err
 	}
 	endpoint, err := mcp.NewHandler(mcp.Options{
-		Search: current{m}, Chunks: current{m}, Access: m.Nextcloud, Status: mcpStatus{current{m}},
+		Search: current{m}, Chunks: current{m}, Access: m.Nextcloud, Status: current{m},
 		NextcloudURL: cfg.NextcloudURL, AllowedOrigins: []string{cfg.NextcloudURL},
 		Version: cfg.AppVersion, Rules: m.Search.Rules(), Defaults: current{m}.SearchDefaults, Logger: m.Logger,
 		ObserveTool: m.Metrics.MCPCall,
@@ -81,7 +82,7 @@ func (m *Main) oauthServer(ctx context.Context) (*oauth.Server, error) {
 	}
 	var aliases []string
 	if m.Config.HaRPSharedKey != "" { // behind HaRP, clients may also use its /exapps/ URL
-		aliases = append(aliases, m.Config.NextcloudURL+"/exapps/"+m.Config.AppID+"/mcp")
+		aliases = append(aliases, appapi.HaRPURL(m.Config.NextcloudURL, m.Config.AppID)+"/mcp")
 	}
 	return oauth.New(oauth.Options{
 		Issuer: m.Config.proxyBase(), Resource: m.Config.MCPURL(), Aliases: aliases, Grants: m.Tokens,
@@ -112,37 +113,4 @@ func (m *Main) demoTokens(ctx context.Context, users ...hs.UserID) (map[hs.UserI
 		out[u] = raw
 	}
 	return out, nil
-}
-
-// mcpStatus adapts the engine's Reporter to nc_index_status.
-type mcpStatus struct{ c current }
-
-func (s mcpStatus) IndexStatus(ctx context.Context, user hs.UserID) (mcp.IndexStatus, error) {
-	rep, err := s.c.report(ctx, user, false)
-	if err != nil {
-		return mcp.IndexStatus{}, err
-	}
-	f := rep.Files
-	st := mcp.IndexStatus{
-		Indexed: f.Indexed, Skipped: f.Skipped, Failed: f.Failed, Pending: f.Pending, Chunks: f.Chunks,
-		QueuePending: rep.Queue.Pending, ETASeconds: rep.Queue.ETASeconds,
-		Paused: rep.Queue.Paused, PausedReason: rep.Queue.PausedReason,
-		Components: map[string]mcp.Health{}, ProblemsTotal: len(rep.Problems),
-	}
-	for _, h := range rep.Embedders {
-		st.EmbeddingHosts = append(st.EmbeddingHosts, mcp.HostHealth{Host: h.Host, OK: h.OK, Error: h.Error})
-	}
-	if rep.Scan != nil {
-		st.Scanning, st.LastScan = rep.Scan.Running, rep.Scan.Finished
-	}
-	for name, c := range rep.Components {
-		st.Components[name] = mcp.Health{OK: c.OK, Error: c.Error}
-	}
-	if rep.Queue.Error != "" {
-		st.Components["queue"] = mcp.Health{Error: rep.Queue.Error}
-	}
-	for _, p := range rep.Problems {
-		st.Problems = append(st.Problems, mcp.Problem{FileID: int64(p.FileID), Path: p.Path, Status: p.Status, Error: p.Error})
-	}
-	return st, nil
 }

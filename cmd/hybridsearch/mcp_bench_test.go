@@ -158,7 +158,7 @@ func BenchmarkMCPSearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	endpoint, err := mcp.NewHandler(mcp.Options{Search: svc, Chunks: st, Access: noAccess{}, Status: noIndexStatus{}, NextcloudURL: nc, Logger: quiet})
+	endpoint, err := mcp.NewHandler(mcp.Options{Search: svc, Chunks: st, Access: noAccess{}, Status: noStatus{}, NextcloudURL: nc, Logger: quiet})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func BenchmarkMCPSearch(b *testing.B) {
 	b.ReportMetric(float64(mcpBytes)/float64(len(overhead)+8)/1024, "mcp-response-KiB")
 }
 
-// noAccess and noIndexStatus complete the MCP endpoint; the benchmark
+// noAccess (with noStatus) completes the MCP endpoint; the benchmark
 // calls only nc_semantic_search.
 type noAccess struct{}
 
@@ -282,13 +282,7 @@ func (noAccess) FindByID(ctx context.Context, user hs.UserID, id hs.FileID) (hs.
 	return hs.FileInfo{ID: id}, nil
 }
 
-type noIndexStatus struct{}
-
 // anyUser says every user exists.
 type anyUser struct{}
 
 func (anyUser) UserExists(context.Context, hs.UserID) (bool, error) { return true, nil }
-
-func (noIndexStatus) IndexStatus(ctx context.Context, user hs.UserID) (mcp.IndexStatus, error) {
-	return mcp.IndexStatus{}, nil
-}

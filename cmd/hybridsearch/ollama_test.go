@@ -9,7 +9,6 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
-	"github.com/hybrid-search/hybridsearch/indexing"
 )
 
 // unembeddable is a Markdown file whose second section sits under a
@@ -52,11 +51,11 @@ func TestUnembeddableChunkKeepsFileSearchable(t *testing.T) {
 	}
 
 	_, body := env.proxyGet(t, &env.Alice, "api/status")
-	var rep indexing.Report
+	var rep hs.IndexStatus
 	if err := json.Unmarshal([]byte(body), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Problems) != 1 || rep.Problems[0].Status != indexing.ProblemPartial || rep.Problems[0].Path != "/Docs/plan.md" ||
+	if len(rep.Problems) != 1 || rep.Problems[0].Status != hs.ProblemPartial || rep.Problems[0].Path != "/Docs/plan.md" ||
 		!strings.Contains(rep.Problems[0].Error, "exceeds the context length") || rep.Files.Indexed != 1 {
 		t.Errorf("status = %s", body)
 	}
@@ -94,10 +93,10 @@ func TestUnembeddableChunkKeepsFileSearchable(t *testing.T) {
 func TestOllamaHostsInStatus(t *testing.T) {
 	a, b := embeddingtest.NewServer(t), embeddingtest.NewServer(t)
 	env := newTestEnv(t, envOptions{install: true, extra: map[string]string{"OLLAMA_HOST": a.URL + "," + b.URL, "EMBED_MODEL": "nomic-embed-text"}})
-	status := func() (indexing.Report, string) {
+	status := func() (hs.IndexStatus, string) {
 		t.Helper()
 		_, body := env.proxyGet(t, &env.Alice, "api/status") // alice is an admin
-		var rep indexing.Report
+		var rep hs.IndexStatus
 		if err := json.Unmarshal([]byte(body), &rep); err != nil {
 			t.Fatalf("status: %v\n%s", err, body)
 		}

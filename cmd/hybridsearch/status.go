@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch/indexing"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 const statusUsage = `Usage: hybridsearch status --user UID [--all] [--json]
@@ -60,7 +60,7 @@ func runStatus(ctx context.Context, args []string, getenv func(string) string, s
 		_, err := fmt.Fprintln(stdout, string(raw))
 		return err
 	}
-	var rep indexing.Report
+	var rep hs.IndexStatus
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func runStatus(ctx context.Context, args []string, getenv func(string) string, s
 	return nil
 }
 
-func printStatus(w io.Writer, rep indexing.Report) {
+func printStatus(w io.Writer, rep hs.IndexStatus) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	f := rep.Files
 	fmt.Fprintf(tw, "Hybrid Search %s, status for %s\n\n", rep.Version, rep.User)

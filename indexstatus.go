@@ -1,0 +1,99 @@
+package hybridsearch
+
+import "time"
+
+// IndexStatus is the state of the index as one user (or an admin, for
+// every user) sees it: the body of GET /api/status, the result of the
+// nc_index_status MCP tool and what "hybridsearch status" prints. The JSON
+// names are read by the panel and the CLI.
+type IndexStatus struct {
+	Version string     `json:"version"`
+	User    UserID     `json:"user"`
+	Files   FileCounts `json:"files"`
+	// Problems are failed, skipped, retrying and partial files, newest
+	// first; at most a capped number are listed, ProblemsTotal counts all.
+	Problems      []Problem             `json:"problems"`
+	ProblemsTotal int                   `json:"problems_total"`
+	PerUser       map[string]FileCounts `json:"per_user,omitempty"` // every user's counts, for admins asking for all
+	// Progress is (indexed + skipped + failed) / all files, in [0, 1]; 1
+	// when there are none.
+	Progress float64 `json:"progress"`
+	// Healthy is set when every component is OK and the queue answers.
+	Healthy    bool                       `json:"healthy"`
+	Queue      QueueStatus                `json:"queue"`
+	Scan       *ScanProgress              `json:"scan,omitempty"`
+	Counters   *Counters                  `json:"counters,omitempty"`
+	Components map[string]ComponentStatus `json:"components"`
+	// Embedders lists each embedding host's health, for admins.
+	Embedders []HostHealth `json:"embedders,omitempty"`
+}
+
+// FileCounts counts a user's files by index status.
+type FileCounts struct {
+	Indexed int `json:"indexed"`
+	Skipped int `json:"skipped"`
+	Failed  int `json:"failed"`
+	Pending int `json:"pending"`
+	Chunks  int `json:"chunks"`
+}
+
+// ProblemPartial is the Status of a Problem for a file that is indexed
+// but has chunks without a dense vector (FileState.NoVectors): keyword and
+// fuzzy search find them, search by meaning does not.
+const ProblemPartial = "partial"
+
+// Problem is a file that was not indexed, or only in part, with the
+// reason.
+type Problem struct {
+	FileID  FileID    `json:"file_id"`
+	Path    string    `json:"path"`
+	Status  string    `json:"status"`
+	Error   string    `json:"error"`
+	Updated time.Time `json:"updated"`
+}
+
+// QueueStatus tells how much work waits and when it should be done.
+type QueueStatus struct {
+	Pending       int     `json:"pending"`
+	JobsPerSecond float64 `json:"jobs_per_second"`
+	ETASeconds    float64 `json:"eta_seconds"` // 0 when nothing waits, the rate is unknown or the queue is paused
+	// Paused is set while work waits that cannot go on: no embedding
+	// host answers. PausedReason says so in words.
+	Paused       bool   `json:"paused,omitempty"`
+	PausedReason string `json:"paused_reason,omitempty"`
+	Error        string `json:"error,omitempty"`
+}
+
+// ScanProgress is how far the reconciliation scan has come.
+type ScanProgress struct {
+	Running      bool      `json:"running"`
+	Started      time.Time `json:"started,omitzero"`
+	Finished     time.Time `json:"finished,omitzero"`
+	UsersTotal   int       `json:"users_total"`
+	UsersDone    int       `json:"users_done"`
+	FilesSeen    int       `json:"files_seen"`
+	Queued       int       `json:"queued"`
+	UsersGone    int       `json:"users_gone,omitempty"` // users found deleted in Nextcloud
+	LastError    string    `json:"last_error,omitempty"`
+	DurationSecs float64   `json:"duration_seconds,omitempty"`
+}
+
+// Counters are the indexing pipeline's running totals.
+type Counters struct {
+	Processed int64 `json:"processed"` // jobs handled
+	Embedded  int64 `json:"embedded"`  // chunks sent to the embedder
+	Reused    int64 `json:"reused"`    // chunks whose vector was reused
+}
+
+// ComponentStatus is one component's health.
+type ComponentStatus struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+}
+
+// HostHealth is one embedding host's health.
+type HostHealth struct {
+	Host  string `json:"host"` // its base URL
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+}
