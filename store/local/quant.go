@@ -57,12 +57,7 @@ func (x *index) scanQuant(ctx context.Context, q []float32, qq *quantQuery, slot
 			}
 		}
 		dotRows(q, x.slab, keep[:kept], scores[:kept])
-		for i, score := range scores[:kept] {
-			if len(t.h) == t.k && score < t.h[0].score {
-				continue
-			}
-			t.push(scored{score: score, slot: keep[i]})
-		}
+		t.pushAll(keep[:kept], scores[:kept])
 	}
 }
 

@@ -126,14 +126,7 @@ func (x *index) scanDense(ctx context.Context, q []float32, slots []int32, m *ma
 			}
 		}
 		dotRows(q, x.slab, cand[:n], scores[:n])
-		for i, score := range scores[:n] {
-			// A candidate below the current k-th score cannot enter the
-			// heap; one equal to it still may, on the point-id tie-break.
-			if len(t.h) == t.k && score < t.h[0].score {
-				continue
-			}
-			t.push(scored{score: score, slot: cand[i]})
-		}
+		t.pushAll(cand[:n], scores[:n])
 	}
 }
 
@@ -285,6 +278,18 @@ func (t *topK) worse(a, b scored) bool {
 		return a.score < b.score
 	}
 	return bytes.Compare(t.x.ids[a.slot][:], t.x.ids[b.slot][:]) > 0
+}
+
+// pushAll offers each slot with its score.
+func (t *topK) pushAll(slots []int32, scores []float32) {
+	for i, score := range scores {
+		// A candidate below the current k-th score cannot enter the
+		// heap; one equal to it still may, on the point-id tie-break.
+		if len(t.h) == t.k && score < t.h[0].score {
+			continue
+		}
+		t.push(scored{score: score, slot: slots[i]})
+	}
 }
 
 func (t *topK) push(s scored) {
