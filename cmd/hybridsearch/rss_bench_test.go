@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -91,7 +90,7 @@ func benchRSS(b *testing.B, bin, kind string, files int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var logs bytes.Buffer
+	var logs syncBuffer // the child writes while a failure reads it
 	cmd := child(append(append(appEnv.List(), "HYBRIDSEARCH_RUN_MAIN=1", "APP_PERSISTENT_STORAGE="+b.TempDir(),
 		"OLLAMA_HOST="+ollama.URL, "SCAN_INTERVAL=0", "LOG_LEVEL=warn"), storeEnv...)...)
 	cmd.Stderr = &logs
