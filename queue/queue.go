@@ -178,17 +178,7 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Queue, error) {
 		return nil, fmt.Errorf("queue: open: %w", err)
 	}
 	q := &Queue{opts: o, nc: nc, js: js, turns: newTurns(o.RetryPerUser), log: o.Logger.With("component", "queue")}
-	q.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:              o.Stream,
-		Description:       "hybridsearch index jobs, newest per file",
-		Subjects:          []string{subjectRoot + ".>"},
-		Retention:         jetstream.WorkQueuePolicy,
-		Storage:           jetstream.FileStorage,
-		MaxMsgsPerSubject: 1,
-		Discard:           jetstream.DiscardOld,
-		Duplicates:        2 * time.Minute,
-		Replicas:          o.Replicas,
-	})
+	q.stream, err = js.CreateOrUpdateStream(ctx, jobStream(o, o.Stream, "hybridsearch index jobs, newest per file", subjectRoot))
 	if err != nil {
 		return nil, unavailable(fmt.Errorf("queue: open: stream %s: %w", o.Stream, err))
 	}
@@ -225,23 +215,30 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Queue, error) {
 // attempt is a new message.
 const retryLaneMaxDeliver = 20
 
-// openRetryLane creates the retry lane: a work-queue stream on hs.retry.>
-// (newest retry per file and user) and its durable consumer.
-func (q *Queue) openRetryLane(ctx context.Context) error {
-	o := q.opts
-	name := o.Stream + retryStreamSuffix
-	var err error
-	q.retry, err = q.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+// jobStream is the configuration of a work-queue stream of jobs under
+// root: the newest message per subject (file and user), deduplicated for
+// two minutes, with o's replicas.
+func jobStream(o Options, name, description, root string) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
 		Name:              name,
-		Description:       "hybridsearch index jobs waiting to be retried",
-		Subjects:          []string{retryRoot + ".>"},
+		Description:       description,
+		Subjects:          []string{root + ".>"},
 		Retention:         jetstream.WorkQueuePolicy,
 		Storage:           jetstream.FileStorage,
 		MaxMsgsPerSubject: 1,
 		Discard:           jetstream.DiscardOld,
 		Duplicates:        2 * time.Minute,
 		Replicas:          o.Replicas,
-	})
+	}
+}
+
+// openRetryLane creates the retry lane: a work-queue stream on hs.retry.>
+// (newest retry per file and user) and its durable consumer.
+func (q *Queue) openRetryLane(ctx context.Context) error {
+	o := q.opts
+	name := o.Stream + retryStreamSuffix
+	var err error
+	q.retry, err = q.js.CreateOrUpdateStream(ctx, jobStream(o, name, "hybridsearch index jobs waiting to be retried", retryRoot))
 	if err != nil {
 		return unavailable(fmt.Errorf("queue: open: stream %s: %w", name, err))
 	}
