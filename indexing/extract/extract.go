@@ -69,6 +69,9 @@ type Extractor struct {
 	// hook, if non-nil, runs at the start of every parse, inside the
 	// timeout and panic guard; tests use it to panic or block.
 	hook func(ctx context.Context)
+	// exited, if non-nil, runs when a parse's goroutine ends, also after
+	// a timeout; tests use it to see that an abandoned parse stops.
+	exited func()
 }
 
 // limits are an Extractor's limits with defaults applied.
@@ -179,8 +182,9 @@ func (x *Extractor) Extract(ctx context.Context, name, mime string, r io.Reader)
 }
 
 // run parses data under the timeout and turns a panic into EINVALID. On a
-// timeout it returns at once; a pure-Go parser that ignores its context
-// finishes in the background and its result is dropped.
+// timeout it returns at once and the result is dropped; every parser
+// looks at its context between steps (pdf-go through the file reads of
+// its library, see pdfSource), so the abandoned parse stops soon after.
 func (x *Extractor) run(ctx context.Context, name string, f format, data []byte, lim limits) (hybridsearch.Text, error) {
 	pctx, cancel := context.WithTimeout(ctx, lim.timeout)
 	defer cancel()
@@ -191,6 +195,9 @@ func (x *Extractor) run(ctx context.Context, name string, f format, data []byte,
 		extractor: string(f), pdftotext: x.pdftotext, pdfinfo: x.pdfinfo}
 	done := make(chan error, 1)
 	go func() {
+		if x.exited != nil {
+			defer x.exited()
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				done <- hybridsearch.WrapError(hybridsearch.EINVALID,

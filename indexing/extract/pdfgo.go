@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ledongthuc/pdf"
 )
@@ -17,10 +18,14 @@ import (
 // instead of drawing spaces). A page the parser chokes on is left empty;
 // an unreadable file is EINVALID.
 func (j *job) pdfGo() error {
-	r, err := pdf.NewReader(bytes.NewReader(j.data), int64(len(j.data)))
+	src := &pdfSource{ctx: j.ctx, r: bytes.NewReader(j.data), budget: pdfReadBudget(len(j.data))}
+	r, err := pdf.NewReader(src, int64(len(j.data)))
 	if err != nil {
 		if errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(strings.ToLower(err.Error()), "encrypt") {
 			return j.invalid("encrypted pdf: %v", err)
+		}
+		if errors.Is(err, errPDFBudget) {
+			return j.invalid("corrupt pdf: %v", err)
 		}
 		return j.corrupt(err, "pdf")
 	}
@@ -40,9 +45,61 @@ func (j *job) pdfGo() error {
 		if err != nil {
 			return err
 		}
+		if src.spent() {
+			return j.invalid("corrupt pdf: %v", errPDFBudget)
+		}
 	}
 	return j.ctx.Err()
 }
+
+// The library has loops that never look at a context and end only when
+// the file's structure does: a /Prev chain of xref sections that points
+// back at itself (inside pdf.NewReader, appending to the xref table on
+// every turn), a page tree whose /Kids contain an ancestor (Reader.Page),
+// an object stream that /Extends itself (recursion). Every turn of them
+// reads the file again, so the file is where they are stopped: pdfSource
+// panics when the parse's context ends (the timeout, or the job going
+// away) or when the parse has read pdfReadBudget bytes, and the panic
+// unwinds to a recover (the library's own in NewReader, ours around
+// each call). So a hostile PDF costs at most the timeout's CPU and never
+// outlives it.
+
+// errPDFBudget stops a parse that has read too much.
+var errPDFBudget = errors.New("pdf: read budget exceeded (cyclic structure?)")
+
+// pdfReadBudget is how many bytes a parse of a size-byte file may read,
+// each read counted as at least pdfReadMin bytes: a well-formed file is
+// read a few times over (the library re-reads an object each time it is
+// resolved, and walks the page tree from the root for every page), a
+// cycle reads forever. A small file gets 65,536 reads.
+func pdfReadBudget(size int) int64 { return 256*int64(size) + 256<<20 }
+
+// pdfReadMin is what one read costs at least against the budget (the
+// library's buffer is 4 KiB; a cycle over a short tail reads less).
+const pdfReadMin = 4 << 10
+
+// pdfSource is the file as the library reads it: a bytes.Reader that
+// panics with the context's error, or errPDFBudget, instead of reading.
+type pdfSource struct {
+	ctx    context.Context
+	r      *bytes.Reader
+	read   atomic.Int64
+	budget int64
+}
+
+func (s *pdfSource) ReadAt(p []byte, off int64) (int, error) {
+	if err := s.ctx.Err(); err != nil {
+		panic(err)
+	}
+	if s.read.Add(max(int64(len(p)), pdfReadMin)) > s.budget {
+		panic(errPDFBudget)
+	}
+	return s.r.ReadAt(p, off)
+}
+
+// spent reports whether the budget ran out (a page's panic was recovered
+// and its text kept; the rest of the file is not read).
+func (s *pdfSource) spent() bool { return s.read.Load() > s.budget }
 
 func pdfGoNumPage(r *pdf.Reader) (n int) {
 	defer func() {
