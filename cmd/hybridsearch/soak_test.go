@@ -10,8 +10,10 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,7 +53,8 @@ type soakResult struct {
 	MCPP50, MCPP99        time.Duration
 	RSSStart, RSSPeak     int64 // bytes, this process (app, simulator and load)
 	RSSEnd                int64 // after the backlog drained and a GC
-	HeapEnd               uint64
+	HeapPeak              uint64 // live heap (HeapInuse) sampled with the RSS
+	HeapEnd               uint64 // HeapInuse after the backlog drained and a GC
 	Drain                 time.Duration // from the end of the load to an empty queue, last edit indexed
 	DrainErr              error
 	BacklogAtEnd, Indexed int
@@ -70,8 +73,9 @@ func soakEnv(tb testing.TB) *testEnv {
 				sim.SeedFile("alice", fmt.Sprintf("/Soak/doc%03d.md", i), markdownDoc(r, 1+i%3))
 			}
 		}})
-	// The fake Ollama records every request; the soak forgets them, so
-	// the recording is not what grows.
+	// The fake Ollama records every request and the simulator every event
+	// and webhook delivery; the soak forgets them, so the recording is not
+	// what grows (it was most of the growth between runs).
 	done := make(chan struct{})
 	tb.Cleanup(func() { close(done) })
 	go func() {
@@ -79,6 +83,7 @@ func soakEnv(tb testing.TB) *testEnv {
 			select {
 			case <-time.After(time.Second):
 				ollama.ResetRequests()
+				env.Sim.ForgetHistory()
 			case <-done:
 				return
 			}
@@ -100,6 +105,17 @@ func runSoak(tb testing.TB, env *testEnv, load soakLoad) soakResult {
 	res.RSSStart = rss()
 	var peak atomic.Int64
 	peak.Store(res.RSSStart)
+	var heapPeak atomic.Uint64
+	sample := func() {
+		if r := rss(); r > peak.Load() {
+			peak.Store(r)
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		if ms.HeapInuse > heapPeak.Load() {
+			heapPeak.Store(ms.HeapInuse)
+		}
+	}
 	var wg sync.WaitGroup
 	sampled := make(chan struct{})
 	go func() {
@@ -111,9 +127,7 @@ func runSoak(tb testing.TB, env *testEnv, load soakLoad) soakResult {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if r := rss(); r > peak.Load() {
-					peak.Store(r)
-				}
+				sample()
 			}
 		}
 	}()
@@ -240,9 +254,7 @@ func runSoak(tb testing.TB, env *testEnv, load soakLoad) soakResult {
 	res.BacklogAtEnd, _ = env.Main.Queue.Pending(bctx)
 	deadline := ended.Add(5 * time.Minute)
 	for {
-		if r := rss(); r > peak.Load() {
-			peak.Store(r)
-		}
+		sample()
 		n, err := env.Main.Queue.Pending(bctx)
 		done := err == nil && n == 0
 		if p, ok := lastEdited.Load().(string); ok && done {
@@ -261,6 +273,7 @@ func runSoak(tb testing.TB, env *testEnv, load soakLoad) soakResult {
 		time.Sleep(100 * time.Millisecond)
 	}
 	res.RSSPeak = peak.Load()
+	res.HeapPeak = heapPeak.Load()
 	debug.FreeOSMemory()
 	res.RSSEnd = rss()
 	var ms runtime.MemStats
@@ -302,46 +315,78 @@ func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 func soakTable(w io.Writer, load soakLoad, runs []soakResult) {
 	fmt.Fprintf(w, "soak: %s per run, %d edits/s through WebDAV, %d searchers (/api/search through the AppAPI proxy), %d MCP clients (Go SDK, nc_semantic_search)\n",
 		load.Duration, load.EditsPerSec, load.Searchers, load.MCPClients)
-	fmt.Fprintf(w, "%-4s %8s %6s %9s %6s %10s %10s %6s %10s %10s %12s %12s %12s %10s %10s\n",
-		"run", "edits", "errs", "searches", "errs", "p50", "p99", "mcp", "mcp p50", "mcp p99", "rss start", "rss peak", "rss end", "heap end", "drained")
+	fmt.Fprintf(w, "%-4s %8s %6s %9s %6s %10s %10s %6s %10s %10s %12s %12s %12s %10s %10s %10s\n",
+		"run", "edits", "errs", "searches", "errs", "p50", "p99", "mcp", "mcp p50", "mcp p99", "rss start", "rss peak", "rss end", "heap peak", "heap end", "drained")
 	for i, r := range runs {
 		drained := r.Drain.Round(time.Millisecond).String()
 		if r.DrainErr != nil {
 			drained = "NO"
 		}
-		fmt.Fprintf(w, "%-4d %8d %6d %9d %6d %10s %10s %6d %10s %10s %12s %12s %12s %10s %10s\n", i+1,
+		fmt.Fprintf(w, "%-4d %8d %6d %9d %6d %10s %10s %6d %10s %10s %12s %12s %12s %10s %10s %10s\n", i+1,
 			r.Edits, r.EditErrors, r.Searches, r.SearchErrs, r.SearchP50.Round(10*time.Microsecond), r.SearchP99.Round(10*time.Microsecond),
 			r.MCPCalls, r.MCPP50.Round(10*time.Microsecond), r.MCPP99.Round(10*time.Microsecond),
-			mib(r.RSSStart), mib(r.RSSPeak), mib(r.RSSEnd), mib(int64(r.HeapEnd)), drained)
+			mib(r.RSSStart), mib(r.RSSPeak), mib(r.RSSEnd), mib(int64(r.HeapPeak)), mib(int64(r.HeapEnd)), drained)
 		if r.DrainErr != nil {
 			fmt.Fprintf(w, "     %v\n", r.DrainErr)
 		}
 	}
 	for i := 1; i < len(runs); i++ {
-		fmt.Fprintf(w, "growth run %d → %d: rss end %+.1f MiB, rss peak %+.1f MiB, heap end %+.1f MiB (errors: %d edits, %d searches, %d MCP)\n", i, i+1,
+		fmt.Fprintf(w, "growth run %d → %d: rss end %+.1f MiB, rss peak %+.1f MiB, heap peak %+.1f MiB, heap end %+.1f MiB (errors: %d edits, %d searches, %d MCP)\n", i, i+1,
 			float64(runs[i].RSSEnd-runs[i-1].RSSEnd)/(1<<20), float64(runs[i].RSSPeak-runs[i-1].RSSPeak)/(1<<20),
-			(float64(runs[i].HeapEnd)-float64(runs[i-1].HeapEnd))/(1<<20),
+			(float64(runs[i].HeapPeak)-float64(runs[i-1].HeapPeak))/(1<<20), (float64(runs[i].HeapEnd)-float64(runs[i-1].HeapEnd))/(1<<20),
 			runs[i].EditErrors+runs[i-1].EditErrors, runs[i].SearchErrs+runs[i-1].SearchErrs, runs[i].MCPErrs+runs[i-1].MCPErrs)
 	}
 }
 
-// BenchmarkSoak runs the soak twice in a row and prints the table; run it
-// with -benchtime 1x (scripts/bench soak). SOAK_SECONDS sets each run's
-// length (default 60).
+// BenchmarkSoak runs the soak SOAK_RUNS times in a row (default 3) and
+// prints the table; run it with -benchtime 1x (scripts/bench soak).
+// SOAK_SECONDS sets each run's length (default 60). After each run it
+// writes a heap profile to .artifacts/soak-heap-<run>.pprof; compare two
+// with go tool pprof -sample_index=inuse_space -diff_base.
 func BenchmarkSoak(b *testing.B) {
-	secs := 60
+	secs, n := 60, 3
 	if v, err := strconv.Atoi(os.Getenv("SOAK_SECONDS")); err == nil && v > 0 {
 		secs = v
 	}
+	if v, err := strconv.Atoi(os.Getenv("SOAK_RUNS")); err == nil && v > 0 {
+		n = v
+	}
 	load := soakLoad{Duration: time.Duration(secs) * time.Second, EditsPerSec: 20, Searchers: 8, MCPClients: 2}
+	// A finer heap sample than the default 512 KiB, so that a growth of a
+	// few MiB shows where it comes from.
+	runtime.MemProfileRate = 8 << 10
 	env := soakEnv(b)
+	artifacts := filepath.Join("..", "..", ".artifacts")
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	var runs []soakResult
 	for range b.N {
-		runs = append(runs, runSoak(b, env, load), runSoak(b, env, load))
+		for i := range n {
+			runs = append(runs, runSoak(b, env, load))
+			if err := writeHeapProfile(filepath.Join(artifacts, fmt.Sprintf("soak-heap-%d.pprof", i+1))); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 	b.StopTimer()
 	soakTable(os.Stdout, load, runs)
+}
+
+// writeHeapProfile writes the heap profile after a GC, so inuse_space is
+// what is live.
+func writeHeapProfile(path string) error {
+	runtime.GC()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("write heap profile: %w", err)
+	}
+	return f.Close()
 }
 
 // TestSoakSmoke runs the soak driver briefly, so it keeps working; the

@@ -366,6 +366,17 @@ func (s *Server) QueuedWebhooks() int {
 	return len(s.hooks.webhooks.queue)
 }
 
+// ForgetHistory drops the record of events fired and webhook jobs run
+// (what Events and Deliveries return); a long load test calls it so that
+// the simulator's own bookkeeping does not grow with every edit.
+func (s *Server) ForgetHistory() {
+	s.init()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = nil
+	s.hooks.webhooks.deliveries = nil
+}
+
 // Deliveries returns every webhook job run so far, in order.
 func (s *Server) Deliveries() []WebhookDelivery {
 	s.init()
