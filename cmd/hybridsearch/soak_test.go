@@ -51,10 +51,10 @@ type soakResult struct {
 	MCPCalls, MCPErrs     int64
 	SearchP50, SearchP99  time.Duration
 	MCPP50, MCPP99        time.Duration
-	RSSStart, RSSPeak     int64 // bytes, this process (app, simulator and load)
-	RSSEnd                int64 // after the backlog drained and a GC
-	HeapPeak              uint64 // live heap (HeapInuse) sampled with the RSS
-	HeapEnd               uint64 // HeapInuse after the backlog drained and a GC
+	RSSStart, RSSPeak     int64         // bytes, this process (app, simulator and load)
+	RSSEnd                int64         // after the backlog drained and a GC
+	HeapPeak              uint64        // live heap (HeapInuse) sampled with the RSS
+	HeapEnd               uint64        // HeapInuse after the backlog drained and a GC
 	Drain                 time.Duration // from the end of the load to an empty queue, last edit indexed
 	DrainErr              error
 	BacklogAtEnd, Indexed int
