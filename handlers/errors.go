@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -21,6 +22,10 @@ var statusOf = map[string]int{
 	hs.EINTERNAL:     http.StatusInternalServerError,
 }
 
+// StatusClientClosedRequest is the status logged for a request whose
+// client went away before the answer (nginx's 499; no client sees it).
+const StatusClientClosedRequest = 499
+
 // errorBody is the JSON body of every error response.
 type errorBody struct {
 	Error string `json:"error"`
@@ -33,6 +38,14 @@ type errorBody struct {
 // theirs; anything else is logged and shown as a generic message.
 func (s *Server) errorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
+		return
+	}
+	if clientGone(c.Request(), err) {
+		// Not a failure of ours: no ERROR, no 500. The status is for the
+		// access log and the metrics; nobody reads the answer.
+		s.logger.Info("request cancelled by the client", slog.String("method", c.Request().Method),
+			slog.String("path", c.Request().URL.Path), slog.Int("status", StatusClientClosedRequest))
+		c.Response().WriteHeader(StatusClientClosedRequest)
 		return
 	}
 	status := http.StatusInternalServerError
@@ -69,4 +82,10 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	if err != nil {
 		s.logger.Error("writing error response", slog.Any("error", err))
 	}
+}
+
+// clientGone reports whether err only says that the request's context was
+// cancelled because its client disconnected (a timeout of ours is not).
+func clientGone(r *http.Request, err error) bool {
+	return errors.Is(err, context.Canceled) && errors.Is(r.Context().Err(), context.Canceled)
 }

@@ -71,7 +71,8 @@ type Options struct {
 	MaxBodyBytes int64
 	Logger       *slog.Logger // nil means slog.Default()
 	// ObserveTool, if non-nil, is told of every tool call: the tool, its
-	// outcome ("ok" or the error kind, e.g. "invalid") and its duration.
+	// outcome ("ok", "cancelled" when the client went away, or the error
+	// kind, e.g. "invalid") and its duration.
 	ObserveTool func(tool, outcome string, d time.Duration)
 }
 

@@ -80,7 +80,10 @@ func tool[In, Out any](h *handler, name string, fn func(ctx context.Context, use
 		out, text, err := fn(ctx, user, in)
 		if h.o.ObserveTool != nil {
 			outcome := "ok"
-			if err != nil {
+			switch {
+			case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+				outcome = "cancelled" // the client went away: not an error of ours
+			case err != nil:
 				outcome = hs.ErrorKind(err)
 			}
 			h.o.ObserveTool(name, outcome, time.Since(start))

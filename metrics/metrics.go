@@ -6,6 +6,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -126,7 +127,7 @@ func (m *Metrics) EmbedBatch(host string, size int, d time.Duration, err error) 
 	}
 	m.embedBatchSize.WithLabelValues(host).Observe(float64(size))
 	m.embedSeconds.WithLabelValues(host).Observe(d.Seconds())
-	if err != nil {
+	if failed(err) {
 		m.embedErrors.WithLabelValues(host).Inc()
 	}
 }
@@ -137,9 +138,15 @@ func (m *Metrics) StoreOp(store, op string, d time.Duration, err error) {
 		return
 	}
 	m.storeSeconds.WithLabelValues(store, op).Observe(d.Seconds())
-	if err != nil {
+	if failed(err) {
 		m.storeErrors.WithLabelValues(store, op).Inc()
 	}
+}
+
+// failed reports whether err counts as an error: a call cancelled because
+// its caller went away (a search whose client disconnected) does not.
+func failed(err error) bool {
+	return err != nil && !errors.Is(err, context.Canceled)
 }
 
 // SearchLeg records one search leg's retrieval.
