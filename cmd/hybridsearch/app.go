@@ -436,9 +436,14 @@ func (m *Main) buildSearch(e *Engine) error {
 	return err
 }
 
-// startWorkers runs the queue consumers and the periodic scan.
+// startWorkers runs the queue consumers (not in serve with WORKERS=0,
+// which leaves the jobs to hybridsearch worker processes) and the scans.
 func (m *Main) startWorkers(ctx context.Context) {
-	m.goComponent(ctx, "indexing workers", func(ctx context.Context) error { return m.Queue.Run(ctx, m.process) })
+	if m.Worker || m.Config.Workers > 0 {
+		m.goComponent(ctx, "indexing workers", func(ctx context.Context) error { return m.Queue.Run(ctx, m.process) })
+	} else {
+		m.Logger.Info("WORKERS=0: this process indexes nothing; hybridsearch worker processes take the jobs")
+	}
 	m.goComponent(ctx, "scanner", func(ctx context.Context) error {
 		m.Scanner.Run(ctx, 0) // scans on request; runScanTicker requests them
 		return nil

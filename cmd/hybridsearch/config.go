@@ -180,7 +180,7 @@ var envVars = []envVar{
 	{"EMBED_MODEL", "nomic-embed-text", false, "the Ollama embedding model", setString(func(c *Config) *string { return &c.EmbedModel })},
 	{"CHUNK_SIZE", "1000", false, "chunk size in characters, 200-8000", setInt(func(c *Config) *int { return &c.ChunkSize }, 200, 8000)},
 	{"CHUNK_OVERLAP", "200", false, "chunk overlap in characters, 0-2000 and below CHUNK_SIZE", setInt(func(c *Config) *int { return &c.ChunkOverlap }, 0, 2000)},
-	{"WORKERS", "2", false, "indexing workers, 1-64", setInt(func(c *Config) *int { return &c.Workers }, 1, 64)},
+	{"WORKERS", "2", false, "indexing workers, 0-64 (serve with 0 indexes nothing itself: hybridsearch worker processes do it; needs NATS_URL and QDRANT_URL)", setInt(func(c *Config) *int { return &c.Workers }, 0, 64)},
 	{"SCAN_INTERVAL", "15m", false, "time between reconciliation scans, e.g. 15m (0 turns them off)", func(c *Config, v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 || (d > 0 && d < time.Minute) {
@@ -281,6 +281,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.NATSReplicas > 1 && c.NATSURL == "" {
 		return Config{}, fmt.Errorf("config: NATS_REPLICAS=%d: needs NATS_URL of a NATS cluster (the embedded server is a single node)", c.NATSReplicas)
+	}
+	if c.Workers == 0 && (c.NATSURL == "" || c.QdrantURL == "") {
+		return Config{}, errors.New("config: WORKERS=0: needs NATS_URL and QDRANT_URL, shared with the hybridsearch worker processes that then do all the indexing")
 	}
 	if err := checkWeights(c.SearchWeights); err != nil {
 		return Config{}, fmt.Errorf("config: SEARCH_WEIGHT_SEMANTIC, SEARCH_WEIGHT_KEYWORD, SEARCH_WEIGHT_FUZZY: %v", err)

@@ -55,7 +55,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"bad size", "MAX_FILE_SIZE", "lots", "MAX_FILE_SIZE"},
 		{"bad log level", "LOG_LEVEL", "loud", "LOG_LEVEL"},
 		{"bad compute device", "COMPUTE_DEVICE", "TPU", "COMPUTE_DEVICE"},
-		{"bad workers", "WORKERS", "0", "WORKERS"},
+		{"bad workers", "WORKERS", "65", "WORKERS"},
+		{"no workers on the embedded queue and store", "WORKERS", "0", "WORKERS=0: needs NATS_URL and QDRANT_URL"},
 		{"replicas out of range", "NATS_REPLICAS", "7", "NATS_REPLICAS"},
 		{"replicas on the embedded server", "NATS_REPLICAS", "3", "needs NATS_URL"},
 	}
@@ -71,6 +72,17 @@ func TestLoadConfigErrors(t *testing.T) {
 				t.Errorf("error = %q, want one line containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// serve may leave all indexing to workers when they share its NATS and
+// Qdrant.
+func TestLoadConfigNoWorkers(t *testing.T) {
+	env := baseEnv()
+	env["WORKERS"], env["NATS_URL"], env["QDRANT_URL"] = "0", "nats://nats:4222", "http://qdrant:6334"
+	c, err := load(env)
+	if err != nil || c.Workers != 0 {
+		t.Fatalf("WORKERS=0 with NATS_URL and QDRANT_URL: %+v, %v", c.Workers, err)
 	}
 }
 

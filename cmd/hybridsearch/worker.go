@@ -19,7 +19,9 @@ local store belongs to one process) and the queue's durable consumer
 spreads the jobs over every process. Full reconciliation scans (at start,
 on enable, every SCAN_INTERVAL and from "hybridsearch scan") run in serve
 only; a worker runs only the rescans its own jobs ask for (a deleted
-folder). APP_PORT is not needed.
+folder). APP_PORT is not needed. With WORKERS=0, serve indexes nothing
+itself (it still scans and queues the jobs) and leaves all indexing to the
+workers.
 `
 
 // defaultWorkerMetricsAddr is the worker's METRICS_ADDR when unset.
@@ -82,6 +84,8 @@ func (m *Main) checkWorker() error {
 		return errors.New("worker: NATS_URL is not set: a worker shares serve's NATS (an embedded one would be its own)")
 	case m.Config.QdrantURL == "":
 		return errors.New("worker: QDRANT_URL is not set: the embedded local store belongs to one process (serve); workers need Qdrant")
+	case m.Config.Workers == 0:
+		return errors.New("worker: WORKERS=0: a worker without indexing workers would do nothing (WORKERS=0 is for serve; give the workers 1 or more)")
 	case m.Config.MetricsAddr == "":
 		return errors.New("worker: METRICS_ADDR is empty: a worker serves /metrics, /healthz and /readyz there")
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qdrant/go-client/qdrant"
 
@@ -17,10 +18,19 @@ import (
 )
 
 // startWorker runs "hybridsearch worker" in-process with env's
-// environment, its operator endpoints on a free loopback port.
-func startWorker(t *testing.T, env *testEnv, name string) *Main {
+// environment (but for the name, value pairs of override), its operator
+// endpoints on a free loopback port.
+func startWorker(t *testing.T, env *testEnv, name string, override ...string) *Main {
 	t.Helper()
-	cfg, err := LoadConfig(workerEnv(env.getenv))
+	getenv := func(k string) string {
+		for i := 0; i+1 < len(override); i += 2 {
+			if override[i] == k {
+				return override[i+1]
+			}
+		}
+		return env.getenv(k)
+	}
+	cfg, err := LoadConfig(workerEnv(getenv))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,11 +128,55 @@ func TestWorkerNeedsSharedNATSAndQdrant(t *testing.T) {
 	}{
 		{map[string]string{"QDRANT_URL": "http://127.0.0.1:1"}, "NATS_URL is not set"},
 		{map[string]string{"NATS_URL": "nats://127.0.0.1:1"}, "QDRANT_URL is not set"},
+		{map[string]string{"NATS_URL": "nats://127.0.0.1:1", "QDRANT_URL": "http://127.0.0.1:1", "WORKERS": "0"}, "WORKERS=0: a worker without indexing workers"},
 	} {
 		var stderr strings.Builder
 		code := run([]string{"worker"}, env(c.extra), io.Discard, &stderr)
 		if code != 1 || !strings.Contains(stderr.String(), c.want) {
 			t.Errorf("worker with %v: exit %d, %q; want 1 and %q", c.extra, code, stderr.String(), c.want)
 		}
+	}
+}
+
+// TestServeWithoutWorkers: serve with WORKERS=0 consumes no job; one
+// worker indexes every file serve's webhooks and scans queue.
+func TestServeWithoutWorkers(t *testing.T) {
+	ns := natstest.Run(t)
+	qd := qdranttest.NewServer(t)
+	ollama := embeddingtest.NewServer(t)
+	env := newTestEnv(t, envOptions{install: true, extra: map[string]string{
+		"NATS_URL": ns.ClientURL(), "QDRANT_URL": qd.URL(), "OLLAMA_HOST": ollama.URL, "EMBED_MODEL": "nomic-embed-text", "WORKERS": "0",
+	}})
+	const n = 40
+	ids := map[int64]string{}
+	for i := range n {
+		f := env.Sim.PutFile("alice", fmt.Sprintf("/w/%03d.md", i), fmt.Appendf(nil, "# File %d\n\nServe without workers, file %d, a wombat.", i, i))
+		ids[f.ID] = f.ETag
+	}
+	// Nothing is indexed while no worker runs: the jobs wait in the queue.
+	poll(t, "the jobs to be queued", time.Minute, func() bool {
+		p, err := env.Main.Queue.Pending(context.Background())
+		return err == nil && p >= n
+	})
+	time.Sleep(500 * time.Millisecond)
+	if got := env.Main.Pipeline.Counters().Processed; got != 0 {
+		t.Fatalf("serve with WORKERS=0 processed %d jobs", got)
+	}
+	// The worker's environment is serve's but for WORKERS (a worker
+	// refuses 0: it would do nothing).
+	w := startWorker(t, env, "w1", "WORKERS", "2")
+	for id, etag := range ids {
+		env.awaitFile(t, "indexed", id, isIndexed(etag))
+	}
+	if got := sum(scrape(t, env.appURL()), "hybridsearch_files_indexed_total"); got != 0 {
+		t.Errorf("serve indexed %v files; want 0", got)
+	}
+	if got := sum(scrape(t, "http://"+w.OpsAddr()), "hybridsearch_files_indexed_total"); got < n {
+		t.Errorf("the worker indexed %v files; want at least %d", got, n)
+	}
+	// What the worker indexed is found through serve's API.
+	res, _ := env.searchAs(t, &env.Alice, "q=wombat")
+	if len(res.Results) == 0 {
+		t.Errorf("search after the worker indexed: no results")
 	}
 }
