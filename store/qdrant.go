@@ -304,18 +304,27 @@ func (q *Qdrant) check(ctx context.Context, model string) error {
 	if err := q.checkConfig(info, model); err != nil {
 		return err
 	}
-	if h := info.GetConfig().GetHnswConfig(); h.GetM() != 0 || h.GetPayloadM() != TenantPayloadM {
-		q.log.Info("store: qdrant collection keeps its own HNSW settings, not one graph per reader (m=0, payload_m=16); searches are the same, a large index builds slower",
-			slog.String("collection", q.collection), slog.Uint64("m", h.GetM()), slog.Uint64("payload_m", h.GetPayloadM()))
+	if err := q.migrateHNSW(ctx, info.GetConfig().GetHnswConfig()); err != nil {
+		return err
 	}
 	for _, ix := range payloadIndexes {
 		have, ok := info.GetPayloadSchema()[ix.field]
-		if ok && have.GetDataType() == ix.schema {
+		if ok && have.GetDataType() != ix.schema {
+			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant collection %q indexes %q as %s, want %s",
+				q.collection, ix.field, have.GetDataType(), ix.schema)
+		}
+		want := indexParams(ix.field, ix.typ)
+		if ok && indexParamsMatch(have.GetParams(), want) {
 			continue
 		}
 		if ok {
-			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant collection %q indexes %q as %s, want %s",
-				q.collection, ix.field, have.GetDataType(), ix.schema)
+			// An index made before these parameters (the tenant index
+			// without is_tenant, the others with HNSW links): creating it
+			// again with other parameters replaces it in place; Qdrant
+			// rebuilds it in each segment (lib/segment/src/index/
+			// struct_payload_index.rs, build_index: the same schema is a
+			// no-op, another is built and applied).
+			q.log.Info("store: qdrant payload index updated to the tenant layout", slog.String("collection", q.collection), slog.String("field", ix.field))
 		}
 		req := &qdrant.CreateFieldIndexCollection{
 			CollectionName: q.collection,
@@ -323,7 +332,7 @@ func (q *Qdrant) check(ctx context.Context, model string) error {
 			FieldName:      ix.field,
 			FieldType:      ix.typ.Enum(),
 		}
-		req.FieldIndexParams = indexParams(ix.field, ix.typ)
+		req.FieldIndexParams = want
 		if err := q.call(ctx, "create index "+ix.field, func(ctx context.Context, c *qdrant.Client) error {
 			_, err := c.CreateFieldIndex(ctx, req)
 			return err
@@ -332,6 +341,55 @@ func (q *Qdrant) check(ctx context.Context, model string) error {
 		}
 	}
 	return nil
+}
+
+// migrateHNSW gives a collection made before the tenant layout (or with
+// other HNSW settings) m=0 and payload_m=TenantPayloadM: Qdrant changes
+// them in place (UpdateCollection with an hnsw_config diff, the PATCH
+// /collections/{name} of its API) and rebuilds the HNSW indexes in the
+// background, the points staying searchable meanwhile.
+func (q *Qdrant) migrateHNSW(ctx context.Context, h *qdrant.HnswConfigDiff) error {
+	if h.GetM() == 0 && h.GetPayloadM() == TenantPayloadM {
+		return nil
+	}
+	req := &qdrant.UpdateCollection{CollectionName: q.collection,
+		HnswConfig: &qdrant.HnswConfigDiff{M: qdrant.PtrOf(uint64(0)), PayloadM: qdrant.PtrOf(uint64(TenantPayloadM))}}
+	if err := q.call(ctx, "update collection "+q.collection, func(ctx context.Context, c *qdrant.Client) error {
+		return c.UpdateCollection(ctx, req)
+	}); err != nil {
+		return err
+	}
+	q.log.Info("store: qdrant collection moved to one HNSW graph per reader (m=0, payload_m=16); qdrant rebuilds its index in the background",
+		slog.String("collection", q.collection), slog.Uint64("was_m", h.GetM()), slog.Uint64("was_payload_m", h.GetPayloadM()))
+	return nil
+}
+
+// indexParamsMatch reports whether an index's parameters have what want
+// sets, an unset one taking Qdrant's default (enable_hnsw, lookup and
+// range true, is_tenant false: collections.proto of go-client v1.17.1).
+func indexParamsMatch(have, want *qdrant.PayloadIndexParams) bool {
+	or := func(b *bool, def bool) bool {
+		if b == nil {
+			return def
+		}
+		return *b
+	}
+	switch w := want.GetIndexParams().(type) {
+	case *qdrant.PayloadIndexParams_KeywordIndexParams:
+		h := have.GetKeywordIndexParams()
+		if h == nil {
+			h = &qdrant.KeywordIndexParams{}
+		}
+		return or(h.IsTenant, false) == or(w.KeywordIndexParams.IsTenant, false) && or(h.EnableHnsw, true) == or(w.KeywordIndexParams.EnableHnsw, true)
+	case *qdrant.PayloadIndexParams_IntegerIndexParams:
+		h := have.GetIntegerIndexParams()
+		if h == nil {
+			h = &qdrant.IntegerIndexParams{}
+		}
+		return or(h.Lookup, true) == or(w.IntegerIndexParams.Lookup, true) && or(h.Range, true) == or(w.IntegerIndexParams.Range, true) &&
+			or(h.EnableHnsw, true) == or(w.IntegerIndexParams.EnableHnsw, true)
+	}
+	return true
 }
 
 // checkConfig compares the collection's vectors and metadata with what the

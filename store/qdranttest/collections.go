@@ -15,7 +15,7 @@ type collection struct {
 	dense    map[string]*qdrant.VectorParams       // "" is the unnamed vector
 	sparse   map[string]*qdrant.SparseVectorParams // by name
 	metadata map[string]*qdrant.Value
-	hnsw     *qdrant.HnswConfigDiff               // as created; unset fields take Qdrant's defaults
+	hnsw     *qdrant.HnswConfigDiff               // as created and updated; unset fields take Qdrant's defaults
 	indexes  map[string]*qdrant.PayloadSchemaInfo // payload indexes by field
 	points   map[string]*point                    // by idKey
 	named    bool                                 // dense vectors configured by name
@@ -79,6 +79,35 @@ func (cs collectionsService) Create(_ context.Context, req *qdrant.CreateCollect
 		c.metadata[k] = proto.Clone(v).(*qdrant.Value)
 	}
 	s.collections[name] = c
+	return &qdrant.CollectionOperationResponse{Result: true}, nil
+}
+
+// Update changes a collection's parameters in place, as Qdrant's
+// UpdateCollection (PATCH /collections/{name}): the hnsw_config diff's set
+// fields replace the collection's, metadata is merged into what is stored
+// (api.qdrant.tech, update-collection, v1.17.x). Qdrant then rebuilds
+// the HNSW indexes in the background; the fake, which searches exactly,
+// only records the settings. The other parts of the request (optimizers,
+// params, vectors, quantization, strict mode) are not modelled and
+// refused.
+func (cs collectionsService) Update(_ context.Context, req *qdrant.UpdateCollection) (*qdrant.CollectionOperationResponse, error) {
+	s := cs.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := s.collection(req.GetCollectionName())
+	if err != nil {
+		return nil, err
+	}
+	if req.OptimizersConfig != nil || req.Params != nil || req.VectorsConfig != nil || req.QuantizationConfig != nil ||
+		req.SparseVectorsConfig != nil || req.StrictModeConfig != nil {
+		return nil, unimplemented("update of anything but hnsw_config and metadata")
+	}
+	if h := req.GetHnswConfig(); h != nil {
+		proto.Merge(c.hnsw, h)
+	}
+	for k, v := range req.GetMetadata() {
+		c.metadata[k] = proto.Clone(v).(*qdrant.Value)
+	}
 	return &qdrant.CollectionOperationResponse{Result: true}, nil
 }
 

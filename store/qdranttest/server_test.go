@@ -148,6 +148,29 @@ func TestCollections(t *testing.T) {
 		t.Errorf("readers index = %v", ix)
 	}
 
+	// UpdateCollection: the hnsw diff's set fields replace the stored
+	// ones, metadata is merged, what the fake does not model is refused.
+	if err := c.UpdateCollection(ctx, &qdrant.UpdateCollection{CollectionName: "c",
+		HnswConfig: &qdrant.HnswConfigDiff{M: qdrant.PtrOf(uint64(0)), PayloadM: qdrant.PtrOf(uint64(16))},
+		Metadata:   qdrant.NewValueMap(map[string]any{"extra": "x"})}); err != nil {
+		t.Fatal(err)
+	}
+	if info, err = c.GetCollectionInfo(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if h := info.GetConfig().GetHnswConfig(); h.M == nil || h.GetM() != 0 || h.GetPayloadM() != 16 || h.GetEfConstruct() != 100 {
+		t.Errorf("hnsw after update = %v, want m=0, payload_m=16, ef_construct kept", h)
+	}
+	if md := info.GetConfig().GetMetadata(); md["model"].GetStringValue() != "m" || md["extra"].GetStringValue() != "x" {
+		t.Errorf("metadata after update = %v, want both keys", md)
+	}
+	if err := c.UpdateCollection(ctx, &qdrant.UpdateCollection{CollectionName: "absent", HnswConfig: &qdrant.HnswConfigDiff{M: qdrant.PtrOf(uint64(0))}}); status.Code(err) != codes.NotFound {
+		t.Errorf("updating an absent collection = %v, want NotFound", err)
+	}
+	if err := c.UpdateCollection(ctx, &qdrant.UpdateCollection{CollectionName: "c", OptimizersConfig: &qdrant.OptimizersConfigDiff{}}); status.Code(err) != codes.Unimplemented {
+		t.Errorf("updating the optimizers = %v, want Unimplemented", err)
+	}
+
 	if names, err := c.ListCollections(ctx); err != nil || !slices.Equal(names, []string{"c"}) {
 		t.Errorf("ListCollections = %v, %v", names, err)
 	}
