@@ -22,7 +22,9 @@ func TestOpenQdrantMigratesOldCollection(t *testing.T) {
 	o.Logger = qdrantLogger(t)
 	name := store.CollectionName(o.Model, o.Dim)
 	c := rawClient(t, srv)
-	idf := func() *qdrant.SparseVectorParams { return &qdrant.SparseVectorParams{Modifier: qdrant.Modifier_Idf.Enum()} }
+	idf := func() *qdrant.SparseVectorParams {
+		return &qdrant.SparseVectorParams{Modifier: qdrant.Modifier_Idf.Enum()}
+	}
 	if err := c.CreateCollection(t.Context(), &qdrant.CreateCollection{
 		CollectionName:      name,
 		VectorsConfig:       qdrant.NewVectorsConfigMap(map[string]*qdrant.VectorParams{"dense": {Size: uint64(o.Dim), Distance: qdrant.Distance_Cosine}}),
