@@ -14,6 +14,7 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
+	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
 	"github.com/hybrid-search/hybridsearch/store/local"
 )
 
@@ -75,6 +76,7 @@ func randUnit(rng *rand.Rand, dim int) []float32 {
 // buildBenchCorpus writes n chunks into a new store under dir.
 func buildBenchCorpus(b *testing.B, n int) *benchCorpus {
 	b.Helper()
+	n = benchsmoke.Size(n, n/20) // the test command's smoke
 	start := time.Now()
 	rng := rand.New(rand.NewPCG(7, uint64(n)))
 	words := benchWords(rng)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
 )
 
 // BenchmarkSimilar reports GET /api/similar latency (p50-ms, p99-ms) at
@@ -24,7 +25,7 @@ func BenchmarkSimilar(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	files := 10_000 / benchPerFile
+	files := benchsmoke.Size(10_000, 10_000/20) / benchPerFile
 	for _, tt := range []struct {
 		space string
 		s     *Service

@@ -18,6 +18,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/analysis"
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
 	"github.com/hybrid-search/hybridsearch/handlers"
+	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 	"github.com/hybrid-search/hybridsearch/queue"
 )
@@ -77,7 +78,7 @@ func BenchmarkPipelineThroughput(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		before := env.Main.Pipeline.Counters().Embedded
 		var files []ncsim.FileInfo
-		for f := 0; f < 100; f++ {
+		for f := 0; f < benchsmoke.Size(100, 20); f++ {
 			files = append(files, env.Sim.PutFile("alice", fmt.Sprintf("/bench/%d/doc%03d.md", i, f), markdownDoc(r, 10)))
 		}
 		awaitIndexed(b, env, files)
@@ -102,7 +103,7 @@ func BenchmarkEmbedderSaturation(b *testing.B) {
 		before := env.Main.Pipeline.Counters().Embedded
 		start := time.Now()
 		var files []ncsim.FileInfo
-		for f := 0; f < 80; f++ {
+		for f := 0; f < benchsmoke.Size(80, 16); f++ {
 			files = append(files, env.Sim.PutFile("alice", fmt.Sprintf("/sat/%d/doc%03d.md", i, f), markdownDoc(r, 8)))
 		}
 		awaitIndexed(b, env, files)

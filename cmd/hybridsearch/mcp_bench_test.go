@@ -20,6 +20,7 @@ import (
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
 	"github.com/hybrid-search/hybridsearch/handlers"
+	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
 	"github.com/hybrid-search/hybridsearch/mcp"
 	"github.com/hybrid-search/hybridsearch/queue"
 	"github.com/hybrid-search/hybridsearch/queue/natstest"
@@ -90,7 +91,7 @@ func buildMCPBenchStore(b *testing.B) (*local.Store, []string, queryVectors) {
 	}
 	b.Cleanup(func() { st.Close() })
 	zipf := rand.NewZipf(rng, 1.07, 2, mcpBenchVocab-1)
-	for f := 0; f*mcpBenchPerFile < mcpBenchChunks; f++ {
+	for f := 0; f*mcpBenchPerFile < benchsmoke.Size(mcpBenchChunks, mcpBenchChunks/5); f++ {
 		id := hs.FileID(f + 1)
 		title := words[zipf.Uint64()] + " " + words[zipf.Uint64()]
 		meta := hs.FileMeta{ID: id, Path: fmt.Sprintf("/Documents/%d/%s.md", f%50, title), Title: title, MIME: "text/markdown",

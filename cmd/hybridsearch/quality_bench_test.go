@@ -16,6 +16,7 @@ import (
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 	"github.com/hybrid-search/hybridsearch/search/qualitytest"
 )
@@ -40,6 +41,9 @@ func BenchmarkQuality(b *testing.B) {
 	c, err := qualitytest.ReadCISI(qualitytest.CISIDir(), hs.DefaultSearchRules().MaxQueryRunes)
 	if err != nil {
 		b.Skipf("no CISI collection: %v", err)
+	}
+	if benchsmoke.On() { // the test command's smoke: a slice of the collection
+		c.Docs, c.Queries = c.Docs[:min(len(c.Docs), 150)], c.Queries[:min(len(c.Queries), 10)]
 	}
 	env := quietEnv(b, map[string]string{"WORKERS": "2"})
 	start := time.Now()

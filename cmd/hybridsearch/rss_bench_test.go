@@ -16,6 +16,7 @@ import (
 
 	"github.com/hybrid-search/hybridsearch/appinfo"
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
+	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 )
 
@@ -26,10 +27,10 @@ import (
 // idle again after them. Run it with -benchtime 1x; HS_RSS_FILES changes
 // the 1,000.
 func BenchmarkRSS(b *testing.B) {
-	if testing.Short() {
+	if testing.Short() && !benchsmoke.On() {
 		b.Skip("builds the app and indexes 1,000 files in child processes")
 	}
-	files := 1000
+	files := benchsmoke.Size(1000, 50)
 	if n, err := strconv.Atoi(os.Getenv("HS_RSS_FILES")); err == nil && n > 0 {
 		files = n
 	}

@@ -26,6 +26,7 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
+	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 )
 
@@ -344,7 +345,7 @@ func soakTable(w io.Writer, load soakLoad, runs []soakResult) {
 // writes a heap profile to .artifacts/soak-heap-<run>.pprof; compare two
 // with go tool pprof -sample_index=inuse_space -diff_base.
 func BenchmarkSoak(b *testing.B) {
-	secs, n := 60, 3
+	secs, n := benchsmoke.Size(60, 1), 3
 	if v, err := strconv.Atoi(os.Getenv("SOAK_SECONDS")); err == nil && v > 0 {
 		secs = v
 	}

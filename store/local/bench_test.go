@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
 	"github.com/hybrid-search/hybridsearch/store"
 	"github.com/hybrid-search/hybridsearch/store/local"
 )
@@ -55,6 +56,7 @@ func (d *benchData) sparse(z *rand.Zipf, n int) hybridsearch.SparseVector {
 // benchStore returns a store of n chunks in files of 50 chunks.
 func benchStore(b *testing.B, n int) (*local.Store, *benchData) {
 	b.Helper()
+	n = benchsmoke.Size(n, max(50, n/50)) // the test command's smoke
 	d := newBenchData()
 	s := mustOpen(b, b.TempDir(), local.Options{CompactBytes: 1 << 40})
 	for f := range n / 50 {

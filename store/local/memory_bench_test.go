@@ -10,6 +10,7 @@ import (
 
 	"github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
+	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
 	"github.com/hybrid-search/hybridsearch/store/local"
 )
 
@@ -23,7 +24,7 @@ import (
 //
 //	go test -run '^$' -bench MemoryPerChunk -benchtime 1x ./store/local/
 func BenchmarkMemoryPerChunk(b *testing.B) {
-	const memChunks = 10_000
+	memChunks := benchsmoke.Size(10_000, 1_000) // the test command's smoke: fewer
 	dir := b.TempDir()
 	for b.Loop() {
 		b.StopTimer()
@@ -53,8 +54,8 @@ func BenchmarkMemoryPerChunk(b *testing.B) {
 			b.Fatal(err)
 		}
 		reopened := heapInUse()
-		b.ReportMetric(float64(written-before)/memChunks, "heap-B/chunk")
-		b.ReportMetric(float64(reopened-before)/memChunks, "reopen-heap-B/chunk")
+		b.ReportMetric(float64(written-before)/float64(memChunks), "heap-B/chunk")
+		b.ReportMetric(float64(reopened-before)/float64(memChunks), "reopen-heap-B/chunk")
 		if err := s.DeleteFile(b.Context(), meta.ID); err != nil {
 			b.Fatal(err)
 		}
