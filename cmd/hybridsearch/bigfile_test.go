@@ -3,24 +3,17 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch/appinfo"
-	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
-	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 	"github.com/hybrid-search/hybridsearch/store/qdranttest"
 )
 
@@ -126,86 +119,13 @@ func TestBigTextFileMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := buildTestBinary(t, t.TempDir())
-	child := func(env ...string) *exec.Cmd {
-		cmd := exec.Command(bin, "serve")
-		cmd.Env = append(os.Environ(), env...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlives the test
-		return cmd
-	}
-	storeEnv := []string{}
 	storeKind := "qdrant"
 	if os.Getenv("HS_BIGFILE_STORE") == "local" {
 		storeKind = "local"
-	} else {
-		fake := child("HYBRIDSEARCH_RUN_QDRANTFAKE=127.0.0.1:" + strconv.Itoa(freePort(t)))
-		stdin, err := fake.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := fake.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		fake.Stderr = os.Stderr
-		if err := fake.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { stdin.Close(); _ = fake.Wait() }()
-		if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "READY\n" {
-			t.Fatalf("fake Qdrant: %q, %v", line, err)
-		}
-		addr := strings.TrimPrefix(fake.Env[len(fake.Env)-1], "HYBRIDSEARCH_RUN_QDRANTFAKE=")
-		storeEnv = append(storeEnv, "QDRANT_URL=http://"+addr)
 	}
-	ollama := embeddingtest.NewServer(t)
-	sim := &ncsim.Server{HeartbeatInterval: 20 * time.Millisecond, WebhookInterval: 50 * time.Millisecond}
-	if _, err := sim.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	defer sim.Close()
-	alice := sim.AddUser("alice", "Alice", true)
-	reg, err := ncsim.ParseInfoXML(appinfo.InfoXML)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg.Port = freePort(t)
-	appEnv, err := sim.RegisterExApp(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var logs syncBuffer // the child writes while a failure reads it
-	cmd := child(append(append(appEnv.List(), "HYBRIDSEARCH_RUN_MAIN=1", "APP_PERSISTENT_STORAGE="+t.TempDir(),
-		"OLLAMA_HOST="+ollama.URL, "SCAN_INTERVAL=0", "LOG_LEVEL=info"), storeEnv...)...)
-	cmd.Env = append(cmd.Env, strings.Fields(os.Getenv("HS_BIGFILE_ENV"))...) // for experiments
-	cmd.Stderr = &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := sim.Install(ctx, "hybrid_search"); err != nil {
-		t.Fatalf("install: %v\n%s", err, logs.String())
-	}
-	type status struct {
-		Files    struct{ Indexed, Skipped, Failed, Pending, Chunks int }
-		Problems []struct{ Path, Status, Error string }
-	}
-	get := func() status {
-		req, _ := http.NewRequest(http.MethodGet, sim.BaseURL+"/index.php/apps/app_api/proxy/hybrid_search/api/status", nil)
-		req.SetBasicAuth("alice", alice.AppPassword)
-		resp, err := http.DefaultClient.Do(req)
-		var st status
-		if err == nil {
-			_ = json.NewDecoder(resp.Body).Decode(&st)
-			resp.Body.Close()
-		}
-		return st
-	}
-	pid := cmd.Process.Pid
+	app := startChildApp(t, bin, storeKind, nil, append([]string{"LOG_LEVEL=info"}, strings.Fields(os.Getenv("HS_BIGFILE_ENV"))...)...) // the variable is for experiments
+	sim, logs, get := app.Sim, app.Logs, app.status
+	pid := app.Cmd.Process.Pid
 	time.Sleep(time.Second) // let start-up settle
 	idle := procStatus(t, pid, "VmRSS")
 	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
@@ -219,7 +139,7 @@ func TestBigTextFileMemory(t *testing.T) {
 	start := time.Now()
 	f := sim.PutFile("alice", "/logs/big.txt", content)
 	content = nil
-	var st status
+	var st childStatus
 	// Generous: the test is about memory, and on a loaded 2-core machine
 	// the file took over 8 minutes.
 	const wait = 14 * time.Minute

@@ -1,21 +1,13 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch/appinfo"
-	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
 	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 )
@@ -45,84 +37,10 @@ func BenchmarkRSS(b *testing.B) {
 }
 
 func benchRSS(b *testing.B, bin, kind string, files int) {
-	child := func(env ...string) *exec.Cmd {
-		cmd := exec.Command(bin, "serve")
-		cmd.Env = append(os.Environ(), env...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		return cmd
-	}
-	var storeEnv []string
-	if kind == "qdrant" {
-		addr := "127.0.0.1:" + strconv.Itoa(freePort(b))
-		fake := child("HYBRIDSEARCH_RUN_QDRANTFAKE=" + addr)
-		stdin, err := fake.StdinPipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		out, err := fake.StdoutPipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := fake.Start(); err != nil {
-			b.Fatal(err)
-		}
-		defer func() { stdin.Close(); _ = fake.Wait() }()
-		if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "READY\n" {
-			b.Fatalf("fake Qdrant: %q, %v", line, err)
-		}
-		storeEnv = append(storeEnv, "QDRANT_URL=http://"+addr)
-	}
-	ollama := embeddingtest.NewServer(b)
-	sim := &ncsim.Server{HeartbeatInterval: 20 * time.Millisecond, WebhookInterval: 50 * time.Millisecond}
-	if _, err := sim.Start("127.0.0.1:0"); err != nil {
-		b.Fatal(err)
-	}
-	defer sim.Close()
-	alice := sim.AddUser("alice", "Alice", true)
-	if err := loadSample(sim, "alice", ""); err != nil {
-		b.Fatal(err)
-	}
-	reg, err := ncsim.ParseInfoXML(appinfo.InfoXML)
-	if err != nil {
-		b.Fatal(err)
-	}
-	reg.Port = freePort(b)
-	appEnv, err := sim.RegisterExApp(reg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var logs syncBuffer // the child writes while a failure reads it
-	cmd := child(append(append(appEnv.List(), "HYBRIDSEARCH_RUN_MAIN=1", "APP_PERSISTENT_STORAGE="+b.TempDir(),
-		"OLLAMA_HOST="+ollama.URL, "SCAN_INTERVAL=0", "LOG_LEVEL=warn"), storeEnv...)...)
-	cmd.Stderr = &logs
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := sim.Install(ctx, "hybrid_search"); err != nil {
-		b.Fatalf("install: %v\n%s", err, logs.String())
-	}
-	type status struct {
-		Files struct{ Indexed, Skipped, Failed, Pending int }
-	}
-	get := func() status {
-		req, _ := http.NewRequest(http.MethodGet, sim.BaseURL+"/index.php/apps/app_api/proxy/hybrid_search/api/status", nil)
-		req.SetBasicAuth("alice", alice.AppPassword)
-		resp, err := http.DefaultClient.Do(req)
-		var st status
-		if err == nil {
-			_ = json.NewDecoder(resp.Body).Decode(&st)
-			resp.Body.Close()
-		}
-		return st
-	}
-	pid := cmd.Process.Pid
-	settle := func(what string, done func(status) bool) status {
+	app := startChildApp(b, bin, kind, func(sim *ncsim.Server) error { return loadSample(sim, "alice", "") }, "LOG_LEVEL=warn")
+	sim, logs, get := app.Sim, app.Logs, app.status
+	pid := app.Cmd.Process.Pid
+	settle := func(what string, done func(childStatus) bool) childStatus {
 		deadline := time.Now().Add(5 * time.Minute)
 		for {
 			st := get()
@@ -137,7 +55,7 @@ func benchRSS(b *testing.B, bin, kind string, files int) {
 	}
 	// The sample is in once the count stays for a second with nothing pending.
 	last, since := -1, time.Now()
-	sampled := settle("the demo sample", func(st status) bool {
+	sampled := settle("the demo sample", func(st childStatus) bool {
 		if st.Files.Indexed != last {
 			last, since = st.Files.Indexed, time.Now()
 		}
@@ -151,7 +69,7 @@ func benchRSS(b *testing.B, bin, kind string, files int) {
 		sim.PutFile("alice", fmt.Sprintf("/rss/%04d.md", i), fmt.Appendf(nil, "# Note %d\n\n%s", i, strings.Repeat(fmt.Sprintf("Line %d of note %d about okapis and quokkas. ", i%37, i), 20)))
 	}
 	want := sampled.Files.Indexed + files
-	settle("1,000 files", func(st status) bool { return st.Files.Indexed >= want && st.Files.Pending == 0 })
+	settle("1,000 files", func(st childStatus) bool { return st.Files.Indexed >= want && st.Files.Pending == 0 })
 	b.StopTimer()
 	peak := procStatus(b, pid, "VmHWM")
 	time.Sleep(2 * time.Second)
