@@ -14,6 +14,7 @@ import (
 
 	"github.com/hybrid-search/hybridsearch/appinfo"
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
+	"github.com/hybrid-search/hybridsearch/internal/syncbuf"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 )
 
@@ -26,7 +27,7 @@ type childApp struct {
 	Sim   *ncsim.Server
 	Alice ncsim.User
 	Cmd   *exec.Cmd
-	Logs  *syncBuffer // the child's stderr
+	Logs  *syncbuf.Buffer // the child's stderr
 }
 
 // childStatus is the part of GET api/status the measurements read.
@@ -69,7 +70,7 @@ func startChildApp(tb testing.TB, bin, store string, setup func(sim *ncsim.Serve
 		storeEnv = append(storeEnv, "QDRANT_URL=http://"+addr)
 	}
 	ollama := embeddingtest.NewServer(tb)
-	a := &childApp{Sim: &ncsim.Server{HeartbeatInterval: 20 * time.Millisecond, WebhookInterval: 50 * time.Millisecond}, Logs: &syncBuffer{}}
+	a := &childApp{Sim: &ncsim.Server{HeartbeatInterval: 20 * time.Millisecond, WebhookInterval: 50 * time.Millisecond}, Logs: &syncbuf.Buffer{}}
 	if _, err := a.Sim.Start("127.0.0.1:0"); err != nil {
 		tb.Fatal(err)
 	}
