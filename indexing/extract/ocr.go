@@ -59,6 +59,7 @@ type OCR struct {
 // ocrTools are the resolved OCR tools; err says why OCR is unavailable.
 type ocrTools struct {
 	tesseract, pdftoppm, heif string
+	pdfimages                 string // lists a PDF's images; "" treats every page without text as scanned
 	installed                 []string // tesseract --list-langs
 	err                       error
 }
@@ -161,6 +162,9 @@ func (x *Extractor) findOCR() ocrTools {
 		}
 	}
 	t.pdftoppm = look(t.pdftoppm, "pdftoppm")
+	if t.pdftoppm != "" {
+		t.pdfimages = look(filepath.Join(filepath.Dir(t.pdftoppm), "pdfimages"), "")
+	}
 	t.heif = look(x.OCR.HEIFConvert, "heif-convert")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -330,22 +334,49 @@ func (j *job) page(n int, text string, ocr bool) error {
 	return err
 }
 
-// ocrPages recognises the pages of the PDF at file whose index in pages
-// has no text, up to the page cap, each within the page timeout, filling
-// them in and marking them in recognised. It reports whether pages were
-// left out by the cap; a page whose recognition fails stays empty.
-func (j *job) ocrPages(file string, pages []string, recognised []bool) (capped bool, err error) {
-	if j.rec.tools.pdftoppm == "" {
-		return false, nil // no rasteriser: the text pages are all there is
+// scannedPages returns which of the PDF's pages (text by pdftotext) are
+// scanned: no text layer, and an image on the page (a blank page is left
+// alone). Without pdfimages every page without text counts.
+func (j *job) scannedPages(file string, pages []string) []bool {
+	scanned := make([]bool, len(pages))
+	some := false
+	for i, p := range pages {
+		scanned[i] = !hasText(p)
+		some = some || scanned[i]
 	}
+	if !some || j.rec.tools.pdfimages == "" {
+		return scanned
+	}
+	out := &capWriter{max: 4 << 20}
+	if err := j.tool(j.ctx, out, "pdf", j.rec.tools.pdfimages, "-list", file); err != nil || out.over {
+		return scanned // the rasteriser will say what is wrong, page by page
+	}
+	withImage := map[int]bool{}
+	for line := range strings.SplitSeq(out.buf.String(), "\n") {
+		var page int
+		if _, err := fmt.Sscan(line, &page); err == nil {
+			withImage[page] = true
+		}
+	}
+	for i := range scanned {
+		scanned[i] = scanned[i] && withImage[i+1]
+	}
+	return scanned
+}
+
+// ocrPages recognises the pages of the PDF at file marked in scanned, up
+// to the page cap, each within the page timeout, filling them in and
+// marking them in recognised. It reports whether pages were left out by
+// the cap; a page whose recognition fails stays empty.
+func (j *job) ocrPages(file string, pages []string, scanned, recognised []bool) (capped bool, err error) {
 	dir, err := j.rec.tempDir()
 	if err != nil {
 		return false, err
 	}
 	done, failed := 0, 0
 	var lastErr error
-	for i, p := range pages {
-		if hasText(p) {
+	for i := range pages {
+		if !scanned[i] {
 			continue
 		}
 		if done == j.rec.maxPages {

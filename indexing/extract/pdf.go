@@ -72,15 +72,17 @@ func (j *job) pdfPoppler() error {
 	}
 	recognised := make([]bool, len(pages))
 	capped := false
-	if j.rec != nil && j.rec.tools.pdftoppm != "" && !out.over && slices.ContainsFunc(pages, func(p string) bool { return !hasText(p) }) {
-		// Scanned pages: recognised on the OCR lane, not here.
-		if !j.ocr {
-			return needsOCR(j.name)
+	if j.rec != nil && j.rec.tools.pdftoppm != "" && !out.over {
+		if scanned := j.scannedPages(tmp.Name(), pages); slices.Contains(scanned, true) {
+			// Scanned pages are recognised on the OCR lane, not here.
+			if !j.ocr {
+				return needsOCR(j.name)
+			}
+			if capped, err = j.ocrPages(tmp.Name(), pages, scanned, recognised); err != nil {
+				return err
+			}
+			j.extractor += "+ocr"
 		}
-		if capped, err = j.ocrPages(tmp.Name(), pages, recognised); err != nil {
-			return err
-		}
-		j.extractor += "+ocr"
 	}
 	for i, p := range pages {
 		if err := j.page(i+1, p, recognised[i]); err != nil {
