@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -239,7 +240,7 @@ func (m *Main) openQueue(ctx context.Context) error {
 		ackWait = 30 * time.Second
 	}
 	m.Queue, err = queue.Open(ctx, nc, queue.Options{
-		Workers: m.Config.Workers, Backoff: m.Config.RetryBackoff, Logger: m.Logger,
+		Workers: m.Config.Workers, OCRWorkers: max(m.Config.OCRWorkers, 1), Backoff: m.Config.RetryBackoff, Logger: m.Logger,
 		Replicas: m.Config.NATSReplicas,
 		// A job held by a process that died is redelivered after AckWait;
 		// live workers keep theirs with InProgress every AckWait/3.
@@ -336,6 +337,7 @@ const userListMaxAge = 15 * time.Second
 // exclusion rules in force, the user directory, the scanner and the share
 // refresher.
 func (m *Main) startIndexing(ctx context.Context, cfg Config) error {
+	m.extract.setOCR(extract.OCR{Off: cfg.OCRWorkers == 0, Languages: cfg.OCRLanguages, PageTimeout: cfg.OCRPageTimeout, MaxPages: cfg.OCRMaxPages})
 	m.extract.setLimit(cfg.MaxFileSize)
 	rules := rulesOf(cfg)
 	m.rules.Store(&rules)
@@ -384,6 +386,7 @@ func (m *Main) buildPipeline(e *Engine) {
 		"nextcloud": m.pingNextcloud,
 		"store":     e.Store.Health,
 		"settings":  m.checkSettings,
+		"ocr":       m.extract.checkOCR,
 	}
 	if e.Embedder != nil {
 		e.Pipeline.Embed = e.Embedder
@@ -640,17 +643,48 @@ func (m *Main) close() error {
 }
 
 // extractor adds the format check to extract.Extractor, and lets the
-// largest file change while the pipeline runs (admin settings).
+// largest file and the OCR languages change while the pipeline runs
+// (admin settings).
 type extractor struct {
 	cur atomic.Pointer[extract.Extractor]
+	mu  sync.Mutex
+	ocr extract.OCR // of every Extractor made
 }
 
 func (x *extractor) setLimit(maxBytes int64) {
-	x.cur.Store(&extract.Extractor{MaxInputBytes: maxBytes})
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.cur.Store(&extract.Extractor{MaxInputBytes: maxBytes, OCR: x.ocr})
+}
+
+// setOCR sets the OCR configuration of the extractors setLimit makes.
+func (x *extractor) setOCR(o extract.OCR) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.ocr = o
+}
+
+// setOCRLanguages changes the languages recognised, now and later.
+func (x *extractor) setOCRLanguages(langs []string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.ocr.Languages = slices.Clone(langs)
+	x.cur.Load().SetOCRLanguages(langs)
 }
 
 func (x *extractor) Extract(ctx context.Context, name, mime string, r io.Reader) (hs.Text, error) {
 	return x.cur.Load().Extract(ctx, name, mime, r)
+}
+
+func (x *extractor) ExtractOCR(ctx context.Context, name, mime string, r io.Reader) (hs.Text, error) {
+	return x.cur.Load().ExtractOCR(ctx, name, mime, r)
+}
+
+// checkOCR is the "ocr" component of the status: "OCR unavailable:
+// <reason>" when recognition cannot run, or the languages not installed.
+func (x *extractor) checkOCR(context.Context) error {
+	_, err := x.cur.Load().OCRStatus()
+	return err
 }
 
 func (*extractor) Supported(name, mime string) bool { return extract.Supported(name, mime) }

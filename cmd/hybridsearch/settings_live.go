@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"maps"
+	"slices"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
@@ -100,6 +101,9 @@ func (m *Main) applySettings(ctx context.Context, prev *settingsState, values ma
 			m.Logger.Warn("search defaults refused", "error", err) // applyAdmin checked them: not expected
 		}
 		e.release()
+	}
+	if !slices.Equal(old.OCRLanguages, eff.OCRLanguages) {
+		m.extract.setOCRLanguages(eff.OCRLanguages)
 	}
 	if !sameRules(old, eff) {
 		m.extract.setLimit(eff.MaxFileSize)
