@@ -65,6 +65,7 @@ type Pipeline struct {
 	Now    func() time.Time
 
 	embedded, reused, processed atomic.Int64
+	marks                       noIndexCache
 }
 
 // Counters returns the running totals.
@@ -97,6 +98,14 @@ func (p *Pipeline) Process(ctx context.Context, job hs.IndexJob) error {
 			return fmt.Errorf("stat %s as %s: %w", job.Path, job.User, err)
 		}
 		id = info.ID
+	}
+	if path.Base(job.Path) == NoIndexFile || path.Base(job.OldPath) == NoIndexFile {
+		// A folder's exclusion changed: the scan finds the files it
+		// excludes or brings back.
+		p.marks.clear()
+		if p.Rescan != nil {
+			p.Rescan(job.User)
+		}
 	}
 	if p.Lease != nil {
 		release, err := p.Lease.Lease(ctx, fmt.Sprintf("file.%d", id), leaseTTL)
@@ -171,7 +180,14 @@ func (p *Pipeline) state(ctx context.Context, id hs.FileID) (*hs.FileState, erro
 // moves the job to that lane.
 func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, info hs.FileInfo, retry, ocr bool) error {
 	changed := addReader(st, user, info.Path)
-	if reason := p.rules().Excluded(info); reason != "" {
+	reason := p.rules().Excluded(info)
+	if reason == "" {
+		var err error
+		if reason, err = p.noIndex(ctx, st, user, info); err != nil {
+			return p.pending(ctx, st, info, err)
+		}
+	}
+	if reason != "" {
 		return p.finish(ctx, st, info, hs.StatusSkipped, reason)
 	}
 	ruleLifted := st.Status == hs.StatusSkipped && IsRuleReason(st.Error) // and it no longer applies

@@ -93,14 +93,15 @@ type Main struct {
 	closeErr    error
 	done        chan error
 
-	eng      atomic.Pointer[Engine]         // the indexing engine
-	serve    atomic.Pointer[Engine]         // the serving engine
-	retiring sync.WaitGroup                 // engines being closed
-	extract  extractor                      // shared by every engine's pipeline
-	rules    atomic.Pointer[indexing.Rules] // exclusions in force
-	scanTick chan struct{}                  // the scan interval changed
-	setMu    sync.Mutex                     // serializes applySettings
-	settings atomic.Pointer[settingsState]  // the admin settings as last applied
+	eng      atomic.Pointer[Engine]             // the indexing engine
+	serve    atomic.Pointer[Engine]             // the serving engine
+	retiring sync.WaitGroup                     // engines being closed
+	extract  extractor                          // shared by every engine's pipeline
+	rules    atomic.Pointer[indexing.Rules]     // exclusions in force, but the paused users
+	paused   atomic.Pointer[map[hs.UserID]bool] // users who paused indexing their files
+	scanTick chan struct{}                      // the scan interval changed
+	setMu    sync.Mutex                         // serializes applySettings
+	settings atomic.Pointer[settingsState]      // the admin settings as last applied
 }
 
 // NewMain returns a Main for cfg; Run starts it.
@@ -170,7 +171,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.Lifecycle = exapp.New(ctx, m.Nextcloud, exapp.Options{
 		AppID: cfg.AppID, Version: cfg.AppVersion, DisplayName: cfg.AppDisplayName, Logger: m.Logger,
-		SettingsForms: []nextcloud.SettingsForm{adminForm(cfg)},
+		SettingsForms: []nextcloud.SettingsForm{adminForm(cfg), personalForm(cfg)},
 		FileActions:   []nextcloud.FileAction{exapp.SimilarAction},
 		Steps: []exapp.InitStep{
 			{Name: "reach Nextcloud", Run: func(ctx context.Context, _ func(float64)) error { return m.pingNextcloud(ctx) }},
@@ -454,6 +455,10 @@ func (m *Main) startWorkers(ctx context.Context) {
 	}
 	m.goComponent(ctx, "settings watcher", func(ctx context.Context) error {
 		m.watchSettings(ctx)
+		return nil
+	})
+	m.goComponent(ctx, "pause watcher", func(ctx context.Context) error {
+		m.watchPauses(ctx)
 		return nil
 	})
 }

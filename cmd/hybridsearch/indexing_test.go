@@ -46,8 +46,14 @@ func (e *testEnv) lookup(t testing.TB, id int64) indexed {
 // awaitFile waits until cond holds for file id's index entry.
 func (e *testEnv) awaitFile(t testing.TB, what string, id int64, cond func(ix indexed) bool) indexed {
 	t.Helper()
+	return e.awaitFileWithin(t, what, id, 20*time.Second, cond)
+}
+
+// awaitFileWithin is awaitFile with its own timeout (text recognition).
+func (e *testEnv) awaitFileWithin(t testing.TB, what string, id int64, timeout time.Duration, cond func(ix indexed) bool) indexed {
+	t.Helper()
 	var ix indexed
-	await(t, what, 20*time.Second, func() bool {
+	await(t, what, timeout, func() bool {
 		ix = e.lookup(t, id)
 		return cond(ix)
 	})

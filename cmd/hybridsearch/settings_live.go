@@ -36,7 +36,7 @@ func (m *Main) initialSettings(ctx context.Context) Config {
 func (m *Main) effective() Config { return m.settings.Load().effective }
 
 // currentRules are the exclusion rules in force.
-func (m *Main) currentRules() indexing.Rules { return *m.rules.Load() }
+func (m *Main) currentRules() indexing.Rules { return m.withPaused(*m.rules.Load()) }
 
 // watchSettings reads the admin settings every SettingsInterval and applies
 // what changed, until ctx ends. Nextcloud does not tell an ExApp that its

@@ -64,9 +64,9 @@ func Need(tb testing.TB) Tools {
 // sans-serif font (Noto CJK covers Japanese).
 func PageHTML(lines ...string) string {
 	var b strings.Builder
-	b.WriteString(`<!doctype html><html><head><meta charset="utf-8"></head><body style="margin:24px;background:#fff;color:#000;font:28px 'DejaVu Sans','Noto Sans CJK JP',sans-serif">`)
+	b.WriteString(`<!doctype html><html><head><meta charset="utf-8"></head><body style="margin:0;padding:16px 24px;background:#fff;color:#000;font:28px/1.3 'DejaVu Sans','Noto Sans CJK JP',sans-serif">`)
 	for _, l := range lines {
-		fmt.Fprintf(&b, "<p>%s</p>", html.EscapeString(l))
+		fmt.Fprintf(&b, `<p style="margin:0 0 12px 0;white-space:nowrap">%s</p>`, html.EscapeString(l))
 	}
 	b.WriteString("</body></html>")
 	return b.String()
@@ -75,13 +75,25 @@ func PageHTML(lines ...string) string {
 // PNG renders page (HTML) to a width×height PNG with chromium.
 func (t Tools) PNG(tb testing.TB, page string, width, height int) []byte {
 	tb.Helper()
+	return t.Image(tb, page, width, height, "png")
+}
+
+// viewportGap is what headless chromium's window adds to its viewport.
+const viewportGap = 100
+
+// Image renders page (HTML) to a width×height image with chromium, in
+// the format its screenshot takes from the extension: png, jpeg or webp.
+func (t Tools) Image(tb testing.TB, page string, width, height int, ext string) []byte {
+	tb.Helper()
 	dir := tb.TempDir()
 	src := filepath.Join(dir, "page.html")
 	if err := os.WriteFile(src, []byte(page), 0o600); err != nil {
 		tb.Fatal(err)
 	}
-	out := filepath.Join(dir, "page.png")
-	t.chromium(tb, dir, "--window-size="+fmt.Sprintf("%d,%d", width, height), "--screenshot="+out, "file://"+src)
+	out := filepath.Join(dir, "page."+ext)
+	// Headless chromium paints only its viewport, about 90 pixels less
+	// than the window is high; the rest of the screenshot stays white.
+	t.chromium(tb, dir, "--window-size="+fmt.Sprintf("%d,%d", width, height+viewportGap), "--screenshot="+out, "file://"+src)
 	return read(tb, out)
 }
 
