@@ -31,7 +31,7 @@ func personalForm(env Config) nextcloud.SettingsForm {
 		Fields: []nextcloud.SettingsField{{
 			ID: pauseKey, Type: "checkbox", Title: "Pause indexing of my files", Label: "Pause indexing of my files",
 			Description: "While paused, files you own are removed from the search index and not indexed; files others share with you stay searchable. Unpause to index your files again. A folder holding a file named .noindex is never indexed, with everything below it.",
-			Default: false,
+			Default:     false,
 		}},
 	}
 }

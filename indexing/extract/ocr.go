@@ -59,7 +59,7 @@ type OCR struct {
 // ocrTools are the resolved OCR tools; err says why OCR is unavailable.
 type ocrTools struct {
 	tesseract, pdftoppm, heif string
-	pdfimages                 string // lists a PDF's images; "" treats every page without text as scanned
+	pdfimages                 string   // lists a PDF's images; "" treats every page without text as scanned
 	installed                 []string // tesseract --list-langs
 	err                       error
 }
