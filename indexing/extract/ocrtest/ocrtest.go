@@ -66,7 +66,7 @@ func PageHTML(lines ...string) string {
 	var b strings.Builder
 	b.WriteString(`<!doctype html><html><head><meta charset="utf-8"></head><body style="margin:0;padding:16px 24px;background:#fff;color:#000;font:28px/1.3 'DejaVu Sans','Noto Sans CJK JP',sans-serif">`)
 	for _, l := range lines {
-		fmt.Fprintf(&b, `<p style="margin:0 0 12px 0;white-space:nowrap">%s</p>`, html.EscapeString(l))
+		fmt.Fprintf(&b, `<p style="margin:0 0 12px 0">%s</p>`, html.EscapeString(l))
 	}
 	b.WriteString("</body></html>")
 	return b.String()
