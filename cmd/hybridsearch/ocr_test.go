@@ -115,6 +115,12 @@ func TestOCRThroughTheSimulator(t *testing.T) {
 	if !strings.Contains(body, `"ocr":{"ok":true`) {
 		t.Errorf("status does not show OCR working: %s", body)
 	}
+	// A language from the admin settings that is not installed is named.
+	env.setAdmin(t, "ocr_languages", "fra")
+	await(t, "the status names the missing language", 10*time.Second, func() bool {
+		_, body := env.proxyGet(t, &env.Alice, "api/status")
+		return strings.Contains(body, `"ocr":{"ok":false`) && strings.Contains(body, "OCR languages not installed") && strings.Contains(body, "fra")
+	})
 }
 
 // TestTextNotStuckBehindScan: a text file uploaded after a long scan is
