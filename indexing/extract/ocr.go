@@ -119,12 +119,6 @@ func (x *Extractor) OCRStatus() ([]string, error) {
 	return langs, nil
 }
 
-// ocrAvailable reports whether recognition can run.
-func (x *Extractor) ocrAvailable() bool {
-	langs, err := x.OCRStatus()
-	return len(langs) > 0 && (err == nil || hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE)
-}
-
 func (x *Extractor) ocrTools() ocrTools {
 	x.ocr.once.Do(func() { x.ocr.tools = x.findOCR() })
 	return x.ocr.tools
