@@ -66,6 +66,8 @@ func TestOCRImages(t *testing.T) {
 		{"invoice.png", "image/png", m.en, []string{"invoice", "bicycle", "wardrobe"}},
 		{"rechnung.png", "image/png", m.de, []string{"Rechnung", "Fahrrad", "Schrank"}},
 		{"seikyu.png", "", m.ja, []string{"請求書", "引き出し"}},
+		{"invoice.webp", "image/webp", m.tools.Image(t, ocrtest.PageHTML(m.enWords), 900, 160, "webp"), []string{"invoice", "wardrobe"}},
+		{"rechnung.jpg", "image/jpeg", m.tools.Image(t, ocrtest.PageHTML(m.deWords), 900, 160, "jpeg"), []string{"Rechnung", "Schrank"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := x.Extract(context.Background(), tt.name, tt.mime, bytes.NewReader(tt.data))
