@@ -36,7 +36,8 @@ RUN set -eu; \
       *) echo "no frpc build for architecture ${TARGETARCH:-unknown}" >&2; exit 1 ;; \
     esac; \
     apt-get update; \
-    apt-get install -y --no-install-recommends ca-certificates curl poppler-utils procps; \
+    apt-get install -y --no-install-recommends ca-certificates curl poppler-utils procps \
+        tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-jpn libheif-examples; \
     curl -fsSL -o /tmp/frp.tar.gz "https://github.com/fatedier/frp/releases/download/v${FRP_VERSION}/frp_${FRP_VERSION}_linux_${frp_arch}.tar.gz"; \
     echo "${frp_sum}  /tmp/frp.tar.gz" | sha256sum -c -; \
     tar -xzf /tmp/frp.tar.gz -C /usr/local/bin --strip-components=1 "frp_${FRP_VERSION}_linux_${frp_arch}/frpc"; \

@@ -20,6 +20,8 @@ type Page struct {
 	Number int `json:"number"` // 1-based
 	Start  int `json:"start"`
 	End    int `json:"end"`
+	// OCR says the page's text was recognised from an image of it.
+	OCR bool `json:"ocr,omitempty"`
 }
 
 // Chunk is one piece of a file's text: the unit that is embedded, stored
@@ -32,6 +34,9 @@ type Chunk struct {
 	End      int      `json:"end"`      // rune offset just past Text
 	Headings []string `json:"headings"` // heading path, outermost first
 	Page     int      `json:"page"`     // 1-based page of Start, 0 when unpaged
+	// OCR says Text was recognised from an image (a scanned page or a
+	// photo), so it may hold misread words.
+	OCR bool `json:"ocr,omitempty"`
 	// Hash is the hex SHA-256 of Text as chunked; in a stored point it is
 	// the key its dense vector is reused under: the SHA-256 of the exact
 	// text embedded, title and headings included (indexing.VectorKey).

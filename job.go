@@ -1,6 +1,9 @@
 package hybridsearch
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // JobReason says why a file is to be looked at again.
 type JobReason string
@@ -28,4 +31,12 @@ type IndexJob struct {
 	// NotBefore, if set, is the earliest time the job should run: a
 	// BeforeNodeDeletedEvent arrives before the delete has happened.
 	NotBefore time.Time `json:"not_before,omitzero"`
+	// OCR says the job runs on the OCR lane, where text is recognised in
+	// scans and images; elsewhere such a file ends with ErrNeedsOCR.
+	OCR bool `json:"ocr,omitempty"`
 }
+
+// ErrNeedsOCR is returned by a job's handler when the file needs text
+// recognition, which runs on the queue's OCR lane (IndexJob.OCR) so that a
+// long scan never holds back other files.
+var ErrNeedsOCR = errors.New("needs OCR")

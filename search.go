@@ -96,6 +96,8 @@ type Excerpt struct {
 	Text     string   `json:"text"`
 	Page     int      `json:"page,omitempty"`
 	Headings []string `json:"headings,omitempty"`
+	// OCR says Text was recognised from an image (a scan or a photo).
+	OCR bool `json:"ocr,omitempty"`
 	// Highlights are [start, end) rune offsets into Text.
 	Highlights [][2]int `json:"highlights,omitempty"`
 }

@@ -23,6 +23,15 @@ type Extractor interface {
 	Extract(ctx context.Context, name, mime string, r io.Reader) (hs.Text, error)
 }
 
+// OCRExtractor is an Extractor that also recognises text in images and
+// scans (*extract.Extractor). Its Extract returns an error wrapping
+// hs.ErrNeedsOCR for such a file; the pipeline calls ExtractOCR for it on
+// the queue's OCR lane (IndexJob.OCR).
+type OCRExtractor interface {
+	Extractor
+	ExtractOCR(ctx context.Context, name, mime string, r io.Reader) (hs.Text, error)
+}
+
 // Chunker splits text into chunks and hands them out in batches of at
 // most batch, numbered from 0 in order, stopping at fn's first error
 // (chunk.Chunker). Its memory must not grow with the text.

@@ -1,9 +1,12 @@
 package indexing
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"strings"
+	"sync"
+	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
 )
@@ -18,6 +21,42 @@ type Rules struct {
 	MIMEs []string
 	// MaxSize is the largest file indexed, in bytes; 0 means no limit.
 	MaxSize int64
+	// Paused are the users who paused the indexing of their own files
+	// (a personal setting): files they own are not indexed.
+	Paused map[hs.UserID]bool
+}
+
+// NoIndexFile, in a folder, keeps that folder and everything below it out
+// of the index; removing it brings the files back.
+const NoIndexFile = ".noindex"
+
+// PausedReason is the reason of a file whose owner paused indexing.
+const PausedReason = "excluded: its owner paused indexing"
+
+// noIndexReason is the reason of a file below a folder holding NoIndexFile.
+func noIndexReason(dir string) string {
+	return fmt.Sprintf("excluded by %s in %s", NoIndexFile, dir)
+}
+
+// IsNoIndexReason reports whether reason came from a NoIndexFile.
+func IsNoIndexReason(reason string) bool {
+	return strings.HasPrefix(reason, "excluded by "+NoIndexFile+" in ")
+}
+
+// noIndexIn returns the reason p is excluded by a NoIndexFile in one of
+// the folders marked (folder paths, "/" for the root), or "".
+func noIndexIn(marked map[string]bool, p string) string {
+	if len(marked) == 0 {
+		return ""
+	}
+	for dir := path.Dir(p); ; dir = path.Dir(dir) {
+		if marked[dir] {
+			return noIndexReason(dir)
+		}
+		if dir == "/" || dir == "." {
+			return ""
+		}
+	}
 }
 
 // Excluded returns why f is excluded, or "" when it is indexed.
@@ -35,11 +74,14 @@ func (r Rules) Excluded(f hs.FileInfo) string {
 	if r.MaxSize > 0 && f.Size > r.MaxSize {
 		return fmt.Sprintf("larger than the %d-byte limit (%d bytes)", r.MaxSize, f.Size)
 	}
+	if f.Owner != "" && r.Paused[f.Owner] {
+		return PausedReason
+	}
 	return ""
 }
 
-// Reasons Excluded gives start with one of these.
-var ruleReasons = []string{"excluded by path rule ", "excluded by type rule ", "larger than the "}
+// Reasons Excluded and the NoIndexFile check give start with one of these.
+var ruleReasons = []string{"excluded by path rule ", "excluded by type rule ", "larger than the ", PausedReason, "excluded by " + NoIndexFile + " in "}
 
 // IsRuleReason reports whether a skipped file's reason came from Excluded,
 // so a file skipped by a rule that no longer applies is indexed again.
@@ -91,4 +133,77 @@ func matchSegs(g, p []string) bool {
 		g, p = g[1:], p[1:]
 	}
 	return len(p) == 0
+}
+
+// noIndex returns the reason info is excluded by a NoIndexFile in a
+// folder above it, or "". The folders are those of the owner's path when
+// the owner is a reader (so every reader's job decides alike), else of
+// user's.
+func (p *Pipeline) noIndex(ctx context.Context, st *hs.FileState, user hs.UserID, info hs.FileInfo) (string, error) {
+	viewer, pth := user, info.Path
+	if info.Owner != "" && info.Owner != user {
+		if op, ok := st.Paths[info.Owner]; ok && op != "" {
+			viewer, pth = info.Owner, op
+		}
+	}
+	for dir := path.Dir(pth); ; dir = path.Dir(dir) {
+		has, err := p.marks.has(ctx, p.Files, viewer, dir)
+		if err != nil {
+			return "", fmt.Errorf("look for %s in %s as %s: %w", NoIndexFile, dir, viewer, err)
+		}
+		if has {
+			return noIndexReason(dir), nil
+		}
+		if dir == "/" || dir == "." {
+			return "", nil
+		}
+	}
+}
+
+// noIndexTTL is how long a folder is known to hold a NoIndexFile or not;
+// a change seen by this process clears what it knows at once.
+const noIndexTTL = 30 * time.Second
+
+// noIndexCache remembers which folders hold a NoIndexFile, per user, for
+// noIndexTTL. Its zero value is ready to use.
+type noIndexCache struct {
+	mu sync.Mutex
+	m  map[string]noIndexMark
+}
+
+type noIndexMark struct {
+	has bool
+	at  time.Time
+}
+
+// has reports whether user's folder dir holds a NoIndexFile.
+func (c *noIndexCache) has(ctx context.Context, files FileSource, user hs.UserID, dir string) (bool, error) {
+	key := string(user) + "\x00" + dir
+	c.mu.Lock()
+	e, ok := c.m[key]
+	c.mu.Unlock()
+	if ok && time.Since(e.at) < noIndexTTL {
+		return e.has, nil
+	}
+	_, err := files.Stat(ctx, user, path.Join(dir, NoIndexFile))
+	switch {
+	case hs.ErrorKind(err) == hs.ENOTFOUND:
+	case err != nil:
+		return false, err
+	}
+	has := err == nil
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) > 100_000 {
+		c.m = map[string]noIndexMark{}
+	}
+	c.m[key] = noIndexMark{has: has, at: time.Now()}
+	return has, nil
+}
+
+// clear forgets every folder.
+func (c *noIndexCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = nil
 }

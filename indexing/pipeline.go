@@ -2,6 +2,7 @@ package indexing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -64,6 +65,7 @@ type Pipeline struct {
 	Now    func() time.Time
 
 	embedded, reused, processed atomic.Int64
+	marks                       noIndexCache
 }
 
 // Counters returns the running totals.
@@ -97,6 +99,14 @@ func (p *Pipeline) Process(ctx context.Context, job hs.IndexJob) error {
 		}
 		id = info.ID
 	}
+	if path.Base(job.Path) == NoIndexFile || path.Base(job.OldPath) == NoIndexFile {
+		// A folder's exclusion changed: the scan finds the files it
+		// excludes or brings back.
+		p.marks.clear()
+		if p.Rescan != nil {
+			p.Rescan(job.User)
+		}
+	}
 	if p.Lease != nil {
 		release, err := p.Lease.Lease(ctx, fmt.Sprintf("file.%d", id), leaseTTL)
 		if err != nil {
@@ -126,7 +136,7 @@ func (p *Pipeline) Process(ctx context.Context, job hs.IndexJob) error {
 		return p.fanOut(ctx, job.User, info)
 	}
 	fresh := !slices.Contains(st.Readers, job.User) || st.Paths[job.User] != info.Path
-	if err := p.sync(ctx, st, job.User, info, job.Reason == hs.ReasonRetry); err != nil {
+	if err := p.sync(ctx, st, job.User, info, job.Reason == hs.ReasonRetry, job.OCR); err != nil {
 		return err
 	}
 	if fresh && job.Reason == hs.ReasonEvent && slices.Contains(st.Readers, job.User) {
@@ -165,9 +175,19 @@ func (p *Pipeline) state(ctx context.Context, id hs.FileID) (*hs.FileState, erro
 }
 
 // sync makes the index match info, which user can see.
-func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, info hs.FileInfo, retry bool) error {
+// On the OCR lane (ocr) text is also recognised in images and scans;
+// elsewhere such a file returns an error wrapping hs.ErrNeedsOCR, which
+// moves the job to that lane.
+func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, info hs.FileInfo, retry, ocr bool) error {
 	changed := addReader(st, user, info.Path)
-	if reason := p.rules().Excluded(info); reason != "" {
+	reason := p.rules().Excluded(info)
+	if reason == "" {
+		var err error
+		if reason, err = p.noIndex(ctx, st, user, info); err != nil {
+			return p.pending(ctx, st, info, err)
+		}
+	}
+	if reason != "" {
 		return p.finish(ctx, st, info, hs.StatusSkipped, reason)
 	}
 	ruleLifted := st.Status == hs.StatusSkipped && IsRuleReason(st.Error) // and it no longer applies
@@ -187,7 +207,10 @@ func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, i
 	if !p.Extract.Supported(path.Base(info.Path), info.MIME) {
 		return p.finish(ctx, st, info, hs.StatusSkipped, "unsupported file type "+info.MIME)
 	}
-	text, err := p.extract(ctx, user, info)
+	text, err := p.extract(ctx, user, info, ocr)
+	if errors.Is(err, hs.ErrNeedsOCR) {
+		return p.awaitOCR(ctx, st, info, err)
+	}
 	if err != nil {
 		switch hs.ErrorKind(err) {
 		case hs.EINVALID, hs.ETOOLARGE:
@@ -260,6 +283,23 @@ func (p *Pipeline) finish(ctx context.Context, st *hs.FileState, info hs.FileInf
 	st.Status, st.Error, st.Chunks, st.Index = status, reason, 0, p.IndexID
 	p.logger().Info("file not indexed", "file_id", info.ID, "status", status, "reason", reason)
 	return p.putState(ctx, st)
+}
+
+// WaitingForOCR is the Error of a file state while its job waits on the
+// queue's OCR lane.
+const WaitingForOCR = "waiting for text recognition (OCR)"
+
+// awaitOCR records that the file waits for the OCR lane and returns err
+// (which wraps hs.ErrNeedsOCR) for the queue to move the job there.
+func (p *Pipeline) awaitOCR(ctx context.Context, st *hs.FileState, info hs.FileInfo, err error) error {
+	if st.Status == "" {
+		st.Status = hs.StatusPending
+	}
+	st.Error = WaitingForOCR
+	if perr := p.putState(ctx, st); perr != nil {
+		p.logger().Warn("recording the wait for OCR failed", "file_id", info.ID, "error", perr)
+	}
+	return err
 }
 
 // pending records a transient failure (so status can say why) and returns

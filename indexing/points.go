@@ -9,7 +9,7 @@ import (
 )
 
 // extract downloads the file as user and extracts its text.
-func (p *Pipeline) extract(ctx context.Context, user hs.UserID, info hs.FileInfo) (hs.Text, error) {
+func (p *Pipeline) extract(ctx context.Context, user hs.UserID, info hs.FileInfo, ocr bool) (hs.Text, error) {
 	max := p.rules().MaxSize
 	if max <= 0 {
 		max = 1 << 40
@@ -19,7 +19,11 @@ func (p *Pipeline) extract(ctx context.Context, user hs.UserID, info hs.FileInfo
 		return hs.Text{}, fmt.Errorf("download %s: %w", info.Path, err)
 	}
 	defer body.Close()
-	text, err := p.Extract.Extract(ctx, path.Base(info.Path), info.MIME, body)
+	extract := p.Extract.Extract
+	if x, ok := p.Extract.(OCRExtractor); ok && ocr {
+		extract = x.ExtractOCR
+	}
+	text, err := extract(ctx, path.Base(info.Path), info.MIME, body)
 	if err != nil {
 		return hs.Text{}, fmt.Errorf("extract %s: %w", info.Path, err)
 	}
@@ -46,7 +50,16 @@ func (p *Pipeline) write(ctx context.Context, meta hs.FileMeta, text hs.Text) (w
 	var w written
 	var first []hs.Point // held until a second batch shows the file is large
 	batches := 0
+	recognised := map[int]bool{}
+	for _, pg := range text.Pages {
+		if pg.OCR {
+			recognised[pg.Number] = true
+		}
+	}
 	err := p.Chunk.ChunkEach(meta.ID, text, writeBatch, func(chunks []hs.Chunk) error {
+		for i := range chunks {
+			chunks[i].OCR = recognised[chunks[i].Page]
+		}
 		points, err := p.points(ctx, meta, chunks, &w.miss)
 		if err != nil {
 			return err

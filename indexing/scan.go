@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path"
 	"slices"
 	"sync"
 	"time"
@@ -220,26 +221,38 @@ func (s *Scanner) scanOne(ctx context.Context, user hs.UserID, known map[hs.File
 		r := s.Rules()
 		rules = &r
 	}
+	// A folder's NoIndexFile may come after its subfolders in the walk:
+	// files are decided once the whole tree was seen.
+	var files []hs.FileInfo
+	marked := map[string]bool{}
 	err := s.Tree.Walk(ctx, user, "/", func(f hs.FileInfo) error {
 		if f.IsDir {
 			return nil
 		}
+		if path.Base(f.Path) == NoIndexFile {
+			marked[path.Dir(f.Path)] = true
+		}
+		files = append(files, hs.FileInfo{ID: f.ID, Path: f.Path, ETag: f.ETag, MIME: f.MIME, Size: f.Size, Owner: f.Owner})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("walk: %w", err)
+	}
+	for _, f := range files {
 		seen[f.ID] = true
 		s.mu.Lock()
 		s.progress.FilesSeen++
 		s.mu.Unlock()
 		st, ok := known[f.ID]
-		if ok && st.ETag == f.ETag && st.Index == indexID && st.Paths[user] == f.Path && slices.Contains(st.Readers, user) && st.Status != hs.StatusPending && !ruleChanged(rules, st, f) {
-			return nil
+		if ok && st.ETag == f.ETag && st.Index == indexID && st.Paths[user] == f.Path && slices.Contains(st.Readers, user) && st.Status != hs.StatusPending && !ruleChanged(rules, st, f, noIndexOf(marked, user, st, f)) {
+			continue
 		}
 		batch = append(batch, hs.IndexJob{FileID: f.ID, User: user, Path: f.Path, Reason: hs.ReasonScan, Time: now})
 		if len(batch) >= enqueueBatch {
-			return flush()
+			if err := flush(); err != nil {
+				return err
+			}
 		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("walk: %w", err)
 	}
 	for id, st := range known {
 		if !seen[id] {
@@ -262,13 +275,29 @@ func (s *Scanner) scanOne(ctx context.Context, user hs.UserID, known map[hs.File
 	return nil
 }
 
-// ruleChanged reports whether the rules now decide differently about f
-// than its state records.
-func ruleChanged(rules *Rules, st hs.FileState, f hs.FileInfo) bool {
-	if rules == nil {
-		return false
+// noIndexOf is the NoIndexFile reason of f in user's tree, marked being
+// the folders holding one. Only the owner's tree decides (as the pipeline
+// does); for a file user does not own, the recorded reason stands.
+func noIndexOf(marked map[string]bool, user hs.UserID, st hs.FileState, f hs.FileInfo) string {
+	if f.Owner != "" && f.Owner != user {
+		if IsNoIndexReason(st.Error) {
+			return st.Error
+		}
+		return ""
 	}
-	reason := rules.Excluded(f)
+	return noIndexIn(marked, f.Path)
+}
+
+// ruleChanged reports whether the rules, and noIndex (a NoIndexFile
+// reason, or ""), now decide differently about f than its state records.
+func ruleChanged(rules *Rules, st hs.FileState, f hs.FileInfo, noIndex string) bool {
+	reason := ""
+	if rules != nil {
+		reason = rules.Excluded(f)
+	}
+	if reason == "" {
+		reason = noIndex
+	}
 	byRule := st.Status == hs.StatusSkipped && IsRuleReason(st.Error)
 	return reason != "" && (!byRule || st.Error != reason) || reason == "" && byRule
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -96,5 +97,22 @@ func TestPageEnd(t *testing.T) {
 		if got := pageEnd(text, tt.start, tt.n); got != tt.want {
 			t.Errorf("pageEnd(%d, %d) = %d (%q), want %d", tt.start, tt.n, got, string(text[tt.start:got]), tt.want)
 		}
+	}
+}
+
+// TestRenderSearchMarksOCR: a passage recognised from a scan says so in
+// the text content, beside its page; the structured content has "ocr".
+func TestRenderSearchMarksOCR(t *testing.T) {
+	out := searchOutput{Results: []searchResult{{
+		FileID: 7, Title: "scan", Path: "/Scans/scan.pdf", DocType: "file",
+		Chunks: []chunk{{ChunkNo: 0, Text: "invoice bicycle", Page: 2, OCR: true}, {ChunkNo: 1, Text: "typed text", Page: 3}},
+	}}}
+	text := renderSearch(out)
+	if !strings.Contains(text, "[chunk 0, page 2, text recognised by OCR]") || strings.Contains(text, "[chunk 1, page 3, text recognised") {
+		t.Errorf("text content:\n%s", text)
+	}
+	b, _ := json.Marshal(out.Results[0].Chunks)
+	if !strings.Contains(string(b), `"page":2,"ocr":true`) || strings.Count(string(b), `"ocr"`) != 1 {
+		t.Errorf("structured chunks %s", b)
 	}
 }

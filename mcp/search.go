@@ -105,6 +105,9 @@ type chunk struct {
 	Text     string   `json:"text"`
 	Page     int      `json:"page,omitempty"`
 	Headings []string `json:"headings,omitempty"`
+	// OCR says Text was recognised from a scan or photo: words may be
+	// misread.
+	OCR bool `json:"ocr,omitempty"`
 }
 
 // search runs nc_semantic_search.
@@ -134,7 +137,7 @@ func (h *handler) search(ctx context.Context, user hs.UserID, in searchInput) (s
 			MIME: d.MIME, Modified: d.Modified, Relevance: d.Relevance, Excerpt: excerpt(d.Excerpt),
 		}
 		for _, e := range append([]hs.Excerpt{d.Excerpt}, d.More...) {
-			r.Chunks = append(r.Chunks, chunk{ChunkNo: e.ChunkNo, Text: e.Text, Page: e.Page, Headings: e.Headings})
+			r.Chunks = append(r.Chunks, chunk{ChunkNo: e.ChunkNo, Text: e.Text, Page: e.Page, Headings: e.Headings, OCR: e.OCR})
 		}
 		out.Results = append(out.Results, r)
 	}
@@ -264,6 +267,9 @@ func renderSearch(out searchOutput) string {
 			}
 			if len(c.Headings) > 0 {
 				fmt.Fprintf(&b, ", %s", strings.Join(c.Headings, " › "))
+			}
+			if c.OCR {
+				b.WriteString(", text recognised by OCR")
 			}
 			b.WriteString("]\n")
 			b.WriteString(indent(c.Text, "   "))

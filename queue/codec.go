@@ -82,6 +82,11 @@ func retrySubject(job hybridsearch.IndexJob, key string) string {
 	return laneSubject(retryRoot, job, key)
 }
 
+// ocrSubject is subject on the OCR lane ("hs.ocr....").
+func ocrSubject(job hybridsearch.IndexJob, key string) string {
+	return laneSubject(ocrRoot, job, key)
+}
+
 func laneSubject(root string, job hybridsearch.IndexJob, key string) string {
 	if job.FileID > 0 {
 		sum := sha256.Sum256([]byte(job.User))

@@ -133,7 +133,7 @@ func (q *Queue) watchMaxDeliveries() (stop func(), err error) {
 		stream   jetstream.Stream
 		name     string
 		consumer string
-	}{{q.stream, q.opts.Stream, ConsumerName}, {q.retry, q.opts.Stream + retryStreamSuffix, RetryConsumer}} {
+	}{{q.stream, q.opts.Stream, ConsumerName}, {q.retry, q.opts.Stream + retryStreamSuffix, RetryConsumer}, {q.ocr, q.opts.Stream + ocrStreamSuffix, OCRConsumer}} {
 		subject := fmt.Sprintf("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.%s.%s", l.name, l.consumer)
 		sub, err := q.nc.QueueSubscribe(subject, "hs-dead", func(m *nats.Msg) {
 			var a maxDeliveriesAdvisory

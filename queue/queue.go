@@ -16,6 +16,7 @@ const (
 	DefaultStream = "HYBRIDSEARCH_JOBS" // the work-queue stream
 	ConsumerName  = "indexer"           // the durable pull consumer of fresh jobs
 	RetryConsumer = "retrier"           // the durable pull consumer of the retry lane
+	OCRConsumer   = "recognizer"        // the durable pull consumer of the OCR lane
 	FilesBucket   = "HS_FILES"          // per-file state
 	DeadBucket    = "HS_DEAD"           // dead letters
 	LeasesBucket  = "HS_LEASES"         // per-file leases
@@ -25,6 +26,10 @@ const (
 	// retryStreamSuffix names the retry lane's stream after the work
 	// queue's: HYBRIDSEARCH_JOBS_RETRY.
 	retryStreamSuffix = "_RETRY"
+	// ocrRoot and ocrStreamSuffix are the OCR lane's subjects and stream
+	// (HYBRIDSEARCH_JOBS_OCR).
+	ocrRoot         = "hs.ocr"
+	ocrStreamSuffix = "_OCR"
 )
 
 // Options configure a Queue. Zero fields take the documented defaults.
@@ -63,6 +68,16 @@ type Options struct {
 	// retries wait in the stream (nothing is lost) and fresh work is not
 	// affected.
 	RetryMaxAckPending int
+	// OCRWorkers is how many handlers run jobs of the OCR lane at once,
+	// beside Workers and RetryWorkers; default 1. A job whose handler
+	// returns hybridsearch.ErrNeedsOCR moves to that lane (a separate
+	// stream and consumer) with IndexJob.OCR set, so a long scan never
+	// holds back fresh work; its retries stay on the lane.
+	OCRWorkers int
+	// OCRHandlerTimeout bounds one handler call on the OCR lane; default
+	// 2 h (recognising a long scan takes a while; pages have their own
+	// timeout).
+	OCRHandlerTimeout time.Duration
 	// HandlerTimeout bounds one handler call; default 10 min.
 	HandlerTimeout time.Duration
 	// DrainTimeout bounds how long Run waits for running handlers after its
@@ -81,7 +96,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Outcome, if non-nil, is told each job's outcome once it is decided:
 	// done, dropped (cannot succeed), retry, busy (another worker holds
-	// the file), dead (retries used up) or interrupted (shutdown).
+	// the file), dead (retries used up), interrupted (shutdown) or ocr
+	// (moved to the OCR lane).
 	Outcome func(outcome string)
 
 	// noKeyTTL forces the lease fallback for servers without per-key TTL
@@ -123,6 +139,12 @@ func (o Options) withDefaults() Options {
 	if o.RetryMaxAckPending <= 0 {
 		o.RetryMaxAckPending = 10000
 	}
+	if o.OCRWorkers <= 0 {
+		o.OCRWorkers = 1
+	}
+	if o.OCRHandlerTimeout <= 0 {
+		o.OCRHandlerTimeout = 2 * time.Hour
+	}
 	if o.HandlerTimeout <= 0 {
 		o.HandlerTimeout = 10 * time.Minute
 	}
@@ -160,6 +182,8 @@ type Queue struct {
 	consumer jetstream.Consumer
 	retry    jetstream.Stream   // the retry lane
 	retrier  jetstream.Consumer // its consumer
+	ocr      jetstream.Stream   // the OCR lane
+	ocrer    jetstream.Consumer // its consumer
 	files    jetstream.KeyValue
 	dead     jetstream.KeyValue
 	leases   jetstream.KeyValue
@@ -195,6 +219,9 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Queue, error) {
 		return nil, unavailable(fmt.Errorf("queue: open: consumer %s: %w", ConsumerName, err))
 	}
 	if err := q.openRetryLane(ctx); err != nil {
+		return nil, err
+	}
+	if err := q.openOCRLane(ctx); err != nil {
 		return nil, err
 	}
 	if q.files, err = q.bucket(ctx, jetstream.KeyValueConfig{Bucket: FilesBucket, Description: "hybridsearch per-file state"}); err != nil {
@@ -257,6 +284,32 @@ func (q *Queue) openRetryLane(ctx context.Context) error {
 	return nil
 }
 
+// openOCRLane creates the OCR lane: a work-queue stream on hs.ocr.> (the
+// newest job per file and user) and its durable consumer. Like the retry
+// lane, attempts are counted in the message.
+func (q *Queue) openOCRLane(ctx context.Context) error {
+	o := q.opts
+	name := o.Stream + ocrStreamSuffix
+	var err error
+	q.ocr, err = q.js.CreateOrUpdateStream(ctx, jobStream(o, name, "hybridsearch index jobs that need OCR", ocrRoot))
+	if err != nil {
+		return unavailable(fmt.Errorf("queue: open: stream %s: %w", name, err))
+	}
+	q.ocrer, err = q.ocr.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable:       OCRConsumer,
+		Description:   "hybridsearch text recognition",
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       o.AckWait,
+		MaxDeliver:    retryLaneMaxDeliver,
+		MaxAckPending: o.RetryMaxAckPending,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+	})
+	if err != nil {
+		return unavailable(fmt.Errorf("queue: open: consumer %s: %w", OCRConsumer, err))
+	}
+	return nil
+}
+
 func (q *Queue) bucket(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
 	cfg.History = 1
 	cfg.Storage = jetstream.FileStorage
@@ -303,10 +356,10 @@ func (q *Queue) openLeases(ctx context.Context) error {
 }
 
 // Pending returns the number of jobs waiting plus those delivered and not
-// yet decided (running or waiting out a retry delay), on both lanes.
+// yet decided (running or waiting out a retry delay), on every lane.
 func (q *Queue) Pending(ctx context.Context) (int, error) {
 	n := 0
-	for _, c := range []jetstream.Consumer{q.consumer, q.retrier} {
+	for _, c := range []jetstream.Consumer{q.consumer, q.retrier, q.ocrer} {
 		info, err := c.Info(ctx)
 		if err != nil {
 			return 0, unavailable(fmt.Errorf("queue: pending: %w", err))
@@ -316,15 +369,15 @@ func (q *Queue) Pending(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// Backlog returns Pending and when the oldest message still in the fresh
-// or retry lane was queued (zero when both are empty), for the metrics.
+// Backlog returns Pending and when the oldest message still in the fresh,
+// retry or OCR lane was queued (zero when all are empty), for the metrics.
 func (q *Queue) Backlog(ctx context.Context) (int, time.Time, error) {
 	n, err := q.Pending(ctx)
 	if err != nil {
 		return 0, time.Time{}, err
 	}
 	var oldest time.Time
-	for _, s := range []jetstream.Stream{q.stream, q.retry} {
+	for _, s := range []jetstream.Stream{q.stream, q.retry, q.ocr} {
 		info, err := s.Info(ctx)
 		if err != nil {
 			return 0, time.Time{}, unavailable(fmt.Errorf("queue: backlog: %w", err))

@@ -138,8 +138,8 @@ func TestOpenIsIdempotent(t *testing.T) {
 	for n := range names.Name() {
 		got = append(got, n)
 	}
-	if len(got) != 5 { // jobs stream, retry lane and three buckets
-		t.Errorf("streams after three Opens = %v, want 5", got)
+	if len(got) != 6 { // jobs stream, retry and OCR lanes, three buckets
+		t.Errorf("streams after three Opens = %v, want 6", got)
 	}
 }
 

@@ -30,15 +30,22 @@ const (
 // job; see Run.
 type Handler func(ctx context.Context, job hybridsearch.IndexJob) error
 
-// lane is one of the queue's two consumers: fresh jobs, or retries.
+// lane is one of the queue's three consumers: fresh jobs, retries, or
+// jobs that need OCR.
 type lane struct {
 	name     string
 	consumer jetstream.Consumer
 	retry    bool
+	ocr      bool
 }
 
+// counted reports whether the lane's messages carry their attempt and
+// due time (an envelope), rather than counting deliveries.
+func (l *lane) counted() bool { return l.retry || l.ocr }
+
 // Run processes jobs with Options.Workers concurrent handlers on the fresh
-// lane and Options.RetryWorkers on the retry lane, all sharing the durable
+// lane, Options.RetryWorkers on the retry lane and Options.OCRWorkers on
+// the OCR lane, all sharing the durable
 // consumers, so any number of processes can call Run on the same stream.
 // It blocks until ctx is done, then stops fetching, waits up to
 // DrainTimeout for running handlers (their contexts are not cancelled by
@@ -59,6 +66,9 @@ type lane struct {
 //     where one user's retries take at most RetryPerUser workers and
 //     wait their turns behind the others'), until attempt MaxDeliver, which writes a DeadLetter and terminates
 //     the job; an existing file state is marked StatusFailed.
+//   - hybridsearch.ErrNeedsOCR (fresh or retry lane): the job moves to the
+//     OCR lane (Options.OCRWorkers), where the handler gets it with
+//     IndexJob.OCR set and its retries stay; attempts start afresh.
 //   - ErrLeaseHeld is not a failure: the job is tried again after
 //     LeaseRetry on its own lane; on the fresh lane's last delivery it is
 //     queued afresh unless a newer job for the file is already waiting.
@@ -87,6 +97,7 @@ func (q *Queue) Run(ctx context.Context, handle Handler) error {
 	defer stopWorkers(nil)
 	fresh := &lane{name: "fresh", consumer: q.consumer}
 	retry := &lane{name: "retry", consumer: q.retrier, retry: true}
+	ocr := &lane{name: "ocr", consumer: q.ocrer, ocr: true}
 	var wg sync.WaitGroup
 	for range q.opts.Workers {
 		wg.Go(func() { q.work(wctx, hctx, fresh, handle, stopWorkers) })
@@ -94,7 +105,10 @@ func (q *Queue) Run(ctx context.Context, handle Handler) error {
 	for range q.opts.RetryWorkers {
 		wg.Go(func() { q.work(wctx, hctx, retry, handle, stopWorkers) })
 	}
-	q.log.Info("queue workers started", "workers", q.opts.Workers, "retry_workers", q.opts.RetryWorkers, "stream", q.opts.Stream)
+	for range q.opts.OCRWorkers {
+		wg.Go(func() { q.work(wctx, hctx, ocr, handle, stopWorkers) })
+	}
+	q.log.Info("queue workers started", "workers", q.opts.Workers, "retry_workers", q.opts.RetryWorkers, "ocr_workers", q.opts.OCRWorkers, "stream", q.opts.Stream)
 	<-wctx.Done()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -177,13 +191,19 @@ func (q *Queue) process(hctx context.Context, l *lane, msg jetstream.Msg, handle
 	}
 	attempt := int(md.NumDelivered)
 	due := job.NotBefore
-	if l.retry {
-		attempt = max(env.Attempt, 2)
+	if l.counted() {
+		attempt = max(env.Attempt, 1)
+		if l.retry {
+			attempt = max(attempt, 2)
+		}
 		if env.Due.After(due) {
 			due = env.Due
 		}
 	}
-	if wait := time.Until(due); wait > 0 && (l.retry || attempt < q.opts.MaxDeliver) {
+	if l.ocr {
+		job.OCR = true
+	}
+	if wait := time.Until(due); wait > 0 && (l.counted() || attempt < q.opts.MaxDeliver) {
 		// Not due yet (an event that precedes its change, or a retry
 		// waiting out its backoff): come back then.
 		_ = msg.NakWithDelay(wait)
@@ -199,7 +219,7 @@ func (q *Queue) process(hctx context.Context, l *lane, msg jetstream.Msg, handle
 		defer release()
 	}
 	start := time.Now()
-	err = q.call(hctx, msg, key, job, handle)
+	err = q.call(hctx, l, msg, key, job, handle)
 	log := q.log.With("key", key, "file_id", job.FileID, "user_id", job.User, "lane", l.name, "attempt", attempt,
 		"duration_ms", time.Since(start).Milliseconds())
 	q.decide(hctx, l, msg, md, attempt, key, job, err, log)
@@ -207,8 +227,12 @@ func (q *Queue) process(hctx context.Context, l *lane, msg jetstream.Msg, handle
 
 // call runs handle with a deadline and the in-progress ticker,
 // turning a panic into an EINTERNAL error.
-func (q *Queue) call(hctx context.Context, msg jetstream.Msg, key string, job hybridsearch.IndexJob, handle Handler) (err error) {
-	ctx, cancel := context.WithTimeout(hctx, q.opts.HandlerTimeout)
+func (q *Queue) call(hctx context.Context, l *lane, msg jetstream.Msg, key string, job hybridsearch.IndexJob, handle Handler) (err error) {
+	timeout := q.opts.HandlerTimeout
+	if l.ocr {
+		timeout = q.opts.OCRHandlerTimeout
+	}
+	ctx, cancel := context.WithTimeout(hctx, timeout)
 	defer cancel()
 	stop := q.keepAlive(ctx, msg)
 	defer stop()
@@ -253,7 +277,7 @@ func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jet
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(hctx), decideTimeout)
 	defer cancel()
 	kind := hybridsearch.ErrorKind(herr)
-	lastDelivery := !l.retry && int(md.NumDelivered) >= q.opts.MaxDeliver
+	lastDelivery := !l.counted() && int(md.NumDelivered) >= q.opts.MaxDeliver
 	var err error
 	outcome := "retry"
 	defer func() {
@@ -266,6 +290,18 @@ func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jet
 		err = msg.DoubleAck(ctx)
 		outcome = "done"
 		log.Debug("job done")
+	case errors.Is(herr, hybridsearch.ErrNeedsOCR) && !l.ocr:
+		// Recognition runs on its own lane, beside fresh work.
+		if rerr := q.publishLane(ctx, ocrSubject(job, key), q.ocr, key, job, 1, time.Now(), MsgID(job)+".ocr"); rerr != nil {
+			log.Warn("OCR lane unavailable; the job waits on its own lane", slog.Any("error", rerr))
+			err = msg.NakWithDelay(q.backoff(attempt))
+		} else {
+			err, outcome = msg.DoubleAck(ctx), "ocr"
+			log.Info("job moved to the OCR lane")
+		}
+	case errors.Is(herr, hybridsearch.ErrNeedsOCR):
+		err, outcome = msg.TermWithReason("needs OCR on the OCR lane"), "dropped"
+		log.Error("job on the OCR lane asked for OCR again; dropped", slog.Any("error", herr))
 	case kind == hybridsearch.EINVALID || kind == hybridsearch.ENOTFOUND || kind == hybridsearch.ETOOLARGE:
 		err = msg.TermWithReason(kind)
 		outcome = "dropped"
@@ -284,7 +320,11 @@ func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jet
 		err, outcome = msg.Term(), "busy"
 	case attempt < q.opts.MaxDeliver && !lastDelivery:
 		delay := q.backoff(attempt)
-		if rerr := q.scheduleRetry(ctx, key, job, attempt+1, time.Now().Add(delay)); rerr != nil {
+		schedule := q.scheduleRetry
+		if l.ocr {
+			schedule = q.scheduleOCRRetry // recognition is retried on its lane
+		}
+		if rerr := schedule(ctx, key, job, attempt+1, time.Now().Add(delay)); rerr != nil {
 			// The retry lane is unreachable: keep the job here instead.
 			log.Warn("retry lane unavailable; the job waits on its own lane", slog.Any("error", rerr))
 			err = msg.NakWithDelay(delay)
@@ -333,17 +373,29 @@ func (q *Queue) scheduleRetry(ctx context.Context, key string, job hybridsearch.
 	return q.publishRetry(ctx, key, job, attempt, due, MsgID(job)+".r"+strconv.Itoa(attempt))
 }
 
+// scheduleOCRRetry puts attempt number attempt of an OCR job back on the
+// OCR lane, to run at due.
+func (q *Queue) scheduleOCRRetry(ctx context.Context, key string, job hybridsearch.IndexJob, attempt int, due time.Time) error {
+	return q.publishLane(ctx, ocrSubject(job, key), q.ocr, key, job, attempt, due, MsgID(job)+".ocr"+strconv.Itoa(attempt))
+}
+
 // publishRetry publishes a retry-lane message with the message id id.
 func (q *Queue) publishRetry(ctx context.Context, key string, job hybridsearch.IndexJob, attempt int, due time.Time, id string) error {
+	return q.publishLane(ctx, retrySubject(job, key), q.retry, key, job, attempt, due, id)
+}
+
+// publishLane publishes an envelope of job (attempt, due) on subj of the
+// lane stream s with the message id id.
+func (q *Queue) publishLane(ctx context.Context, subj string, s jetstream.Stream, key string, job hybridsearch.IndexJob, attempt int, due time.Time, id string) error {
 	data, err := json.Marshal(envelope{V: codecVersion, IndexJob: job, Attempt: attempt, Due: due.UTC()})
 	if err != nil {
-		return fmt.Errorf("queue: retry %s: %w", key, err)
+		return fmt.Errorf("queue: requeue %s: %w", key, err)
 	}
-	m := nats.NewMsg(retrySubject(job, key))
+	m := nats.NewMsg(subj)
 	m.Data = data
 	m.Header.Set(jetstream.MsgIDHeader, id)
-	if _, err := q.js.PublishMsg(ctx, m, jetstream.WithExpectStream(q.retry.CachedInfo().Config.Name)); err != nil {
-		return unavailable(fmt.Errorf("queue: retry %s: %w", key, err))
+	if _, err := q.js.PublishMsg(ctx, m, jetstream.WithExpectStream(s.CachedInfo().Config.Name)); err != nil {
+		return unavailable(fmt.Errorf("queue: requeue %s on %s: %w", key, s.CachedInfo().Config.Name, err))
 	}
 	return nil
 }

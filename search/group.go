@@ -124,6 +124,7 @@ func (p *plan) excerpt(c hs.Point) hs.Excerpt {
 		Text:       c.Chunk.Text,
 		Page:       c.Chunk.Page,
 		Headings:   c.Chunk.Headings,
+		OCR:        c.Chunk.OCR,
 		Highlights: p.match.highlights(c.Chunk.Text),
 	}
 }

@@ -40,7 +40,7 @@ func ReaderPrefixes(meta hybridsearch.FileMeta) []string {
 }
 
 // pointFields are the payload fields a point is read back from.
-var pointFields = append([]string{"chunk_no", "text", "start", "end", "headings", "page", "hash"}, metaFields...)
+var pointFields = append([]string{"chunk_no", "text", "start", "end", "headings", "page", "hash", "ocr"}, metaFields...)
 
 // cleanFileMeta returns meta with sorted, unique, non-empty readers of its
 // own and the modification time in UTC, cut to whole seconds as Qdrant
@@ -87,6 +87,9 @@ func pointPayload(meta hybridsearch.FileMeta, c hybridsearch.Chunk) map[string]*
 	p["headings"] = stringList(c.Headings)
 	p["page"] = qdrant.NewValueInt(int64(c.Page))
 	p["hash"] = qdrant.NewValueString(c.Hash)
+	if c.OCR {
+		p["ocr"] = qdrant.NewValueBool(true) // absent on text that was not recognised
+	}
 	return p
 }
 
@@ -122,6 +125,7 @@ func pointOf(id *qdrant.PointId, payload map[string]*qdrant.Value, vectors *qdra
 			Headings: stringsOf(payload["headings"]),
 			Page:     int(intValue(payload["page"])),
 			Hash:     payload["hash"].GetStringValue(),
+			OCR:      payload["ocr"].GetBoolValue(),
 		},
 		File: meta,
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -92,14 +93,15 @@ type Main struct {
 	closeErr    error
 	done        chan error
 
-	eng      atomic.Pointer[Engine]         // the indexing engine
-	serve    atomic.Pointer[Engine]         // the serving engine
-	retiring sync.WaitGroup                 // engines being closed
-	extract  extractor                      // shared by every engine's pipeline
-	rules    atomic.Pointer[indexing.Rules] // exclusions in force
-	scanTick chan struct{}                  // the scan interval changed
-	setMu    sync.Mutex                     // serializes applySettings
-	settings atomic.Pointer[settingsState]  // the admin settings as last applied
+	eng      atomic.Pointer[Engine]             // the indexing engine
+	serve    atomic.Pointer[Engine]             // the serving engine
+	retiring sync.WaitGroup                     // engines being closed
+	extract  extractor                          // shared by every engine's pipeline
+	rules    atomic.Pointer[indexing.Rules]     // exclusions in force, but the paused users
+	paused   atomic.Pointer[map[hs.UserID]bool] // users who paused indexing their files
+	scanTick chan struct{}                      // the scan interval changed
+	setMu    sync.Mutex                         // serializes applySettings
+	settings atomic.Pointer[settingsState]      // the admin settings as last applied
 }
 
 // NewMain returns a Main for cfg; Run starts it.
@@ -169,7 +171,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.Lifecycle = exapp.New(ctx, m.Nextcloud, exapp.Options{
 		AppID: cfg.AppID, Version: cfg.AppVersion, DisplayName: cfg.AppDisplayName, Logger: m.Logger,
-		SettingsForms: []nextcloud.SettingsForm{adminForm(cfg)},
+		SettingsForms: []nextcloud.SettingsForm{adminForm(cfg), personalForm(cfg)},
 		FileActions:   []nextcloud.FileAction{exapp.SimilarAction},
 		Steps: []exapp.InitStep{
 			{Name: "reach Nextcloud", Run: func(ctx context.Context, _ func(float64)) error { return m.pingNextcloud(ctx) }},
@@ -239,7 +241,7 @@ func (m *Main) openQueue(ctx context.Context) error {
 		ackWait = 30 * time.Second
 	}
 	m.Queue, err = queue.Open(ctx, nc, queue.Options{
-		Workers: m.Config.Workers, Backoff: m.Config.RetryBackoff, Logger: m.Logger,
+		Workers: m.Config.Workers, OCRWorkers: max(m.Config.OCRWorkers, 1), Backoff: m.Config.RetryBackoff, Logger: m.Logger,
 		Replicas: m.Config.NATSReplicas,
 		// A job held by a process that died is redelivered after AckWait;
 		// live workers keep theirs with InProgress every AckWait/3.
@@ -336,6 +338,7 @@ const userListMaxAge = 15 * time.Second
 // exclusion rules in force, the user directory, the scanner and the share
 // refresher.
 func (m *Main) startIndexing(ctx context.Context, cfg Config) error {
+	m.extract.setOCR(extract.OCR{Off: cfg.OCRWorkers == 0, Languages: cfg.OCRLanguages, PageTimeout: cfg.OCRPageTimeout, MaxPages: cfg.OCRMaxPages})
 	m.extract.setLimit(cfg.MaxFileSize)
 	rules := rulesOf(cfg)
 	m.rules.Store(&rules)
@@ -384,6 +387,7 @@ func (m *Main) buildPipeline(e *Engine) {
 		"nextcloud": m.pingNextcloud,
 		"store":     e.Store.Health,
 		"settings":  m.checkSettings,
+		"ocr":       m.extract.checkOCR,
 	}
 	if e.Embedder != nil {
 		e.Pipeline.Embed = e.Embedder
@@ -456,6 +460,10 @@ func (m *Main) startWorkers(ctx context.Context) {
 	}
 	m.goComponent(ctx, "settings watcher", func(ctx context.Context) error {
 		m.watchSettings(ctx)
+		return nil
+	})
+	m.goComponent(ctx, "pause watcher", func(ctx context.Context) error {
+		m.watchPauses(ctx)
 		return nil
 	})
 }
@@ -645,17 +653,48 @@ func (m *Main) close() error {
 }
 
 // extractor adds the format check to extract.Extractor, and lets the
-// largest file change while the pipeline runs (admin settings).
+// largest file and the OCR languages change while the pipeline runs
+// (admin settings).
 type extractor struct {
 	cur atomic.Pointer[extract.Extractor]
+	mu  sync.Mutex
+	ocr extract.OCR // of every Extractor made
 }
 
 func (x *extractor) setLimit(maxBytes int64) {
-	x.cur.Store(&extract.Extractor{MaxInputBytes: maxBytes})
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.cur.Store(&extract.Extractor{MaxInputBytes: maxBytes, OCR: x.ocr})
+}
+
+// setOCR sets the OCR configuration of the extractors setLimit makes.
+func (x *extractor) setOCR(o extract.OCR) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.ocr = o
+}
+
+// setOCRLanguages changes the languages recognised, now and later.
+func (x *extractor) setOCRLanguages(langs []string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.ocr.Languages = slices.Clone(langs)
+	x.cur.Load().SetOCRLanguages(langs)
 }
 
 func (x *extractor) Extract(ctx context.Context, name, mime string, r io.Reader) (hs.Text, error) {
 	return x.cur.Load().Extract(ctx, name, mime, r)
+}
+
+func (x *extractor) ExtractOCR(ctx context.Context, name, mime string, r io.Reader) (hs.Text, error) {
+	return x.cur.Load().ExtractOCR(ctx, name, mime, r)
+}
+
+// checkOCR is the "ocr" component of the status: "OCR unavailable:
+// <reason>" when recognition cannot run, or the languages not installed.
+func (x *extractor) checkOCR(context.Context) error {
+	_, err := x.cur.Load().OCRStatus()
+	return err
 }
 
 func (*extractor) Supported(name, mime string) bool { return extract.Supported(name, mime) }

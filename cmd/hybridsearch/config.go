@@ -45,8 +45,15 @@ type Config struct {
 	MaxFileSize  int64
 	ExcludePaths []string // path globs never indexed
 	ExcludeMIME  []string // MIME types never indexed ("image/*" allowed)
-	LogLevel     string   // debug, info, warn, error
-	LogFormat    string   // text, json
+	// OCR: workers of the queue's OCR lane (0 turns recognition off),
+	// languages recognised besides eng, deu and jpn, the timeout of one
+	// page and the pages recognised per file.
+	OCRWorkers     int
+	OCRLanguages   []string
+	OCRPageTimeout time.Duration
+	OCRMaxPages    int
+	LogLevel       string // debug, info, warn, error
+	LogFormat      string // text, json
 	// MetricsAddr is a TCP address serving only /metrics, /healthz and
 	// /readyz ("" = none besides the app's own port; the worker's only
 	// listener, default :9090 there).
@@ -205,6 +212,25 @@ var envVars = []envVar{
 		c.ExcludeMIME = splitList(v)
 		return nil
 	}},
+	{"OCR_WORKERS", "1", false, "files whose text is recognised (OCR) at the same time, 0-16, beside WORKERS; 0 turns OCR off", setInt(func(c *Config) *int { return &c.OCRWorkers }, 0, 16)},
+	{"OCR_LANGUAGES", "", false, "comma-separated tesseract languages recognised besides eng, deu and jpn, e.g. fra,spa (Debian: tesseract-ocr-<code>)", func(c *Config, v string) error {
+		c.OCRLanguages = splitList(v)
+		for _, l := range c.OCRLanguages {
+			if !validOCRLang(l) {
+				return fmt.Errorf("%q is not a tesseract language code", l)
+			}
+		}
+		return nil
+	}},
+	{"OCR_PAGE_TIMEOUT", "2m", false, "longest recognition of one page, e.g. 2m", func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second {
+			return fmt.Errorf("not a duration of at least 1s")
+		}
+		c.OCRPageTimeout = d
+		return nil
+	}},
+	{"OCR_MAX_PAGES", "500", false, "most pages recognised in one file, 1-10000 (later pages are not indexed)", setInt(func(c *Config) *int { return &c.OCRMaxPages }, 1, 10000)},
 	{"SEARCH_FUSION", "rrf", false, "rrf, linear or auto: the fusion of searches that name none", func(c *Config, v string) error {
 		if f := strings.ToLower(v); slices.Contains(hs.DefaultSearchRules().Fusions, f) {
 			c.SearchFusion = f
@@ -312,6 +338,20 @@ func setWeight(field func(*Config) *float64) func(*Config, string) error {
 }
 
 // splitList splits a comma-separated list, dropping empty items.
+// validOCRLang reports whether l looks like a tesseract language code
+// ("fra", "chi_sim", "script/Latin"): nothing a command line could misread.
+func validOCRLang(l string) bool {
+	if l == "" || len(l) > 40 || l[0] == '-' {
+		return false
+	}
+	for _, r := range l {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '/') {
+			return false
+		}
+	}
+	return true
+}
+
 func splitList(v string) []string {
 	var out []string
 	for _, part := range strings.Split(v, ",") {

@@ -139,7 +139,7 @@ func (e *testEnv) appURL() string { return "http://" + e.Main.ListenAddr() }
 
 // proxyGet fetches path through the simulated AppAPI proxy as user (by
 // app password); "" means anonymous.
-func (e *testEnv) proxyGet(t *testing.T, u *ncsim.User, path string) (*http.Response, string) {
+func (e *testEnv) proxyGet(t testing.TB, u *ncsim.User, path string) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, e.Sim.BaseURL+"/index.php/apps/app_api/proxy/hybrid_search/"+strings.TrimPrefix(path, "/"), nil)
 	if err != nil {

@@ -46,8 +46,14 @@ func (e *testEnv) lookup(t testing.TB, id int64) indexed {
 // awaitFile waits until cond holds for file id's index entry.
 func (e *testEnv) awaitFile(t testing.TB, what string, id int64, cond func(ix indexed) bool) indexed {
 	t.Helper()
+	return e.awaitFileWithin(t, what, id, 20*time.Second, cond)
+}
+
+// awaitFileWithin is awaitFile with its own timeout (text recognition).
+func (e *testEnv) awaitFileWithin(t testing.TB, what string, id int64, timeout time.Duration, cond func(ix indexed) bool) indexed {
+	t.Helper()
 	var ix indexed
-	await(t, what, 20*time.Second, func() bool {
+	await(t, what, timeout, func() bool {
 		ix = e.lookup(t, id)
 		return cond(ix)
 	})
@@ -264,20 +270,20 @@ func TestStatusThroughProxy(t *testing.T) {
 	env := newTestEnv(t, envOptions{install: true, setup: func(sim *ncsim.Server) {
 		sim.SeedFile("alice", "/a.md", []byte("alpha"))
 		sim.SeedFile("alice", "/b.txt", []byte("bravo"))
-		sim.SeedFile("alice", "/pic.png", []byte("\x89PNG\r\n\x1a\n binary"))
+		sim.SeedFile("alice", "/clip.mp4", []byte("\x00\x00\x00\x18ftypmp42 binary"))
 		sim.SeedFile("bob", "/c.md", []byte("charlie"))
 	}})
 	await(t, "initial index", 20*time.Second, func() bool {
 		n, _ := env.Main.Queue.Pending(context.Background())
 		return n == 0 && env.lookup(t, env.mustStat(t, "alice", "/a.md").ID).state.Status == hs.StatusIndexed &&
-			env.lookup(t, env.mustStat(t, "alice", "/pic.png").ID).state.Status == hs.StatusSkipped
+			env.lookup(t, env.mustStat(t, "alice", "/clip.mp4").ID).state.Status == hs.StatusSkipped
 	})
 	resp, body := env.proxyGet(t, &env.Alice, "api/status")
 	if resp.StatusCode != 200 || !strings.Contains(body, `"indexed":2`) || !strings.Contains(body, `"skipped":1`) || !strings.Contains(body, "unsupported file type") {
 		t.Errorf("alice's status = %d %s", resp.StatusCode, body)
 	}
 	resp, body = env.proxyGet(t, &env.Bob, "api/status")
-	if resp.StatusCode != 200 || !strings.Contains(body, `"indexed":1`) || strings.Contains(body, "pic.png") {
+	if resp.StatusCode != 200 || !strings.Contains(body, `"indexed":1`) || strings.Contains(body, "clip.mp4") {
 		t.Errorf("bob's status = %d %s", resp.StatusCode, body)
 	}
 	// Every user's counts: admins only (alice is an admin, bob is not).

@@ -51,7 +51,8 @@ func TestPoisonFilesAreRecordedAndOthersFlow(t *testing.T) {
 		{"/poison/nested.html", []byte("<html><body>" + strings.Repeat("<div>", 600) + "deep</body></html>"), hs.StatusFailed, "nested deeper than 512"},
 		{"/poison/empty.md", nil, hs.StatusSkipped, "no text"},
 		{"/poison/huge.txt", huge, hs.StatusSkipped, "larger than"},
-		{"/poison/photo.png", []byte("\x89PNG\r\n\x1a\nxxxx"), hs.StatusSkipped, "unsupported file type"},
+		{"/poison/photo.png", []byte("\x89PNG\r\n\x1a\nxxxx"), hs.StatusFailed, "image"}, // corrupt (or OCR unavailable)
+		{"/poison/clip.mp4", []byte("\x00\x00\x00\x18ftypmp42xxxx"), hs.StatusSkipped, "unsupported file type"},
 		{"/poison/latin1.txt", []byte("caf\xe9 cr\xe8me br\xfbl\xe9e \xff\xfe ok"), hs.StatusIndexed, ""},
 		{"/fine.md", []byte("# Fine\n\nThis ordinary file is indexed: pangolin."), hs.StatusIndexed, ""},
 	}
@@ -78,7 +79,7 @@ func TestPoisonFilesAreRecordedAndOthersFlow(t *testing.T) {
 		t.Errorf("dead letters = %+v, %v; poison files are final, not retried", dead, err)
 	}
 	_, body := env.proxyGet(t, &env.Alice, "api/status")
-	for _, want := range []string{"zip bomb", "corrupt.pdf", `"failed":4`} {
+	for _, want := range []string{"zip bomb", "corrupt.pdf", `"failed":5`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("status does not show %q:\n%s", want, body)
 		}

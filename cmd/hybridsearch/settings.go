@@ -43,6 +43,7 @@ var adminFields = []adminField{
 	{"SEARCH_WEIGHT_FUZZY", "number", "Default fuzzy weight", "0 to 1.", nil},
 	{"EXCLUDE_PATHS", "text", "Excluded paths", "Comma-separated path globs never indexed, in each user's files: /Photos/**, **/node_modules/**, **/*.iso. Files they match leave the index; files they no longer match are indexed.", nil},
 	{"EXCLUDE_MIME", "text", "Excluded types", "Comma-separated MIME types never indexed, e.g. application/pdf, image/*.", nil},
+	{"OCR_LANGUAGES", "text", "OCR languages", "Comma-separated tesseract languages recognised in scans and photos besides English, German and Japanese (eng, deu, jpn), e.g. fra, spa. Each needs its language data installed (Debian: tesseract-ocr-fra); the status names any that are missing.", nil},
 	{"MAX_FILE_SIZE", "text", "Largest file", "Files larger than this are not indexed, e.g. 100MB.", nil},
 	{"SCAN_INTERVAL", "text", "Scan interval", "Time between reconciliation scans, which catch what webhooks cannot tell (shares, missed events), e.g. 15m; 0 turns them off.", nil},
 }
@@ -103,6 +104,8 @@ func envValue(c Config, env string) string {
 		return strings.Join(c.ExcludePaths, ",")
 	case "EXCLUDE_MIME":
 		return strings.Join(c.ExcludeMIME, ",")
+	case "OCR_LANGUAGES":
+		return strings.Join(c.OCRLanguages, ",")
 	case "MAX_FILE_SIZE":
 		return formatBytes(c.MaxFileSize)
 	case "SCAN_INTERVAL":

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"maps"
+	"slices"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
@@ -35,7 +36,7 @@ func (m *Main) initialSettings(ctx context.Context) Config {
 func (m *Main) effective() Config { return m.settings.Load().effective }
 
 // currentRules are the exclusion rules in force.
-func (m *Main) currentRules() indexing.Rules { return *m.rules.Load() }
+func (m *Main) currentRules() indexing.Rules { return m.withPaused(*m.rules.Load()) }
 
 // watchSettings reads the admin settings every SettingsInterval and applies
 // what changed, until ctx ends. Nextcloud does not tell an ExApp that its
@@ -100,6 +101,9 @@ func (m *Main) applySettings(ctx context.Context, prev *settingsState, values ma
 			m.Logger.Warn("search defaults refused", "error", err) // applyAdmin checked them: not expected
 		}
 		e.release()
+	}
+	if !slices.Equal(old.OCRLanguages, eff.OCRLanguages) {
+		m.extract.setOCRLanguages(eff.OCRLanguages)
 	}
 	if !sameRules(old, eff) {
 		m.extract.setLimit(eff.MaxFileSize)

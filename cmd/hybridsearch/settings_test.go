@@ -58,8 +58,8 @@ func (e *testEnv) panelSettings(t *testing.T) panelSettings {
 func TestAdminFormRegisteredAndValid(t *testing.T) {
 	env := settingsEnv(t, envOptions{})
 	forms := env.Sim.SettingsForms("hybrid_search")
-	if len(forms) != 1 || forms[0].FormID != adminFormID {
-		t.Fatalf("forms %+v", forms)
+	if len(forms) != 2 || forms[0].FormID != adminFormID || forms[1].FormID != personalFormID {
+		t.Fatalf("forms %s %s, want the admin and the personal form", forms[0].FormID, forms[len(forms)-1].FormID)
 	}
 	// The simulator validates forms as DeclarativeManager does: an invalid
 	// one would answer 500 here.
@@ -70,7 +70,7 @@ func TestAdminFormRegisteredAndValid(t *testing.T) {
 		t.Errorf("admin settings page = %d, lacks the app's fields:\n%s", resp.StatusCode, body)
 	}
 	for _, a := range adminFields {
-		if v, ok := env.Sim.DeclarativeValue("hybrid_search", fieldID(a.env), ""); !ok || v == "" && a.env != "EXCLUDE_PATHS" && a.env != "EXCLUDE_MIME" {
+		if v, ok := env.Sim.DeclarativeValue("hybrid_search", fieldID(a.env), ""); !ok || v == "" && a.env != "EXCLUDE_PATHS" && a.env != "EXCLUDE_MIME" && a.env != "OCR_LANGUAGES" {
 			t.Errorf("field %s shows %q (%v): want the environment's value", fieldID(a.env), v, ok)
 		}
 	}

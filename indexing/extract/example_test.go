@@ -22,7 +22,7 @@ func ExampleExtractor_Extract() {
 	}
 	fmt.Printf("%s (%s)\n%s\n", text.Title, text.Extractor, text.Body)
 
-	_, err = x.Extract(context.Background(), "photo.jpg", "image/jpeg", strings.NewReader("\xff\xd8\xff"))
+	_, err = x.Extract(context.Background(), "clip.mp4", "video/mp4", strings.NewReader("\x00\x00\x00\x18ftypmp42"))
 	fmt.Println(errors.Is(err, extract.ErrUnsupported), hybridsearch.ErrorKind(err))
 	// Output:
 	// Release notes (html)

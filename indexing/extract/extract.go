@@ -61,7 +61,11 @@ type Extractor struct {
 	// PDFs are read with a pure-Go parser instead, and Text.Extractor says
 	// which one ran ("pdftotext" or "pdf-go").
 	PDFToText string
+	// OCR configures text recognition (ExtractOCR); its zero value
+	// recognises with the tools found in PATH.
+	OCR OCR
 
+	ocr       ocrSetup
 	once      sync.Once
 	pdftotext string // resolved path, "" when absent
 	pdfinfo   string // pdfinfo next to it, "" when absent
@@ -132,6 +136,12 @@ const sniffLen = 3072
 // outlived Timeout; ETOOLARGE for an input over MaxInputBytes;
 // EUNAVAILABLE when reading r fails or ctx ends. Extract does not close r.
 func (x *Extractor) Extract(ctx context.Context, name, mime string, r io.Reader) (hybridsearch.Text, error) {
+	return x.extract(ctx, name, mime, r, false)
+}
+
+// extract is Extract, recognising text in images and scanned pages when
+// ocr is set (ExtractOCR).
+func (x *Extractor) extract(ctx context.Context, name, mime string, r io.Reader, ocr bool) (hybridsearch.Text, error) {
 	lim := x.limits()
 	if s, ok := r.(interface{ Size() int64 }); ok && s.Size() > lim.maxInput {
 		return hybridsearch.Text{}, tooLarge(name, lim.maxInput)
@@ -178,21 +188,29 @@ func (x *Extractor) Extract(ctx context.Context, name, mime string, r io.Reader)
 			return hybridsearch.Text{}, unsupported(name, mime)
 		}
 	}
-	return x.run(ctx, name, f, data, lim)
+	return x.run(ctx, name, f, data, lim, ocr)
 }
 
 // run parses data under the timeout and turns a panic into EINVALID. On a
 // timeout it returns at once and the result is dropped; every parser
 // looks at its context between steps (pdf-go through the file reads of
 // its library, see pdfSource), so the abandoned parse stops soon after.
-func (x *Extractor) run(ctx context.Context, name string, f format, data []byte, lim limits) (hybridsearch.Text, error) {
+func (x *Extractor) run(ctx context.Context, name string, f format, data []byte, lim limits, ocr bool) (hybridsearch.Text, error) {
+	if ocr && (f == fmtPDF || f == fmtImage) {
+		_, _, lim.timeout, _ = x.ocrLimits() // recognition takes longer than parsing
+	}
 	pctx, cancel := context.WithTimeout(ctx, lim.timeout)
 	defer cancel()
 	// Every format reads the poppler paths below, so every call passes the
 	// once barrier (cheap after the first), not only PDFs.
 	x.once.Do(x.findPoppler)
 	j := &job{ctx: pctx, name: name, format: f, data: data, lim: lim, b: newBuilder(pctx, lim.maxRunes),
-		extractor: string(f), pdftotext: x.pdftotext, pdfinfo: x.pdfinfo}
+		extractor: string(f), pdftotext: x.pdftotext, pdfinfo: x.pdfinfo, ocr: ocr}
+	if f == fmtPDF || f == fmtImage {
+		j.rec = x.newRecognizer()
+		j.ocrErr = x.ocrTools().err
+		defer j.rec.close()
+	}
 	done := make(chan error, 1)
 	go func() {
 		if x.exited != nil {

@@ -33,6 +33,7 @@ const (
 	fmtXML      format = "xml"
 	fmtEPUB     format = "epub"
 	fmtEML      format = "eml"
+	fmtImage    format = "image" // text recognised by OCR
 
 	fmtZip format = "zip" // sniffed: look inside to tell the zip-based formats apart
 )
@@ -73,6 +74,13 @@ var mimeFormats = map[string]format{
 	"application/vnd.openxmlformats-officedocument.presentationml.presentation": fmtPPTX,
 	"application/vnd.openxmlformats-officedocument.presentationml.slideshow":    fmtPPTX,
 	"application/vnd.ms-powerpoint.presentation.macroenabled.12":                fmtPPTX,
+	"image/png":   fmtImage,
+	"image/jpeg":  fmtImage,
+	"image/pjpeg": fmtImage,
+	"image/tiff":  fmtImage,
+	"image/webp":  fmtImage,
+	"image/heic":  fmtImage,
+	"image/heif":  fmtImage,
 	// Source code and configuration that Nextcloud labels outside text/*.
 	"application/javascript": fmtText,
 	"application/x-yaml":     fmtText,
@@ -107,6 +115,8 @@ var extFormats = map[string]format{
 	".xml": fmtXML, ".svg": fmtXML, ".rss": fmtXML, ".atom": fmtXML, ".xsd": fmtXML,
 	".epub": fmtEPUB,
 	".eml":  fmtEML,
+	".png":  fmtImage, ".jpg": fmtImage, ".jpeg": fmtImage, ".tif": fmtImage, ".tiff": fmtImage,
+	".webp": fmtImage, ".heic": fmtImage, ".heif": fmtImage,
 }
 
 // genericTypes say nothing precise about the content; the extension is

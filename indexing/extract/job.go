@@ -23,6 +23,10 @@ type job struct {
 
 	pdftotext string // resolved pdftotext, "" for the pure-Go parser
 	pdfinfo   string
+
+	ocr    bool        // recognise text in images and scanned pages
+	rec    *recognizer // nil when OCR is unavailable
+	ocrErr error       // why, when rec is nil
 }
 
 // parse runs the parser for j.format.
@@ -56,6 +60,8 @@ func (j *job) parse() error {
 		return j.epub()
 	case fmtEML:
 		return j.eml()
+	case fmtImage:
+		return j.image()
 	}
 	return unsupported(j.name, string(j.format))
 }

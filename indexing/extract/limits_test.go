@@ -87,8 +87,8 @@ func TestExtractErrors(t *testing.T) {
 		{"corrupt xlsx", &extract.Extractor{}, "bad.xlsx", "", mustZip(t, entry{name: "xl/workbook.xml", data: "<workbook"}), hybridsearch.EINVALID, "corrupt xlsx"},
 		{"binary as text", &extract.Extractor{}, "data.txt", "text/plain", binaryGarbage(4096), hybridsearch.EINVALID, "not text:"},
 		{"binary as csv", &extract.Extractor{}, "data.csv", "text/csv", binaryGarbage(4096), hybridsearch.EINVALID, "not text:"},
-		{"unsupported type", &extract.Extractor{}, "photo.png", "image/png", []byte("\x89PNG\r\n\x1a\n...."), hybridsearch.EINVALID, "unsupported type image/png"},
-		{"unsupported sniffed", &extract.Extractor{}, "blob", "application/octet-stream", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), hybridsearch.EINVALID, "unsupported type application/octet-stream"},
+		{"unsupported type", &extract.Extractor{}, "clip.mp4", "video/mp4", []byte("\x00\x00\x00\x18ftypmp42...."), hybridsearch.EINVALID, "unsupported type video/mp4"},
+		{"unsupported sniffed", &extract.Extractor{}, "blob", "application/octet-stream", []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00"), hybridsearch.EINVALID, "unsupported type application/octet-stream"},
 		{"unknown zip", &extract.Extractor{}, "blob", "", mustZip(t, entry{name: "a.bin", data: "x"}), hybridsearch.EINVALID, "unsupported type"},
 		{"json too deep", &extract.Extractor{}, "deep.json", "application/json", []byte(strings.Repeat("[", 5000)), hybridsearch.EINVALID, "json nested deeper than 1000"},
 		{"corrupt json", &extract.Extractor{}, "bad.json", "application/json", []byte(`{"a": tru`), hybridsearch.EINVALID, "corrupt json"},
@@ -280,7 +280,8 @@ func TestSupported(t *testing.T) {
 		{"a", "application/vnd.oasis.opendocument.spreadsheet", true},
 		{"a", "text/x-python", true},
 		{"mail.eml", "", true},
-		{"a.png", "image/png", false},
+		{"a.png", "image/png", true}, // text recognised by OCR
+		{"a.gif", "image/gif", false},
 		{"a", "", false},
 		{"a.zip", "application/zip", false},
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -69,15 +70,26 @@ func (j *job) pdfPoppler() error {
 	if len(pages) > 1 && strings.TrimSpace(pages[len(pages)-1]) == "" {
 		pages = pages[:len(pages)-1] // pdftotext ends every page with a form feed
 	}
+	recognised := make([]bool, len(pages))
+	capped := false
+	if j.rec != nil && j.rec.tools.pdftoppm != "" && !out.over {
+		if scanned := j.scannedPages(tmp.Name(), pages); slices.Contains(scanned, true) {
+			// Scanned pages are recognised on the OCR lane, not here.
+			if !j.ocr {
+				return needsOCR(j.name)
+			}
+			if capped, err = j.ocrPages(tmp.Name(), pages, scanned, recognised); err != nil {
+				return err
+			}
+			j.extractor += "+ocr"
+		}
+	}
 	for i, p := range pages {
-		j.b.startPage(i + 1)
-		err := j.b.raw(p)
-		j.b.endPage()
-		if err != nil {
+		if err := j.page(i+1, p, recognised[i]); err != nil {
 			return err
 		}
 	}
-	if out.over {
+	if out.over || capped {
 		return errTruncated
 	}
 	return nil

@@ -48,7 +48,7 @@ func TestStreamTextMatchesWholeRead(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Extract = %v", err)
 			}
-			want, err := x.run(context.Background(), tt.file, formatFor(tt.file, ""), tt.data, x.limits())
+			want, err := x.run(context.Background(), tt.file, formatFor(tt.file, ""), tt.data, x.limits(), false)
 			if err != nil {
 				t.Fatalf("whole read = %v", err)
 			}

@@ -106,7 +106,13 @@ func (e *encoder) point(id string, c hybridsearch.Chunk, dense []float32, bm25, 
 	e.int(c.Start)
 	e.int(c.End)
 	e.strs(c.Headings)
-	e.int(c.Page)
+	// A recognised (OCR) chunk's page is written negated: it is never 0
+	// (an image is page 1), and a store written before OCR reads the same.
+	if c.OCR {
+		e.int(-max(c.Page, 1))
+	} else {
+		e.int(c.Page)
+	}
 	e.str(c.Hash)
 	head = len(e.b) - start
 	e.floats(dense)
@@ -297,6 +303,9 @@ func (d *decoder) pointHead(file hybridsearch.FileID) (string, hybridsearch.Chun
 	c.End = d.int()
 	c.Headings = d.strs()
 	c.Page = d.int()
+	if c.Page < 0 {
+		c.Page, c.OCR = -c.Page, true
+	}
 	c.Hash = d.str()
 	return id, c
 }

@@ -276,7 +276,7 @@ func metaEqual(a, b hybridsearch.FileMeta) bool {
 // chunkEqual compares chunks with nil and empty headings alike.
 func chunkEqual(a, b hybridsearch.Chunk) bool {
 	return a.FileID == b.FileID && a.No == b.No && a.Text == b.Text && a.Start == b.Start &&
-		a.End == b.End && slices.Equal(a.Headings, b.Headings) && a.Page == b.Page && a.Hash == b.Hash
+		a.End == b.End && slices.Equal(a.Headings, b.Headings) && a.Page == b.Page && a.OCR == b.OCR && a.Hash == b.Hash
 }
 
 func sparseEqual(a, b hybridsearch.SparseVector) bool {

@@ -18,7 +18,8 @@ func testWriteFilePoints(t *testing.T, s Store) {
 	p0.Chunk.Page = 3
 	p1 := point(m, 1, "second chunk, no dense vector", nil, map[uint32]float32{11: 1}, nil)
 	p2 := point(m, 2, "third chunk", v(0, 0, 0, 2), nil, map[uint32]float32{8: 1, 9: 1})
-	mustWrite(t, s, m, p2, p0, p1) // any order in, chunk order out
+	p2.Chunk.Page, p2.Chunk.OCR = 4, true // recognised text keeps its mark
+	mustWrite(t, s, m, p2, p0, p1)        // any order in, chunk order out
 	want := []hybridsearch.Point{p0, p1, p2}
 
 	got := mustPoints(t, s, 1, false)

@@ -105,6 +105,17 @@ describe('search', () => {
     expect(w.get('.hs-how').text()).toBe('Keyword search')
   })
 
+  it('marks text recognised by OCR with its page', async () => {
+    const scanned = structuredClone(cjk)
+    scanned.results[0].excerpt = { ...scanned.results[0].excerpt, page: 2, ocr: true }
+    const client = fakeClient({ search: async () => normalizeResult(scanned) })
+    const w = mountApp(client)
+    await type(w, '紅葉')
+    await settle()
+    expect(w.get('.hs-excerpt__ocr').text()).toBe('OCR')
+    expect(w.get('.hs-excerpt__where').text()).toContain('page 2')
+  })
+
   it('ignores an older answer that arrives after a newer one', async () => {
     let release
     const client = fakeClient({
