@@ -13,10 +13,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hybrid-search/hybridsearch/internal/syncbuf"
 )
 
 // runtimeStage returns the Dockerfile's last stage, with continuation
@@ -132,7 +133,7 @@ func TestStartShBehindHaRP(t *testing.T) {
 	cmd := exec.Command("sh", "start.sh")
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -209,26 +210,8 @@ func TestStartShBehindHaRP(t *testing.T) {
 	}
 }
 
-// syncBuffer collects a process's output; safe to read while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // await polls cond for up to 30 s.
-func await(t *testing.T, what string, cond func() bool, logs *syncBuffer) {
+func await(t *testing.T, what string, cond func() bool, logs *syncbuf.Buffer) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hybrid-search/hybridsearch/appinfo"
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
+	"github.com/hybrid-search/hybridsearch/internal/syncbuf"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 	"github.com/hybrid-search/hybridsearch/store/qdranttest"
 )
@@ -173,7 +174,7 @@ func TestBigTextFileMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer // the child writes while a failure reads it
+	var logs syncbuf.Buffer // the child writes while a failure reads it
 	cmd := child(append(append(appEnv.List(), "HYBRIDSEARCH_RUN_MAIN=1", "APP_PERSISTENT_STORAGE="+t.TempDir(),
 		"OLLAMA_HOST="+ollama.URL, "SCAN_INTERVAL=0", "LOG_LEVEL=info"), storeEnv...)...)
 	cmd.Env = append(cmd.Env, strings.Fields(os.Getenv("HS_BIGFILE_ENV"))...) // for experiments

@@ -7,11 +7,11 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hybrid-search/hybridsearch/appinfo"
+	"github.com/hybrid-search/hybridsearch/internal/syncbuf"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 )
 
@@ -26,7 +26,7 @@ type testEnv struct {
 	getenv func(string) string
 	adjust func(c *Config)
 	// Logs holds everything the app logged, for tests that look for leaks.
-	Logs *syncBuffer
+	Logs *syncbuf.Buffer
 	// quiet: the app logs errors only, to the test log (long runs).
 	quiet bool
 }
@@ -60,7 +60,7 @@ func newTestEnv(t testing.TB, o envOptions) *testEnv {
 			t.Errorf("requests the simulator does not know: %v", u)
 		}
 	})
-	env := &testEnv{quiet: o.quiet, adjust: o.adjust, Logs: &syncBuffer{}, Sim: sim, Alice: sim.AddUser("alice", "Alice", true), Bob: sim.AddUser("bob", "Bob", false)}
+	env := &testEnv{quiet: o.quiet, adjust: o.adjust, Logs: &syncbuf.Buffer{}, Sim: sim, Alice: sim.AddUser("alice", "Alice", true), Bob: sim.AddUser("bob", "Bob", false)}
 	if o.setup != nil {
 		o.setup(sim)
 	}
@@ -182,24 +182,6 @@ func await(t testing.TB, what string, timeout time.Duration, cond func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// syncBuffer collects log output; safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // testWriter sends log lines to t.Log.

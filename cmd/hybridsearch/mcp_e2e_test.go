@@ -82,22 +82,29 @@ func needTSClient(t *testing.T) string {
 // runTSClient runs client.mjs against url with args.
 func runTSClient(t *testing.T, node, url string, args ...string) tsResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	var r tsResult
+	r.raw = runNodeJSON(t, node, 30*time.Second, "client.mjs", append([]string{url}, args...), &r)
+	return r
+}
+
+// runNodeJSON runs script of tsClientDir with node, decodes its standard
+// output, which must be one JSON value, into v and returns it as text.
+func runNodeJSON(t *testing.T, node string, timeout time.Duration, script string, args []string, v any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{"client.mjs", url}, args...)...)
+	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
 	cmd.Dir = tsClientDir
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("node client.mjs %s: %v\n%s", url, err, stderr.String())
+		t.Fatalf("node %s %s: %v\nstdout: %s\nstderr: %s", script, strings.Join(args, " "), err, out, stderr.String())
 	}
-	var r tsResult
-	if err := json.Unmarshal(out, &r); err != nil {
-		t.Fatalf("client output is not JSON: %v\n%s\n%s", err, out, stderr.String())
+	if err := json.Unmarshal(out, v); err != nil {
+		t.Fatalf("%s output is not JSON: %v\n%s\n%s", script, err, out, stderr.String())
 	}
-	r.raw = string(out)
-	return r
+	return string(out)
 }
 
 // checkTSRun checks one full client run as alice.

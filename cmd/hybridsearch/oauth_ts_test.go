@@ -74,23 +74,11 @@ func artifactsDir(t *testing.T, name string) string {
 	return dir
 }
 
+// runOAuthClient runs oauth.mjs with args.
 func runOAuthClient(t *testing.T, node string, args ...string) oauthRun {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{"oauth.mjs"}, args...)...)
-	cmd.Dir = tsClientDir
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node oauth.mjs: %v\nstdout: %s\nstderr: %s", err, out, stderr.String())
-	}
 	var r oauthRun
-	if err := json.Unmarshal(out, &r); err != nil {
-		t.Fatalf("oauth.mjs output is not JSON: %v\n%s\n%s", err, out, stderr.String())
-	}
-	r.raw = string(out)
+	r.raw = runNodeJSON(t, node, 2*time.Minute, "oauth.mjs", args, &r)
 	return r
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hybrid-search/hybridsearch/appinfo"
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
+	"github.com/hybrid-search/hybridsearch/internal/syncbuf"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 )
 
@@ -90,7 +91,7 @@ func benchRSS(b *testing.B, bin, kind string, files int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var logs syncBuffer // the child writes while a failure reads it
+	var logs syncbuf.Buffer // the child writes while a failure reads it
 	cmd := child(append(append(appEnv.List(), "HYBRIDSEARCH_RUN_MAIN=1", "APP_PERSISTENT_STORAGE="+b.TempDir(),
 		"OLLAMA_HOST="+ollama.URL, "SCAN_INTERVAL=0", "LOG_LEVEL=warn"), storeEnv...)...)
 	cmd.Stderr = &logs

@@ -10,28 +10,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/hybrid-search/hybridsearch/internal/syncbuf"
 )
-
-// syncBuffer is a bytes.Buffer safe for the writer goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 const testInfoXML = `<info><id>demo_app</id><name>Demo App</name><version>1.0.0</version>
 <external-app><routes><route><url>.*</url><verb>GET</verb><access_level>USER</access_level></route></routes>
@@ -46,7 +29,7 @@ func TestRun(t *testing.T) {
 	}
 	envFile := filepath.Join(dir, "app.env")
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--user", "ann:admin", "--user", "ben",
