@@ -67,7 +67,9 @@
 // others. The semantic leg's weight is scaled by its confidence (above).
 // The fuzzy leg beside a keyword leg with statistics stands in for
 // it on the unknown words only: its weight is the keyword weight times the
-// unknown, uncorrected words' share of the query. Fusion methods are pure
+// unknown, uncorrected words' share of the query, and after a correction
+// its chunks are matched on the uncorrected words alone (a corrected word
+// is the keyword leg's, not voted for twice). Fusion methods are pure
 // functions (RRF, Linear, AutoWeights, Order) with the math in their
 // documentation: rrf (the default) sums w_leg / (60 + rank), linear sums
 // w_leg times each leg's match (below; score-aware, and a leg's best is

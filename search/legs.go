@@ -97,6 +97,11 @@ func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legR
 		fixed := len(kw.sparse.corrected)
 		if kw.err = s.correct(ctx, kw.sparse, corrections(fz.fuzzy)); kw.err == nil && len(kw.sparse.corrected) > fixed {
 			kw.hits, kw.err = s.searchSparse(ctx, user, p, kw.leg, kw.sparse)
+			// The fuzzy leg stands in for the keyword leg on the words
+			// it still does not know (see plan.lists): a chunk it found
+			// only through a word now corrected is the keyword leg's to
+			// rank, not a second vote for the same word.
+			fz.hits, fz.fuzzy = verifyFuzzy(fuzzyWords(p.query.Words, kw.sparse), fz.hits, s.fuzzyMinShare(ctx, p, kw))
 		}
 	}
 	wg.Wait()

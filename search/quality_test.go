@@ -180,3 +180,25 @@ func TestTypoIsCorrected(t *testing.T) {
 		t.Errorf("relevance of the best match of a corrected typo: %v", relevances(typo))
 	}
 }
+
+// TestCorrectedWordIsNoFuzzyVote: once the keyword leg matches a typo by
+// its correction, the fuzzy leg, which stands in for the words the keyword
+// leg still does not know, no longer lists chunks it found only through
+// that typo: the corrected word is not counted twice.
+func TestCorrectedWordIsNoFuzzyVote(t *testing.T) {
+	st := openLocal(t)
+	mustIndex(t, st, sampleDocs...)
+	svc := mustService(t, st, func(o *search.Options) { o.Embedder = nil })
+	res := mustSearch(t, svc, "alice", hs.SearchRequest{Query: "kuberntes upgrade zzqxxv", Fusion: hs.FusionRRF, Explain: true})
+	if len(res.Results) == 0 {
+		t.Fatal("the corrected query found nothing")
+	}
+	for _, r := range res.Results {
+		if r.Explain == nil {
+			t.Fatalf("result %d has no explanation", r.FileID)
+		}
+		if _, ok := r.Explain.Legs[hs.AlgorithmFuzzy]; ok {
+			t.Errorf("result %d (%q) counts a fuzzy vote for the corrected word: %+v", r.FileID, r.Title, r.Explain.Legs)
+		}
+	}
+}

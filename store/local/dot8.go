@@ -12,7 +12,9 @@ import "math"
 //
 //	q·v = s_q·s_v·(q8·v8) + s_q·(q8·r_v) + r_q·v
 //
-// exactly, and by Cauchy–Schwarz on the last two terms
+// exactly, and by Cauchy–Schwarz on the last two terms (the query is
+// quantized to more levels than 127, see quantQuery; the identity holds
+// for any integer codes)
 //
 //	|q·v − s_q·s_v·(q8·v8)| ≤ s_q·‖q8‖·‖r_v‖ + ‖r_q‖·‖v‖.
 //
@@ -28,13 +30,15 @@ import "math"
 //	bound = s_q·‖q8‖·‖r_v‖ + ‖r_q‖·‖v‖ + 2·γ_n·‖q‖·‖v‖,
 //
 // the float32 score lies in [approx − bound, approx + bound]. For unit
-// 768-dim vectors s ≈ 1e-3 and ‖r‖ ≈ s·√(n/12) ≈ 8e-3, so bound ≈ 0.016,
-// which separates the top of a ranking from the bulk of it. (The bound
+// 768-dim vectors s ≈ 1e-3 and ‖r‖ ≈ s·√(n/12) ≈ 8e-3; with the query
+// quantized finely (‖r_q‖ ≈ 4e-5) bound ≈ 0.008, which separates the top
+// of a ranking from the bulk of it. (The bound
 // Σ|q8|/2 + Σ|v8|/2 + n/4 in units of s_q·s_v, from |r_j| ≤ s/2, is about
 // 40% looser on such vectors.)
 
 // quantMaxDim is the largest dimension whose int8 dot products fit in the
-// int32 accumulators: 127²·n < 2³¹ for n ≤ 2¹⁶, whatever the lane split.
+// int32 accumulators with query codes of at least 127 (queryLevels):
+// 127²·n < 2³¹ for n ≤ 2¹⁶, whatever the lane split.
 const quantMaxDim = 1 << 16
 
 // quantRow describes one row of the int8 copy: v = scale·v8 + r.
@@ -76,27 +80,55 @@ func quantize(v []float32, dst []int8) quantRow {
 	return row
 }
 
-// quantQuery is a query prepared for scanQuant.
+// quantQuery is a query prepared for scanQuant. The query is quantized
+// like a row, v = s·q16 + r, but to as many levels as the int32
+// accumulators allow (queryLevels) rather than 127: its residual ‖r_q‖,
+// the second term of the bound, becomes negligible, which halves the
+// interval and the rows the float32 pass rescores.
 type quantQuery struct {
-	q16   []int16 // q8 widened, as the kernel reads it
+	q16   []int16 // the query's codes, as the kernel reads them
 	scale float64 // s_q
-	a     float64 // s_q·‖q8‖, times a row's ‖r_v‖
+	a     float64 // s_q·‖q16‖, times a row's ‖r_v‖
 	b     float64 // ‖r_q‖ + 2·γ_n·‖q‖, times a row's ‖v‖
 }
 
+// queryLevels returns the largest query code for n dimensions: the dot
+// product with int8 rows, at most 127·levels·n in absolute value, must fit
+// in an int32 (and a code in an int16). It is at least 127 up to
+// quantMaxDim.
+func queryLevels(n int) float64 {
+	return float64(min(math.MaxInt16, math.MaxInt32/(127*max(n, 1))))
+}
+
 func newQuantQuery(q []float32) quantQuery {
-	q8 := make([]int8, len(q))
-	row := quantize(q, q8)
-	qq := quantQuery{q16: make([]int16, len(q)), scale: row.scale}
-	var ss float64
-	for j, c := range q8 {
-		qq.q16[j] = int16(c)
-		ss += float64(c) * float64(c)
+	var mx, nn float64
+	for _, x := range q {
+		xf := float64(x)
+		nn += xf * xf
+		if a := math.Abs(xf); a > mx {
+			mx = a
+		}
 	}
 	nu := float64(len(q)) * 0x1p-24
 	gamma := nu / (1 - nu)
-	qq.a = row.scale * math.Sqrt(ss)
-	qq.b = row.resid + 2*gamma*row.norm
+	qq := quantQuery{q16: make([]int16, len(q)), b: 2 * gamma * math.Sqrt(nn)}
+	if mx == 0 {
+		return qq
+	}
+	levels := queryLevels(len(q))
+	qq.scale = mx / levels
+	inv := levels / mx
+	var ss, rr float64
+	for j, x := range q {
+		xf := float64(x)
+		c := math.RoundToEven(xf * inv) // |xf·inv| ≤ levels(1+2⁻⁵²): no clamp
+		qq.q16[j] = int16(c)
+		ss += c * c
+		r := xf - qq.scale*c
+		rr += r * r
+	}
+	qq.a = qq.scale * math.Sqrt(ss)
+	qq.b += math.Sqrt(rr)
 	return qq
 }
 

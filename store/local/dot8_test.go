@@ -138,7 +138,7 @@ func TestQuantInterval(t *testing.T) {
 	was := hasAVX2FMA
 	defer func() { hasAVX2FMA = was }()
 	worst := 0.0
-	for _, dim := range []int{1, 2, 3, 15, 16, 17, 64, 100, 384, 768, 1024} {
+	for _, dim := range []int{1, 2, 3, 15, 16, 17, 64, 100, 384, 768, 1024, 4096, quantMaxDim} {
 		for range 6 {
 			vs := quantVectors(rng, dim)
 			for _, q := range vs {
