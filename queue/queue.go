@@ -218,10 +218,10 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Queue, error) {
 	if err != nil {
 		return nil, unavailable(fmt.Errorf("queue: open: consumer %s: %w", ConsumerName, err))
 	}
-	if err := q.openRetryLane(ctx); err != nil {
+	if q.retry, q.retrier, err = q.openLane(ctx, retryLane); err != nil {
 		return nil, err
 	}
-	if err := q.openOCRLane(ctx); err != nil {
+	if q.ocr, q.ocrer, err = q.openLane(ctx, ocrLane); err != nil {
 		return nil, err
 	}
 	if q.files, err = q.bucket(ctx, jetstream.KeyValueConfig{Bucket: FilesBucket, Description: "hybridsearch per-file state"}); err != nil {
@@ -259,45 +259,32 @@ func jobStream(o Options, name, description, root string) jetstream.StreamConfig
 	}
 }
 
-// openRetryLane creates the retry lane: a work-queue stream on hs.retry.>
-// (newest retry per file and user) and its durable consumer.
-func (q *Queue) openRetryLane(ctx context.Context) error {
-	o := q.opts
-	name := o.Stream + retryStreamSuffix
-	var err error
-	q.retry, err = q.js.CreateOrUpdateStream(ctx, jobStream(o, name, "hybridsearch index jobs waiting to be retried", retryRoot))
-	if err != nil {
-		return unavailable(fmt.Errorf("queue: open: stream %s: %w", name, err))
-	}
-	q.retrier, err = q.retry.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-		Durable:       RetryConsumer,
-		Description:   "hybridsearch retries",
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       o.AckWait,
-		MaxDeliver:    retryLaneMaxDeliver,
-		MaxAckPending: o.RetryMaxAckPending,
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-	})
-	if err != nil {
-		return unavailable(fmt.Errorf("queue: open: consumer %s: %w", RetryConsumer, err))
-	}
-	return nil
+// sideLane is one of the side lanes: a work-queue stream holding the newest job
+// per file and user, read by one durable consumer; attempts are counted in
+// the message.
+type sideLane struct {
+	suffix, about, root   string // stream name suffix, its description, its subject root
+	consumer, consumerFor string // durable consumer name, its description
 }
 
-// openOCRLane creates the OCR lane: a work-queue stream on hs.ocr.> (the
-// newest job per file and user) and its durable consumer. Like the retry
-// lane, attempts are counted in the message.
-func (q *Queue) openOCRLane(ctx context.Context) error {
+var (
+	// retryLane holds jobs waiting out their backoff (hs.retry.>).
+	retryLane = sideLane{retryStreamSuffix, "hybridsearch index jobs waiting to be retried", retryRoot, RetryConsumer, "hybridsearch retries"}
+	// ocrLane holds jobs whose files need text recognition (hs.ocr.>).
+	ocrLane = sideLane{ocrStreamSuffix, "hybridsearch index jobs that need OCR", ocrRoot, OCRConsumer, "hybridsearch text recognition"}
+)
+
+// openLane creates or updates l's stream and durable consumer.
+func (q *Queue) openLane(ctx context.Context, l sideLane) (jetstream.Stream, jetstream.Consumer, error) {
 	o := q.opts
-	name := o.Stream + ocrStreamSuffix
-	var err error
-	q.ocr, err = q.js.CreateOrUpdateStream(ctx, jobStream(o, name, "hybridsearch index jobs that need OCR", ocrRoot))
+	name := o.Stream + l.suffix
+	st, err := q.js.CreateOrUpdateStream(ctx, jobStream(o, name, l.about, l.root))
 	if err != nil {
-		return unavailable(fmt.Errorf("queue: open: stream %s: %w", name, err))
+		return nil, nil, unavailable(fmt.Errorf("queue: open: stream %s: %w", name, err))
 	}
-	q.ocrer, err = q.ocr.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-		Durable:       OCRConsumer,
-		Description:   "hybridsearch text recognition",
+	c, err := st.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable:       l.consumer,
+		Description:   l.consumerFor,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       o.AckWait,
 		MaxDeliver:    retryLaneMaxDeliver,
@@ -305,9 +292,9 @@ func (q *Queue) openOCRLane(ctx context.Context) error {
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 	})
 	if err != nil {
-		return unavailable(fmt.Errorf("queue: open: consumer %s: %w", OCRConsumer, err))
+		return nil, nil, unavailable(fmt.Errorf("queue: open: consumer %s: %w", l.consumer, err))
 	}
-	return nil
+	return st, c, nil
 }
 
 func (q *Queue) bucket(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
