@@ -46,16 +46,7 @@ func (m *Main) pauseInterval() time.Duration {
 // ctx ends.
 func (m *Main) watchPauses(ctx context.Context) {
 	m.refreshPauses(ctx)
-	t := time.NewTicker(m.pauseInterval())
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			m.refreshPauses(ctx)
-		}
-	}
+	every(ctx, m.pauseInterval(), m.refreshPauses)
 }
 
 // refreshPauses reads every user's pause setting and, for each user whose

@@ -43,14 +43,19 @@ func (m *Main) currentRules() indexing.Rules { return m.withPaused(*m.rules.Load
 // declarative settings changed (AppAPI's SetValueListener only stores
 // them), so reading is the only way.
 func (m *Main) watchSettings(ctx context.Context) {
-	t := time.NewTicker(m.Config.SettingsInterval)
+	every(ctx, m.Config.SettingsInterval, m.refreshSettings)
+}
+
+// every calls f every d until ctx ends.
+func every(ctx context.Context, d time.Duration, f func(context.Context)) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			m.refreshSettings(ctx)
+			f(ctx)
 		}
 	}
 }
