@@ -12,12 +12,16 @@ import (
 	"github.com/hybrid-search/hybridsearch"
 )
 
+// RawPDF is rawPDF for the package's external tests (the PDF fixtures).
+var RawPDF = rawPDF
+
 // rawPDF writes a PDF of the given objects (1-based, in order) with a
-// correct xref table; trailer is the trailer dictionary's body, where
-// "{xref}" stands for the xref table's own offset.
+// correct xref table and the binary-marker comment line; trailer is the
+// trailer dictionary's body, where "{xref}" stands for the xref table's
+// own offset.
 func rawPDF(objs []string, trailer string) []byte {
 	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
+	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
 	offs := make([]int, len(objs))
 	for i, o := range objs {
 		offs[i] = b.Len()

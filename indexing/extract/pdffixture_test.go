@@ -1,13 +1,14 @@
 package extract_test
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf16"
 
 	"golang.org/x/text/encoding/charmap"
+
+	"github.com/hybrid-search/hybridsearch/indexing/extract"
 )
 
 // pdfFixture writes a small PDF by hand: one page per element of pages,
@@ -81,20 +82,7 @@ func pdfFixture(tb testing.TB, title string, encrypted bool, pages ...[]string) 
 		trailerExtra = fmt.Sprintf(" /Encrypt %d 0 R /ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]", len(objs))
 	}
 
-	var buf bytes.Buffer
-	buf.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = buf.Len()
-		fmt.Fprintf(&buf, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := buf.Len()
-	fmt.Fprintf(&buf, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&buf, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&buf, "trailer\n<< /Size %d /Root 1 0 R /Info 7 0 R%s >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, trailerExtra, xref)
-	return buf.Bytes()
+	return extract.RawPDF(objs, "/Root 1 0 R /Info 7 0 R"+trailerExtra)
 }
 
 func stream(s string) string {
