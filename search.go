@@ -58,11 +58,24 @@ type SearchResult struct {
 	Shape string `json:"shape,omitempty"`
 }
 
-// SkippedLeg is a retrieval leg that did not run.
+// SkippedLeg is a retrieval leg that did not run: Code says why in a
+// word a client can translate (one of the Skip* codes; a client falls back
+// to Reason for a code it does not know), Reason in English for a person.
 type SkippedLeg struct {
 	Leg    string `json:"leg"`
+	Code   string `json:"code"`
 	Reason string `json:"reason"`
 }
+
+// Why a leg was skipped (SkippedLeg.Code). The set may grow.
+const (
+	SkipSemanticOff         = "semantic_off"         // no embedding model is configured
+	SkipEmbedderUnavailable = "embedder_unavailable" // the embedding model did not answer
+	SkipEmbedderError       = "embedder_error"       // the embedding model refused the query
+	SkipStoreUnavailable    = "store_unavailable"    // the index store did not answer
+	SkipStoreError          = "store_error"          // the index store failed the lookup
+	SkipTimeout             = "timeout"              // the embedding model or the store took too long
+)
 
 // Verification reports the access re-check of a result page.
 type Verification struct {

@@ -209,7 +209,7 @@ func (p *plan) lists(legs [3]legResult) ([]LegList, []hs.SkippedLeg, error) {
 		}
 		if r.err != nil {
 			reason := skipReason(r.err)
-			skipped = append(skipped, hs.SkippedLeg{Leg: r.leg, Reason: reason})
+			skipped = append(skipped, hs.SkippedLeg{Leg: r.leg, Code: skipCode(r.leg, r.err), Reason: reason})
 			reasons = append(reasons, r.leg+": "+reason)
 			continue
 		}

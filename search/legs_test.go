@@ -120,16 +120,19 @@ func TestDegradedMode(t *testing.T) {
 	tests := []struct {
 		name   string
 		embed  search.QueryEmbedder
+		code   string
 		reason string
 	}{
-		{"embedder unavailable", failingEmbedder{down}, "unavailable: embedding: ollama at [internal address] is unreachable"},
-		{"no embedder", nil, "semantic search is off: no embedding model is configured"},
+		{"embedder unavailable", failingEmbedder{down}, hs.SkipEmbedderUnavailable, "unavailable: embedding: ollama at [internal address] is unreachable"},
+		{"embedder refuses", failingEmbedder{hs.Errorf(hs.EINVALID, "embedding: model \"llama3\" is not an embedding model")}, hs.SkipEmbedderError, "embedding: model \"llama3\" is not an embedding model"},
+		{"embedder timed out", failingEmbedder{hs.Errorf(hs.EUNAVAILABLE, "embedding: ollama embed on gpu1: timed out: %w", context.DeadlineExceeded)}, hs.SkipTimeout, "unavailable: embedding: ollama embed on gpu1: timed out: context deadline exceeded"},
+		{"no embedder", nil, hs.SkipSemanticOff, "semantic search is off: no embedding model is configured"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			svc := mustService(t, st, func(o *search.Options) { o.Embedder = tt.embed })
 			res := mustSearch(t, svc, "alice", hs.SearchRequest{Query: "kuberntes upgrade", Explain: true})
-			want := []hs.SkippedLeg{{Leg: hs.AlgorithmSemantic, Reason: tt.reason}}
+			want := []hs.SkippedLeg{{Leg: hs.AlgorithmSemantic, Code: tt.code, Reason: tt.reason}}
 			if !slices.Equal(res.Skipped, want) {
 				t.Errorf("skipped %+v, want %+v", res.Skipped, want)
 			}
@@ -148,6 +151,9 @@ func TestDegradedMode(t *testing.T) {
 			// Semantic alone: worth a retry when the embedder is down, not
 			// when there is none.
 			wantKind := hs.EUNAVAILABLE
+			if tt.code == hs.SkipEmbedderError {
+				return
+			}
 			if tt.embed == nil {
 				wantKind = hs.EINVALID
 			}
@@ -182,7 +188,7 @@ func TestDegradedOllama(t *testing.T) {
 	}
 	srv.Down()
 	res = mustSearch(t, svc, "alice", hs.SearchRequest{Query: "kubernetes upgrade"})
-	if len(res.Skipped) != 1 || res.Skipped[0].Leg != hs.AlgorithmSemantic || !strings.HasPrefix(res.Skipped[0].Reason, "unavailable: ") {
+	if len(res.Skipped) != 1 || res.Skipped[0].Leg != hs.AlgorithmSemantic || res.Skipped[0].Code != hs.SkipEmbedderUnavailable || !strings.HasPrefix(res.Skipped[0].Reason, "unavailable: ") {
 		t.Errorf("skipped %+v, want the semantic leg, unavailable", res.Skipped)
 	}
 	if len(res.Results) == 0 || res.Results[0].FileID != 1 {
@@ -201,9 +207,25 @@ func TestStoreFailures(t *testing.T) {
 	svc := mustService(t, st)
 	st.fail["bm25"] = hs.Errorf(hs.EUNAVAILABLE, "store: qdrant: deadline exceeded")
 	res := mustSearch(t, svc, "alice", hs.SearchRequest{Query: "kubernetes"})
-	if len(res.Skipped) != 1 || res.Skipped[0].Leg != hs.AlgorithmKeyword || !strings.Contains(res.Skipped[0].Reason, "deadline exceeded") {
-		t.Errorf("skipped %+v, want the keyword leg", res.Skipped)
+	if len(res.Skipped) != 1 || res.Skipped[0].Leg != hs.AlgorithmKeyword || res.Skipped[0].Code != hs.SkipTimeout || !strings.Contains(res.Skipped[0].Reason, "deadline exceeded") {
+		t.Errorf("skipped %+v, want the keyword leg, timeout", res.Skipped)
 	}
+	for _, tt := range []struct {
+		fail error
+		code string
+	}{
+		{hs.Errorf(hs.EUNAVAILABLE, "store: qdrant search: qdrant is unavailable"), hs.SkipStoreUnavailable},
+		{hs.Errorf(hs.EINTERNAL, "store: qdrant search: failed"), hs.SkipStoreError},
+		{errors.New("boom"), hs.SkipStoreError},
+	} {
+		st.fail["bm25"] = tt.fail
+		st.fail["dense"] = tt.fail
+		res := mustSearch(t, svc, "alice", hs.SearchRequest{Query: "kubernetes"})
+		if len(res.Skipped) != 2 || res.Skipped[0].Code != tt.code || res.Skipped[1].Code != tt.code {
+			t.Errorf("store failing with %v: skipped %+v, want semantic and keyword, %s", tt.fail, res.Skipped, tt.code)
+		}
+	}
+	st.fail["bm25"] = hs.Errorf(hs.EUNAVAILABLE, "store: qdrant: deadline exceeded")
 	if len(res.Results) == 0 {
 		t.Error("no results from the other legs")
 	}
