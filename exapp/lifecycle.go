@@ -1,7 +1,9 @@
 package exapp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -97,6 +99,12 @@ type Lifecycle struct {
 	mu      sync.Mutex
 	running bool
 	done    chan struct{} // closed when the current init ends
+
+	// stateMu guards what SetSearchRules shares with the enable and
+	// disable registrations.
+	stateMu  sync.Mutex
+	disabled bool   // disabled since the last enable: no UI to update
+	posted   []byte // the initial state Nextcloud holds, if known
 }
 
 // Options configure a Lifecycle.
@@ -253,9 +261,12 @@ func (l *Lifecycle) registerUI(ctx context.Context) error {
 	if err := l.nc.RegisterTopMenu(ctx, menu); err != nil {
 		return fmt.Errorf("register top menu: %w", err)
 	}
-	info := PanelInfo{AppID: l.appID, Version: l.version, DisplayName: l.displayName, SearchRules: l.rules}
-	if err := l.nc.SetInitialState(ctx, MenuName, InitialStateKey, info); err != nil {
-		return fmt.Errorf("register initial state: %w", err)
+	l.stateMu.Lock()
+	l.disabled, l.posted = false, nil // enabling registers the state anew
+	err := l.postState(ctx)
+	l.stateMu.Unlock()
+	if err != nil {
+		return err
 	}
 	if err := l.nc.RegisterScript(ctx, MenuName, ScriptPath, ""); err != nil {
 		return fmt.Errorf("register script: %w", err)
@@ -320,7 +331,49 @@ func (l *Lifecycle) registerWebhooks(ctx context.Context) error {
 	return nil
 }
 
+// SetSearchRules puts rules (new defaults after an admin changed them) in
+// the panel's initial state: at once while the app is enabled, so a panel
+// opened from now on starts with them, and on every later enable. AppAPI
+// keeps one initial state per app, menu and key and replaces its value
+// when it is set again (app_api v34.0.3,
+// lib/Service/UI/InitialStateService.php setExAppInitialState:
+// insertOrUpdate on the existing row's id), and the embedded page reads
+// the states on every load (lib/Controller/TopMenuController.php
+// viewExAppPage). Rules equal to those Nextcloud holds send nothing; after
+// a failed call the next one sends them again.
+func (l *Lifecycle) SetSearchRules(ctx context.Context, rules hs.SearchRules) error {
+	l.stateMu.Lock()
+	defer l.stateMu.Unlock()
+	l.rules = rules.OrDefault()
+	if l.disabled {
+		return nil
+	}
+	return l.postState(ctx)
+}
+
+// postState registers the panel's initial state (PanelInfo) unless
+// Nextcloud holds exactly it. Callers hold stateMu.
+func (l *Lifecycle) postState(ctx context.Context) error {
+	info := PanelInfo{AppID: l.appID, Version: l.version, DisplayName: l.displayName, SearchRules: l.rules}
+	raw, err := json.Marshal(info)
+	if err != nil {
+		return fmt.Errorf("register initial state: %w", err)
+	}
+	if bytes.Equal(raw, l.posted) {
+		return nil
+	}
+	l.posted = nil
+	if err := l.nc.SetInitialState(ctx, MenuName, InitialStateKey, info); err != nil {
+		return fmt.Errorf("register initial state: %w", err)
+	}
+	l.posted = raw
+	return nil
+}
+
 func (l *Lifecycle) disable(ctx context.Context) error {
+	l.stateMu.Lock()
+	l.disabled, l.posted = true, nil
+	l.stateMu.Unlock()
 	var errs []error
 	if l.onDisable != nil {
 		if err := l.onDisable(ctx); err != nil {

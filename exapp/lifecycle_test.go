@@ -30,6 +30,8 @@ type fakeNC struct {
 	nextID    int
 	failUntil int // calls to SetInitProgress fail with EUNAVAILABLE until this many were made
 	calls     int
+	stateSets int   // SetInitialState calls
+	stateErr  error // if set, SetInitialState fails with it
 }
 
 func newFake() *fakeNC {
@@ -70,6 +72,12 @@ func (f *fakeNC) UnregisterTopMenu(ctx context.Context, name string) error {
 	return nil
 }
 func (f *fakeNC) SetInitialState(ctx context.Context, menu, key string, value any) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stateSets++
+	if f.stateErr != nil {
+		return f.stateErr
+	}
 	f.states[key] = value
 	return nil
 }
@@ -328,6 +336,65 @@ func TestInitialStateCarriesTheSearchRules(t *testing.T) {
 			got.SearchRules.Defaults.Fusion != tt.fusion || len(got.SearchRules.Algorithms) != 4 {
 			t.Errorf("%s: initial state %s", tt.name, b)
 		}
+	}
+}
+
+// TestSetSearchRulesUpdatesTheInitialState: new defaults reach the
+// panel's initial state at once while the app is enabled, once; a failed
+// call is made again next time; while disabled they wait for the enable.
+func TestSetSearchRulesUpdatesTheInitialState(t *testing.T) {
+	ctx := context.Background()
+	defaultsIn := func(f *fakeNC) hs.SearchDefaults {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.states[exapp.InitialStateKey].(exapp.PanelInfo).SearchRules.Defaults
+	}
+	withWeights := func(w hs.Weights) hs.SearchRules {
+		r, err := hs.DefaultSearchRules().WithDefaults(hs.SearchDefaults{Fusion: hs.FusionLinear, Weights: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	f := newFake()
+	l := exapp.New(ctx, f, exapp.Options{AppID: "hybrid_search", DisplayName: "Hybrid Search"})
+	if err := l.SetEnabled(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	sets := f.stateSets
+	if err := l.SetSearchRules(ctx, hs.DefaultSearchRules()); err != nil || f.stateSets != sets {
+		t.Errorf("the same rules again: %v, %d calls, want none", err, f.stateSets-sets)
+	}
+	w := hs.Weights{Semantic: 0.2, Keyword: 0.7, Fuzzy: 0.1}
+	if err := l.SetSearchRules(ctx, withWeights(w)); err != nil {
+		t.Fatal(err)
+	}
+	if d := defaultsIn(f); d.Fusion != hs.FusionLinear || d.Weights != w || f.stateSets != sets+1 {
+		t.Errorf("defaults in the initial state %+v after %d calls, want linear %v after 1", d, f.stateSets-sets, w)
+	}
+	// Nextcloud fails the call: the next one sends the rules again.
+	f.stateErr = hs.Errorf(hs.EUNAVAILABLE, "nextcloud: down")
+	w2 := hs.Weights{Semantic: 0.1, Keyword: 0.8, Fuzzy: 0.1}
+	if err := l.SetSearchRules(ctx, withWeights(w2)); err == nil {
+		t.Error("SetSearchRules with Nextcloud down succeeded")
+	}
+	f.stateErr = nil
+	if err := l.SetSearchRules(ctx, withWeights(w2)); err != nil || defaultsIn(f).Weights != w2 {
+		t.Errorf("after the failure: %v, defaults %+v", err, defaultsIn(f))
+	}
+	// Disabled: nothing is registered until the app is enabled again.
+	if err := l.SetEnabled(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	sets = f.stateSets
+	if err := l.SetSearchRules(ctx, withWeights(w)); err != nil || f.stateSets != sets {
+		t.Errorf("while disabled: %v, %d calls, want none", err, f.stateSets-sets)
+	}
+	if err := l.SetEnabled(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if d := defaultsIn(f); d.Weights != w {
+		t.Errorf("defaults in the initial state after enable %+v, want %v", d, w)
 	}
 }
 

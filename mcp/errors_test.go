@@ -2,10 +2,12 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -385,5 +387,75 @@ func TestSearchTakesTheDefaultsInForce(t *testing.T) {
 	res := call(t, cs, mcp.ToolSearch, map[string]any{"query": "q", "semantic_weight": 0.5})
 	if want := "they sum to 1.4 (semantic_weight 0.5, keyword_weight 0.8 (default), fuzzy_weight 0.1 (default))"; !res.IsError || !strings.Contains(text(res), want) {
 		t.Errorf("isError %v, text %q; want an error containing %q", res.IsError, text(res), want)
+	}
+	// tools/list names the defaults in force, not those at start.
+	mu.Lock()
+	defaults.Fusion = hs.FusionLinear
+	mu.Unlock()
+	props := searchSchemaProps(t, cs)
+	for prop, want := range map[string]string{"keyword_weight": "currently 0.8;", "semantic_weight": "currently 0.1;", "fusion": "currently linear."} {
+		if !strings.Contains(props[prop].Description, want) {
+			t.Errorf("%s described as %q, want it to say %q", prop, props[prop].Description, want)
+		}
+	}
+}
+
+// searchSchemaProps lists the tools and returns the search tool's
+// argument properties.
+func searchSchemaProps(t *testing.T, cs *sdk.ClientSession) map[string]struct{ Description string } {
+	t.Helper()
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		if tool.Name != mcp.ToolSearch {
+			continue
+		}
+		b, _ := json.Marshal(tool.InputSchema)
+		var s struct {
+			Properties map[string]struct{ Description string }
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.Properties
+	}
+	t.Fatalf("no %s in tools/list", mcp.ToolSearch)
+	return nil
+}
+
+// TestSkippedLegsCarryCodes: a leg that could not run is reported with
+// its code next to the reason, and the output schema documents the codes.
+func TestSkippedLegsCarryCodes(t *testing.T) {
+	idx := newFakeIndex()
+	idx.skipped = []hs.SkippedLeg{{Leg: hs.AlgorithmSemantic, Code: hs.SkipSemanticOff, Reason: "semantic search is off: no embedding model is configured"}}
+	url, _ := serve(t, idx, mcp.Options{})
+	cs := connect(t, url, "alice", "2026-07-28")
+	res := call(t, cs, mcp.ToolSearch, map[string]any{"query": "zebracorn"})
+	var out struct {
+		SkippedLegs []hs.SkippedLeg `json:"skipped_legs"`
+	}
+	structured(t, res, &out)
+	if !slices.Equal(out.SkippedLegs, idx.skipped) {
+		t.Errorf("skipped_legs %+v, want %+v", out.SkippedLegs, idx.skipped)
+	}
+	if !strings.Contains(text(res), "semantic search did not run: semantic search is off") {
+		t.Errorf("text lacks the skipped leg: %s", text(res))
+	}
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		if tool.Name != mcp.ToolSearch {
+			continue
+		}
+		b, _ := json.Marshal(tool.OutputSchema)
+		for _, code := range []string{hs.SkipSemanticOff, hs.SkipEmbedderUnavailable, hs.SkipEmbedderError, hs.SkipStoreUnavailable, hs.SkipStoreError, hs.SkipTimeout} {
+			if !strings.Contains(string(b), code) {
+				t.Errorf("the output schema does not document %s: %s", code, b)
+			}
+		}
 	}
 }

@@ -34,6 +34,7 @@ type fakeIndex struct {
 	lastReq hs.SearchRequest
 	// searchErr, accessErr, statusErr, if set, are returned by the calls.
 	searchErr, accessErr, statusErr error
+	skipped                         []hs.SkippedLeg    // legs every search reports as skipped
 	revoked                         map[hs.FileID]bool // Nextcloud no longer lets readers see these
 	pathless                        map[hs.FileID]bool // Nextcloud confirms these without a path
 }
@@ -85,7 +86,7 @@ func (f *fakeIndex) Search(ctx context.Context, user hs.UserID, req hs.SearchReq
 	if w := req.Weights; w != nil && w.Semantic+w.Keyword+w.Fuzzy > 1+1e-9 {
 		return hs.SearchResult{}, hs.Errorf(hs.EINVALID, "search: weights must sum to at most 1")
 	}
-	res := hs.SearchResult{Query: req.Query, Algorithm: req.Algorithm, Fusion: req.Fusion, Results: []hs.DocumentResult{}}
+	res := hs.SearchResult{Query: req.Query, Algorithm: req.Algorithm, Fusion: req.Fusion, Results: []hs.DocumentResult{}, Skipped: f.skipped}
 	ids := make([]hs.FileID, 0, len(f.docs))
 	for id := range f.docs {
 		ids = append(ids, id)

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -86,6 +88,9 @@ type handler struct {
 	origins map[string]bool
 	mcp     http.Handler
 	log     *slog.Logger
+
+	srv   atomic.Pointer[liveServer] // the server for the defaults in force
+	srvMu sync.Mutex                 // serializes building a new one
 }
 
 // NewHandler returns the MCP endpoint as an http.Handler, to be mounted
@@ -119,23 +124,12 @@ func NewHandler(o Options) (http.Handler, error) {
 			h.origins[origin] = true
 		}
 	}
-	srv := sdk.NewServer(&sdk.Implementation{
-		Name: "hybrid_search", Title: "Hybrid Search for Nextcloud", Version: o.Version,
-	}, &sdk.ServerOptions{
-		Instructions: instructions,
-		// Declared exactly: the tools, the document template and the
-		// prompt. None of the lists changes while the app runs, and a
-		// stateless endpoint has no channel for log notifications, so
-		// listChanged, subscriptions and logging are not offered.
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{}, Prompts: &sdk.PromptCapabilities{}},
-	})
-	if err := h.addTools(srv); err != nil {
+	srv, err := h.newServer(h.rules)
+	if err != nil {
 		return nil, err
 	}
-	h.addResources(srv)
-	h.addPrompts(srv)
-	srv.AddReceivingMiddleware(tidyErrors)
-	h.mcp = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
+	h.srv.Store(&liveServer{defaults: h.rules.Defaults, srv: srv})
+	h.mcp = sdk.NewStreamableHTTPHandler(h.server, &sdk.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
 		Logger:       h.log,
@@ -148,6 +142,63 @@ func NewHandler(o Options) (http.Handler, error) {
 		PropagateRequestCancellation: true,
 	})
 	return h, nil
+}
+
+// newServer returns the SDK server with the tools (the search tool's
+// schema describing rules), the resources and the prompts.
+func (h *handler) newServer(rules hs.SearchRules) (*sdk.Server, error) {
+	srv := sdk.NewServer(&sdk.Implementation{
+		Name: "hybrid_search", Title: "Hybrid Search for Nextcloud", Version: h.o.Version,
+	}, &sdk.ServerOptions{
+		Instructions: instructions,
+		// Declared exactly: the tools, the document template and the
+		// prompt. The lists keep their names while the app runs (only
+		// the defaults a description names may change, see server), and
+		// a stateless endpoint has no channel for notifications, so
+		// listChanged, subscriptions and logging are not offered.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{}, Prompts: &sdk.PromptCapabilities{}},
+	})
+	if err := h.addTools(srv, rules); err != nil {
+		return nil, err
+	}
+	h.addResources(srv)
+	h.addPrompts(srv)
+	srv.AddReceivingMiddleware(tidyErrors)
+	return srv, nil
+}
+
+// liveServer is the SDK server whose tool descriptions name defaults.
+type liveServer struct {
+	defaults hs.SearchDefaults
+	srv      *sdk.Server
+}
+
+// server returns the SDK server for a request: one whose search tool
+// describes the defaults in force (Options.Defaults), built anew when an
+// admin changed them, so tools/list names the live defaults.
+func (h *handler) server(*http.Request) *sdk.Server {
+	cur := h.srv.Load()
+	if h.o.Defaults == nil {
+		return cur.srv
+	}
+	d := h.o.Defaults()
+	if d == cur.defaults {
+		return cur.srv
+	}
+	h.srvMu.Lock()
+	defer h.srvMu.Unlock()
+	if cur = h.srv.Load(); d == cur.defaults {
+		return cur.srv
+	}
+	rules := h.rules
+	rules.Defaults = d
+	srv, err := h.newServer(rules)
+	if err != nil {
+		h.log.Error("the tools could not describe the new search defaults; the previous ones stay", "error", err)
+		return cur.srv
+	}
+	h.srv.Store(&liveServer{defaults: d, srv: srv})
+	return srv
 }
 
 // ServeHTTP checks the origin and the acting user, then hands the request

@@ -19,7 +19,8 @@ const excerptRunes = 300
 const searchDescription = `Search the signed-in user's Nextcloud files and notes (only documents the user can read). ` +
 	`Hybrid search fuses three retrievals: semantic (meaning, across languages), keyword (BM25; exact identifiers such as "PII-2024-0042" rank first) and fuzzy (typo-tolerant). ` +
 	`Returns, per document, the title, path, link, file_id, a relevance in [0, 1], a short excerpt and the matching passages (chunks) in full. ` +
-	`Use nc_get_document with the file_id to read more of a document.`
+	`Use nc_get_document with the file_id to read more of a document. ` +
+	`When a retrieval cannot run (no embedding model, a component down), the others still answer and skipped_legs names it with a code and a reason.`
 
 // searchInput are nc_semantic_search's arguments: the names and defaults
 // of nextcloud-mcp-server's tool, plus fusion and the filters.
@@ -41,11 +42,13 @@ type searchInput struct {
 // searchInputSchema describes nc_semantic_search's arguments with the
 // limits, choices and defaults of the search rules. The fusion and the
 // weights have no schema default: an admin may change them while the app
-// runs, and the search fills in the current ones.
+// runs (a client may keep an old tools list), and the search fills in the
+// current ones; their descriptions name the defaults in force when the
+// list was sent (see handler.server).
 func searchInputSchema(r hs.SearchRules) (*jsonschema.Schema, error) {
 	d := r.Defaults
 	weight := func(leg string, v float64) func(*jsonschema.Schema) {
-		return all(atLeast(0), describe(fmt.Sprintf("Weight of the %s leg in hybrid search, ≥ 0 (default %s unless an admin changed it). semantic_weight, keyword_weight and fuzzy_weight must sum to at most %s; those not given take their defaults. Ignored by the other algorithms and by fusion auto.",
+		return all(atLeast(0), describe(fmt.Sprintf("Weight of the %s leg in hybrid search, ≥ 0 (currently %s; an admin may change it). semantic_weight, keyword_weight and fuzzy_weight must sum to at most %s; those not given take their defaults. Ignored by the other algorithms and by fusion auto.",
 			leg, hs.FormatNumber(v), hs.FormatNumber(r.MaxWeightSum))))
 	}
 	date := "an RFC 3339 date (2026-01-31) or date-time (2026-01-31T09:00:00Z)"
@@ -61,7 +64,7 @@ func searchInputSchema(r hs.SearchRules) (*jsonschema.Schema, error) {
 		"semantic_weight": weight(hs.AlgorithmSemantic, d.Weights.Semantic),
 		"keyword_weight":  weight(hs.AlgorithmKeyword, d.Weights.Keyword),
 		"fuzzy_weight":    weight(hs.AlgorithmFuzzy, d.Weights.Fuzzy),
-		"fusion":          all(describe(fmt.Sprintf("How hybrid search fuses the legs: rrf (weighted reciprocal rank fusion), linear (weighted normalized scores) or auto (weights chosen from the query's shape; send no weights with it). Default: the admin's choice, %s unless changed.", d.Fusion)), oneOf(r.Fusions...)),
+		"fusion":          all(describe(fmt.Sprintf("How hybrid search fuses the legs: rrf (weighted reciprocal rank fusion), linear (weighted normalized scores) or auto (weights chosen from the query's shape; send no weights with it). Default: the admin's choice, currently %s.", d.Fusion)), oneOf(r.Fusions...)),
 		"doc_types":       all(describe(`Only these document types: "file", "note" or both.`), func(p *jsonschema.Schema) { p.Items.Enum = types }),
 		"path_prefix":     all(describe(`Only documents in this folder, e.g. "/Projects/2026".`), maxLength(r.MaxPathPrefixBytes)),
 		"modified_after":  describe("Only documents modified at or after this time: " + date + "."),
@@ -76,13 +79,15 @@ type searchOutput struct {
 	Fusion      string         `json:"fusion,omitempty"`
 	Results     []searchResult `json:"results"`
 	TotalFound  int            `json:"total_found"`
-	SkippedLegs []skippedLeg   `json:"skipped_legs,omitempty"`
+	SkippedLegs []skippedLeg   `json:"skipped_legs,omitempty" jsonschema:"retrievals that could not run for this search; the others still answered"`
 	TookMS      float64        `json:"took_ms"`
 }
 
+// skippedLeg is hs.SkippedLeg with its schema descriptions.
 type skippedLeg struct {
-	Leg    string `json:"leg"`
-	Reason string `json:"reason"`
+	Leg    string `json:"leg" jsonschema:"semantic, keyword or fuzzy"`
+	Code   string `json:"code" jsonschema:"why, in a stable word: semantic_off (no embedding model configured), embedder_unavailable (the embedding model did not answer), embedder_error (it refused the query), store_unavailable (the index store did not answer), store_error (it failed the lookup), timeout; new codes may appear"`
+	Reason string `json:"reason" jsonschema:"why, in English"`
 }
 
 // searchResult is one document.

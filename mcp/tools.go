@@ -28,12 +28,13 @@ func readOnly(title string) *sdk.ToolAnnotations {
 	return &sdk.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: &closed}
 }
 
-// addTools registers the three tools on srv. Input schemas are handed to
+// addTools registers the three tools on srv, the search tool's schema
+// with rules. Input schemas are handed to
 // the SDK as JSON: it re-encodes a tool's input schema on every 2026-07-28
 // request (to look for x-mcp-header), which costs about 0.3 ms for a
 // *jsonschema.Schema and next to nothing for raw JSON.
-func (h *handler) addTools(srv *sdk.Server) error {
-	search, err := searchInputSchema(h.rules)
+func (h *handler) addTools(srv *sdk.Server, rules hs.SearchRules) error {
+	search, err := searchInputSchema(rules)
 	if err != nil {
 		return err
 	}

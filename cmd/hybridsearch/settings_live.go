@@ -78,6 +78,26 @@ func (m *Main) refreshSettings(ctx context.Context) {
 		return
 	}
 	m.applySettings(ctx, prev, values)
+	m.syncPanelState(ctx)
+}
+
+// syncPanelState puts the search rules in force, with the admin's
+// defaults, in the panel's initial state, so a panel opened after an admin
+// change starts with them. It sends nothing while Nextcloud holds them
+// (exapp.Lifecycle.SetSearchRules) and tries again on the next read after
+// a failure. Callers hold setMu.
+func (m *Main) syncPanelState(ctx context.Context) {
+	if m.Lifecycle == nil {
+		return // a worker has no UI
+	}
+	e := m.acquire()
+	rules := e.Search.Rules()
+	e.release()
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := m.Lifecycle.SetSearchRules(rctx, rules); err != nil && ctx.Err() == nil {
+		m.Logger.Warn("the panel's initial state keeps the previous search defaults until the next try", "error", err)
+	}
 }
 
 // applySettings puts the admin values in force: the embedding model and

@@ -93,6 +93,18 @@ func TestAdminSearchDefaultsApplyLive(t *testing.T) {
 		ps := env.panelSettings(t)
 		return ps.Fusion == hs.FusionLinear && ps.Weights == want
 	})
+	// A panel opened now starts with them: the initial state Nextcloud
+	// serves on the embedded page was registered again.
+	await(t, "the new defaults in the panel's initial state", 10*time.Second, func() bool {
+		states := env.Sim.InitialStates("hybrid_search")
+		if len(states) != 1 {
+			return false
+		}
+		var info struct {
+			SearchRules hs.SearchRules `json:"search_rules"`
+		}
+		return json.Unmarshal(states[0].Value, &info) == nil && info.SearchRules.Defaults.Fusion == hs.FusionLinear && info.SearchRules.Defaults.Weights == want
+	})
 	env.Sim.PutFile("alice", "/d.md", []byte("# Defaults\n\nA heron by the lake."))
 	await(t, "a search with the new defaults", 20*time.Second, func() bool {
 		resp, body := env.proxyGet(t, &env.Alice, "api/search?q=heron")

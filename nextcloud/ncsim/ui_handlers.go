@@ -98,7 +98,11 @@ func (s *Server) handleTopMenuGet(w http.ResponseWriter, r *http.Request, p prin
 }
 
 // handleInitialStateSet serves POST .../api/v1/ui/initial-state. value must
-// be a JSON object or array.
+// be a JSON object or array. Setting a key again replaces its value in
+// place, as app_api's InitialStateService::setExAppInitialState does
+// (insertOrUpdate on the existing row's id; v34.0.3,
+// lib/Service/UI/InitialStateService.php); the embedded page reads the
+// states on every load (lib/Controller/TopMenuController.php).
 func (s *Server) handleInitialStateSet(w http.ResponseWriter, r *http.Request, p principal) {
 	params, v, ok := uiParams(w, r, "type", "name", "key")
 	if !ok {
