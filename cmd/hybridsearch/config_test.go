@@ -1,9 +1,13 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hybrid-search/hybridsearch/appinfo"
+	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 )
 
 func baseEnv() map[string]string {
@@ -109,5 +113,33 @@ func TestLoadConfigOurs(t *testing.T) {
 	}
 	if c.MaxFileSize != 2<<30 {
 		t.Errorf("MaxFileSize = %d", c.MaxFileSize)
+	}
+}
+
+// TestInfoXMLDeclaresVariables: every variable info.xml declares for the
+// admin at install is one the app reads, with the app's default, and the
+// admin-tunable ones are declared.
+func TestInfoXMLDeclaresVariables(t *testing.T) {
+	reg, err := ncsim.ParseInfoXML(appinfo.InfoXML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]bool{}
+	for _, d := range reg.EnvVars {
+		declared[d.Name] = true
+		i := slices.IndexFunc(envVars, func(v envVar) bool { return v.name == d.Name })
+		switch {
+		case i < 0:
+			t.Errorf("info.xml declares %s, which the app does not read", d.Name)
+		case d.DisplayName == "" || d.Description == "":
+			t.Errorf("%s has no display-name or description", d.Name)
+		case d.Default != "" && d.Default != envVars[i].def:
+			t.Errorf("%s: info.xml default %q, the app's %q", d.Name, d.Default, envVars[i].def)
+		}
+	}
+	for _, name := range []string{"WORKERS", "OCR_WORKERS", "OCR_LANGUAGES", "OCR_PAGE_TIMEOUT", "OCR_MAX_PAGES", "MAX_FILE_SIZE", "SCAN_INTERVAL"} {
+		if !declared[name] {
+			t.Errorf("info.xml does not declare %s", name)
+		}
 	}
 }
