@@ -121,16 +121,7 @@ func runSoak(tb testing.TB, env *testEnv, load soakLoad) soakResult {
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
-		t := time.NewTicker(200 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				sample()
-			}
-		}
+		every(ctx, 200*time.Millisecond, func(context.Context) { sample() })
 	}()
 	client := &http.Client{Timeout: 30 * time.Second}
 	alice := env.Alice

@@ -1,14 +1,6 @@
 package extract_test
 
-import (
-	"bytes"
-	"context"
-	"testing"
-	"time"
-
-	"github.com/hybrid-search/hybridsearch"
-	"github.com/hybrid-search/hybridsearch/indexing/extract"
-)
+import "testing"
 
 // One fuzz target per format family, the file name fixed so the fuzzer
 // spends its time inside one parser (FuzzExtract also mutates the name).
@@ -29,17 +21,10 @@ func fuzzFamily(f *testing.F, names []string, seeds ...[]byte) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	x := &extract.Extractor{PDFToText: "/nonexistent/pdftotext", MaxTextRunes: 1 << 16, Timeout: 5 * time.Second}
+	x := fuzzExtractor()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, name := range names {
-			got, err := x.Extract(context.Background(), name, "", bytes.NewReader(data))
-			if err != nil {
-				if k := hybridsearch.ErrorKind(err); k != hybridsearch.EINVALID {
-					t.Fatalf("Extract(%s) = %v, kind %s; want EINVALID", name, err, k)
-				}
-				continue
-			}
-			checkText(t, got)
+			checkExtract(t, x, name, data)
 		}
 	})
 }

@@ -26,19 +26,26 @@ func FuzzExtract(f *testing.F) {
 	f.Add("a.pdf", pdfFixture(f, "t", false, []string{"Grüße"}, []string{"日本"}))
 	f.Add("a.md", []byte("---\ntitle: x\n---\n# y"))
 	f.Add("a.txt", []byte("Gr\xfc\xdfe"))
-	x := &extract.Extractor{
-		PDFToText:    "/nonexistent/pdftotext", // the pure-Go parser is the one that may panic
-		MaxTextRunes: 1 << 16,
-		Timeout:      5 * time.Second,
-	}
-	f.Fuzz(func(t *testing.T, name string, data []byte) {
-		got, err := x.Extract(context.Background(), name, "", bytes.NewReader(data))
-		if err != nil {
-			if k := hybridsearch.ErrorKind(err); k != hybridsearch.EINVALID {
-				t.Fatalf("Extract(%s) = %v, kind %s; want EINVALID", name, err, k)
-			}
-			return
+	x := fuzzExtractor()
+	f.Fuzz(func(t *testing.T, name string, data []byte) { checkExtract(t, x, name, data) })
+}
+
+// fuzzExtractor is the extractor the fuzz targets feed: the pure-Go PDF
+// parser (the one that may panic), bounded text and time.
+func fuzzExtractor() *extract.Extractor {
+	return &extract.Extractor{PDFToText: "/nonexistent/pdftotext", MaxTextRunes: 1 << 16, Timeout: 5 * time.Second}
+}
+
+// checkExtract extracts data as name and checks what every fuzz target
+// checks: no panic, EINVALID only, valid UTF-8 with sane page spans.
+func checkExtract(t *testing.T, x *extract.Extractor, name string, data []byte) {
+	t.Helper()
+	got, err := x.Extract(context.Background(), name, "", bytes.NewReader(data))
+	if err != nil {
+		if k := hybridsearch.ErrorKind(err); k != hybridsearch.EINVALID {
+			t.Fatalf("Extract(%s) = %v, kind %s; want EINVALID", name, err, k)
 		}
-		checkText(t, got)
-	})
+		return
+	}
+	checkText(t, got)
 }
