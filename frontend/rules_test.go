@@ -40,3 +40,18 @@ func TestSearchRulesFile(t *testing.T) {
 		t.Errorf("%s differs from hs.DefaultSearchRules(); run go test ./frontend -run TestSearchRulesFile -update, then npm run build\ngot:\n%s\nwant:\n%s", rulesFile, got, want)
 	}
 }
+
+// TestSkipCodesTranslated: the panel says every code a skipped leg may
+// carry in the user's language (format.js SKIP_REASONS, translated in
+// l10n/); for other codes it shows the server's words.
+func TestSkipCodesTranslated(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("src", "lib", "format.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range hs.SkipCodes {
+		if !bytes.Contains(src, []byte("\n  "+code+": () => t('")) {
+			t.Errorf("src/lib/format.js SKIP_REASONS does not translate %q", code)
+		}
+	}
+}

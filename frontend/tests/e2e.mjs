@@ -469,7 +469,9 @@ async function main() {
         await page.waitForTimeout(500)
         page.off('request', count)
         const alert = await page.locator('.hs-search [role="alert"]').first().textContent()
-        assert(alert.includes('The weights add up to 1.6; together they may be at most 1.'), `alert says ${JSON.stringify(alert)}`)
+        // A semantic leg that cannot run is parked at 0: 0 + 0.9 + 0.2.
+        const sum = (await page.locator('#hs-w-semantic').isDisabled()) ? '1.1' : '1.6'
+        assert(alert.includes(`The weights add up to ${sum}; together they may be at most 1.`), `alert says ${JSON.stringify(alert)}`)
         assert(sent === 0, `${sent} search requests were sent with invalid weights`)
       })
     })
@@ -519,6 +521,8 @@ async function main() {
       const w = ['semantic', 'keyword', 'fuzzy'].map((leg) => Number(u.searchParams.get(`${leg}_weight`)))
       assert(w[0] + w[1] + w[2] <= 1 + 1e-9, `weights sent sum to ${w[0] + w[1] + w[2]}: ${w}`)
       assert(w[2] === 0, `fuzzy weight ${w[2]} after keyword went up, want 0 (rebalanced)`)
+      // A leg that cannot run takes no share: keyword gets the whole budget.
+      if (semanticOff) assert(w[0] === 0 && w[1] === 1, `weights ${w} with semantic off, want 0/1/0`)
       await page.waitForFunction(() => !['', 'Searching…'].includes(document.querySelector('#hs-live')?.textContent ?? ''))
       const order1 = await titles(page)
       assert(JSON.stringify(order0) !== JSON.stringify(order1), `the order did not change: ${JSON.stringify(order1)}`)
@@ -825,7 +829,7 @@ async function main() {
     assert(list.body.tokens.find((x) => x.id === tok.id)?.revoked === true, 'the token is not revoked on the server')
   })
 
-  for (const [lang, probe] of [['de', { tab: 'Assistenten verbinden', placeholder: 'Dateien und Notizen durchsuchen …', live: /Ergebnis/ }], ['ja', { tab: 'アシスタントを接続', placeholder: 'ファイルとメモを検索…', live: /結果/ }]]) {
+  for (const [lang, probe] of [['de', { tab: 'Assistenten verbinden', placeholder: 'Dateien und Notizen durchsuchen …', live: /Ergebnis/, skipped: 'es ist kein Embedding-Modell eingerichtet' }], ['ja', { tab: 'アシスタントを接続', placeholder: 'ファイルとメモを検索…', live: /結果/, skipped: '埋め込みモデルが設定されていません' }]]) {
     await check(`${lang === 'de' ? 'German' : 'Japanese'} UI with lang=${lang} through the app's l10n/${lang}.js`, async () => {
       // alice picks the language in her personal settings; the simulator
       // then renders lang="<lang>" and, as AppAPI's ExAppUIL10NMiddleware
@@ -847,7 +851,11 @@ async function main() {
         await p2.locator('#hs-query').press('Enter')
         await p2.waitForFunction((re) => new RegExp(re).test(document.querySelector('#hs-live')?.textContent ?? ''), probe.live.source, { timeout: 15000 })
         await p2.screenshot({ path: SCREENSHOT.replace(/\.png$/, lang === 'de' ? '-de.png' : '-ui-ja.png'), fullPage: true })
-        return await p2.locator('#hs-live').textContent()
+        // The demo runs without a model: the skipped semantic leg is said
+        // in the user's language, from its code.
+        const notes = await p2.locator('.hs-notice--warning').allTextContents()
+        assert(notes.some((n) => n.includes(probe.skipped)), `the skipped-leg notice is not in ${lang}: ${JSON.stringify(notes)}`)
+        return `${(await p2.locator('#hs-live').textContent()).trim()}; ${notes.find((n) => n.includes(probe.skipped)).trim()}`
       } finally {
         await p2.close()
         await personal(context, ready.nextcloud_url, { lang: 'en' })

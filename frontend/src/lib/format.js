@@ -113,11 +113,26 @@ export function skippedNotice(s) {
   return reason ? t('{method} search is off: {reason}', { method: label, reason }) : t('{method} search is off.', { method: label })
 }
 
+// SKIP_REASONS say in the user's language why a leg did not run, by the
+// server's code (hybridsearch.SkippedLeg.Code).
+const SKIP_REASONS = {
+  semantic_off: () => t('no embedding model is configured'),
+  embedder_unavailable: () => t('the embedding model is not answering'),
+  embedder_error: () => t('the embedding model refused the query'),
+  store_unavailable: () => t('the search index is not answering'),
+  store_error: () => t('the search index could not answer'),
+  timeout: () => t('it took too long'),
+}
+
 /**
- * skipReason is why a leg was skipped, without a leading "semantic search
- * is off:" that the server may already have written.
+ * skipReason is why a leg was skipped: the translation of its code, or for
+ * a code the panel does not know the server's (English) words, without a
+ * leading "semantic search is off:" that the server may already have
+ * written.
  */
 export function skipReason(s) {
+  const known = Object.hasOwn(SKIP_REASONS, s?.code ?? '') ? SKIP_REASONS[s.code] : null
+  if (known) return known()
   const reason = (s?.reason ?? '').trim()
   const leg = String(s?.leg ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
   return leg ? reason.replace(new RegExp(`^${leg} search is (off|unavailable)[:.]?\\s*`, 'i'), '') : reason

@@ -118,3 +118,29 @@ export function formatWeight(v) {
   if (!Number.isFinite(v)) return '–'
   return String(Math.round(v * 100) / 100)
 }
+
+/**
+ * parkLegs sets the weight of each leg in off (legs that cannot run) to 0,
+ * so the legs that run may share the whole budget, and returns the new
+ * weights with the weights the legs had (parked, to restore them with
+ * restoreLeg). Legs already parked keep their parked weight. w and parked
+ * are not changed.
+ */
+export function parkLegs(w, off, parked = {}) {
+  const out = { weights: { ...w }, parked: { ...parked } }
+  for (const leg of off) {
+    if (!LEGS.includes(leg)) continue
+    if (!(leg in out.parked)) out.parked[leg] = Number(w?.[leg]) || 0
+    out.weights[leg] = 0
+  }
+  return out
+}
+
+/**
+ * restoreLeg gives a leg that can run again the weight it had (value),
+ * taking what the sum cannot hold from the other legs in proportion
+ * (rebalance), never from the legs still off. w is not changed.
+ */
+export function restoreLeg(w, leg, value, off = []) {
+  return rebalance(w, leg, value, off.filter((l) => l !== leg))
+}

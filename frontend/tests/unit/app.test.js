@@ -219,6 +219,65 @@ describe('errors', () => {
     expect(w.get('#hs-w-semantic-off').text()).toBe('Cannot run: no embedding model is configured')
   })
 
+  it('parks the weight of a leg that cannot run and gives it back when the leg runs again', async () => {
+    let semanticUp = false
+    const search = vi.fn(async (params) => {
+      const algorithm = params.get('algorithm')
+      const weights = Object.fromEntries(['semantic', 'keyword', 'fuzzy'].map((leg) => [leg, Number(params.get(`${leg}_weight`))]))
+      if (algorithm === 'semantic' && !semanticUp) throw new ApiError('semantic search is unavailable', 503)
+      const skipped = algorithm === 'hybrid' && weights.semantic > 0 && !semanticUp
+        ? [{ leg: 'semantic', code: 'embedder_unavailable', reason: 'unavailable: embedding: ollama is unreachable' }]
+        : []
+      return normalizeResult({ ...kube, algorithm, weights: algorithm === 'hybrid' ? weights : undefined, skipped_legs: skipped })
+    })
+    const client = fakeClient({ search })
+    const w = mountApp(client)
+    await type(w, 'x')
+    await settle()
+    expect(search).toHaveBeenCalledTimes(1)
+    await w.get('.hs-options-toggle').trigger('click')
+    // The semantic leg takes no share: its slider is at 0, disabled, with
+    // the reason; parking it did not search again, and is no change to reset.
+    expect(w.get('#hs-w-semantic').element.value).toBe('0')
+    expect(w.get('#hs-w-semantic').attributes('disabled')).toBeDefined()
+    expect(w.get('#hs-w-semantic-off').text()).toBe('Cannot run: the embedding model is not answering')
+    expect(w.get('#hs-weights-msg').text()).toContain('Sum 0.5 (at most 1)')
+    await settle()
+    expect(search).toHaveBeenCalledTimes(1)
+    expect(w.findAll('button').find((b) => b.text() === 'Reset to defaults').attributes('disabled')).toBeDefined()
+    // Keyword can take the whole budget.
+    await w.get('#hs-w-keyword').setValue('1')
+    await settle()
+    expect(search).toHaveBeenCalledTimes(2)
+    let p = search.mock.calls[1][0]
+    expect([p.get('semantic_weight'), p.get('keyword_weight'), p.get('fuzzy_weight')]).toEqual(['0', '1', '0'])
+    expect(w.findAll('.hs-weights__error')).toHaveLength(0)
+    // Reset keeps the leg parked.
+    await w.findAll('button').find((b) => b.text() === 'Reset to defaults').trigger('click')
+    await settle()
+    expect(search).toHaveBeenCalledTimes(3)
+    p = search.mock.calls[2][0]
+    expect([p.get('semantic_weight'), p.get('keyword_weight'), p.get('fuzzy_weight')]).toEqual(['0', '0.3', '0.2'])
+    // Ollama is back. The panel asks at most every 30 s whether a parked
+    // leg runs (a search does not try it), then gives the weight back,
+    // the others making room, and searches with it.
+    semanticUp = true
+    await w.get('#hs-w-keyword').setValue('0.8')
+    await settle()
+    expect(search.mock.calls.filter((c) => c[0].get('algorithm') === 'semantic')).toHaveLength(0)
+    await vi.advanceTimersByTimeAsync(30_000)
+    await w.get('#hs-w-keyword').setValue('0.7')
+    await settle()
+    await settle()
+    const probes = search.mock.calls.filter((c) => c[0].get('algorithm') === 'semantic')
+    expect(probes).toHaveLength(1)
+    p = search.mock.calls.at(-1)[0]
+    // 0/0.7/0.2 + semantic 0.5: keyword and fuzzy give 0.4 in proportion.
+    expect([p.get('algorithm'), p.get('semantic_weight'), p.get('keyword_weight'), p.get('fuzzy_weight')]).toEqual(['hybrid', '0.5', '0.38', '0.12'])
+    expect(w.get('#hs-w-semantic').attributes('disabled')).toBeUndefined()
+    expect(w.find('#hs-w-semantic-off').exists()).toBe(false)
+  })
+
   it('shows a network error and retries', async () => {
     const search = vi.fn()
       .mockRejectedValueOnce(new ApiError('Could not reach the app: Failed to fetch', 0, 'network'))

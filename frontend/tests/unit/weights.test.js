@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { defaultWeights, formatWeight, rebalance, validateWeights, weightSum } from '../../src/lib/weights.js'
+import { defaultWeights, formatWeight, parkLegs, rebalance, restoreLeg, validateWeights, weightSum } from '../../src/lib/weights.js'
 
 describe('validateWeights', () => {
   const cases = [
@@ -76,4 +76,39 @@ describe('rebalance', () => {
       }
     }
   })
+})
+
+describe('parkLegs and restoreLeg', () => {
+  const w = { semantic: 0.5, keyword: 0.3, fuzzy: 0.2 }
+  it('parks a leg that cannot run at 0 and keeps its weight', () => {
+    const p = parkLegs(w, ['semantic'])
+    expect(p.weights).toEqual({ semantic: 0, keyword: 0.3, fuzzy: 0.2 })
+    expect(p.parked).toEqual({ semantic: 0.5 })
+    expect(w.semantic).toBe(0.5) // not changed
+    // Parked again, the first weight is kept.
+    expect(parkLegs(p.weights, ['semantic'], p.parked).parked).toEqual({ semantic: 0.5 })
+    expect(parkLegs(w, ['rerank']).weights).toEqual(w)
+  })
+  it('lets the other sliders use the whole budget', () => {
+    const { weights } = parkLegs(w, ['semantic'])
+    expect(rebalance(weights, 'keyword', 1, ['semantic'])).toEqual({ semantic: 0, keyword: 1, fuzzy: 0 })
+    expect(rebalance(weights, 'keyword', 0.9, ['semantic'])).toEqual({ semantic: 0, keyword: 0.9, fuzzy: 0.1 })
+    expect(validateWeights({ semantic: 0, keyword: 1, fuzzy: 0 }).valid).toBe(true)
+    // Before: the locked leg held its weight, so keyword reached 0.5 at most.
+    expect(rebalance(w, 'keyword', 1, ['semantic']).keyword).toBe(0.5)
+  })
+  const cases = [
+    { name: 'room left: nothing else moves', w: { semantic: 0, keyword: 0.3, fuzzy: 0.2 }, value: 0.5, want: { semantic: 0.5, keyword: 0.3, fuzzy: 0.2 } },
+    { name: 'the others used the budget: they give way in proportion', w: { semantic: 0, keyword: 0.6, fuzzy: 0.4 }, value: 0.5, want: { semantic: 0.5, keyword: 0.3, fuzzy: 0.2 } },
+    { name: 'one other at the whole budget', w: { semantic: 0, keyword: 1, fuzzy: 0 }, value: 0.5, want: { semantic: 0.5, keyword: 0.5, fuzzy: 0 } },
+    { name: 'a leg still off keeps 0', w: { semantic: 0, keyword: 1, fuzzy: 0 }, value: 0.5, off: ['semantic', 'fuzzy'], want: { semantic: 0.5, keyword: 0.5, fuzzy: 0 } },
+    { name: 'parked at 0 comes back at 0', w: { semantic: 0, keyword: 0.7, fuzzy: 0.3 }, value: 0, want: { semantic: 0, keyword: 0.7, fuzzy: 0.3 } },
+  ]
+  for (const c of cases) {
+    it(`restores: ${c.name}`, () => {
+      const got = restoreLeg(c.w, 'semantic', c.value, c.off ?? ['semantic'])
+      expect(got).toEqual(c.want)
+      expect(validateWeights(got).valid).toBe(true)
+    })
+  }
 })
