@@ -77,6 +77,9 @@ const (
 	SkipTimeout             = "timeout"              // the embedding model or the store took too long
 )
 
+// SkipCodes lists every SkippedLeg.Code, for clients that translate them.
+var SkipCodes = []string{SkipSemanticOff, SkipEmbedderUnavailable, SkipEmbedderError, SkipStoreUnavailable, SkipStoreError, SkipTimeout}
+
 // Verification reports the access re-check of a result page.
 type Verification struct {
 	Checked int `json:"checked"` // files checked against Nextcloud

@@ -452,7 +452,7 @@ func TestSkippedLegsCarryCodes(t *testing.T) {
 			continue
 		}
 		b, _ := json.Marshal(tool.OutputSchema)
-		for _, code := range []string{hs.SkipSemanticOff, hs.SkipEmbedderUnavailable, hs.SkipEmbedderError, hs.SkipStoreUnavailable, hs.SkipStoreError, hs.SkipTimeout} {
+		for _, code := range hs.SkipCodes {
 			if !strings.Contains(string(b), code) {
 				t.Errorf("the output schema does not document %s: %s", code, b)
 			}
