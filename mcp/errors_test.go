@@ -404,22 +404,27 @@ func TestSearchTakesTheDefaultsInForce(t *testing.T) {
 // argument properties.
 func searchSchemaProps(t *testing.T, cs *sdk.ClientSession) map[string]struct{ Description string } {
 	t.Helper()
+	b, _ := json.Marshal(searchTool(t, cs).InputSchema)
+	var s struct {
+		Properties map[string]struct{ Description string }
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s.Properties
+}
+
+// searchTool lists the tools and returns the search tool.
+func searchTool(t *testing.T, cs *sdk.ClientSession) *sdk.Tool {
+	t.Helper()
 	tools, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tool := range tools.Tools {
-		if tool.Name != mcp.ToolSearch {
-			continue
+		if tool.Name == mcp.ToolSearch {
+			return tool
 		}
-		b, _ := json.Marshal(tool.InputSchema)
-		var s struct {
-			Properties map[string]struct{ Description string }
-		}
-		if err := json.Unmarshal(b, &s); err != nil {
-			t.Fatal(err)
-		}
-		return s.Properties
 	}
 	t.Fatalf("no %s in tools/list", mcp.ToolSearch)
 	return nil
@@ -443,19 +448,10 @@ func TestSkippedLegsCarryCodes(t *testing.T) {
 	if !strings.Contains(text(res), "semantic search did not run: semantic search is off") {
 		t.Errorf("text lacks the skipped leg: %s", text(res))
 	}
-	tools, err := cs.ListTools(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tool := range tools.Tools {
-		if tool.Name != mcp.ToolSearch {
-			continue
-		}
-		b, _ := json.Marshal(tool.OutputSchema)
-		for _, code := range hs.SkipCodes {
-			if !strings.Contains(string(b), code) {
-				t.Errorf("the output schema does not document %s: %s", code, b)
-			}
+	b, _ := json.Marshal(searchTool(t, cs).OutputSchema)
+	for _, code := range hs.SkipCodes {
+		if !strings.Contains(string(b), code) {
+			t.Errorf("the output schema does not document %s: %s", code, b)
 		}
 	}
 }
