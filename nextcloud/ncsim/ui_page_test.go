@@ -115,3 +115,26 @@ func TestEmbeddedPageScriptLimit(t *testing.T) {
 		t.Errorf("11 scripts = %d, want 500", resp.StatusCode)
 	}
 }
+
+// TestInitialStateSetAgainReplaces: setting an initial state's key again
+// replaces its value in place, as app_api's setExAppInitialState does
+// (insertOrUpdate on the existing id, v34.0.3), and the next page load
+// carries the new value.
+func TestInitialStateSetAgainReplaces(t *testing.T) {
+	s, ts := aaServer(t)
+	env := aaPageApp(t, s, ts.URL)
+	before := s.InitialStates("hybrid_search")
+	body := map[string]any{"type": "top_menu", "name": "main", "key": "config", "value": map[string]any{"a": 2}}
+	if got := aaDo(t, http.MethodPost, ts.URL+"/ocs/v1.php/apps/app_api/api/v1/ui/initial-state", aaAppHeader(env, ""), body); got.StatusCode != 100 {
+		t.Fatalf("set again: %+v", got)
+	}
+	after := s.InitialStates("hybrid_search")
+	if len(before) != 1 || len(after) != 1 || after[0].ID != before[0].ID || string(after[0].Value) != `{"a":2}` {
+		t.Fatalf("states before %+v, after %+v: want one, same id, the new value", before, after)
+	}
+	_, page := aaProxyDo(t, http.MethodGet, ts.URL+"/index.php/apps/app_api/embedded/hybrid_search/main",
+		http.Header{"Cookie": {s.NewSession("bob").String()}}, "")
+	if want := `<input type="hidden" id="initial-state-app_api-config" value="eyJhIjoyfQ==">`; !strings.Contains(page, want) {
+		t.Errorf("page lacks %s", want)
+	}
+}
