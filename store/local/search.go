@@ -58,7 +58,7 @@ func (l *Store) SearchDense(ctx context.Context, user hybridsearch.UserID, vec [
 	if err := ctx.Err(); err != nil {
 		return nil, wrap(err, "store: search dense")
 	}
-	hits, err := x.hits(top)
+	hits, err := x.hits(top, f.OmitText)
 	if err != nil {
 		return nil, wrap(err, "store: search dense")
 	}
@@ -179,7 +179,7 @@ func (l *Store) SearchSparse(ctx context.Context, user hybridsearch.UserID, vect
 			top.push(scored{score: sc.scores[s], slot: s})
 		}
 	}
-	hits, err := x.hits(top.sorted())
+	hits, err := x.hits(top.sorted(), f.OmitText)
 	if err != nil {
 		return nil, wrap(err, "store: search sparse")
 	}
@@ -340,48 +340,119 @@ func (t *topK) sorted() []scored {
 }
 
 // hits turns ranked candidates into hits carrying their point without
-// vectors, read back from their records.
-func (x *index) hits(top []scored) ([]hybridsearch.Hit, error) {
+// vectors, read back from their records, or with a Chunk of FileID and No
+// alone when omitText is set (nothing is read). Hits of one file share
+// one copy of its metadata.
+func (x *index) hits(top []scored, omitText bool) ([]hybridsearch.Hit, error) {
 	if len(top) == 0 {
 		return nil, nil
 	}
 	out := make([]hybridsearch.Hit, len(top))
+	metas := make(map[*fileRec]hybridsearch.FileMeta, len(top))
 	var buf []byte
 	for i, s := range top {
-		p, err := x.point(s.slot, false, &buf)
-		if err != nil {
-			return nil, err
+		f := x.file[s.slot]
+		meta, ok := metas[f]
+		if !ok {
+			meta = cloneMeta(f.meta)
+			metas[f] = meta
 		}
+		p := hybridsearch.Point{ID: x.ids[s.slot].String(), Chunk: hybridsearch.Chunk{FileID: f.meta.ID, No: int(x.nos[s.slot])}}
+		if !omitText {
+			var err error
+			if p.ID, p.Chunk, err = x.head(s.slot, &buf); err != nil {
+				return nil, err
+			}
+		}
+		p.File = meta
 		out[i] = hybridsearch.Hit{Point: p, Score: s.score}
 	}
 	return out, nil
+}
+
+// ReadChunks returns hits with their chunks read in full (as SearchDense
+// and SearchSparse return them without Filter.OmitText), in their order,
+// leaving out hits whose point is gone or that user may not read. A hit
+// names its point by Point.File.ID and Point.Chunk.No; the rest of it is
+// kept as given. It returns an EINVALID error for the empty user.
+func (l *Store) ReadChunks(ctx context.Context, user hybridsearch.UserID, hits []hybridsearch.Hit) ([]hybridsearch.Hit, error) {
+	if err := store.CheckUser(user); err != nil {
+		return nil, err
+	}
+	x, err := l.rlock(ctx)
+	if err != nil {
+		return nil, wrap(err, "store: read chunks")
+	}
+	defer l.mu.RUnlock()
+	out := make([]hybridsearch.Hit, 0, len(hits))
+	var buf []byte
+	for _, h := range hits {
+		s, ok := x.slotOf(h.Point.File.ID, h.Point.Chunk.No, user)
+		if !ok {
+			continue
+		}
+		if h.Point.ID, h.Point.Chunk, err = x.head(s, &buf); err != nil {
+			return nil, wrap(err, "store: read chunks")
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// slotOf returns the slot of chunk no of file id if user may read it.
+func (x *index) slotOf(id hybridsearch.FileID, no int, user hybridsearch.UserID) (int32, bool) {
+	f := x.files[id]
+	if f == nil {
+		return 0, false
+	}
+	if _, ok := slices.BinarySearch(f.meta.Readers, user); !ok {
+		return 0, false
+	}
+	// f.points is in chunk order.
+	i, ok := slices.BinarySearchFunc(f.points, no, func(s int32, no int) int { return cmp.Compare(int(x.nos[s]), no) })
+	if !ok {
+		return 0, false
+	}
+	return f.points[i], true
+}
+
+// head reads slot s's point id and chunk back from its record. buf is
+// scratch space.
+func (x *index) head(s int32, buf *[]byte) (string, hybridsearch.Chunk, error) {
+	f := x.file[s]
+	rec, err := x.recs.read(x.locs[s], false, *buf)
+	if err != nil {
+		return "", hybridsearch.Chunk{}, err
+	}
+	*buf = rec
+	id, c, err := decodeHead(rec, f.meta.ID)
+	if err != nil {
+		return "", hybridsearch.Chunk{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
+	}
+	return id, c, nil
 }
 
 // point reads slot s's point back from its record, as a caller-owned
 // Point: with its vectors when withVectors is set. buf is scratch space.
 func (x *index) point(s int32, withVectors bool, buf *[]byte) (hybridsearch.Point, error) {
 	f := x.file[s]
-	rec, err := x.recs.read(x.locs[s], withVectors, *buf)
+	if !withVectors {
+		id, c, err := x.head(s, buf)
+		if err != nil {
+			return hybridsearch.Point{}, err
+		}
+		return hybridsearch.Point{ID: id, Chunk: c, File: cloneMeta(f.meta)}, nil
+	}
+	rec, err := x.recs.read(x.locs[s], true, *buf)
 	if err != nil {
 		return hybridsearch.Point{}, err
 	}
 	*buf = rec
-	var p hybridsearch.Point
-	if withVectors {
-		in, err := decodeRecord(rec, f.meta.ID)
-		if err != nil {
-			return hybridsearch.Point{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
-		}
-		p = hybridsearch.Point{ID: in.id, Chunk: in.chunk, Dense: in.dense, BM25: in.bm25, Trigram: in.trigram}
-	} else {
-		id, c, err := decodeHead(rec, f.meta.ID)
-		if err != nil {
-			return hybridsearch.Point{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
-		}
-		p = hybridsearch.Point{ID: id, Chunk: c}
+	in, err := decodeRecord(rec, f.meta.ID)
+	if err != nil {
+		return hybridsearch.Point{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
 	}
-	p.File = cloneMeta(f.meta)
-	return p, nil
+	return hybridsearch.Point{ID: in.id, Chunk: in.chunk, Dense: in.dense, BM25: in.bm25, Trigram: in.trigram, File: cloneMeta(f.meta)}, nil
 }
 
 func cloneMeta(m hybridsearch.FileMeta) hybridsearch.FileMeta {
