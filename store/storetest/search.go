@@ -437,7 +437,9 @@ func testOmitTextAndReadChunks(t *testing.T, s Store) {
 		name string
 		run  func(user hybridsearch.UserID, f hybridsearch.Filter) []hybridsearch.Hit
 	}{
-		{"dense", func(u hybridsearch.UserID, f hybridsearch.Filter) []hybridsearch.Hit { return mustDense(t, s, u, v(1, 0, 0, 0), 10, f) }},
+		{"dense", func(u hybridsearch.UserID, f hybridsearch.Filter) []hybridsearch.Hit {
+			return mustDense(t, s, u, v(1, 0, 0, 0), 10, f)
+		}},
 		{"bm25", func(u hybridsearch.UserID, f hybridsearch.Filter) []hybridsearch.Hit {
 			return mustSparse(t, s, u, "bm25", map[uint32]float32{1: 1}, 10, f)
 		}},
