@@ -70,29 +70,25 @@ func (l *Store) SearchDense(ctx context.Context, user hybridsearch.UserID, vec [
 // quant is set. Both ways give the same hits and scores. When ctx is done
 // the result is partial.
 func (x *index) searchDense(ctx context.Context, q []float32, slots []int32, k int, m *matcher, parts int, quant bool) []scored {
-	var qq quantQuery
-	if quant {
-		qq = newQuantQuery(q)
-	}
 	tops := make([]topK, parts)
-	var wg sync.WaitGroup
+	part := func(i int) []int32 { return slots[i*len(slots)/parts : (i+1)*len(slots)/parts] }
 	for i := range tops {
-		part := slots[i*len(slots)/parts : (i+1)*len(slots)/parts]
-		tops[i] = topK{k: k, h: make([]scored, 0, min(k, len(part))), x: x}
-		scan := func() {
-			if quant {
-				x.scanQuant(ctx, q, &qq, part, m, &tops[i])
-			} else {
-				x.scanDense(ctx, q, part, m, &tops[i])
-			}
-		}
-		if parts == 1 {
-			scan()
-			break
-		}
-		wg.Go(scan)
+		tops[i] = topK{k: k, h: make([]scored, 0, min(k, len(part(i)))), x: x}
 	}
-	wg.Wait()
+	if quant {
+		// Every part scores its rows from the int8 copy first; the
+		// floor for the float32 pass is taken over all of them.
+		qq := newQuantQuery(q)
+		scs := make([]*quantScratch, parts)
+		inParallel(parts, func(i int) { scs[i] = x.quantDots(ctx, &qq, part(i), m, k) })
+		floor := quantFloor(scs, k)
+		inParallel(parts, func(i int) {
+			x.rescore(q, &qq, scs[i], floor, &tops[i])
+			quantScratches.Put(scs[i])
+		})
+	} else {
+		inParallel(parts, func(i int) { x.scanDense(ctx, q, part(i), m, &tops[i]) })
+	}
 	top := tops[0]
 	for _, t := range tops[1:] {
 		for _, s := range t.h {
@@ -100,6 +96,19 @@ func (x *index) searchDense(ctx context.Context, q []float32, slots []int32, k i
 		}
 	}
 	return top.sorted()
+}
+
+// inParallel calls f(0), …, f(n-1), concurrently when n > 1, and waits.
+func inParallel(n int, f func(i int)) {
+	if n == 1 {
+		f(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { f(i) })
+	}
+	wg.Wait()
 }
 
 // scanBlock is the number of slots scanDense filters and then scores in one
