@@ -59,8 +59,9 @@ type Filter struct {
 	ModifiedBefore time.Time `json:"modified_before,omitzero"`
 	// OmitText asks a store for hits whose Chunk holds only FileID and
 	// No, for a caller that reads the rest afterwards for the few chunks
-	// it needs (ReadChunks). It narrows nothing and is never part of a
-	// request; a store may ignore it.
+	// it needs (ReadChunks) and never changes a hit's File: the hits may
+	// share the store's own metadata. It narrows nothing and is never part
+	// of a request; a store may ignore it.
 	OmitText bool `json:"-"`
 }
 

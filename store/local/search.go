@@ -349,32 +349,38 @@ func (t *topK) sorted() []scored {
 }
 
 // hits turns ranked candidates into hits carrying their point without
-// vectors, read back from their records, or with a Chunk of FileID and No
-// alone when omitText is set (nothing is read). Hits of one file share
-// one copy of its metadata.
+// vectors, read back from their records; hits of one file share one copy
+// of its metadata. With omitText their Chunk holds FileID and No alone and
+// nothing is read, and they share the index's own metadata, which is
+// replaced, never changed, when a file's metadata changes (the caller
+// reads it only: see hybridsearch.Filter.OmitText).
 func (x *index) hits(top []scored, omitText bool) ([]hybridsearch.Hit, error) {
 	if len(top) == 0 {
 		return nil, nil
 	}
 	out := make([]hybridsearch.Hit, len(top))
-	metas := make(map[*fileRec]hybridsearch.FileMeta, len(top))
+	var metas map[*fileRec]hybridsearch.FileMeta
+	if !omitText {
+		metas = make(map[*fileRec]hybridsearch.FileMeta, len(top))
+	}
 	var buf []byte
 	for i, s := range top {
 		f := x.file[s.slot]
+		if omitText {
+			out[i] = hybridsearch.Hit{Point: hybridsearch.Point{ID: x.ids[s.slot].String(),
+				Chunk: hybridsearch.Chunk{FileID: f.meta.ID, No: int(x.nos[s.slot])}, File: f.meta}, Score: s.score}
+			continue
+		}
 		meta, ok := metas[f]
 		if !ok {
 			meta = cloneMeta(f.meta)
 			metas[f] = meta
 		}
-		p := hybridsearch.Point{ID: x.ids[s.slot].String(), Chunk: hybridsearch.Chunk{FileID: f.meta.ID, No: int(x.nos[s.slot])}}
-		if !omitText {
-			var err error
-			if p.ID, p.Chunk, err = x.head(s.slot, &buf); err != nil {
-				return nil, err
-			}
+		id, c, err := x.head(s.slot, &buf)
+		if err != nil {
+			return nil, err
 		}
-		p.File = meta
-		out[i] = hybridsearch.Hit{Point: p, Score: s.score}
+		out[i] = hybridsearch.Hit{Point: hybridsearch.Point{ID: id, Chunk: c, File: meta}, Score: s.score}
 	}
 	return out, nil
 }
