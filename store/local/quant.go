@@ -1,6 +1,7 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -19,13 +20,14 @@ const quantMin = 2_000
 // which gives an interval [lo, hi] holding each row's float32 score (see
 // dot8.go), and keeps the k largest lo in a min-heap. Once every row of
 // every part is scored, quantFloor takes the k-th largest lo over all of
-// them; rescore drops a row whose hi is below that floor, or below the
-// k-th exact score found so far, as strictly worse than k others, ties
-// included, and rescores the rest with dotRows, the float32 kernel
-// scanDense uses, and pushes them. So t ends with the same k best
-// candidates and scores scanDense finds. Taking the floor over all rows
-// rather than the rows scanned so far, or one part's, keeps far fewer rows
-// for the float32 pass.
+// them: a row whose hi is below it is strictly worse than k others, ties
+// included. rescore takes the other rows by decreasing hi, rescores them
+// with dotRows, the float32 kernel scanDense uses, and pushes them, until
+// the next hi is below the k-th exact score found: every row left is
+// strictly worse too. So t ends with the same k best candidates and
+// scores scanDense finds. Taking the floor over all rows rather than the
+// rows scanned so far, or one part's, and the rows by decreasing hi, keeps
+// far fewer rows for the float32 pass.
 
 // quantDots scores the matching rows of slots from their int8 copy, into
 // a scratch the caller puts back in quantScratches after rescore. It stops
@@ -72,34 +74,53 @@ func quantFloor(scs []*quantScratch, k int) float64 {
 	return all.floor()
 }
 
-// rescore pushes into t the rows of sc that can still reach the top k
-// above floor, with their float32 scores.
-func (x *index) rescore(q []float32, qq *quantQuery, sc *quantScratch, floor float64, t *topK) {
-	var keep [scanBlock]int32
-	var scores [scanBlock]float32
-	kept := 0
-	flush := func() {
-		dotRows(q, x.slab, keep[:kept], scores[:kept])
-		t.pushAll(keep[:kept], scores[:kept])
-		kept = 0
-	}
-	for i, s := range sc.cand {
-		if _, hi := qq.interval(sc.dots[i], &x.qrow[s]); hi < floor || (len(t.h) == t.k && hi < float64(t.h[0].score)) {
-			continue
-		}
-		keep[kept] = s
-		if kept++; kept == scanBlock {
-			flush()
+// rescoreBlock is how many rows rescore scores per kernel call: the
+// k-th exact score rises as rows are pushed, so small blocks stop sooner.
+const rescoreBlock = 32
+
+// rescore pushes into t the rows of scs that can still reach the top k
+// above floor, with their float32 scores, by decreasing upper bound.
+func (x *index) rescore(q []float32, qq *quantQuery, scs []*quantScratch, floor float64, t *topK) {
+	rows := scs[0].rows[:0]
+	for _, sc := range scs {
+		for i, s := range sc.cand {
+			if _, hi := qq.interval(sc.dots[i], &x.qrow[s]); hi >= floor {
+				rows = append(rows, bounded{hi, s})
+			}
 		}
 	}
-	flush()
+	slices.SortFunc(rows, func(a, b bounded) int { return cmp.Compare(b.hi, a.hi) })
+	scs[0].rows = rows[:0] // rows is sliced forward below
+	var keep [rescoreBlock]int32
+	var scores [rescoreBlock]float32
+	for done := false; !done && len(rows) > 0; {
+		n := 0
+		for ; n < len(keep) && n < len(rows); n++ {
+			if len(t.h) == t.k && rows[n].hi < float64(t.h[0].score) {
+				done = true // this row and every row after it are below the k-th score
+				break
+			}
+			keep[n] = rows[n].slot
+		}
+		rows = rows[n:]
+		dotRows(q, x.slab, keep[:n], scores[:n])
+		t.pushAll(keep[:n], scores[:n])
+	}
 }
 
 // quantScratch is the int8 scan's reusable state: the matching slots,
-// their int8 dot products and the heap of their k largest lower bounds.
+// their int8 dot products, the heap of their k largest lower bounds and
+// the rows left to rescore.
 type quantScratch struct {
 	cand, dots []int32
 	lows       []float64
+	rows       []bounded // rescore's, in the first part's scratch
+}
+
+// bounded is a row with the upper bound of its score.
+type bounded struct {
+	hi   float64
+	slot int32
 }
 
 var quantScratches = sync.Pool{New: func() any { return new(quantScratch) }}

@@ -81,11 +81,10 @@ func (x *index) searchDense(ctx context.Context, q []float32, slots []int32, k i
 		qq := newQuantQuery(q)
 		scs := make([]*quantScratch, parts)
 		inParallel(parts, func(i int) { scs[i] = x.quantDots(ctx, &qq, part(i), m, k) })
-		floor := quantFloor(scs, k)
-		inParallel(parts, func(i int) {
-			x.rescore(q, &qq, scs[i], floor, &tops[i])
-			quantScratches.Put(scs[i])
-		})
+		x.rescore(q, &qq, scs, quantFloor(scs, k), &tops[0])
+		for _, sc := range scs {
+			quantScratches.Put(sc)
+		}
 	} else {
 		inParallel(parts, func(i int) { x.scanDense(ctx, q, part(i), m, &tops[i]) })
 	}
