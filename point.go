@@ -57,9 +57,17 @@ type Filter struct {
 	PathPrefix     string    `json:"path_prefix,omitempty"`
 	ModifiedAfter  time.Time `json:"modified_after,omitzero"`
 	ModifiedBefore time.Time `json:"modified_before,omitzero"`
+	// OmitText asks a store for hits whose Chunk holds only FileID and
+	// No, for a caller that reads the rest afterwards for the few chunks
+	// it needs (ReadChunks) and never changes a hit's File: the hits may
+	// share the store's own metadata. It narrows nothing and is never part
+	// of a request; a store may ignore it.
+	OmitText bool `json:"-"`
 }
 
 // Hit is one chunk found by one retrieval leg, with the leg's raw score.
+// Hits of one answer may share their file metadata's slices and maps:
+// treat them as read-only.
 type Hit struct {
 	Point Point   `json:"point"` // vectors are not filled in hits
 	Score float32 `json:"score"`

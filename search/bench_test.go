@@ -195,7 +195,7 @@ func (e vectorEmbedder) EmbedQuery(_ context.Context, text string) ([]float32, e
 }
 
 func (c *benchCorpus) service(b *testing.B) *Service {
-	s, err := New(Options{Embedder: vectorEmbedder(c.vectors), Dense: c.store, Sparse: c.store})
+	s, err := New(Options{Embedder: vectorEmbedder(c.vectors), Dense: c.store, Sparse: c.store, Chunks: c.store})
 	if err != nil {
 		b.Fatal(err)
 	}

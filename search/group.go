@@ -43,7 +43,7 @@ func (p *plan) rank(lists []LegList, legs [3]legResult) []*docGroup {
 	default:
 		fused = RRF(lists, RRFK, p.explain)
 	}
-	if len(p.match.ids) > 0 || len(p.match.phrases) > 0 {
+	if p.verbatim() {
 		v := newVerbatim(p.query, p.match, legs[1].sparse)
 		for i := range fused {
 			f := &fused[i]

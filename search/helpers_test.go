@@ -135,7 +135,17 @@ var storeKinds = []struct {
 	open func(tb testing.TB) testStore
 }{
 	{"local", openLocal},
+	{"local-text", openLocalText},
 	{"qdrant", openQdrant},
+}
+
+// textHits is a local store whose hits a Service gets with their text
+// (mustService leaves Options.Chunks unset): the path of a store without
+// a ChunkReader.
+type textHits struct{ *local.Store }
+
+func openLocalText(tb testing.TB) testStore {
+	return textHits{openLocal(tb).(*local.Store)}
 }
 
 func openLocal(tb testing.TB) testStore {
@@ -189,6 +199,11 @@ func mustService(tb testing.TB, st testStore, change ...func(*search.Options)) *
 		Sparse:       st,
 		NextcloudURL: "https://cloud.example.com/",
 		Logger:       testLogger(tb),
+	}
+	if cr, ok := st.(search.ChunkReader); ok {
+		if _, full := st.(textHits); !full {
+			o.Chunks = cr
+		}
 	}
 	for _, f := range change {
 		f(&o)

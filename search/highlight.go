@@ -16,7 +16,10 @@ import (
 // identifier as one range; sorted, and overlapping or touching ranges
 // merged (CJK bigrams overlap).
 func (m *matcher) highlights(text string) [][2]int {
-	marks := m.scan(text, true)
+	buf := marksPool.Get().(*[]mark)
+	defer marksPool.Put(buf)
+	marks := m.scan(text, true, (*buf)[:0])
+	*buf = marks
 	var rs [][2]int
 	for _, mk := range marks {
 		if mk.kind != markGap {
@@ -85,7 +88,10 @@ func (m *matcher) chunkMatch(p hs.Point) Match {
 		}
 	}
 	if len(m.phrases) > 0 {
-		marks := m.scan(text, false)
+		buf := marksPool.Get().(*[]mark)
+		defer marksPool.Put(buf)
+		marks := m.scan(text, false, (*buf)[:0])
+		*buf = marks
 		for _, ph := range m.phrases {
 			if len(findPhrase(marks, ph)) > 0 {
 				match.Phrases++

@@ -86,6 +86,9 @@ func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legR
 			fz.hits, fz.err = s.searchSparse(ctx, user, p, fz.leg, fz.sparse)
 		}
 		if fz.err == nil {
+			fz.hits, fz.err = s.readChunks(ctx, user, fz.hits) // verifyFuzzy reads their text
+		}
+		if fz.err == nil {
 			fz.hits, fz.fuzzy = verifyFuzzy(words, fz.hits, s.fuzzyMinShare(ctx, p, kw))
 		}
 	}
@@ -105,6 +108,11 @@ func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legR
 		}
 	}
 	wg.Wait()
+	if p.verbatim() && kw.err == nil {
+		// rank looks for the query's identifiers and phrases in every
+		// candidate (the semantic leg's are read already).
+		kw.hits, kw.err = s.readChunks(ctx, user, kw.hits)
+	}
 	for _, r := range out {
 		if r.err != nil && r.err != errSemanticOff && ctx.Err() == nil {
 			s.log.Warn("A search leg failed; answering without it.", "leg", r.leg, "user_id", user, slog.Any("error", r.err))
@@ -152,16 +160,21 @@ func (s *Service) searchSemantic(ctx context.Context, user hs.UserID, p *plan) (
 	var baseErr error
 	var wg sync.WaitGroup
 	wg.Go(func() { base, baseErr = s.baseline(ctx, user, vec) })
-	hits, err := s.dense.SearchDense(ctx, user, vec, p.legK(), p.filter)
+	hits, err := s.dense.SearchDense(ctx, user, vec, p.legK(), s.legFilter(p))
 	wg.Wait()
 	if err != nil {
 		return nil, semanticBaseline{}, fmt.Errorf("search dense: %w", err)
+	}
+	verbatim := p.verbatim()
+	if verbatim {
+		if hits, err = s.readChunks(ctx, user, hits); err != nil {
+			return nil, semanticBaseline{}, err
+		}
 	}
 	if baseErr != nil && ctx.Err() == nil {
 		s.log.Warn("No semantic baseline; semantic candidates are kept by cosine alone.", "user_id", user, slog.Any("error", baseErr))
 	}
 	kept := hits[:0]
-	verbatim := len(p.match.ids) > 0 || len(p.match.phrases) > 0
 	for _, h := range hits {
 		// A chunk holding a query identifier or phrase verbatim is no
 		// chance neighbour, whatever its cosine.
@@ -187,7 +200,7 @@ func (s *Service) searchSparse(ctx context.Context, user hs.UserID, p *plan, leg
 	if leg == hs.AlgorithmFuzzy {
 		vector = vectorTrigram
 	}
-	hits, err := s.sparse.SearchSparse(ctx, user, vector, q.vec, p.legK(), p.filter)
+	hits, err := s.sparse.SearchSparse(ctx, user, vector, q.vec, p.legK(), s.legFilter(p))
 	if err != nil {
 		return nil, fmt.Errorf("search %s: %w", vector, err)
 	}

@@ -1,7 +1,9 @@
 package search
 
 import (
+	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -68,6 +70,11 @@ const (
 	markFuzzy                 // a word within a few edits of a query word
 )
 
+// marksPool holds mark buffers for scans whose marks do not outlive the
+// call (highlights, chunkMatch): a page of excerpts would otherwise
+// allocate about 4 KB of marks per chunk.
+var marksPool = sync.Pool{New: func() any { return new([]mark) }}
+
 // mark is a token of the scanned text as the matcher sees it.
 type mark struct {
 	kind       markKind
@@ -75,11 +82,11 @@ type mark struct {
 	start, end int    // rune offsets; zero for markGap
 }
 
-// scan returns the marks of text, in order: every token that is a query
-// term (and with fuzzy, every word close to a query word) with its rune
-// span, and gap marks standing for the tokens in between.
-func (m *matcher) scan(text string, fuzzy bool) []mark {
-	out := make([]mark, 0, len(text)/8)
+// scan appends to out the marks of text, in order: every token that is a
+// query term (and with fuzzy, every word close to a query word) with its
+// rune span, and gap marks standing for the tokens in between.
+func (m *matcher) scan(text string, fuzzy bool, out []mark) []mark {
+	out = slices.Grow(out, len(text)/8)
 	lower := asciiLower(text)
 	pos := 0 // rune offset of i
 	for i := 0; i < len(text); {
@@ -210,13 +217,17 @@ func asciiLower(s string) string {
 	if i == len(s) {
 		return s
 	}
-	b := []byte(s)
-	for ; i < len(b); i++ {
-		if c := b[i]; 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
 		}
+		b.WriteByte(c)
 	}
-	return string(b)
+	return b.String()
 }
 
 func isASCII(s string) bool {

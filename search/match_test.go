@@ -77,7 +77,7 @@ func TestScanMatchesTokens(t *testing.T) {
 				picked = all
 			}
 			m := newMatcher(analysis.ParseQuery(strings.Join(picked, " ")))
-			got := markSeq(m.scan(text, false))
+			got := markSeq(m.scan(text, false, nil))
 			want := tokenSeq(text, m.terms)
 			if !slices.Equal(got, want) {
 				t.Errorf("text %d, query %q:\nscan   %v\nTokens %v", ti, picked, got, want)

@@ -79,6 +79,12 @@ func (p *plan) weight(leg string) float64 {
 	return 0
 }
 
+// verbatim reports whether the query has identifiers or quoted phrases,
+// which candidates' text is searched for.
+func (p *plan) verbatim() bool {
+	return len(p.match.ids) > 0 || len(p.match.phrases) > 0
+}
+
 // legK is how many chunks each leg retrieves: the same for every page
 // size.
 func (p *plan) legK() int {

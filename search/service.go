@@ -32,6 +32,14 @@ type SparseRetriever interface {
 	SearchSparse(ctx context.Context, user hs.UserID, vector string, q hs.SparseVector, k int, f hs.Filter) ([]hs.Hit, error)
 }
 
+// ChunkReader reads back the chunks of hits that a search left without
+// their text (hs.Filter.OmitText): those of points that still exist and
+// that user may read, in order. It must not return chunks user may not
+// read.
+type ChunkReader interface {
+	ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error)
+}
+
 // AccessChecker looks files up by id as a user (Nextcloud's own access
 // check, *nextcloud.Client): it returns those the user can reach, as the
 // user sees them; an id missing from the answer is one the user cannot
@@ -58,6 +66,11 @@ type Options struct {
 	// are required.
 	Dense  DenseRetriever
 	Sparse SparseRetriever
+	// Chunks, if non-nil, is the same store's ChunkReader: the legs then
+	// retrieve hits without text, and a search reads only the chunks a
+	// check or its page shows (about 40 of 300 candidates). Nil: every
+	// hit carries its text.
+	Chunks ChunkReader
 	// Access re-checks each result page against Nextcloud, on every
 	// search (no answer is cached). Nil skips the check, which is only
 	// right in tests: an unshared file would then stay findable until the
@@ -94,6 +107,7 @@ type Service struct {
 	embed     QueryEmbedder
 	dense     DenseRetriever
 	sparse    SparseRetriever
+	chunks    ChunkReader
 	access    AccessChecker
 	refresh   Refresher
 	requeue   func(ctx context.Context, jobs ...hs.IndexJob) error
@@ -119,6 +133,7 @@ func New(o Options) (*Service, error) {
 		embed:   o.Embedder,
 		dense:   o.Dense,
 		sparse:  o.Sparse,
+		chunks:  o.Chunks,
 		access:  o.Access,
 		refresh: o.Refresh,
 		requeue: o.Requeue,
@@ -200,7 +215,7 @@ func (s *Service) finish(ctx context.Context, user hs.UserID, p *plan, legs [3]l
 		return hs.SearchResult{}, err
 	}
 	docs := p.rank(lists, legs)
-	page, ver, err := s.verify(ctx, user, docs, p.topK, p.filter.PathPrefix)
+	page, ver, err := s.page(ctx, user, docs, p.topK, p.filter.PathPrefix)
 	if err != nil {
 		return hs.SearchResult{}, err
 	}
@@ -217,4 +232,71 @@ func (s *Service) finish(ctx context.Context, user hs.UserID, p *plan, legs [3]l
 		res.Shape = p.query.Shape.String()
 	}
 	return res, nil
+}
+
+// legFilter is the filter a leg searches with: p's, asking for hits
+// without text when the store can read chunks back.
+func (s *Service) legFilter(p *plan) hs.Filter {
+	f := p.filter
+	f.OmitText = s.chunks != nil
+	return f
+}
+
+// readChunks returns hits with their chunks read, when the legs left them
+// out; hits whose point is gone since are dropped.
+func (s *Service) readChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error) {
+	if s.chunks == nil || len(hits) == 0 {
+		return hits, nil
+	}
+	hits, err := s.chunks.ReadChunks(ctx, user, hits)
+	if err != nil {
+		return nil, fmt.Errorf("read chunks: %w", err)
+	}
+	return hits, nil
+}
+
+// page returns the first topK documents user can reach (verify), with
+// the chunks they show read. A chunk gone since retrieval (its file
+// changed meanwhile) is left out, and a document left without chunks too.
+func (s *Service) page(ctx context.Context, user hs.UserID, docs []*docGroup, topK int, prefix string) ([]*docGroup, hs.Verification, error) {
+	page, ver, err := s.verify(ctx, user, docs, topK, prefix)
+	if err != nil || s.chunks == nil {
+		return page, ver, err
+	}
+	var hits []hs.Hit
+	for _, d := range page {
+		for _, c := range d.chunks {
+			if c.Chunk.Text == "" { // not read yet, or empty: read again
+				hits = append(hits, hs.Hit{Point: c})
+			}
+		}
+	}
+	if len(hits) == 0 {
+		return page, ver, nil
+	}
+	read, err := s.readChunks(ctx, user, hits)
+	if err != nil {
+		return nil, hs.Verification{}, fmt.Errorf("search: %w", err)
+	}
+	got := make(map[ChunkKey]hs.Chunk, len(read))
+	for _, h := range read {
+		got[keyOf(h.Point)] = h.Point.Chunk
+	}
+	kept := page[:0]
+	for _, d := range page {
+		chunks := d.chunks[:0]
+		for _, c := range d.chunks {
+			if c.Chunk.Text == "" {
+				var ok bool
+				if c.Chunk, ok = got[keyOf(c)]; !ok {
+					continue
+				}
+			}
+			chunks = append(chunks, c)
+		}
+		if d.chunks = chunks; len(chunks) > 0 {
+			kept = append(kept, d)
+		}
+	}
+	return kept, ver, nil
 }

@@ -121,7 +121,7 @@ func (m *Similar) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, 
 		if err != nil {
 			return hs.SimilarResult{}, err
 		}
-		page, pv, err := m.s.verify(ctx, user, p.rank(lists, legs), topK, "")
+		page, pv, err := m.s.page(ctx, user, p.rank(lists, legs), topK, "")
 		if err != nil {
 			return hs.SimilarResult{}, err
 		}

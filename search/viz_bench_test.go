@@ -20,7 +20,7 @@ import (
 func BenchmarkViz(b *testing.B) {
 	c := buildBenchCorpus(b, 10_000)
 	withModel := c.service(b)
-	noModel, err := New(Options{Dense: c.store, Sparse: c.store})
+	noModel, err := New(Options{Dense: c.store, Sparse: c.store, Chunks: c.store})
 	if err != nil {
 		b.Fatal(err)
 	}

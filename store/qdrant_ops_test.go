@@ -76,7 +76,31 @@ func TestQdrantSearchRequests(t *testing.T) {
 		})
 	}
 
+	// Without text, a search asks for the chunk number and the file's
+	// metadata only; ReadChunks scrolls the named points the user reads.
+	lean := f
+	lean.OmitText = true
 	n := len(srv.Requests())
+	if _, err := s.SearchDense(t.Context(), "alice", []float32{1, 0, 0, 0}, 10, lean); err != nil {
+		t.Fatal(err)
+	}
+	q := srv.Requests()[n].Message.(*qdrant.QueryPoints)
+	if fields := q.GetWithPayload().GetInclude().GetFields(); slices.Contains(fields, "text") || slices.Contains(fields, "headings") || !slices.Contains(fields, "chunk_no") || !slices.Contains(fields, "readers") {
+		t.Errorf("a search without text asks for payload %v", fields)
+	}
+	n = len(srv.Requests())
+	hit := hybridsearch.Hit{Point: hybridsearch.Point{Chunk: hybridsearch.Chunk{FileID: 1, No: 0}, File: m}}
+	if got, err := s.ReadChunks(t.Context(), "alice", []hybridsearch.Hit{hit}); err != nil || len(got) != 1 {
+		t.Fatalf("ReadChunks = %v, %v", got, err)
+	}
+	for _, r := range srv.Requests()[n:] {
+		sc, ok := r.Message.(*qdrant.ScrollPoints)
+		if !ok || !slices.Equal(describeFilter(sc.GetFilter())[:1], []string{"readers=alice"}) || sc.GetWithVectors().GetEnable() {
+			t.Errorf("ReadChunks sent %s %v, want a scroll without vectors filtered by readers=alice", r.Method, r.Message)
+		}
+	}
+
+	n = len(srv.Requests())
 	if _, err := s.Files(t.Context(), "bob"); err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func (q *Qdrant) PointsByID(ctx context.Context, user hybridsearch.UserID, ids [
 	for start := 0; start < len(pids); start += samplePage {
 		batch := pids[start:min(start+samplePage, len(pids))]
 		f := &qdrant.Filter{Must: []*qdrant.Condition{readersCondition(user), qdrant.NewHasID(batch...)}}
-		err := q.scrollN(ctx, "points by id", f, len(batch), func(p hybridsearch.Point) { out = append(out, p) })
+		err := q.scrollN(ctx, "points by id", f, len(batch), true, func(p hybridsearch.Point) { out = append(out, p) })
 		if err != nil {
 			return nil, err
 		}
@@ -66,18 +66,18 @@ func (q *Qdrant) SamplePoints(ctx context.Context, user hybridsearch.UserID, n i
 		return nil, nil
 	}
 	out := make([]hybridsearch.Point, 0, n)
-	err := q.scrollN(ctx, "sample points", searchFilter(user, f), n, func(p hybridsearch.Point) { out = append(out, p) })
+	err := q.scrollN(ctx, "sample points", searchFilter(user, f), n, true, func(p hybridsearch.Point) { out = append(out, p) })
 	return out, err
 }
 
-// scrollN calls fn for up to n points with vectors that f selects, in id
-// order, in pages of at most samplePage points.
-func (q *Qdrant) scrollN(ctx context.Context, op string, f *qdrant.Filter, n int, fn func(hybridsearch.Point)) error {
+// scrollN calls fn for up to n points that f selects, with their vectors
+// when vectors is set, in id order, in pages of at most samplePage points.
+func (q *Qdrant) scrollN(ctx context.Context, op string, f *qdrant.Filter, n int, vectors bool, fn func(hybridsearch.Point)) error {
 	req := &qdrant.ScrollPoints{
 		CollectionName: q.collection,
 		Filter:         f,
 		WithPayload:    qdrant.NewWithPayloadInclude(pointFields...),
-		WithVectors:    qdrant.NewWithVectors(true),
+		WithVectors:    qdrant.NewWithVectors(vectors),
 	}
 	for n > 0 {
 		req.Limit = qdrant.PtrOf(uint32(min(n, samplePage)))

@@ -34,7 +34,7 @@ func (q *Qdrant) SearchDense(ctx context.Context, user hybridsearch.UserID, vec 
 		Using:  qdrant.PtrOf(VectorDense),
 		Filter: searchFilter(user, f),
 		Limit:  qdrant.PtrOf(uint64(k)),
-	})
+	}, f.OmitText)
 }
 
 // SearchSparse returns the user's k points with the highest score on the
@@ -63,14 +63,18 @@ func (q *Qdrant) SearchSparse(ctx context.Context, user hybridsearch.UserID, vec
 		Using:  qdrant.PtrOf(vector),
 		Filter: searchFilter(user, f),
 		Limit:  qdrant.PtrOf(uint64(k)),
-	})
+	}, f.OmitText)
 }
 
 // query runs a search and turns its points into hits ordered by score,
-// then point id.
-func (q *Qdrant) query(ctx context.Context, op string, req *qdrant.QueryPoints) ([]hybridsearch.Hit, error) {
+// then point id; with omitText their chunks hold FileID and No alone (the
+// payload asked for is the chunk number and the file's metadata).
+func (q *Qdrant) query(ctx context.Context, op string, req *qdrant.QueryPoints, omitText bool) ([]hybridsearch.Hit, error) {
 	req.CollectionName = q.collection
 	req.WithPayload = qdrant.NewWithPayloadInclude(pointFields...)
+	if omitText {
+		req.WithPayload = qdrant.NewWithPayloadInclude(leanFields...)
+	}
 	req.WithVectors = qdrant.NewWithVectors(false)
 	var res []*qdrant.ScoredPoint
 	err := q.call(ctx, op, func(ctx context.Context, c *qdrant.Client) (err error) {
@@ -91,6 +95,43 @@ func (q *Qdrant) query(ctx context.Context, op string, req *qdrant.QueryPoints) 
 		return cmp.Compare(a.Point.ID, b.Point.ID)
 	})
 	return hits, nil
+}
+
+// leanFields are the payload fields of a hit without its text
+// (Filter.OmitText).
+var leanFields = append([]string{"chunk_no"}, metaFields...)
+
+// ReadChunks returns hits with their chunks read in full (as SearchDense
+// and SearchSparse return them without Filter.OmitText), in their order,
+// leaving out hits whose point is gone or that user may not read. A hit
+// names its point by Point.File.ID and Point.Chunk.No; the rest of it is
+// kept as given. It returns an EINVALID error for the empty user.
+func (q *Qdrant) ReadChunks(ctx context.Context, user hybridsearch.UserID, hits []hybridsearch.Hit) ([]hybridsearch.Hit, error) {
+	if err := CheckUser(user); err != nil {
+		return nil, err
+	}
+	ids := make([]*qdrant.PointId, 0, len(hits))
+	for _, h := range hits {
+		ids = append(ids, qdrant.NewID(hybridsearch.PointID(h.Point.File.ID, h.Point.Chunk.No)))
+	}
+	chunks := make(map[string]hybridsearch.Chunk, len(hits))
+	for start := 0; start < len(ids); start += samplePage {
+		batch := ids[start:min(start+samplePage, len(ids))]
+		f := &qdrant.Filter{Must: []*qdrant.Condition{readersCondition(user), qdrant.NewHasID(batch...)}}
+		err := q.scrollN(ctx, "read chunks", f, len(batch), false, func(p hybridsearch.Point) { chunks[p.ID] = p.Chunk })
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := make([]hybridsearch.Hit, 0, len(hits))
+	for _, h := range hits {
+		id := hybridsearch.PointID(h.Point.File.ID, h.Point.Chunk.No)
+		if c, ok := chunks[id]; ok {
+			h.Point.ID, h.Point.Chunk = id, c
+			out = append(out, h)
+		}
+	}
+	return out, nil
 }
 
 // checkSearch checks the arguments every search shares and returns k

@@ -43,6 +43,7 @@ type indexStore interface {
 	indexing.ChunkWriter
 	search.DenseRetriever
 	search.SparseRetriever
+	search.ChunkReader
 	search.VectorReader
 	SparseDocFreq(ctx context.Context, vector string, indices []uint32) ([]int, int, error)
 	Health(ctx context.Context) error
@@ -419,7 +420,7 @@ func (e *Engine) embedderHosts(ctx context.Context) []hs.HostHealth {
 func (m *Main) buildSearch(e *Engine) error {
 	obs := m.observed(e)
 	o := search.Options{
-		Dense: obs, Sparse: obs, Access: m.Nextcloud, Refresh: m.Shares, Requeue: m.Queue.Publish,
+		Dense: obs, Sparse: obs, Chunks: obs, Access: m.Nextcloud, Refresh: m.Shares, Requeue: m.Queue.Publish,
 		NextcloudURL: e.Config.NextcloudURL, Logger: m.Logger,
 		ObserveLeg: m.Metrics.SearchLeg, ObserveSearch: m.Metrics.Search,
 	}

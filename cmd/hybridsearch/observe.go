@@ -89,6 +89,12 @@ func (s *observedStore) SearchSparse(ctx context.Context, user hs.UserID, vector
 	return hits, s.done("search_sparse", start, err)
 }
 
+func (s *observedStore) ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error) {
+	start := time.Now()
+	read, err := s.indexStore.ReadChunks(ctx, user, hits)
+	return read, s.done("read_chunks", start, err)
+}
+
 // ops are the operator endpoints: the metrics and the readiness checks
 // (NATS, the store and Nextcloud must answer; the embedder is reported).
 func (m *Main) ops() *handlers.Ops {

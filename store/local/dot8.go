@@ -4,7 +4,7 @@ import "math"
 
 // The int8 copy of the dense slab lets SearchDense rank most rows from a
 // quarter of the bytes and still return exactly what the float32 scan
-// returns (see scanQuant). A vector v of n floats is stored as
+// returns (see quant.go). A vector v of n floats is stored as
 //
 //	v = s_v·v8 + r_v,   s_v = max_j |v_j| / 127,   v8_j = round(v_j/s_v) ∈ [-127, 127]
 //
@@ -80,7 +80,7 @@ func quantize(v []float32, dst []int8) quantRow {
 	return row
 }
 
-// quantQuery is a query prepared for scanQuant. The query is quantized
+// quantQuery is a query prepared for the int8 scan (quant.go). The query is quantized
 // like a row, v = s·q16 + r, but to as many levels as the int32
 // accumulators allow (queryLevels) rather than 127: its residual ‖r_q‖,
 // the second term of the bound, becomes negligible, which halves the

@@ -130,7 +130,7 @@ func quantVectors(rng *rand.Rand, dim int) [][]float32 {
 	return vs
 }
 
-// TestQuantInterval checks the heart of scanQuant: the float32 score of
+// TestQuantInterval checks the heart of the int8 scan: the float32 score of
 // every pair, from both kernels, lies inside the interval computed from
 // the int8 copies, and the codes reconstruct the vector.
 func TestQuantInterval(t *testing.T) {

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -15,28 +16,31 @@ import (
 // the CPU time of the int8 one in BenchmarkHybridSearch).
 const quantMin = 2_000
 
-// scanQuant pushes into t what scanDense would push that can still reach
-// the final top k, so t ends with the same k best candidates and scores.
-//
-// It scores the matching rows from their int8 copy first, which gives an
-// interval [lo, hi] holding each row's float32 score (see dot8.go), and
-// keeps the k largest lo in a min-heap. Once every row is scored, a row
-// whose hi is below the smallest of those, or below the k-th exact score
-// found so far, is strictly worse than k others, ties included, and is
-// dropped; the rest are rescored with dotRows, the float32 kernel
-// scanDense uses, and pushed. Taking the floor over all rows rather than
-// the rows scanned so far keeps far fewer rows for the float32 pass. It
-// stops early when ctx is done, checking every 8 blocks.
-func (x *index) scanQuant(ctx context.Context, q []float32, qq *quantQuery, slots []int32, m *matcher, t *topK) {
+// The int8 scan: quantDots scores the matching rows from their int8 copy,
+// which gives an interval [lo, hi] holding each row's float32 score (see
+// dot8.go), and keeps the k largest lo in a min-heap. Once every row of
+// every part is scored, quantFloor takes the k-th largest lo over all of
+// them: a row whose hi is below it is strictly worse than k others, ties
+// included. rescore takes the other rows by decreasing hi, rescores them
+// with dotRows, the float32 kernel scanDense uses, and pushes them, until
+// the next hi is below the k-th exact score found: every row left is
+// strictly worse too. So t ends with the same k best candidates and
+// scores scanDense finds. Taking the floor over all rows rather than the
+// rows scanned so far, or one part's, and the rows by decreasing hi, keeps
+// far fewer rows for the float32 pass.
+
+// quantDots scores the matching rows of slots from their int8 copy, into
+// a scratch the caller puts back in quantScratches after rescore. It stops
+// early when ctx is done, checking every 8 blocks.
+func (x *index) quantDots(ctx context.Context, qq *quantQuery, slots []int32, m *matcher, k int) *quantScratch {
 	sc := quantScratches.Get().(*quantScratch)
-	defer quantScratches.Put(sc)
 	cand := slices.Grow(sc.cand[:0], len(slots))
 	dots := slices.Grow(sc.dots[:0], len(slots))[:len(slots)]
-	lows := minHeap{k: t.k, h: slices.Grow(sc.lows[:0], t.k)}
-	defer func() { sc.cand, sc.dots, sc.lows = cand, dots, lows.h }()
+	lows := minHeap{k: k, h: slices.Grow(sc.lows[:0], k)}
+	defer func() { sc.cand, sc.dots, sc.lows = cand, dots[:len(cand)], lows.h }()
 	for b := 0; len(slots) > 0; b++ {
 		if b%8 == 7 && ctx.Err() != nil {
-			return
+			return sc
 		}
 		block := slots[:min(scanBlock, len(slots))]
 		slots = slots[len(block):]
@@ -52,32 +56,71 @@ func (x *index) scanQuant(ctx context.Context, q []float32, qq *quantQuery, slot
 			lows.push(lo)
 		}
 	}
-	floor := lows.floor()
-	var keep [scanBlock]int32
-	var scores [scanBlock]float32
-	kept := 0
-	flush := func() {
-		dotRows(q, x.slab, keep[:kept], scores[:kept])
-		t.pushAll(keep[:kept], scores[:kept])
-		kept = 0
-	}
-	for i, s := range cand {
-		if _, hi := qq.interval(dots[i], &x.qrow[s]); hi < floor || (len(t.h) == t.k && hi < float64(t.h[0].score)) {
-			continue
-		}
-		keep[kept] = s
-		if kept++; kept == scanBlock {
-			flush()
-		}
-	}
-	flush()
+	return sc
 }
 
-// quantScratch is scanQuant's reusable state: the matching slots, their
-// int8 dot products and the heap of lower bounds.
+// quantFloor returns the k-th largest lower bound of all the parts' rows:
+// the k-th largest of their k largest.
+func quantFloor(scs []*quantScratch, k int) float64 {
+	if len(scs) == 1 {
+		return (&minHeap{k: k, h: scs[0].lows}).floor()
+	}
+	all := minHeap{k: k, h: make([]float64, 0, k)}
+	for _, sc := range scs {
+		for _, lo := range sc.lows {
+			all.push(lo)
+		}
+	}
+	return all.floor()
+}
+
+// rescoreBlock is how many rows rescore scores per kernel call: the
+// k-th exact score rises as rows are pushed, so small blocks stop sooner.
+const rescoreBlock = 32
+
+// rescore pushes into t the rows of scs that can still reach the top k
+// above floor, with their float32 scores, by decreasing upper bound.
+func (x *index) rescore(q []float32, qq *quantQuery, scs []*quantScratch, floor float64, t *topK) {
+	rows := scs[0].rows[:0]
+	for _, sc := range scs {
+		for i, s := range sc.cand {
+			if _, hi := qq.interval(sc.dots[i], &x.qrow[s]); hi >= floor {
+				rows = append(rows, bounded{hi, s})
+			}
+		}
+	}
+	slices.SortFunc(rows, func(a, b bounded) int { return cmp.Compare(b.hi, a.hi) })
+	scs[0].rows = rows[:0] // rows is sliced forward below
+	var keep [rescoreBlock]int32
+	var scores [rescoreBlock]float32
+	for done := false; !done && len(rows) > 0; {
+		n := 0
+		for ; n < len(keep) && n < len(rows); n++ {
+			if len(t.h) == t.k && rows[n].hi < float64(t.h[0].score) {
+				done = true // this row and every row after it are below the k-th score
+				break
+			}
+			keep[n] = rows[n].slot
+		}
+		rows = rows[n:]
+		dotRows(q, x.slab, keep[:n], scores[:n])
+		t.pushAll(keep[:n], scores[:n])
+	}
+}
+
+// quantScratch is the int8 scan's reusable state: the matching slots,
+// their int8 dot products, the heap of their k largest lower bounds and
+// the rows left to rescore.
 type quantScratch struct {
 	cand, dots []int32
 	lows       []float64
+	rows       []bounded // rescore's, in the first part's scratch
+}
+
+// bounded is a row with the upper bound of its score.
+type bounded struct {
+	hi   float64
+	slot int32
 }
 
 var quantScratches = sync.Pool{New: func() any { return new(quantScratch) }}

@@ -201,7 +201,7 @@ func TestSearchDenseQuant(t *testing.T) {
 					t.Fatal(err)
 				}
 				m := newMatcher("alice", f)
-				want, err := s.idx.hits(s.idx.searchDense(t.Context(), store.Normalized(q), s.idx.users["alice"], k, &m, 1, false))
+				want, err := s.idx.hits(s.idx.searchDense(t.Context(), store.Normalized(q), s.idx.users["alice"], k, &m, 1, false), false)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -11,8 +11,9 @@ import (
 // A point's record (what encoder.point writes: id, chunk, dense vector,
 // sparse vectors) is not kept in memory: the index remembers where it lies
 // in the snapshot or the write-ahead log and reads it back (pread, served
-// from the page cache) when a hit, a file's points or a compaction needs
-// it. A compaction copies the records into the new snapshot and moves the
+// from the page cache) when a hit with text, ReadChunks, a file's points or
+// a compaction needs it: a search asks for hits without text and reads the
+// few chunks it shows. A compaction copies the records into the new snapshot and moves the
 // locations there before the WAL is emptied.
 
 // recLoc is where a point's record lies: n bytes at off in the snapshot or

@@ -58,7 +58,7 @@ func (l *Store) SearchDense(ctx context.Context, user hybridsearch.UserID, vec [
 	if err := ctx.Err(); err != nil {
 		return nil, wrap(err, "store: search dense")
 	}
-	hits, err := x.hits(top)
+	hits, err := x.hits(top, f.OmitText)
 	if err != nil {
 		return nil, wrap(err, "store: search dense")
 	}
@@ -70,29 +70,24 @@ func (l *Store) SearchDense(ctx context.Context, user hybridsearch.UserID, vec [
 // quant is set. Both ways give the same hits and scores. When ctx is done
 // the result is partial.
 func (x *index) searchDense(ctx context.Context, q []float32, slots []int32, k int, m *matcher, parts int, quant bool) []scored {
-	var qq quantQuery
-	if quant {
-		qq = newQuantQuery(q)
-	}
 	tops := make([]topK, parts)
-	var wg sync.WaitGroup
+	part := func(i int) []int32 { return slots[i*len(slots)/parts : (i+1)*len(slots)/parts] }
 	for i := range tops {
-		part := slots[i*len(slots)/parts : (i+1)*len(slots)/parts]
-		tops[i] = topK{k: k, h: make([]scored, 0, min(k, len(part))), x: x}
-		scan := func() {
-			if quant {
-				x.scanQuant(ctx, q, &qq, part, m, &tops[i])
-			} else {
-				x.scanDense(ctx, q, part, m, &tops[i])
-			}
-		}
-		if parts == 1 {
-			scan()
-			break
-		}
-		wg.Go(scan)
+		tops[i] = topK{k: k, h: make([]scored, 0, min(k, len(part(i)))), x: x}
 	}
-	wg.Wait()
+	if quant {
+		// Every part scores its rows from the int8 copy first; the
+		// floor for the float32 pass is taken over all of them.
+		qq := newQuantQuery(q)
+		scs := make([]*quantScratch, parts)
+		inParallel(parts, func(i int) { scs[i] = x.quantDots(ctx, &qq, part(i), m, k) })
+		x.rescore(q, &qq, scs, quantFloor(scs, k), &tops[0])
+		for _, sc := range scs {
+			quantScratches.Put(sc)
+		}
+	} else {
+		inParallel(parts, func(i int) { x.scanDense(ctx, q, part(i), m, &tops[i]) })
+	}
 	top := tops[0]
 	for _, t := range tops[1:] {
 		for _, s := range t.h {
@@ -100,6 +95,19 @@ func (x *index) searchDense(ctx context.Context, q []float32, slots []int32, k i
 		}
 	}
 	return top.sorted()
+}
+
+// inParallel calls f(0), …, f(n-1), concurrently when n > 1, and waits.
+func inParallel(n int, f func(i int)) {
+	if n == 1 {
+		f(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { f(i) })
+	}
+	wg.Wait()
 }
 
 // scanBlock is the number of slots scanDense filters and then scores in one
@@ -179,7 +187,7 @@ func (l *Store) SearchSparse(ctx context.Context, user hybridsearch.UserID, vect
 			top.push(scored{score: sc.scores[s], slot: s})
 		}
 	}
-	hits, err := x.hits(top.sorted())
+	hits, err := x.hits(top.sorted(), f.OmitText)
 	if err != nil {
 		return nil, wrap(err, "store: search sparse")
 	}
@@ -340,48 +348,125 @@ func (t *topK) sorted() []scored {
 }
 
 // hits turns ranked candidates into hits carrying their point without
-// vectors, read back from their records.
-func (x *index) hits(top []scored) ([]hybridsearch.Hit, error) {
+// vectors, read back from their records; hits of one file share one copy
+// of its metadata. With omitText their Chunk holds FileID and No alone and
+// nothing is read, and they share the index's own metadata, which is
+// replaced, never changed, when a file's metadata changes (the caller
+// reads it only: see hybridsearch.Filter.OmitText).
+func (x *index) hits(top []scored, omitText bool) ([]hybridsearch.Hit, error) {
 	if len(top) == 0 {
 		return nil, nil
 	}
 	out := make([]hybridsearch.Hit, len(top))
+	var metas map[*fileRec]hybridsearch.FileMeta
+	if !omitText {
+		metas = make(map[*fileRec]hybridsearch.FileMeta, len(top))
+	}
 	var buf []byte
 	for i, s := range top {
-		p, err := x.point(s.slot, false, &buf)
+		f := x.file[s.slot]
+		if omitText {
+			out[i] = hybridsearch.Hit{Point: hybridsearch.Point{ID: x.ids[s.slot].String(),
+				Chunk: hybridsearch.Chunk{FileID: f.meta.ID, No: int(x.nos[s.slot])}, File: f.meta}, Score: s.score}
+			continue
+		}
+		meta, ok := metas[f]
+		if !ok {
+			meta = cloneMeta(f.meta)
+			metas[f] = meta
+		}
+		id, c, err := x.head(s.slot, &buf)
 		if err != nil {
 			return nil, err
 		}
-		out[i] = hybridsearch.Hit{Point: p, Score: s.score}
+		out[i] = hybridsearch.Hit{Point: hybridsearch.Point{ID: id, Chunk: c, File: meta}, Score: s.score}
 	}
 	return out, nil
+}
+
+// ReadChunks returns hits with their chunks read in full (as SearchDense
+// and SearchSparse return them without Filter.OmitText), in their order,
+// leaving out hits whose point is gone or that user may not read. A hit
+// names its point by Point.File.ID and Point.Chunk.No; the rest of it is
+// kept as given. It returns an EINVALID error for the empty user.
+func (l *Store) ReadChunks(ctx context.Context, user hybridsearch.UserID, hits []hybridsearch.Hit) ([]hybridsearch.Hit, error) {
+	if err := store.CheckUser(user); err != nil {
+		return nil, err
+	}
+	x, err := l.rlock(ctx)
+	if err != nil {
+		return nil, wrap(err, "store: read chunks")
+	}
+	defer l.mu.RUnlock()
+	out := make([]hybridsearch.Hit, 0, len(hits))
+	var buf []byte
+	for _, h := range hits {
+		s, ok := x.slotOf(h.Point.File.ID, h.Point.Chunk.No, user)
+		if !ok {
+			continue
+		}
+		if h.Point.ID, h.Point.Chunk, err = x.head(s, &buf); err != nil {
+			return nil, wrap(err, "store: read chunks")
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// slotOf returns the slot of chunk no of file id if user may read it.
+func (x *index) slotOf(id hybridsearch.FileID, no int, user hybridsearch.UserID) (int32, bool) {
+	f := x.files[id]
+	if f == nil {
+		return 0, false
+	}
+	if _, ok := slices.BinarySearch(f.meta.Readers, user); !ok {
+		return 0, false
+	}
+	// f.points is in chunk order.
+	i, ok := slices.BinarySearchFunc(f.points, no, func(s int32, no int) int { return cmp.Compare(int(x.nos[s]), no) })
+	if !ok {
+		return 0, false
+	}
+	return f.points[i], true
+}
+
+// head reads slot s's point id and chunk back from its record. buf is
+// scratch space.
+func (x *index) head(s int32, buf *[]byte) (string, hybridsearch.Chunk, error) {
+	f := x.file[s]
+	rec, err := x.recs.read(x.locs[s], false, *buf)
+	if err != nil {
+		return "", hybridsearch.Chunk{}, err
+	}
+	*buf = rec
+	id, c, err := decodeHead(rec, f.meta.ID)
+	if err != nil {
+		return "", hybridsearch.Chunk{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
+	}
+	return id, c, nil
 }
 
 // point reads slot s's point back from its record, as a caller-owned
 // Point: with its vectors when withVectors is set. buf is scratch space.
 func (x *index) point(s int32, withVectors bool, buf *[]byte) (hybridsearch.Point, error) {
 	f := x.file[s]
-	rec, err := x.recs.read(x.locs[s], withVectors, *buf)
+	if !withVectors {
+		id, c, err := x.head(s, buf)
+		if err != nil {
+			return hybridsearch.Point{}, err
+		}
+		return hybridsearch.Point{ID: id, Chunk: c, File: cloneMeta(f.meta)}, nil
+	}
+	rec, err := x.recs.read(x.locs[s], true, *buf)
 	if err != nil {
 		return hybridsearch.Point{}, err
 	}
 	*buf = rec
-	var p hybridsearch.Point
-	if withVectors {
-		in, err := decodeRecord(rec, f.meta.ID)
-		if err != nil {
-			return hybridsearch.Point{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
-		}
-		p = hybridsearch.Point{ID: in.id, Chunk: in.chunk, Dense: in.dense, BM25: in.bm25, Trigram: in.trigram}
-	} else {
-		id, c, err := decodeHead(rec, f.meta.ID)
-		if err != nil {
-			return hybridsearch.Point{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
-		}
-		p = hybridsearch.Point{ID: id, Chunk: c}
+	in, err := decodeRecord(rec, f.meta.ID)
+	if err != nil {
+		return hybridsearch.Point{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
 	}
-	p.File = cloneMeta(f.meta)
-	return p, nil
+	return hybridsearch.Point{ID: in.id, Chunk: in.chunk, Dense: in.dense, BM25: in.bm25, Trigram: in.trigram, File: cloneMeta(f.meta)}, nil
 }
 
 func cloneMeta(m hybridsearch.FileMeta) hybridsearch.FileMeta {

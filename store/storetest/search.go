@@ -419,3 +419,83 @@ func testReaderPaths(t *testing.T, s Store) {
 		t.Errorf("paths = %v, want none for a non-reader", got)
 	}
 }
+
+// testOmitTextAndReadChunks checks hits without text (Filter.OmitText)
+// and reading their chunks back: the same hits and scores, then the same
+// chunks, only those of points that exist and user may read.
+func testOmitTextAndReadChunks(t *testing.T, s Store) {
+	a := fileMeta(1, "/a.md", "alice")
+	b := fileMeta(2, "/b.md", "bob")
+	shared := fileMeta(3, "/shared.md", "alice", "bob")
+	mustWrite(t, s, a,
+		point(a, 0, "alpha one", v(1, 0, 0, 0), map[uint32]float32{1: 1}, map[uint32]float32{2: 1}),
+		point(a, 1, "alpha two", v(1, 1, 0, 0), map[uint32]float32{1: 2}, map[uint32]float32{2: 1}))
+	mustWrite(t, s, b, simple(b, v(1, 0, 0, 0)))
+	mustWrite(t, s, shared, simple(shared, v(1, 0.5, 0, 0)))
+	lean := hybridsearch.Filter{OmitText: true}
+	for _, leg := range []struct {
+		name string
+		run  func(user hybridsearch.UserID, f hybridsearch.Filter) []hybridsearch.Hit
+	}{
+		{"dense", func(u hybridsearch.UserID, f hybridsearch.Filter) []hybridsearch.Hit {
+			return mustDense(t, s, u, v(1, 0, 0, 0), 10, f)
+		}},
+		{"bm25", func(u hybridsearch.UserID, f hybridsearch.Filter) []hybridsearch.Hit {
+			return mustSparse(t, s, u, "bm25", map[uint32]float32{1: 1}, 10, f)
+		}},
+	} {
+		t.Run(leg.name, func(t *testing.T) {
+			full, thin := leg.run("alice", hybridsearch.Filter{}), leg.run("alice", lean)
+			if len(full) != 3 || len(thin) != len(full) {
+				t.Fatalf("alice finds %d hits, %d without text; want 3 each", len(full), len(thin))
+			}
+			for i, h := range thin {
+				f := full[i]
+				if h.Point.ID != f.Point.ID || h.Score != f.Score || !metaEqual(h.Point.File, f.Point.File) {
+					t.Errorf("hit %d without text = %s %v %+v, want %s %v %+v", i, h.Point.ID, h.Score, h.Point.File, f.Point.ID, f.Score, f.Point.File)
+				}
+				if want := (hybridsearch.Chunk{FileID: f.Point.Chunk.FileID, No: f.Point.Chunk.No}); !chunkEqual(h.Point.Chunk, want) {
+					t.Errorf("hit %d without text has chunk %+v, want %+v", i, h.Point.Chunk, want)
+				}
+			}
+			checkNoVectors(t, thin)
+			read, err := s.ReadChunks(t.Context(), "alice", thin)
+			if err != nil {
+				t.Fatalf("ReadChunks = %v", err)
+			}
+			if len(read) != len(full) {
+				t.Fatalf("ReadChunks returns %d hits, want %d", len(read), len(full))
+			}
+			for i, h := range read {
+				f := full[i]
+				if h.Point.ID != f.Point.ID || h.Score != f.Score || !chunkEqual(h.Point.Chunk, f.Point.Chunk) || !metaEqual(h.Point.File, f.Point.File) {
+					t.Errorf("read hit %d = %+v, want %+v", i, h, f)
+				}
+			}
+			checkNoVectors(t, read)
+			// Bob reads the shared file's chunk only; carol nothing.
+			if got, err := s.ReadChunks(t.Context(), "bob", thin); err != nil || !slices.Equal(fileIDs(got), []hybridsearch.FileID{3}) || len(got) != 1 || got[0].Point.Chunk.Text != "text of /shared.md" {
+				t.Errorf("ReadChunks as bob = %+v, %v; want the shared file's chunk alone", got, err)
+			}
+			if got, err := s.ReadChunks(t.Context(), "carol", thin); err != nil || len(got) != 0 {
+				t.Errorf("ReadChunks as carol = %+v, %v; want nothing", got, err)
+			}
+		})
+	}
+	thin := mustDense(t, s, "alice", v(1, 0, 0, 0), 10, lean)
+	missing := thin[0]
+	missing.Point.Chunk.No = 7 // no such chunk
+	if err := s.DeleteFile(t.Context(), 1); err != nil {
+		t.Fatalf("DeleteFile(1) = %v", err)
+	}
+	got, err := s.ReadChunks(t.Context(), "alice", append(thin, missing))
+	if err != nil || len(got) != 1 || got[0].Point.Chunk.FileID != 3 || got[0].Point.Chunk.Text != "text of /shared.md" {
+		t.Errorf("ReadChunks after deleting file 1 = %+v, %v; want file 3's chunk alone", got, err)
+	}
+	if got, err := s.ReadChunks(t.Context(), "alice", nil); err != nil || len(got) != 0 {
+		t.Errorf("ReadChunks(nil) = %+v, %v; want nothing", got, err)
+	}
+	if _, err := s.ReadChunks(t.Context(), "", thin); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+		t.Errorf("ReadChunks as the empty user = %v, want EINVALID", err)
+	}
+}

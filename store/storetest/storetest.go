@@ -27,6 +27,7 @@ type Store interface {
 	VectorsByHash(ctx context.Context, hashes []string) (map[string][]float32, error)
 	SearchDense(ctx context.Context, user hybridsearch.UserID, vec []float32, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error)
 	SearchSparse(ctx context.Context, user hybridsearch.UserID, vector string, q hybridsearch.SparseVector, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error)
+	ReadChunks(ctx context.Context, user hybridsearch.UserID, hits []hybridsearch.Hit) ([]hybridsearch.Hit, error)
 	SparseDocFreq(ctx context.Context, vector string, indices []uint32) ([]int, int, error)
 	Files(ctx context.Context, user hybridsearch.UserID) ([]hybridsearch.FileMeta, error)
 	PointsByID(ctx context.Context, user hybridsearch.UserID, ids []string) ([]hybridsearch.Point, error)
@@ -68,6 +69,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"SearchTrigram", testSearchTrigram},
 		{"SparseDocFreq", testSparseDocFreq},
 		{"Isolation", testIsolation},
+		{"OmitTextAndReadChunks", testOmitTextAndReadChunks},
 		{"EmptyUser", testEmptyUser},
 		{"BadArguments", testBadArguments},
 		{"Filters", testFilters},
