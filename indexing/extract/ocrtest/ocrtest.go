@@ -1,8 +1,9 @@
 // Package ocrtest makes OCR test material at test time: photos of text
 // rendered by headless chromium (any language its fonts cover),
 // image-only PDFs made of them with img2pdf, PDFs with a text layer
-// printed by chromium, and PDFs joined with poppler's pdfunite. Nothing
-// binary is committed. The tools come from Debian (scripts/install-deps).
+// printed by chromium, PDFs joined with poppler's pdfunite, and HEIC
+// photos encoded with libheif's heif-enc. Nothing binary is committed.
+// The tools come from Debian (scripts/install-deps).
 package ocrtest
 
 import (
@@ -51,13 +52,58 @@ func Need(tb testing.TB) Tools {
 		}
 	}
 	if len(missing) > 0 {
-		msg := "OCR material needs Debian packages " + strings.Join(missing, ", ") + " (scripts/install-deps installs them as root)"
-		if os.Getenv("CI") == "true" {
-			tb.Fatal(msg)
-		}
-		tb.Skip(msg)
+		lack(tb, missing...)
 	}
 	return t
+}
+
+// lack ends tb for want of the Debian packages: skipped, or failed when
+// CI is set (CI installs them: scripts/install-deps).
+func lack(tb testing.TB, pkgs ...string) {
+	tb.Helper()
+	msg := "OCR material needs Debian packages " + strings.Join(pkgs, ", ") + " (scripts/install-deps installs them as root)"
+	if os.Getenv("CI") == "true" {
+		tb.Fatal(msg)
+	}
+	tb.Skip(msg)
+}
+
+// HEIFDecoder returns the path of libheif's decoder (heif-dec since
+// libheif 1.18.0, heif-convert before), or ends tb as Need does (Debian
+// package libheif-examples).
+func HEIFDecoder(tb testing.TB) string {
+	tb.Helper()
+	for _, n := range []string{"heif-dec", "heif-convert"} {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	lack(tb, "libheif-examples")
+	return ""
+}
+
+// HEIC encodes the PNG images into one HEIC file, a top-level image
+// each, with libheif's heif-enc (Debian libheif-examples; from Debian 13
+// on it also needs the encoder plugin libheif-plugin-x265) at its
+// default quality, as a phone would save photos.
+func HEIC(tb testing.TB, pngs ...[]byte) []byte {
+	tb.Helper()
+	enc, err := exec.LookPath("heif-enc")
+	if err != nil {
+		lack(tb, "libheif-examples")
+	}
+	dir := tb.TempDir()
+	var args []string
+	for i, p := range pngs {
+		name := filepath.Join(dir, fmt.Sprintf("p%d.png", i))
+		if err := os.WriteFile(name, p, 0o600); err != nil {
+			tb.Fatal(err)
+		}
+		args = append(args, name)
+	}
+	out := filepath.Join(dir, "photo.heic")
+	run(tb, enc, append([]string{"-o", out}, args...)...)
+	return read(tb, out)
 }
 
 // PageHTML is a white page with the lines as paragraphs in a large
