@@ -129,10 +129,10 @@ func (x *Extractor) ocrTools() ocrTools {
 // heifDecoderNames are the names libheif's decoder is installed under,
 // the current one first. libheif 1.18.0 renamed heif-convert to heif-dec
 // and installs heif-convert as a symbolic link to it
-// (strukturag/libheif, examples/CMakeLists.txt, tags v1.18.0 to v1.23.1):
-// Debian 13's libheif-examples (1.19.8, now 1.23.6-2~deb13u1) ships
-// /usr/bin/heif-dec and /usr/bin/heif-convert -> heif-dec; Debian 12's
-// (1.15.1-1+deb12u1, the Docker image's) ships only heif-convert.
+// (strukturag/libheif, examples/CMakeLists.txt at v1.18.0, v1.19.8 and
+// v1.23.1). Debian 13's libheif-examples (1.23.6-2~deb13u1; 1.19.8 at
+// release) ships /usr/bin/heif-dec and /usr/bin/heif-convert -> heif-dec;
+// Debian 12's (1.15.1-1+deb12u1, the Docker image's) only heif-convert.
 var heifDecoderNames = []string{"heif-dec", "heif-convert"}
 
 // findOCR resolves tesseract, pdftoppm and libheif's decoder and lists
