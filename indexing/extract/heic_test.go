@@ -87,6 +87,27 @@ func TestHEICOCR(t *testing.T) {
 	})
 }
 
+// A grid photo (tiles of one picture, as iPhones save them) is one page.
+func TestHEICGridOCR(t *testing.T) {
+	m := ocrFiles(t)
+	ocrtest.HEIFDecoder(t)
+	grid := ocrtest.HEICGrid(t, m.en, m.de)
+	text, err := (&extract.Extractor{}).ExtractOCR(context.Background(), "IMG_0005.HEIC", "image/heic", bytes.NewReader(grid))
+	if err != nil {
+		t.Fatalf("ExtractOCR: %v", err)
+	}
+	if text.Extractor != "ocr" || len(text.Pages) != 1 || !text.Pages[0].OCR {
+		t.Errorf("Extractor %q, pages %+v; want ocr, one recognised page", text.Extractor, text.Pages)
+	}
+	for _, w := range []string{"bicycle", "wardrobe", "Fahrrad", "Schrank"} {
+		if !strings.Contains(text.Body, w) {
+			t.Errorf("body %q lacks %q", text.Body, w)
+		}
+	}
+	t.Logf("2×1 grid HEIC (%d bytes): word accuracy %.2f; read %q", len(grid),
+		ocrtest.WordAccuracy(m.enWords+" "+m.deWords, text.Body), text.Body)
+}
+
 // A corrupt or truncated HEIC fails with libheif's reason, within the
 // page timeout even if the decoder were to hang.
 func TestHEICCorrupt(t *testing.T) {
