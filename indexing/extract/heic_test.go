@@ -21,37 +21,43 @@ import (
 func TestHEICOCR(t *testing.T) {
 	m := ocrFiles(t)
 	ocrtest.HEIFDecoder(t)
-	one := ocrtest.HEIC(t, m.en)
 	two := ocrtest.HEIC(t, m.en, m.de)
 	x := &extract.Extractor{}
 
 	t.Run("one image", func(t *testing.T) {
-		for _, f := range []struct{ name, mime string }{
-			{"IMG_0001.HEIC", "image/heic"},
-			{"photo.heif", "application/octet-stream"},
+		for _, tt := range []struct {
+			name, mime string
+			png        []byte
+			words      string
+			want       []string
+		}{
+			{"IMG_0001.HEIC", "image/heic", m.en, m.enWords, []string{"invoice", "bicycle", "wardrobe"}},
+			{"rechnung.heif", "application/octet-stream", m.de, m.deWords, []string{"Rechnung", "Fahrrad", "Schrank"}},
+			{"IMG_0002.heic", "", m.ja, m.jaWords, []string{"請求書", "引き出し"}},
 		} {
-			_, err := x.Extract(context.Background(), f.name, f.mime, bytes.NewReader(one))
+			heic := ocrtest.HEIC(t, tt.png)
+			_, err := x.Extract(context.Background(), tt.name, tt.mime, bytes.NewReader(heic))
 			if !errors.Is(err, hybridsearch.ErrNeedsOCR) {
-				t.Fatalf("%s: Extract = %v, want ErrNeedsOCR (recognition runs on the OCR lane)", f.name, err)
+				t.Fatalf("%s: Extract = %v, want ErrNeedsOCR (recognition runs on the OCR lane)", tt.name, err)
 			}
-			text, err := x.ExtractOCR(context.Background(), f.name, f.mime, bytes.NewReader(one))
+			text, err := x.ExtractOCR(context.Background(), tt.name, tt.mime, bytes.NewReader(heic))
 			if err != nil {
-				t.Fatalf("%s: ExtractOCR: %v", f.name, err)
+				t.Fatalf("%s: ExtractOCR: %v", tt.name, err)
 			}
 			if text.Extractor != "ocr" || len(text.Pages) != 1 || !text.Pages[0].OCR || text.Pages[0].Number != 1 {
-				t.Errorf("%s: Extractor %q, pages %+v; want ocr, one recognised page 1", f.name, text.Extractor, text.Pages)
+				t.Errorf("%s: Extractor %q, pages %+v; want ocr, one recognised page 1", tt.name, text.Extractor, text.Pages)
 			}
-			for _, w := range []string{"invoice", "bicycle", "wardrobe"} {
+			for _, w := range tt.want {
 				if !strings.Contains(text.Body, w) {
-					t.Errorf("%s: body %q lacks %q", f.name, text.Body, w)
+					t.Errorf("%s: body %q lacks %q", tt.name, text.Body, w)
 				}
 			}
-			png, err := x.ExtractOCR(context.Background(), "invoice.png", "image/png", bytes.NewReader(m.en))
+			png, err := x.ExtractOCR(context.Background(), "page.png", "image/png", bytes.NewReader(tt.png))
 			if err != nil {
 				t.Fatalf("the same page as PNG: %v", err)
 			}
-			t.Logf("%s (%d bytes): word accuracy %.2f (the same page as PNG, %d bytes: %.2f); read %q", f.name, len(one),
-				ocrtest.WordAccuracy(m.enWords, text.Body), len(m.en), ocrtest.WordAccuracy(m.enWords, png.Body), text.Body)
+			t.Logf("%s (%d bytes): word accuracy %.2f (the same page as PNG, %d bytes: %.2f); read %q", tt.name, len(heic),
+				ocrtest.WordAccuracy(tt.words, text.Body), len(tt.png), ocrtest.WordAccuracy(tt.words, png.Body), text.Body)
 		}
 	})
 
