@@ -37,9 +37,11 @@ type OCR struct {
 	// without text stay empty.
 	Off bool
 	// Tesseract and PDFToPPM are the tools' paths; "" looks them up in
-	// PATH (pdftoppm beside pdftotext first). HEIFConvert (libheif's
-	// heif-convert) decodes HEIC photos; without it they are refused.
-	Tesseract, PDFToPPM, HEIFConvert string
+	// PATH (pdftoppm beside pdftotext first). HEIFDecoder is libheif's
+	// decoder, which HEIC photos are decoded with; "" looks up heif-dec,
+	// then heif-convert (see heifDecoderNames). Without it HEIC photos
+	// fail, saying which package to install.
+	Tesseract, PDFToPPM, HEIFDecoder string
 	// Languages are tesseract language codes recognised besides
 	// DefaultOCRLanguages; those not installed are left out and named by
 	// OCRStatus. Change them later with SetOCRLanguages.
@@ -124,8 +126,17 @@ func (x *Extractor) ocrTools() ocrTools {
 	return x.ocr.tools
 }
 
-// findOCR resolves tesseract, pdftoppm and heif-convert and lists the
-// installed languages.
+// heifDecoderNames are the names libheif's decoder is installed under,
+// the current one first. libheif 1.18.0 renamed heif-convert to heif-dec
+// and installs heif-convert as a symbolic link to it
+// (strukturag/libheif, examples/CMakeLists.txt at v1.18.0, v1.19.8 and
+// v1.23.1). Debian 13's libheif-examples (1.23.6-2~deb13u1; 1.19.8 at
+// release) ships /usr/bin/heif-dec and /usr/bin/heif-convert -> heif-dec;
+// Debian 12's (1.15.1-1+deb12u1, the Docker image's) only heif-convert.
+var heifDecoderNames = []string{"heif-dec", "heif-convert"}
+
+// findOCR resolves tesseract, pdftoppm and libheif's decoder and lists
+// the installed languages.
 func (x *Extractor) findOCR() ocrTools {
 	if x.OCR.Off {
 		return ocrTools{err: hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "OCR unavailable: turned off")}
@@ -159,7 +170,15 @@ func (x *Extractor) findOCR() ocrTools {
 	if t.pdftoppm != "" {
 		t.pdfimages = look(filepath.Join(filepath.Dir(t.pdftoppm), "pdfimages"), "")
 	}
-	t.heif = look(x.OCR.HEIFConvert, "heif-convert")
+	if x.OCR.HEIFDecoder != "" {
+		t.heif = look(x.OCR.HEIFDecoder, "")
+	} else {
+		for _, n := range heifDecoderNames {
+			if t.heif = look("", n); t.heif != "" {
+				break
+			}
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, t.tesseract, "--list-langs").CombinedOutput()
@@ -267,11 +286,16 @@ func (rc *recognizer) close() {
 	}
 }
 
-// image recognises the text of an image file: one page, or one per page
-// of a multi-page TIFF.
+// image recognises the text of an image file: one page, one per page of
+// a multi-page TIFF, or one per image of a HEIC holding several. A HEIC
+// without a decoder fails at once, before it waits for the OCR lane.
 func (j *job) image() error {
 	if j.rec == nil {
 		return j.ocrUnavailable()
+	}
+	heic := isHEIF(j.data)
+	if heic && j.rec.tools.heif == "" {
+		return j.invalid("HEIC image: no HEIC decoder (install libheif-examples for heif-dec or heif-convert)")
 	}
 	if !j.ocr {
 		return needsOCR(j.name)
@@ -285,36 +309,97 @@ func (j *job) image() error {
 	if err := os.WriteFile(src, j.data, 0o600); err != nil {
 		return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "extract: OCR temp file")
 	}
-	if isHEIF(j.data) {
-		if j.rec.tools.heif == "" {
-			return j.invalid("HEIC image: no decoder (install libheif-examples for heif-convert)")
-		}
-		png := filepath.Join(dir, "image.png")
-		if err := j.tool(j.ctx, &capWriter{max: 4 << 10}, "HEIC image", j.rec.tools.heif, src, png); err != nil {
+	srcs := []string{src}
+	if heic {
+		if srcs, err = j.decodeHEIF(src, filepath.Join(dir, "heic")); err != nil {
 			return err
 		}
-		src = png
-	}
-	pctx, cancel := context.WithTimeout(j.ctx, j.rec.pageTimeout)
-	defer cancel()
-	out := &capWriter{max: 4*j.lim.maxRunes + 4}
-	if err := j.tesseract(pctx, out, src); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && j.ctx.Err() == nil {
-			return j.invalid("image: recognition timed out after %s", seconds(j.rec.pageTimeout))
-		}
-		return err
 	}
 	j.extractor = "ocr"
-	pages := strings.Split(out.buf.String(), "\f")
-	if len(pages) > 1 && strings.TrimSpace(pages[len(pages)-1]) == "" {
-		pages = pages[:len(pages)-1]
-	}
-	for i, p := range pages {
-		if err := j.page(i+1, joinCJK(p), true); err != nil {
+	n := 0
+	for i, src := range srcs {
+		if n >= j.rec.maxPages {
+			return errTruncated
+		}
+		what := "image"
+		if len(srcs) > 1 {
+			what = fmt.Sprintf("HEIC image %d of %d", i+1, len(srcs))
+		}
+		pctx, cancel := context.WithTimeout(j.ctx, j.rec.pageTimeout)
+		out := &capWriter{max: 4*j.lim.maxRunes + 4}
+		err := j.tesseract(pctx, out, src)
+		cancel()
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) && j.ctx.Err() == nil {
+				return j.invalid("%s: recognition timed out after %s", what, seconds(j.rec.pageTimeout))
+			}
 			return err
+		}
+		pages := strings.Split(out.buf.String(), "\f")
+		if len(pages) > 1 && strings.TrimSpace(pages[len(pages)-1]) == "" {
+			pages = pages[:len(pages)-1]
+		}
+		for _, p := range pages {
+			if n >= j.rec.maxPages {
+				return errTruncated
+			}
+			n++
+			if err := j.page(n, joinCJK(p), true); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// decodeHEIF decodes the HEIC at src with libheif's decoder into PNGs
+// named after base, within the page timeout, and returns them in order:
+// base.png for one image, base-1.png, base-2.png, … when the file holds
+// several top-level images (a grid, as iPhones write, is one image).
+//
+// The invocation "--quiet <input> <output.png>" suits every version
+// Debian ships: libheif 1.15.1's heif-convert requires both file names,
+// 1.18.0's heif-dec also takes "-o FILE" or derives the output name
+// (strukturag/libheif, examples/heif_convert.cc at v1.15.1,
+// examples/heif_dec.cc at v1.19.8 and v1.23.1). Their exit status is 1
+// when the file cannot be read or decoded (the file's fault), 5 for bad
+// arguments and, from 1.18.0, 10 when the input cannot be opened (ours);
+// they exit 0 after printing their help for an unknown option and after
+// "could not write image", so success is judged by the images written.
+func (j *job) decodeHEIF(src, base string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(j.ctx, j.rec.pageTimeout)
+	defer cancel()
+	dec := j.rec.tools.heif
+	stderr, err := j.run(ctx, &capWriter{max: 4 << 10}, dec, "--quiet", src, base+".png")
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.Is(err, context.DeadlineExceeded) && j.ctx.Err() == nil:
+		return nil, j.invalid("HEIC image: decoding timed out after %s", seconds(j.rec.pageTimeout))
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+		return nil, j.invalid("corrupt HEIC image: %s", toolReason(stderr))
+	case errors.As(err, &exit):
+		return nil, hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "extract %s: %s failed (exit status %d): %s",
+			j.name, filepath.Base(dec), exit.ExitCode(), toolReason(stderr))
+	default:
+		return nil, err
+	}
+	if _, err := os.Stat(base + ".png"); err == nil {
+		return []string{base + ".png"}, nil
+	}
+	var imgs []string
+	for i := 1; ; i++ {
+		p := fmt.Sprintf("%s-%d.png", base, i)
+		if _, err := os.Stat(p); err != nil {
+			break
+		}
+		imgs = append(imgs, p)
+	}
+	if len(imgs) == 0 {
+		return nil, hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "extract %s: %s wrote no image: %s",
+			j.name, filepath.Base(dec), toolReason(stderr))
+	}
+	return imgs, nil
 }
 
 // page writes page n's text, marking it recognised when ocr is set.
@@ -452,6 +537,19 @@ func (j *job) tesseract(ctx context.Context, out *capWriter, src string) error {
 // own reason about what ("image", "pdf page"); a timeout returns ctx's
 // error.
 func (j *job) tool(ctx context.Context, out *capWriter, what, name string, args ...string) error {
+	stderr, err := j.run(ctx, out, name, args...)
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return j.invalid("corrupt %s: %s", what, toolReason(stderr))
+	}
+	return err
+}
+
+// run runs an OCR tool under ctx, writing its output to out, and returns
+// its error output (the first 4 KiB), with a *exec.ExitError when it
+// failed; or ctx's error when ctx ended, EUNAVAILABLE when it could not
+// run.
+func (j *job) run(ctx context.Context, out *capWriter, name string, args ...string) (string, error) {
 	stderr := &capWriter{max: 4 << 10}
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
@@ -459,16 +557,16 @@ func (j *job) tool(ctx context.Context, out *capWriter, what, name string, args 
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
 	if err == nil {
-		return nil
+		return stderr.buf.String(), nil
 	}
 	if cerr := ctx.Err(); cerr != nil {
-		return cerr
+		return "", cerr
 	}
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) {
-		return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, fmt.Sprintf("extract %s: run %s", j.name, filepath.Base(name)))
+		return "", hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, fmt.Sprintf("extract %s: run %s", j.name, filepath.Base(name)))
 	}
-	return j.invalid("corrupt %s: %s", what, toolReason(stderr.buf.String()))
+	return stderr.buf.String(), err
 }
 
 // toolReason picks the most telling line of a tool's error output.

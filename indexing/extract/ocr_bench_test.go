@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -43,7 +44,11 @@ var benchPages = map[string][]string{
 // images in English, German and Japanese) and the word accuracy per
 // language (share of the page's words found in the recognised text; for
 // Japanese, characters). OCR_BENCH_PAGES sets the pages per language
-// (default 4, 1 in the test command's smoke). scripts/bench ocr runs it.
+// (default 4, 1 in the test command's smoke). Beside it, one page per
+// language as a HEIC photo (encoded with libheif's heif-enc) and, for
+// reference, as a PNG: pages/min of each, their ratio and the HEIC's word
+// accuracy (English only in the smoke; left out, saying so, where
+// libheif-examples is missing outside CI). scripts/bench ocr runs it.
 func BenchmarkOCR(b *testing.B) {
 	tools := ocrtest.Need(b)
 	perLang := benchsmoke.Size(4, 1)
@@ -55,9 +60,11 @@ func BenchmarkOCR(b *testing.B) {
 		png        []byte
 	}
 	var pages []page
+	pngs := map[string][]byte{}
 	for _, lang := range []string{"eng", "deu", "jpn"} {
 		lines := benchPages[lang]
 		png := tools.PNG(b, ocrtest.PageHTML(lines...), 874, 1240)
+		pngs[lang] = png
 		for range perLang {
 			pages = append(pages, page{lang, strings.Join(lines, " "), png})
 		}
@@ -105,4 +112,54 @@ func BenchmarkOCR(b *testing.B) {
 	}
 	b.Logf("%d pages (874×1240 px, 4 paragraphs, %d per language) in %s per run; %d CPUs, load average at start %s",
 		len(pages), perLang, (elapsed / time.Duration(b.N)).Round(time.Millisecond), runtime.NumCPU(), load1)
+	benchHEIC(b, x, pngs)
+}
+
+// benchHEIC reports the pages/min of HEIC photos of the pages beside the
+// same pages as PNG, their ratio, and the HEIC's word accuracy.
+func benchHEIC(b *testing.B, x *extract.Extractor, pngs map[string][]byte) {
+	_, errEnc := exec.LookPath("heif-enc")
+	_, errDec := exec.LookPath("heif-dec")
+	if errDec != nil {
+		_, errDec = exec.LookPath("heif-convert")
+	}
+	if (errEnc != nil || errDec != nil) && os.Getenv("CI") != "true" {
+		b.Log("HEIC figures left out: libheif-examples is not installed (scripts/install-deps installs it)")
+		return
+	}
+	langs := []string{"eng", "deu", "jpn"}
+	if benchsmoke.On() {
+		langs = langs[:1]
+	}
+	read := func(name, mime string, data []byte) (body string, took time.Duration) {
+		start := time.Now()
+		for range b.N {
+			t, err := x.ExtractOCR(context.Background(), name, mime, bytes.NewReader(data))
+			if err != nil {
+				b.Fatalf("%s: %v", name, err)
+			}
+			body = t.Body
+		}
+		return body, time.Since(start)
+	}
+	var pngTime, heicTime time.Duration
+	var acc float64
+	var sizes []string
+	for _, lang := range langs {
+		heic := ocrtest.HEIC(b, pngs[lang])
+		_, d := read("page.png", "image/png", pngs[lang])
+		pngTime += d
+		text, d := read("IMG_0001.heic", "image/heic", heic)
+		heicTime += d
+		a := ocrtest.WordAccuracy(strings.Join(benchPages[lang], " "), text)
+		acc += a
+		sizes = append(sizes, fmt.Sprintf("%s %d B HEIC / %d B PNG, accuracy %.2f", lang, len(heic), len(pngs[lang]), a))
+	}
+	n := float64(len(langs) * b.N)
+	b.ReportMetric(n/heicTime.Minutes(), "heic-pages/min")
+	b.ReportMetric(n/pngTime.Minutes(), "png-pages/min")
+	b.ReportMetric(heicTime.Seconds()/pngTime.Seconds(), "heic/png-time")
+	b.ReportMetric(acc/float64(len(langs)), "acc-heic")
+	b.Logf("HEIC photos of %d page(s) read one file each (decoded by libheif, then tesseract) beside the same pages as PNG: %s",
+		len(langs), strings.Join(sizes, "; "))
 }

@@ -1,18 +1,21 @@
 // Package ocrtest makes OCR test material at test time: photos of text
 // rendered by headless chromium (any language its fonts cover),
 // image-only PDFs made of them with img2pdf, PDFs with a text layer
-// printed by chromium, and PDFs joined with poppler's pdfunite. Nothing
-// binary is committed. The tools come from Debian (scripts/install-deps).
+// printed by chromium, PDFs joined with poppler's pdfunite, and HEIC
+// photos encoded with libheif's heif-enc. Nothing binary is committed.
+// The tools come from Debian (scripts/install-deps).
 package ocrtest
 
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -51,13 +54,58 @@ func Need(tb testing.TB) Tools {
 		}
 	}
 	if len(missing) > 0 {
-		msg := "OCR material needs Debian packages " + strings.Join(missing, ", ") + " (scripts/install-deps installs them as root)"
-		if os.Getenv("CI") == "true" {
-			tb.Fatal(msg)
-		}
-		tb.Skip(msg)
+		lack(tb, missing...)
 	}
 	return t
+}
+
+// lack ends tb for want of the Debian packages: skipped, or failed when
+// CI is set (CI installs them: scripts/install-deps).
+func lack(tb testing.TB, pkgs ...string) {
+	tb.Helper()
+	msg := "OCR material needs Debian packages " + strings.Join(pkgs, ", ") + " (scripts/install-deps installs them as root)"
+	if os.Getenv("CI") == "true" {
+		tb.Fatal(msg)
+	}
+	tb.Skip(msg)
+}
+
+// HEIFDecoder returns the path of libheif's decoder (heif-dec since
+// libheif 1.18.0, heif-convert before), or ends tb as Need does (Debian
+// package libheif-examples).
+func HEIFDecoder(tb testing.TB) string {
+	tb.Helper()
+	for _, n := range []string{"heif-dec", "heif-convert"} {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	lack(tb, "libheif-examples")
+	return ""
+}
+
+// HEIC encodes the PNG images into one HEIC file, a top-level image
+// each, with libheif's heif-enc (Debian libheif-examples; from Debian 13
+// on it also needs the encoder plugin libheif-plugin-x265) at its
+// default quality, as a phone would save photos.
+func HEIC(tb testing.TB, pngs ...[]byte) []byte {
+	tb.Helper()
+	enc, err := exec.LookPath("heif-enc")
+	if err != nil {
+		lack(tb, "libheif-examples")
+	}
+	dir := tb.TempDir()
+	var args []string
+	for i, p := range pngs {
+		name := filepath.Join(dir, fmt.Sprintf("p%d.png", i))
+		if err := os.WriteFile(name, p, 0o600); err != nil {
+			tb.Fatal(err)
+		}
+		args = append(args, name)
+	}
+	out := filepath.Join(dir, "photo.heic")
+	run(tb, enc, append([]string{"-o", out}, args...)...)
+	return read(tb, out)
 }
 
 // PageHTML is a white page with the lines as paragraphs in a large
@@ -226,4 +274,185 @@ func isCJK(s string) bool {
 		}
 	}
 	return false
+}
+
+// HEICGrid makes a HEIC whose primary image is a grid of the images
+// stacked top to bottom, as phones save photos (an iPhone's is a grid of
+// 512×512 tiles). The images must be PNGs of one size. heif-enc writes
+// grids only from libheif 1.19.0 on (--cut-tiles; Debian 12 has
+// 1.15.1), so the tiles are encoded as separate images by heif-enc and
+// joined here: a "grid" item referring to them by "dimg" becomes the
+// primary item and the tiles are hidden (the grid's data as libheif
+// reads it: ImageGrid::parse in libheif/heif_context.cc, v1.15.1).
+func HEICGrid(tb testing.TB, tiles ...[]byte) []byte {
+	tb.Helper()
+	file := HEIC(tb, tiles...)
+	g, err := gridOf(file, len(tiles), pngHeight(tiles[0]), pngWidth(tiles[0]))
+	if err != nil {
+		tb.Fatalf("make a grid of heif-enc's output: %v", err)
+	}
+	return g
+}
+
+func pngWidth(p []byte) uint32  { return be.Uint32(p[16:]) }
+func pngHeight(p []byte) uint32 { return be.Uint32(p[20:]) }
+
+var be = binary.BigEndian
+
+// isoBox is an ISO-BMFF box: its type and its content after the header.
+type isoBox struct {
+	typ  string
+	body []byte
+}
+
+// parseBoxes splits b into the boxes it holds.
+func parseBoxes(b []byte) ([]isoBox, error) {
+	var out []isoBox
+	for len(b) > 0 {
+		if len(b) < 8 {
+			return nil, fmt.Errorf("short box header")
+		}
+		n := be.Uint32(b)
+		if n < 8 || int(n) > len(b) {
+			return nil, fmt.Errorf("box %q of size %d", b[4:8], n)
+		}
+		out = append(out, isoBox{string(b[4:8]), b[8:n]})
+		b = b[n:]
+	}
+	return out, nil
+}
+
+// boxBytes is the box of type typ holding the parts.
+func boxBytes(typ string, parts ...[]byte) []byte {
+	n := 8
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := be.AppendUint32(nil, uint32(n))
+	out = append(out, typ...)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// gridOf rewrites the heif-enc output file (items 1…n, each a w×h tile;
+// iloc version 0 with 4-byte offsets, lengths and base offsets; no iref)
+// so that item n+1, a grid of n rows and one column, is the primary item.
+func gridOf(file []byte, n int, h, w uint32) ([]byte, error) {
+	top, err := parseBoxes(file)
+	if err != nil {
+		return nil, err
+	}
+	if len(top) != 3 || top[0].typ != "ftyp" || top[1].typ != "meta" || top[2].typ != "mdat" {
+		return nil, fmt.Errorf("want ftyp, meta, mdat; have %v", top)
+	}
+	metaBody := top[1].body
+	kids, err := parseBoxes(metaBody[4:])
+	if err != nil {
+		return nil, err
+	}
+	grid := uint16(n + 1)
+	// The grid's descriptor: version 0, 16-bit sizes, rows-1, columns-1.
+	desc := []byte{0, 0, byte(n - 1), 0}
+	desc = be.AppendUint16(desc, uint16(w))
+	desc = be.AppendUint16(desc, uint16(h*uint32(n)))
+
+	var iloc isoBox
+	var out [][]byte
+	ilocAt := -1
+	for _, k := range kids {
+		switch k.typ {
+		case "pitm":
+			k.body = be.AppendUint16([]byte{0, 0, 0, 0}, grid)
+		case "iloc":
+			iloc, ilocAt = k, len(out)
+			continue // written below, once the offsets are known
+		case "iinf":
+			if k.body[0] != 0 || int(be.Uint16(k.body[4:])) != n {
+				return nil, fmt.Errorf("iinf version %d with %d items, want 0 and %d", k.body[0], be.Uint16(k.body[4:]), n)
+			}
+			infes, err := parseBoxes(k.body[6:])
+			if err != nil {
+				return nil, err
+			}
+			body := be.AppendUint16([]byte{0, 0, 0, 0}, uint16(n+1))
+			for _, e := range infes {
+				e.body = append([]byte(nil), e.body...)
+				e.body[3] |= 1 // hidden: a tile, not a picture of its own
+				body = append(body, boxBytes("infe", e.body)...)
+			}
+			infe := be.AppendUint16([]byte{2, 0, 0, 0}, grid)
+			infe = append(infe, 0, 0, 'g', 'r', 'i', 'd', 0)
+			k.body = append(body, boxBytes("infe", infe)...)
+		case "iprp":
+			props, err := parseBoxes(k.body)
+			if err != nil || len(props) != 2 || props[0].typ != "ipco" || props[1].typ != "ipma" {
+				return nil, fmt.Errorf("iprp: want ipco, ipma (%v)", err)
+			}
+			ipco, err := parseBoxes(props[0].body)
+			if err != nil {
+				return nil, err
+			}
+			ispe := be.AppendUint32(be.AppendUint32([]byte{0, 0, 0, 0}, w), h*uint32(n))
+			ipcoBody := append(append([]byte(nil), props[0].body...), boxBytes("ispe", ispe)...)
+			ipma := props[1].body
+			if ipma[0] != 0 || ipma[3]&1 != 0 || int(be.Uint32(ipma[4:])) != n {
+				return nil, fmt.Errorf("ipma version %d flags %d with %d items, want 0, 0 and %d", ipma[0], ipma[3], be.Uint32(ipma[4:]), n)
+			}
+			ipmaBody := be.AppendUint32(append([]byte(nil), ipma[:4]...), uint32(n+1))
+			ipmaBody = append(ipmaBody, ipma[8:]...)
+			ipmaBody = be.AppendUint16(ipmaBody, grid)
+			ipmaBody = append(ipmaBody, 1, byte(len(ipco)+1))
+			k.body = append(boxBytes("ipco", ipcoBody), boxBytes("ipma", ipmaBody)...)
+		}
+		out = append(out, boxBytes(k.typ, k.body))
+	}
+	// iref: the grid's tiles, top to bottom.
+	dimg := be.AppendUint16(be.AppendUint16(nil, grid), uint16(n))
+	for i := 1; i <= n; i++ {
+		dimg = be.AppendUint16(dimg, uint16(i))
+	}
+	out = append(out, boxBytes("iref", []byte{0, 0, 0, 0}, boxBytes("dimg", dimg)))
+
+	// iloc, with every base offset moved by what meta grew, and the grid's
+	// descriptor appended to mdat.
+	b := iloc.body
+	if ilocAt < 0 || len(b) < 8 || b[0] != 0 || b[4] != 0x44 || b[5] != 0x40 || int(be.Uint16(b[6:])) != n {
+		return nil, fmt.Errorf("iloc version %d sizes %x %x with %d items, want 0, 44 40 and %d", b[0], b[4], b[5], be.Uint16(b[6:]), n)
+	}
+	ilocLen := 8 + len(b) + 2 + 2 + 4 + 2 + 8
+	metaLen := 8 + 4 + ilocLen
+	for _, o := range out {
+		metaLen += len(o)
+	}
+	delta := uint32(metaLen - (8 + len(metaBody)))
+	body := be.AppendUint16(append([]byte(nil), b[:6]...), uint16(n+1))
+	rest := b[8:]
+	for range n {
+		if len(rest) < 10 || len(rest) < 10+8*int(be.Uint16(rest[8:])) {
+			return nil, fmt.Errorf("short iloc")
+		}
+		extents := int(be.Uint16(rest[8:]))
+		item := append([]byte(nil), rest[:10+8*extents]...)
+		be.PutUint32(item[4:], be.Uint32(item[4:])+delta)
+		body = append(body, item...)
+		rest = rest[10+8*extents:]
+	}
+	mdatStart := uint32(len(top[0].body)+8) + uint32(metaLen)
+	descAt := mdatStart + 8 + uint32(len(top[2].body))
+	body = be.AppendUint16(body, grid)
+	body = append(body, 0, 0)
+	body = be.AppendUint32(body, descAt)
+	body = append(body, 0, 1)
+	body = be.AppendUint32(be.AppendUint32(body, 0), uint32(len(desc)))
+
+	metaKids := append(append(slices.Clone(out[:ilocAt]), boxBytes("iloc", body)), out[ilocAt:]...)
+	meta := boxBytes("meta", append([][]byte{metaBody[:4]}, metaKids...)...)
+	if len(meta) != metaLen {
+		return nil, fmt.Errorf("meta is %d bytes, reckoned %d", len(meta), metaLen)
+	}
+	res := boxBytes("ftyp", top[0].body)
+	res = append(res, meta...)
+	return append(res, boxBytes("mdat", top[2].body, desc)...), nil
 }
