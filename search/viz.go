@@ -156,6 +156,9 @@ func (v *Viz) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sam
 	case withDense < len(points):
 		out.NoteCode, out.NoteCount = hs.VizNoteChunksWithoutEmbedding, len(points)-withDense
 		out.Note = fmt.Sprintf("%d chunks have no embedding yet and are not shown.", out.NoteCount)
+		if out.NoteCount == 1 {
+			out.Note = "1 chunk has no embedding yet and is not shown."
+		}
 		points = slices.DeleteFunc(points, func(pt hs.Point) bool { return len(pt.Dense) == 0 })
 	}
 	out.Space = space

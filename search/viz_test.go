@@ -193,18 +193,20 @@ func TestVizNoteChunksWithoutEmbeddings(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		dense []doc // indexed with embeddings
+		late  []doc // indexed without
 		space string
 		note  string
 		code  string
 		count int
 	}{
-		{"none", nil, hs.SpaceKeyword, "No chunk has an embedding yet, so the map shows the keyword (BM25) vectors instead of embeddings.", hs.VizNoteNoEmbeddings, 0},
-		{"some", isolationDocs, hs.SpaceSemantic, "2 chunks have no embedding yet and are not shown.", hs.VizNoteChunksWithoutEmbedding, 2},
+		{"none", nil, late, hs.SpaceKeyword, "No chunk has an embedding yet, so the map shows the keyword (BM25) vectors instead of embeddings.", hs.VizNoteNoEmbeddings, 0},
+		{"some", isolationDocs, late, hs.SpaceSemantic, "2 chunks have no embedding yet and are not shown.", hs.VizNoteChunksWithoutEmbedding, 2},
+		{"one", isolationDocs, late[:1], hs.SpaceSemantic, "1 chunk has no embedding yet and is not shown.", hs.VizNoteChunksWithoutEmbedding, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			st := openLocal(t)
 			mustIndex(t, st, tt.dense...)
-			mustIndex(t, withoutEmbeddings{st}, late...)
+			mustIndex(t, withoutEmbeddings{st}, tt.late...)
 			res, err := mustViz(t, st).Viz(t.Context(), "alice", hs.SearchRequest{Query: "kubernetes upgrade", Algorithm: hs.AlgorithmKeyword}, 50)
 			if err != nil {
 				t.Fatal(err)
