@@ -1,5 +1,14 @@
 package hybridsearch
 
+// Why a similar search compared words (SimilarResult.NoteCode). The set may grow.
+const (
+	SimilarNoteSemanticOff  = "semantic_off"  // no embedding model is configured
+	SimilarNoteNoEmbeddings = "no_embeddings" // the source files have no embeddings yet
+)
+
+// SimilarNoteCodes lists every SimilarResult.NoteCode, for clients that translate them.
+var SimilarNoteCodes = []string{SimilarNoteSemanticOff, SimilarNoteNoEmbeddings}
+
 // SimilarResult is the answer to "find similar": the documents whose
 // chunks lie nearest to the source files' chunks.
 type SimilarResult struct {
@@ -9,8 +18,11 @@ type SimilarResult struct {
 	// SpaceKeyword (their BM25 vectors, when there is no embedding model or
 	// the files have no embeddings).
 	Space string `json:"space"`
-	// Note says why the keyword space was used; "" otherwise.
-	Note         string           `json:"note,omitempty"`
+	// Note says in English why the keyword space was used; "" otherwise.
+	Note string `json:"note,omitempty"`
+	// NoteCode says the same in a word a client can translate (one of the
+	// SimilarNote* codes; a client shows Note for a code it does not know).
+	NoteCode     string           `json:"note_code,omitempty"`
 	Results      []DocumentResult `json:"results"`
 	Verification Verification     `json:"verification"`
 	TookMS       float64          `json:"took_ms"`

@@ -55,3 +55,33 @@ func TestSkipCodesTranslated(t *testing.T) {
 		}
 	}
 }
+
+// TestNoteCodesTranslated: the panel says every code a map's or Find
+// similar's note may carry in the user's language (format.js VIZ_NOTES and
+// SIMILAR_NOTES, translated in l10n/); for other codes it shows the
+// server's words.
+func TestNoteCodesTranslated(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("src", "lib", "format.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		table string
+		codes []string
+	}{
+		{"VIZ_NOTES", hs.VizNoteCodes},
+		{"SIMILAR_NOTES", hs.SimilarNoteCodes},
+	} {
+		_, rest, ok := bytes.Cut(src, []byte("\nconst "+c.table+" = {\n"))
+		table, _, closed := bytes.Cut(rest, []byte("\n}\n"))
+		if !ok || !closed {
+			t.Errorf("src/lib/format.js has no %s table", c.table)
+			continue
+		}
+		for _, code := range c.codes {
+			if !bytes.Contains(append([]byte("\n"), table...), []byte("\n  "+code+": (")) {
+				t.Errorf("src/lib/format.js %s does not translate %q", c.table, code)
+			}
+		}
+	}
+}

@@ -94,6 +94,9 @@ OC.L10N.register(
         "Name": "Name",
         "Nextcloud": "Nextcloud",
         "Nextcloud did not answer the access check for this file": "Nextcloud hat die Zugriffsprüfung für diese Datei nicht beantwortet",
+        "No chunk has an embedding yet, so the map shows the keyword (BM25) vectors instead of embeddings.": "Noch kein Abschnitt hat ein Embedding, daher zeigt die Karte die Stichwortvektoren (BM25) statt der Embeddings.",
+        "No embedding model is configured, so the files’ words were compared (keyword search).": "Es ist kein Embedding-Modell eingerichtet, daher wurden die Wörter der Dateien verglichen (Stichwortsuche).",
+        "No embedding model is configured, so the map shows the keyword (BM25) vectors instead of embeddings.": "Es ist kein Embedding-Modell eingerichtet, daher zeigt die Karte die Stichwortvektoren (BM25) statt der Embeddings.",
         "No file failed or was skipped.": "Keine Datei ist fehlgeschlagen oder wurde übersprungen.",
         "No files found yet": "Noch keine Dateien gefunden",
         "No other documents are similar to this one.": "Keine anderen Dokumente ähneln diesem.",
@@ -152,6 +155,7 @@ OC.L10N.register(
         "The app is not reachable right now ({status}). Try again in a moment.": "Die App ist gerade nicht erreichbar ({status}). Versuchen Sie es gleich noch einmal.",
         "The app sent an answer that is not JSON.": "Die App hat eine Antwort gesendet, die kein JSON ist.",
         "The app’s own address, as the assistant reaches it": "Die eigene Adresse der App, wie der Assistent sie erreicht",
+        "The embedding model could not be used ({reason}), so the map shows the keyword (BM25) vectors instead of embeddings.": "Das Embedding-Modell war nicht nutzbar ({reason}), daher zeigt die Karte die Stichwortvektoren (BM25) statt der Embeddings.",
         "The request failed: {status} {text}": "Die Anfrage ist fehlgeschlagen: {status} {text}",
         "The same query through each method. Latency is the server’s search time; overlap counts documents that hybrid also returns.": "Dieselbe Anfrage mit jeder Methode. Die Latenz ist die Suchzeit des Servers; die Überschneidung zählt Dokumente, die auch die Hybridsuche liefert.",
         "The search failed": "Die Suche ist fehlgeschlagen",
@@ -191,6 +195,14 @@ OC.L10N.register(
         "_Similar to {count} file_::_Similar to {count} files_": [
             "Ähnlich wie {count} Datei",
             "Ähnlich wie {count} Dateien"
+        ],
+        "_This file has no embeddings yet, so its words were compared (keyword search)._::_These files have no embeddings yet, so their words were compared (keyword search)._": [
+            "Diese Datei hat noch keine Embeddings, daher wurden ihre Wörter verglichen (Stichwortsuche).",
+            "Diese Dateien haben noch keine Embeddings, daher wurden ihre Wörter verglichen (Stichwortsuche)."
+        ],
+        "_{count} chunk has no embedding yet and is not shown._::_{count} chunks have no embedding yet and are not shown._": [
+            "{count} Abschnitt hat noch kein Embedding und wird nicht gezeigt.",
+            "{count} Abschnitte haben noch kein Embedding und werden nicht gezeigt."
         ],
         "_{count} job waiting_::_{count} jobs waiting_": [
             "{count} Auftrag wartet",

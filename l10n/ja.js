@@ -94,6 +94,9 @@ OC.L10N.register(
         "Name": "名前",
         "Nextcloud": "Nextcloud",
         "Nextcloud did not answer the access check for this file": "このファイルのアクセス確認に Nextcloud が応答しませんでした",
+        "No chunk has an embedding yet, so the map shows the keyword (BM25) vectors instead of embeddings.": "埋め込みのあるチャンクがまだないため、マップには埋め込みの代わりにキーワードベクトル（BM25）を表示しています。",
+        "No embedding model is configured, so the files’ words were compared (keyword search).": "埋め込みモデルが設定されていないため、ファイルの語を比較しました（キーワード検索）。",
+        "No embedding model is configured, so the map shows the keyword (BM25) vectors instead of embeddings.": "埋め込みモデルが設定されていないため、マップには埋め込みの代わりにキーワードベクトル（BM25）を表示しています。",
         "No file failed or was skipped.": "失敗またはスキップされたファイルはありません。",
         "No files found yet": "まだファイルが見つかりません",
         "No other documents are similar to this one.": "これに似たドキュメントは他にありません。",
@@ -152,6 +155,7 @@ OC.L10N.register(
         "The app is not reachable right now ({status}). Try again in a moment.": "現在アプリに接続できません（{status}）。しばらくしてからもう一度お試しください。",
         "The app sent an answer that is not JSON.": "アプリから JSON ではない応答が返されました。",
         "The app’s own address, as the assistant reaches it": "アシスタントから見たアプリ自身のアドレス",
+        "The embedding model could not be used ({reason}), so the map shows the keyword (BM25) vectors instead of embeddings.": "埋め込みモデルを使えなかったため（{reason}）、マップには埋め込みの代わりにキーワードベクトル（BM25）を表示しています。",
         "The request failed: {status} {text}": "リクエストに失敗しました：{status} {text}",
         "The same query through each method. Latency is the server’s search time; overlap counts documents that hybrid also returns.": "同じクエリを各方法で実行します。レイテンシはサーバーの検索時間、重なりはハイブリッドも返した文書の数です。",
         "The search failed": "検索に失敗しました",
@@ -188,6 +192,12 @@ OC.L10N.register(
         ],
         "_Similar to {count} file_::_Similar to {count} files_": [
             "{count} 件のファイルに似たドキュメント"
+        ],
+        "_This file has no embeddings yet, so its words were compared (keyword search)._::_These files have no embeddings yet, so their words were compared (keyword search)._": [
+            "ファイルにまだ埋め込みがないため、その語を比較しました（キーワード検索）。"
+        ],
+        "_{count} chunk has no embedding yet and is not shown._::_{count} chunks have no embedding yet and are not shown._": [
+            "チャンク {count} 件はまだ埋め込みがないため表示していません。"
         ],
         "_{count} job waiting_::_{count} jobs waiting_": [
             "{count} 件のジョブが待機中"

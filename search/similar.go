@@ -99,9 +99,9 @@ func (m *Similar) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, 
 		p.algorithm, p.weights, res.Space = hs.AlgorithmSemantic, hs.Weights{Semantic: 1}, hs.SpaceSemantic
 		hits, err = m.s.dense.SearchDense(ctx, user, vec, k, hs.Filter{})
 	} else {
-		res.Note = "No embedding model is configured, so the files' words were compared (keyword search)."
+		res.NoteCode, res.Note = hs.SimilarNoteSemanticOff, "No embedding model is configured, so the files' words were compared (keyword search)."
 		if m.s.embed != nil {
-			res.Note = "These files have no embeddings yet, so their words were compared (keyword search)."
+			res.NoteCode, res.Note = hs.SimilarNoteNoEmbeddings, "These files have no embeddings yet, so their words were compared (keyword search)."
 		}
 		p.algorithm, p.weights, res.Space, leg = hs.AlgorithmKeyword, hs.Weights{Keyword: 1}, hs.SpaceKeyword, 1
 		var q *sparseQuery

@@ -69,6 +69,9 @@ func TestSimilarFindsTheSameTopic(t *testing.T) {
 					if (space == hs.SpaceKeyword) != (res.Note != "") {
 						t.Errorf("space %s with note %q", space, res.Note)
 					}
+					if want := map[string]string{hs.SpaceKeyword: hs.SimilarNoteSemanticOff}[space]; res.NoteCode != want {
+						t.Errorf("space %s with note code %q, want %q", space, res.NoteCode, want)
+					}
 					for i, r := range res.Results {
 						if r.Relevance <= 0 || r.Relevance > 1 || (i > 0 && r.Relevance > res.Results[i-1].Relevance) {
 							t.Errorf("relevances %v", res.Results)
@@ -136,6 +139,26 @@ func TestSimilarIsolation(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSimilarNoteFilesWithoutEmbeddings: with a model but sources the
+// model has not reached yet, the words are compared and the note (and its
+// code) says why.
+func TestSimilarNoteFilesWithoutEmbeddings(t *testing.T) {
+	st := openLocal(t)
+	mustIndex(t, st, similarDocs[1:]...)
+	mustIndex(t, withoutEmbeddings{st}, similarDocs[0])
+	res, err := mustSimilar(t, st).Similar(t.Context(), "alice", []hs.FileID{1}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "These files have no embeddings yet, so their words were compared (keyword search)."
+	if res.Space != hs.SpaceKeyword || res.Note != want || res.NoteCode != hs.SimilarNoteNoEmbeddings {
+		t.Errorf("space %q, note %q (code %q); want keyword, %q (%q)", res.Space, res.Note, res.NoteCode, want, hs.SimilarNoteNoEmbeddings)
+	}
+	if got := simIDs(res); len(got) == 0 || got[0] != 2 {
+		t.Errorf("Similar(1) = %v, want 2 first", got)
 	}
 }
 

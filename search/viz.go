@@ -138,7 +138,7 @@ func (v *Viz) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sam
 		Skipped:   res.Skipped,
 		Points:    []hs.VizPoint{},
 	}
-	space, note := hs.SpaceSemantic, ""
+	space := hs.SpaceSemantic
 	withDense := 0
 	for _, pt := range points {
 		if len(pt.Dense) > 0 {
@@ -147,16 +147,21 @@ func (v *Viz) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sam
 	}
 	switch {
 	case s.embed == nil:
-		space, note = hs.SpaceKeyword, "No embedding model is configured, so the map shows the keyword (BM25) vectors instead of embeddings."
+		space, out.NoteCode, out.Note = hs.SpaceKeyword, hs.VizNoteSemanticOff, "No embedding model is configured, so the map shows the keyword (BM25) vectors instead of embeddings."
 	case embedErr != nil:
-		space, note = hs.SpaceKeyword, "The embedding model did not answer ("+skipReason(embedErr)+"), so the map shows the keyword (BM25) vectors instead of embeddings."
+		space, out.NoteCode, out.Note = hs.SpaceKeyword, hs.VizNoteEmbedderFailed, "The embedding model did not answer ("+skipReason(embedErr)+"), so the map shows the keyword (BM25) vectors instead of embeddings."
+		out.NoteReasonCode = skipCode(hs.AlgorithmSemantic, fmt.Errorf("embed the query: %w", embedErr)) // as the semantic leg says it
 	case withDense == 0 && len(points) > 0:
-		space, note = hs.SpaceKeyword, "No chunk has an embedding yet, so the map shows the keyword (BM25) vectors instead of embeddings."
+		space, out.NoteCode, out.Note = hs.SpaceKeyword, hs.VizNoteNoEmbeddings, "No chunk has an embedding yet, so the map shows the keyword (BM25) vectors instead of embeddings."
 	case withDense < len(points):
-		note = fmt.Sprintf("%d chunks have no embedding yet and are not shown.", len(points)-withDense)
+		out.NoteCode, out.NoteCount = hs.VizNoteChunksWithoutEmbedding, len(points)-withDense
+		out.Note = fmt.Sprintf("%d chunks have no embedding yet and are not shown.", out.NoteCount)
+		if out.NoteCount == 1 {
+			out.Note = "1 chunk has no embedding yet and is not shown."
+		}
 		points = slices.DeleteFunc(points, func(pt hs.Point) bool { return len(pt.Dense) == 0 })
 	}
-	out.Space, out.Note = space, note
+	out.Space = space
 
 	var x matrix
 	var query func(pr *projection) (hs.VizXY, bool)

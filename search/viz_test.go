@@ -1,6 +1,7 @@
 package search_test
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -93,17 +94,22 @@ func TestVizMap(t *testing.T) {
 		embedder search.QueryEmbedder
 		space    string
 		note     string
+		code     string // NoteCode
+		reason   string // NoteReasonCode
 	}{
-		{"semantic", nil, hs.SpaceSemantic, ""},
-		{"no model", nil, hs.SpaceKeyword, "No embedding model is configured"},
-		{"model down", failingEmbedder{hs.Errorf(hs.EUNAVAILABLE, "embedding: ollama is unreachable")}, hs.SpaceKeyword, "The embedding model did not answer"},
+		{"semantic", nil, hs.SpaceSemantic, "", "", ""},
+		{"no model", nil, hs.SpaceKeyword, "No embedding model is configured", hs.VizNoteSemanticOff, ""},
+		{"model down", failingEmbedder{hs.Errorf(hs.EUNAVAILABLE, "embedding: ollama is unreachable")}, hs.SpaceKeyword, "The embedding model did not answer", hs.VizNoteEmbedderFailed, hs.SkipEmbedderUnavailable},
+		{"model refuses", failingEmbedder{hs.Errorf(hs.EINVALID, "embedding: model \"llama3\" is not an embedding model")}, hs.SpaceKeyword, "The embedding model did not answer", hs.VizNoteEmbedderFailed, hs.SkipEmbedderError},
+		{"model slow", failingEmbedder{hs.Errorf(hs.EUNAVAILABLE, "embedding: ollama embed: timed out: %w", context.DeadlineExceeded)}, hs.SpaceKeyword, "The embedding model did not answer", hs.VizNoteEmbedderFailed, hs.SkipTimeout},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			v := mustViz(t, st, func(o *search.Options) {
 				switch tt.name {
+				case "semantic":
 				case "no model":
 					o.Embedder = nil
-				case "model down":
+				default:
 					o.Embedder = tt.embedder
 				}
 			})
@@ -113,6 +119,9 @@ func TestVizMap(t *testing.T) {
 			}
 			if res.Space != tt.space || !strings.HasPrefix(res.Note, tt.note) {
 				t.Errorf("space %q note %q, want %q and a note starting %q", res.Space, res.Note, tt.space, tt.note)
+			}
+			if res.NoteCode != tt.code || res.NoteReasonCode != tt.reason || res.NoteCount != 0 {
+				t.Errorf("note code %q, reason code %q, count %d; want %q, %q, 0", res.NoteCode, res.NoteReasonCode, res.NoteCount, tt.code, tt.reason)
 			}
 			if res.QueryPoint == nil {
 				t.Error("no query point")
@@ -158,6 +167,57 @@ func TestVizMap(t *testing.T) {
 			}
 			if tt.space == hs.SpaceKeyword && tt.name == "no model" && len(res.Skipped) != 1 {
 				t.Errorf("skipped legs %+v, want semantic", res.Skipped)
+			}
+		})
+	}
+}
+
+// withoutEmbeddings indexes documents as if the embedding model had not
+// reached them yet: their chunks have no dense vector.
+type withoutEmbeddings struct{ writer }
+
+func (w withoutEmbeddings) WriteFile(ctx context.Context, meta hs.FileMeta, points []hs.Point) error {
+	for i := range points {
+		points[i].Dense = nil
+	}
+	return w.writer.WriteFile(ctx, meta, points)
+}
+
+// TestVizNoteChunksWithoutEmbeddings checks the notes (text, code and
+// count) when some or all plotted chunks have no embedding yet.
+func TestVizNoteChunksWithoutEmbeddings(t *testing.T) {
+	late := []doc{
+		{ID: 40, Path: "/Ops/Kubernetes notes.md", Text: "# Kubernetes notes\n\nUpgrade the cluster node by node."},
+		{ID: 41, Path: "/Ops/Kubernetes budget.md", Text: "# Kubernetes budget\n\nThe upgrade budget covers two nodes."},
+	}
+	for _, tt := range []struct {
+		name  string
+		dense []doc // indexed with embeddings
+		late  []doc // indexed without
+		space string
+		note  string
+		code  string
+		count int
+	}{
+		{"none", nil, late, hs.SpaceKeyword, "No chunk has an embedding yet, so the map shows the keyword (BM25) vectors instead of embeddings.", hs.VizNoteNoEmbeddings, 0},
+		{"some", isolationDocs, late, hs.SpaceSemantic, "2 chunks have no embedding yet and are not shown.", hs.VizNoteChunksWithoutEmbedding, 2},
+		{"one", isolationDocs, late[:1], hs.SpaceSemantic, "1 chunk has no embedding yet and is not shown.", hs.VizNoteChunksWithoutEmbedding, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st := openLocal(t)
+			mustIndex(t, st, tt.dense...)
+			mustIndex(t, withoutEmbeddings{st}, tt.late...)
+			res, err := mustViz(t, st).Viz(t.Context(), "alice", hs.SearchRequest{Query: "kubernetes upgrade", Algorithm: hs.AlgorithmKeyword}, 50)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Space != tt.space || res.Note != tt.note || res.NoteCode != tt.code || res.NoteCount != tt.count || res.NoteReasonCode != "" {
+				t.Errorf("space %q, note %q (code %q, count %d, reason %q); want %q, %q (%q, %d)", res.Space, res.Note, res.NoteCode, res.NoteCount, res.NoteReasonCode, tt.space, tt.note, tt.code, tt.count)
+			}
+			for _, p := range res.Points {
+				if tt.space == hs.SpaceSemantic && p.FileID >= 40 {
+					t.Errorf("chunk %d/%d without an embedding is plotted in the semantic space", p.FileID, p.ChunkNo)
+				}
 			}
 		})
 	}

@@ -780,6 +780,10 @@ async function main() {
       const shown = await page.locator('.hs-similar__results .hs-result').count()
       assert(shown === body.results.length && shown > 0, `${shown} results shown, API sent ${body.results.length}`)
       assert(!body.results.some((d) => String(d.file_id) === id), 'the file itself is among the similar documents')
+      if (body.note_code === 'semantic_off') { // the demo has no model: the panel says why, from the code
+        const note = (await page.locator('.hs-similar__note').textContent()).trim()
+        assert(note === 'No embedding model is configured, so the files’ words were compared (keyword search).', `similar note ${JSON.stringify(note)}`)
+      }
       await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-similar.png'), fullPage: true })
       await page.locator('.hs-similar__close').click()
       await page.locator('#hs-query').waitFor()
@@ -829,7 +833,7 @@ async function main() {
     assert(list.body.tokens.find((x) => x.id === tok.id)?.revoked === true, 'the token is not revoked on the server')
   })
 
-  for (const [lang, probe] of [['de', { tab: 'Assistenten verbinden', placeholder: 'Dateien und Notizen durchsuchen …', live: /Ergebnis/, skipped: 'es ist kein Embedding-Modell eingerichtet' }], ['ja', { tab: 'アシスタントを接続', placeholder: 'ファイルとメモを検索…', live: /結果/, skipped: '埋め込みモデルが設定されていません' }]]) {
+  for (const [lang, probe] of [['de', { tab: 'Assistenten verbinden', placeholder: 'Dateien und Notizen durchsuchen …', live: /Ergebnis/, skipped: 'es ist kein Embedding-Modell eingerichtet', map: 'Es ist kein Embedding-Modell eingerichtet, daher zeigt die Karte die Stichwortvektoren (BM25) statt der Embeddings.' }], ['ja', { tab: 'アシスタントを接続', placeholder: 'ファイルとメモを検索…', live: /結果/, skipped: '埋め込みモデルが設定されていません', map: '埋め込みモデルが設定されていないため、マップには埋め込みの代わりにキーワードベクトル（BM25）を表示しています。' }]]) {
     await check(`${lang === 'de' ? 'German' : 'Japanese'} UI with lang=${lang} through the app's l10n/${lang}.js`, async () => {
       // alice picks the language in her personal settings; the simulator
       // then renders lang="<lang>" and, as AppAPI's ExAppUIL10NMiddleware
@@ -855,7 +859,14 @@ async function main() {
         // in the user's language, from its code.
         const notes = await p2.locator('.hs-notice--warning').allTextContents()
         assert(notes.some((n) => n.includes(probe.skipped)), `the skipped-leg notice is not in ${lang}: ${JSON.stringify(notes)}`)
-        return `${(await p2.locator('#hs-live').textContent()).trim()}; ${notes.find((n) => n.includes(probe.skipped)).trim()}`
+        // So is the map's note, from its code: the keyword space stands in.
+        const viz = p2.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/api/viz'))
+        await p2.locator('input[name="hs-view"][value="map"]').evaluate((el) => el.click())
+        const body = await (await viz).json()
+        assert(body.note_code === 'semantic_off', `GET api/viz note_code ${JSON.stringify(body.note_code)}, want semantic_off`)
+        const mapNote = (await p2.locator('.hs-viz__note').textContent()).trim()
+        assert(mapNote === probe.map, `the map's note is not in ${lang}: ${JSON.stringify(mapNote)}`)
+        return `${(await p2.locator('#hs-live').textContent()).trim()}; ${notes.find((n) => n.includes(probe.skipped)).trim()}; ${mapNote}`
       } finally {
         await p2.close()
         await personal(context, ready.nextcloud_url, { lang: 'en' })

@@ -138,6 +138,45 @@ export function skipReason(s) {
   return leg ? reason.replace(new RegExp(`^${leg} search is (off|unavailable)[:.]?\\s*`, 'i'), '') : reason
 }
 
+// VIZ_NOTES say in the user's language why the map is limited, by the
+// server's code (hybridsearch.VizResult.NoteCode); null when a detail they
+// need is missing or unknown.
+const VIZ_NOTES = {
+  semantic_off: () => t('No embedding model is configured, so the map shows the keyword (BM25) vectors instead of embeddings.'),
+  embedder_failed: (m) => {
+    const reason = Object.hasOwn(SKIP_REASONS, m.note_reason_code ?? '') ? SKIP_REASONS[m.note_reason_code]() : ''
+    return reason ? t('The embedding model could not be used ({reason}), so the map shows the keyword (BM25) vectors instead of embeddings.', { reason }) : null
+  },
+  no_embeddings: () => t('No chunk has an embedding yet, so the map shows the keyword (BM25) vectors instead of embeddings.'),
+  chunks_without_embeddings: (m) => (Number.isInteger(m.note_count) && m.note_count > 0
+    ? n('{count} chunk has no embedding yet and is not shown.', '{count} chunks have no embedding yet and are not shown.', m.note_count, { count: m.note_count })
+    : null),
+}
+
+// SIMILAR_NOTES say in the user's language why Find similar compared words,
+// by the server's code (hybridsearch.SimilarResult.NoteCode).
+const SIMILAR_NOTES = {
+  semantic_off: () => t('No embedding model is configured, so the files’ words were compared (keyword search).'),
+  no_embeddings: (r) => n('This file has no embeddings yet, so its words were compared (keyword search).', 'These files have no embeddings yet, so their words were compared (keyword search).', Math.max(1, r.sources?.length ?? 0)),
+}
+
+/** noteText is a server note in the user's language by its code, or the server's (English) words. */
+function noteText(notes, r) {
+  const code = r?.note_code ?? ''
+  const said = Object.hasOwn(notes, code) ? notes[code](r) : null
+  return said || (r?.note ?? '')
+}
+
+/** vizNote is what limits the vector-space map (GET api/viz), or "". */
+export function vizNote(m) {
+  return noteText(VIZ_NOTES, m)
+}
+
+/** similarNote is why Find similar (GET api/similar) compared words, or "". */
+export function similarNote(r) {
+  return noteText(SIMILAR_NOTES, r)
+}
+
 /**
  * legRows lists an explanation's legs in display order, with absent legs
  * marked: ran is false for a leg that did not run in this search (skipped,
