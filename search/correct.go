@@ -39,8 +39,8 @@ func newFuzzyWord(text string, weight float64) fuzzyWord {
 // wr) and f, or -1 when it is above f.maxDist. Distances are optimal
 // string alignment distances (insertions, deletions, substitutions, swaps
 // of neighbours).
-func (f *fuzzyWord) near(w string, wr []rune) int {
-	if w == f.text {
+func (f *fuzzyWord) near(w []byte, wr []rune) int {
+	if string(w) == f.text {
 		return 0
 	}
 	if f.maxDist == 0 {
@@ -83,8 +83,8 @@ func matchFuzzy(words []fuzzyWord, text string) fuzzyMatch {
 		total += w.weight
 		lo, hi = min(lo, len(w.runes)-w.maxDist), max(hi, len(w.runes)+w.maxDist)
 	}
-	var buf []byte
-	var tr []rune
+	var buf []byte // the token, folded
+	var tr []rune  // and its runes
 	eachWord(text, func(tok string, ascii bool) {
 		// A folded token has at least as many runes as an ASCII one has
 		// bytes, and NFKC rarely shortens text: checking the byte length
@@ -93,23 +93,24 @@ func matchFuzzy(words []fuzzyWord, text string) fuzzyMatch {
 			return
 		}
 		if ascii {
-			buf = append(buf[:0], tok...)
+			buf, tr = append(buf[:0], tok...), tr[:0]
 			for i, c := range buf {
 				if 'A' <= c && c <= 'Z' {
-					buf[i] = c + 'a' - 'A'
+					c += 'a' - 'A'
+					buf[i] = c
 				}
+				tr = append(tr, rune(c))
 			}
-			tok = string(buf)
 		} else {
-			tok = analysis.Fold(tok)
+			folded := analysis.Fold(tok)
+			buf, tr = append(buf[:0], folded...), append(tr[:0], []rune(folded)...)
 		}
-		tr = append(tr[:0], []rune(tok)...)
 		for i := range words {
 			f := &words[i]
 			if best[i] == 1 {
 				continue
 			}
-			d := f.near(tok, tr)
+			d := f.near(buf, tr)
 			if d < 0 {
 				continue
 			}
@@ -117,8 +118,8 @@ func matchFuzzy(words []fuzzyWord, text string) fuzzyMatch {
 				if m.near == nil {
 					m.near, m.dist = make(map[string]string), make(map[string]int)
 				}
-				if old, ok := m.dist[f.text]; !ok || d < old || d == old && tok < m.near[f.text] {
-					m.near[f.text], m.dist[f.text] = tok, d
+				if old, ok := m.dist[f.text]; !ok || d < old || d == old && string(buf) < m.near[f.text] {
+					m.near[f.text], m.dist[f.text] = string(buf), d
 				}
 			}
 			best[i] = max(best[i], 1-float64(d)/float64(len(f.runes)+1))

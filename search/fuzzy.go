@@ -20,7 +20,7 @@ type fuzzyTerm struct {
 // words whose counts differ by more than 2·d are more than d edits apart.
 type letterCounts [36]int8
 
-func countLetters(w string) (c letterCounts, mask uint64, ok bool) {
+func countLetters[S ~string | ~[]byte](w S) (c letterCounts, mask uint64, ok bool) {
 	for i := 0; i < len(w); i++ {
 		var k byte
 		switch b := w[i]; {
