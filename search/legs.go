@@ -154,7 +154,7 @@ func (s *Service) searchSemantic(ctx context.Context, user hs.UserID, p *plan) (
 	defer s.observeLeg(hs.AlgorithmSemantic, time.Now())
 	vec, err := s.embed.EmbedQuery(ctx, p.text)
 	if err != nil {
-		return nil, semanticBaseline{}, fmt.Errorf("embed the query: %w", err)
+		return nil, semanticBaseline{}, embedError{err}
 	}
 	var base semanticBaseline
 	var baseErr error
@@ -222,7 +222,7 @@ func (p *plan) lists(legs [3]legResult) ([]LegList, []hs.SkippedLeg, error) {
 		}
 		if r.err != nil {
 			reason := skipReason(r.err)
-			skipped = append(skipped, hs.SkippedLeg{Leg: r.leg, Code: skipCode(r.leg, r.err), Reason: reason})
+			skipped = append(skipped, hs.SkippedLeg{Leg: r.leg, Code: skipCode(r.err), Reason: reason})
 			reasons = append(reasons, r.leg+": "+reason)
 			continue
 		}

@@ -8,13 +8,19 @@ import (
 	hs "github.com/hybrid-search/hybridsearch"
 )
 
-// skipCode is the machine-readable reason (hs.Skip*) leg did not run with
-// err: the semantic leg fails in the embedder ("embed the query", see
-// searchSemantic) or in the store; the keyword and fuzzy legs only in the
-// store.
-func skipCode(leg string, err error) string {
+// embedError is the embedder's failure to embed a query, which skipCode
+// tells apart from a store's.
+type embedError struct{ err error }
+
+func (e embedError) Error() string { return "embed the query: " + e.err.Error() }
+func (e embedError) Unwrap() error { return e.err }
+
+// skipCode is the machine-readable reason (hs.Skip*) a leg did not run
+// with err: the semantic leg fails in the embedder (an embedError) or in
+// the store; the keyword and fuzzy legs only in the store.
+func skipCode(err error) string {
 	msg := strings.ToLower(err.Error())
-	embed := leg == hs.AlgorithmSemantic && strings.HasPrefix(msg, "embed the query")
+	embed := errors.As(err, new(embedError))
 	unavailable := hs.ErrorKind(err) == hs.EUNAVAILABLE
 	switch {
 	case err == errSemanticOff:

@@ -150,7 +150,7 @@ func (v *Viz) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sam
 		space, out.NoteCode, out.Note = hs.SpaceKeyword, hs.VizNoteSemanticOff, "No embedding model is configured, so the map shows the keyword (BM25) vectors instead of embeddings."
 	case embedErr != nil:
 		space, out.NoteCode, out.Note = hs.SpaceKeyword, hs.VizNoteEmbedderFailed, "The embedding model did not answer ("+skipReason(embedErr)+"), so the map shows the keyword (BM25) vectors instead of embeddings."
-		out.NoteReasonCode = skipCode(hs.AlgorithmSemantic, fmt.Errorf("embed the query: %w", embedErr)) // as the semantic leg says it
+		out.NoteReasonCode = skipCode(embedError{embedErr}) // as the semantic leg says it
 	case withDense == 0 && len(points) > 0:
 		space, out.NoteCode, out.Note = hs.SpaceKeyword, hs.VizNoteNoEmbeddings, "No chunk has an embedding yet, so the map shows the keyword (BM25) vectors instead of embeddings."
 	case withDense < len(points):

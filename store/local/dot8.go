@@ -48,12 +48,8 @@ type quantRow struct {
 	norm  float64 // ‖v‖
 }
 
-// quantize writes v's int8 codes into dst (len(dst) ≥ len(v)) and returns
-// its scale, residual norm and norm. A zero vector has scale 0, codes 0.
-// Codes are v_j·(127/max) rounded, which may differ from v_j/s_v rounded in
-// the last bit; the bound does not care, as the residual is measured.
-func quantize(v []float32, dst []int8) quantRow {
-	var mx, nn float64
+// maxAbsAndSquares returns the largest |v_j| and Σ v_j², in float64.
+func maxAbsAndSquares(v []float32) (mx, nn float64) {
 	for _, x := range v {
 		xf := float64(x)
 		nn += xf * xf
@@ -61,6 +57,15 @@ func quantize(v []float32, dst []int8) quantRow {
 			mx = a
 		}
 	}
+	return mx, nn
+}
+
+// quantize writes v's int8 codes into dst (len(dst) ≥ len(v)) and returns
+// its scale, residual norm and norm. A zero vector has scale 0, codes 0.
+// Codes are v_j·(127/max) rounded, which may differ from v_j/s_v rounded in
+// the last bit; the bound does not care, as the residual is measured.
+func quantize(v []float32, dst []int8) quantRow {
+	mx, nn := maxAbsAndSquares(v)
 	row := quantRow{scale: mx / 127, norm: math.Sqrt(nn)}
 	dst = dst[:len(v)]
 	if mx == 0 {
@@ -101,14 +106,7 @@ func queryLevels(n int) float64 {
 }
 
 func newQuantQuery(q []float32) quantQuery {
-	var mx, nn float64
-	for _, x := range q {
-		xf := float64(x)
-		nn += xf * xf
-		if a := math.Abs(xf); a > mx {
-			mx = a
-		}
-	}
+	mx, nn := maxAbsAndSquares(q)
 	nu := float64(len(q)) * 0x1p-24
 	gamma := nu / (1 - nu)
 	qq := quantQuery{q16: make([]int16, len(q)), b: 2 * gamma * math.Sqrt(nn)}
