@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -32,6 +34,21 @@ reading APP_ID, APP_SECRET, APP_HOST and APP_PORT from the environment.
 Flags:
 `
 
+// idLast returns args with "--" before the last one when that one starts
+// with "-" but names no flag of fl: a token id is base64url and may start
+// with "-", which the flag package would take for an unknown flag.
+func idLast(fl *flag.FlagSet, args []string) []string {
+	if len(args) == 0 {
+		return args
+	}
+	last := args[len(args)-1]
+	name, _, _ := strings.Cut(strings.TrimLeft(last, "-"), "=")
+	if !strings.HasPrefix(last, "-") || last == "--" || fl.Lookup(name) != nil {
+		return args
+	}
+	return append(slices.Clone(args[:len(args)-1]), "--", last)
+}
+
 // runToken runs "token issue|list|revoke".
 func runToken(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("token", flag.ContinueOnError)
@@ -46,7 +63,11 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("token: say issue, list or revoke")
 	}
 	cmd := args[0]
-	if err := fl.Parse(args[1:]); err != nil {
+	rest := args[1:]
+	if cmd == "revoke" {
+		rest = idLast(fl, rest)
+	}
+	if err := fl.Parse(rest); err != nil {
 		return err
 	}
 	if *user == "" {
