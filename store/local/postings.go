@@ -11,23 +11,27 @@ import (
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
-// purgeMin is the least number of dead slots worth a purge.
-const purgeMin = 1024
-
-// A posting list is a byte string, one posting after the other in the
+// A sparse vector's postings are in two places: the tail, in memory, holds
+// the postings of the points written since the last checkpoint; segments
+// (segment.go), files mapped into memory, hold the others. Both keep each
+// group's postings apart, so a search reads the postings of its user's
+// groups only. A posting is current when its slot's owner (index.owner)
+// is the tail or segment holding it; the postings of removed points stay
+// where they are, skipped, until the tail is written to a segment or the
+// segment is merged into another (compaction).
+//
+// A tail posting list is a byte string, one posting after the other in the
 // order they were added, each
 //
 //	uvarint(delta<<2 | kind) [value]
 //
 // where delta is the slot minus the previous posting's slot (the first
 // counts from 0) and kind says what the weight is: kindOne, 1, with no
-// value (every trigram weight); kindTable, a uvarint index into the
-// inverted index's table of weights (BM25 weights take a few thousand
-// distinct values); kindRaw, 4 bytes of float32 once the table is full. A
-// slot below the previous one (a reused slot) is preceded by kindRebase,
-// which restarts the deltas from 0. A trigram posting takes a byte or two
-// and a BM25 posting three or four, against 8 bytes for a slot and a
-// float32.
+// value (every trigram weight); kindTable, a uvarint index into the tail's
+// table of weights (BM25 weights take a few thousand distinct values);
+// kindRaw, 4 bytes of float32 once the table is full. A slot below the
+// previous one (a reused slot) is preceded by kindRebase, which restarts
+// the deltas from 0.
 const (
 	kindOne    = 0
 	kindTable  = 1
@@ -35,52 +39,50 @@ const (
 	kindRebase = 3
 )
 
-// maxWeights is the most distinct weights an inverted index tables; later
-// ones are stored raw.
+// maxWeights is the most distinct weights a table holds; later ones are
+// stored raw.
 const maxWeights = 1 << 16
 
 // one is the bits of float32(1).
 var one = math.Float32bits(1)
 
-// postingList is the postings of one sparse index.
+// postingList is one tail posting list.
 type postingList struct {
-	buf  []byte // postings, dead slots' included until a purge
-	last int32  // slot of the last posting in buf, the next delta's base
-	live int32  // postings of live points: IDF's n
+	buf  []byte
+	last int32 // slot of the last posting in buf, the next delta's base
 }
 
-// invIndex is the inverted index of one named sparse vector.
-type invIndex struct {
-	postings map[uint32]*postingList
-	docs     int       // points with a non-empty vector: IDF's N
-	weights  []float32 // the table kindTable indexes
+// tailPost is the tail of one named sparse vector: posting lists by group
+// and index.
+type tailPost struct {
+	lists    map[uint64]*postingList // tailKey(group, index)
+	weights  []float32               // the table kindTable indexes
 	weightID map[uint32]uint32
 }
 
-func newInvIndex() invIndex {
-	return invIndex{postings: make(map[uint32]*postingList), weightID: make(map[uint32]uint32)}
+func newTailPost() tailPost {
+	return tailPost{lists: make(map[uint64]*postingList), weightID: make(map[uint32]uint32)}
 }
 
-// add indexes slot s's sparse vector.
-func (ix *invIndex) add(s int32, v hybridsearch.SparseVector) {
-	if len(v.Indices) == 0 {
-		return
-	}
-	ix.docs++
+// tailKey is the key of group g's list of sparse index i.
+func tailKey(g uint32, i uint32) uint64 { return uint64(g)<<32 | uint64(i) }
+
+// add appends slot s's postings of v to group g's lists.
+func (t *tailPost) add(g uint32, s int32, v hybridsearch.SparseVector) {
 	for j, i := range v.Indices {
-		pl := ix.postings[i]
+		k := tailKey(g, i)
+		pl := t.lists[k]
 		if pl == nil {
 			pl = &postingList{}
-			ix.postings[i] = pl
+			t.lists[k] = pl
 		}
-		pl.buf = ix.appendPosting(pl.buf, &pl.last, s, v.Values[j])
-		pl.live++
+		pl.buf = t.appendPosting(pl.buf, &pl.last, s, v.Values[j])
 	}
 }
 
 // appendPosting appends the posting (s, w) to buf, whose last slot is
 // *last.
-func (ix *invIndex) appendPosting(buf []byte, last *int32, s int32, w float32) []byte {
+func (t *tailPost) appendPosting(buf []byte, last *int32, s int32, w float32) []byte {
 	if s < *last {
 		buf = append(buf, kindRebase)
 		*last = 0
@@ -91,11 +93,11 @@ func (ix *invIndex) appendPosting(buf []byte, last *int32, s int32, w float32) [
 	if bits == one {
 		return binary.AppendUvarint(buf, delta|kindOne)
 	}
-	id, ok := ix.weightID[bits]
-	if !ok && len(ix.weights) < maxWeights {
-		id, ok = uint32(len(ix.weights)), true
-		ix.weights = append(ix.weights, w)
-		ix.weightID[bits] = id
+	id, ok := t.weightID[bits]
+	if !ok && len(t.weights) < maxWeights {
+		id, ok = uint32(len(t.weights)), true
+		t.weights = append(t.weights, w)
+		t.weightID[bits] = id
 	}
 	if ok {
 		buf = binary.AppendUvarint(buf, delta|kindTable)
@@ -107,7 +109,7 @@ func (ix *invIndex) appendPosting(buf []byte, last *int32, s int32, w float32) [
 
 // each calls f with every posting of buf in order. It stops at the first
 // malformed posting, which only a bug could write.
-func (ix *invIndex) each(buf []byte, f func(s int32, w float32)) {
+func (t *tailPost) each(buf []byte, f func(s int32, w float32)) {
 	var s int32
 	for i := 0; i < len(buf); {
 		h, n := binary.Uvarint(buf[i:])
@@ -122,11 +124,11 @@ func (ix *invIndex) each(buf []byte, f func(s int32, w float32)) {
 			continue
 		case kindTable:
 			id, n := binary.Uvarint(buf[i:])
-			if n <= 0 || id >= uint64(len(ix.weights)) {
+			if n <= 0 || id >= uint64(len(t.weights)) {
 				return
 			}
 			i += n
-			w = ix.weights[id]
+			w = t.weights[id]
 		case kindRaw:
 			if i+4 > len(buf) {
 				return
@@ -139,35 +141,18 @@ func (ix *invIndex) each(buf []byte, f func(s int32, w float32)) {
 	}
 }
 
-// remove takes the terms of points being removed off the live counts:
-// dec holds how many of them each index has, docs how many have a
-// non-empty vector. Their postings stay until purge, uncounted in IDF and
-// unreachable by searches (a dead slot is in no user's list), and the
-// slots are not reused before then. A list with no live posting left is
-// dropped at once.
-func (ix *invIndex) remove(dec map[uint32]int32, docs int) {
-	ix.docs -= docs
-	for i, n := range dec {
-		if pl := ix.postings[i]; pl != nil {
-			if pl.live -= n; pl.live <= 0 {
-				delete(ix.postings, i)
-			}
-		}
-	}
-}
-
-// purge drops the postings of the dead slots (a bitmap), rewriting each
-// list that has any in slot order and to its exact size.
-func (ix *invIndex) purge(dead []uint64) {
-	isDead := func(s int32) bool { return dead[s>>6]&(1<<(s&63)) != 0 }
+// purge drops the postings of the slots in dead (a bitset), rewriting
+// each list that has any in slot order.
+func (t *tailPost) purge(dead []uint64) {
+	isDead := func(s int32) bool { w := int(s >> 6); return w < len(dead) && dead[w]&(1<<(s&63)) != 0 }
 	type posting struct {
 		s int32
 		w float32
 	}
 	var keep []posting
-	for _, pl := range ix.postings {
+	for key, pl := range t.lists {
 		n := 0
-		ix.each(pl.buf, func(s int32, _ float32) {
+		t.each(pl.buf, func(s int32, _ float32) {
 			if isDead(s) {
 				n++
 			}
@@ -176,36 +161,55 @@ func (ix *invIndex) purge(dead []uint64) {
 			continue
 		}
 		keep = keep[:0]
-		ix.each(pl.buf, func(s int32, w float32) {
+		t.each(pl.buf, func(s int32, w float32) {
 			if !isDead(s) {
 				keep = append(keep, posting{s, w})
 			}
 		})
+		if len(keep) == 0 {
+			delete(t.lists, key)
+			continue
+		}
 		slices.SortFunc(keep, func(a, b posting) int { return cmp.Compare(a.s, b.s) })
 		var buf []byte
 		var last int32
 		for _, p := range keep {
-			buf = ix.appendPosting(buf, &last, p.s, p.w)
+			buf = t.appendPosting(buf, &last, p.s, p.w)
 		}
 		pl.buf, pl.last = buf, last
 	}
 }
 
-// purgeDead purges the postings of dead slots once there are enough of
-// them to pay for a pass over every posting list, and frees the slots.
-func (x *index) purgeDead() {
-	if len(x.dead) < max(purgeMin, len(x.file)/8) {
+// docFreq counts, for one named sparse vector, the live points holding
+// each index (IDF's n) and those with a non-empty vector (IDF's N), over
+// all users.
+type docFreq struct {
+	n    map[uint32]int32
+	docs int
+}
+
+func newDocFreq() docFreq { return docFreq{n: make(map[uint32]int32)} }
+
+// add counts a new point's vector.
+func (d *docFreq) add(v hybridsearch.SparseVector) {
+	if len(v.Indices) == 0 {
 		return
 	}
-	bits := make([]uint64, (len(x.file)+63)/64)
-	for _, s := range x.dead {
-		bits[s>>6] |= 1 << (s & 63)
+	d.docs++
+	for _, i := range v.Indices {
+		d.n[i]++
 	}
-	for i := range x.sparse {
-		x.sparse[i].purge(bits)
+}
+
+// remove takes removed points off the counts: dec holds how many of them
+// hold each index, docs how many have a non-empty vector.
+func (d *docFreq) remove(dec map[uint32]int32, docs int) {
+	d.docs -= docs
+	for i, n := range dec {
+		if d.n[i] -= n; d.n[i] <= 0 {
+			delete(d.n, i)
+		}
 	}
-	x.free = append(x.free, x.dead...)
-	x.dead = x.dead[:0]
 }
 
 // SparseDocFreq returns, for each index of the named sparse vector
@@ -222,12 +226,10 @@ func (l *Store) SparseDocFreq(ctx context.Context, vector string, indices []uint
 	if err := store.CheckSparseName(vector); err != nil {
 		return nil, 0, err
 	}
-	ix := x.sparseIndex(vector)
+	d := &x.df[vectorNo(vector)]
 	df := make([]int, len(indices))
 	for i, id := range indices {
-		if pl := ix.postings[id]; pl != nil {
-			df[i] = int(pl.live)
-		}
+		df[i] = int(d.n[id])
 	}
-	return df, ix.docs, nil
+	return df, d.docs, nil
 }

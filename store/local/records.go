@@ -1,6 +1,7 @@
 package local
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -10,64 +11,83 @@ import (
 
 // A point's record (what encoder.point writes: id, chunk, dense vector,
 // sparse vectors) is not kept in memory: the index remembers where it lies
-// in the snapshot or the write-ahead log and reads it back (pread, served
-// from the page cache) when a hit with text, ReadChunks, a file's points or
-// a compaction needs it: a search asks for hits without text and reads the
-// few chunks it shows. A compaction copies the records into the new snapshot and moves the
-// locations there before the WAL is emptied.
+// and reads it back (pread, served from the page cache) when a hit with
+// text, ReadChunks, a file's points or a removal needs it: a search asks
+// for hits without text and reads the few chunks it shows. Records lie in
+// the write-ahead log until a checkpoint copies them into a records file
+// (checkpoint.go), which stores them without their dense vectors: those
+// are in the row files.
 
-// recLoc is where a point's record lies: n bytes at off in the snapshot or
-// the WAL, whose first head bytes run up to and including the chunk hash.
+// recLoc is where a point's record lies: n bytes at off in file (0 the WAL,
+// else records.files[file-1]), whose first head bytes run up to and
+// including the chunk hash.
 type recLoc struct {
-	off  int64
+	off  int64 // low 48 bits: offset; high 16: file
 	n    uint32
-	head uint32 // walBit set when the record is in the WAL
+	head uint32
 }
 
-// walBit marks a location in the WAL; frames are at most maxFrame bytes.
-const walBit = 1 << 31
+const locOffBits = 48
 
-func (r recLoc) inWAL() bool     { return r.head&walBit != 0 }
-func (r recLoc) headLen() uint32 { return r.head &^ walBit }
+func (r recLoc) offset() int64   { return r.off & (1<<locOffBits - 1) }
+func (r recLoc) file() uint16    { return uint16(r.off >> locOffBits) }
+func (r recLoc) headLen() uint32 { return r.head }
 
 // recPos is a record's place in a frame: bytes from the frame's start (its
 // header included) to the record, to the end of its head, and to its end.
 type recPos struct{ start, head, end uint32 }
 
-// loc returns the location of a record at pos in a frame at off.
-func (p recPos) loc(off int64, inWAL bool) recLoc {
-	l := recLoc{off: off + int64(p.start), n: p.end - p.start, head: p.head - p.start}
-	if inWAL {
-		l.head |= walBit
-	}
-	return l
+// loc returns the location of a record at pos in a frame at off of file f.
+func (p recPos) loc(off int64, f uint16) recLoc {
+	return recLoc{off: int64(f)<<locOffBits | (off + int64(p.start)), n: p.end - p.start, head: p.head - p.start}
 }
 
 // records reads point records from the files that hold them.
 type records struct {
-	snap *os.File // the current snapshot; nil while there is none
-	wal  *os.File
+	wal   *os.File
+	files []*os.File // records files, by number - 1; nil for a closed one
 }
 
 // read returns the record at l, its head only unless full, in buf's
 // storage.
 func (r *records) read(l recLoc, full bool, buf []byte) ([]byte, error) {
-	f := r.snap
-	if l.inWAL() {
+	var f *os.File
+	switch n := int(l.file()); {
+	case n == 0:
 		f = r.wal
+	case n <= len(r.files):
+		f = r.files[n-1]
 	}
-	n := int(l.headLen())
+	size := int(l.headLen())
 	if full {
-		n = int(l.n)
+		size = int(l.n)
 	}
-	if f == nil || n == 0 {
-		return nil, fmt.Errorf("store: point record at %d: %w", l.off, errCorrupt)
+	if f == nil || size == 0 {
+		return nil, fmt.Errorf("store: point record at %d of file %d: %w", l.offset(), l.file(), errCorrupt)
 	}
-	buf = slices.Grow(buf[:0], n)[:n]
-	if _, err := f.ReadAt(buf, l.off); err != nil {
+	buf = slices.Grow(buf[:0], size)[:size]
+	if _, err := f.ReadAt(buf, l.offset()); err != nil {
 		return nil, fmt.Errorf("store: read point record: %w", err)
 	}
 	return buf, nil
+}
+
+// add makes f a records file and returns its number.
+func (r *records) add(f *os.File) uint16 {
+	r.files = append(r.files, f)
+	return uint16(len(r.files))
+}
+
+// close closes the records files (not the WAL, which the wal owns).
+func (r *records) close() error {
+	var errs []error
+	for i, f := range r.files {
+		if f != nil {
+			errs = append(errs, f.Close())
+			r.files[i] = nil
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // decodeHead decodes a record's head (id and chunk) for file.

@@ -101,7 +101,7 @@ func writeSnapshot(dir string, x *index, seq uint64) (snap *os.File, locs []recL
 				return nil, nil, 0, fmt.Errorf("write snapshot: %w", rerr)
 			}
 			for i, s := range batch {
-				locs[s] = pos[i].loc(off, false)
+				locs[s] = pos[i].loc(off, 1)
 			}
 			if err := write(buf); err != nil {
 				return nil, nil, 0, fmt.Errorf("write snapshot: %w", err)
@@ -132,8 +132,9 @@ func writeSnapshot(dir string, x *index, seq uint64) (snap *os.File, locs []recL
 // the last record it contains and its size. A missing snapshot gives an
 // empty index. A damaged one is an error: it was complete when renamed
 // into place, so damage is not a crash artefact.
-func loadSnapshot(dir string) (x *index, seq uint64, size int64, err error) {
+func loadSnapshot(dir string, graphMin int) (x *index, seq uint64, size int64, err error) {
 	x = newIndex(dir)
+	x.graphMin = graphMin
 	path := filepath.Join(dir, snapName)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -142,7 +143,7 @@ func loadSnapshot(dir string) (x *index, seq uint64, size int64, err error) {
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("open snapshot: %w", err)
 	}
-	x.recs.snap = f
+	rf := x.recs.add(f)
 	defer func(x *index) {
 		if err != nil {
 			x.close()
@@ -205,7 +206,7 @@ func loadSnapshot(dir string) (x *index, seq uint64, size int64, err error) {
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("snapshot %s: file %d of %d: %w", path, i, files, err)
 		}
-		x.apply(o, p, at, false)
+		x.apply(o, p, at, rf)
 	}
 	return x, seq, st.Size(), nil
 }

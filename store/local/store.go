@@ -34,6 +34,14 @@ type Options struct {
 	// Logger, if non-nil, receives recovery and compaction messages;
 	// nil means slog.Default().
 	Logger *slog.Logger
+	// GraphMin is the number of points with a dense vector from which the
+	// files of one set of readers (a group: a user's own files, a group
+	// folder, the files two people share) get a graph index, which
+	// SearchDense walks instead of scanning every row: approximate, but
+	// fast at any size (see graph.go). Below it, and for every group when
+	// GraphMin is negative, SearchDense is exact. Zero means
+	// DefaultGraphMin.
+	GraphMin int
 }
 
 // Store is the embedded store, persisted under a directory as a snapshot
@@ -79,6 +87,11 @@ type Store struct {
 	compacting atomic.Bool
 	bg         sync.WaitGroup // background compaction
 	scratch    sync.Pool      // *scratch for sparse searches
+
+	imu  sync.Mutex    // held by the indexer while it changes graphs
+	kick chan struct{} // wakes the indexer
+	stop chan struct{} // closed to stop the indexer
+	ibg  sync.WaitGroup
 }
 
 // Open opens the store under dir, creating dir if needed: it loads the
@@ -90,7 +103,7 @@ func Open(dir string, o Options) (*Store, error) {
 	if o.CompactBytes <= 0 {
 		o.CompactBytes = DefaultCompactBytes
 	}
-	l := &Store{dir: dir, opts: o, log: o.Logger}
+	l := &Store{dir: dir, opts: o, log: o.Logger, kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	if l.log == nil {
 		l.log = slog.Default()
 	}
@@ -110,13 +123,15 @@ func Open(dir string, o Options) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
 	l.lock = lock
+	l.ibg.Go(l.indexLoop)
+	l.kickIndexer()
 	return l, nil
 }
 
 // load reads the snapshot and replays the WAL into l.idx.
 func (l *Store) load() error {
 	os.Remove(filepath.Join(l.dir, snapTmp)) // an unfinished snapshot from a crash
-	x, snapSeq, size, err := loadSnapshot(l.dir)
+	x, snapSeq, size, err := loadSnapshot(l.dir, l.graphMin())
 	if err != nil {
 		return err
 	}
@@ -156,7 +171,7 @@ func (l *Store) load() error {
 		if err != nil {
 			return err
 		}
-		x.apply(o, p, off, true)
+		x.apply(o, p, off, 0)
 		return nil
 	})
 	if err != nil {
@@ -283,8 +298,9 @@ func (l *Store) mutate(ctx context.Context, o *op) error {
 	}
 	l.seq = seq
 	l.mu.Lock()
-	l.idx.apply(o, p, off, true)
+	l.idx.apply(o, p, off, 0)
 	l.mu.Unlock()
+	l.kickIndexer()
 	if l.wal.off > max(l.opts.CompactBytes, l.snapSize) && l.compacting.CompareAndSwap(false, true) {
 		l.bg.Go(l.compactInBackground)
 	}
@@ -318,11 +334,26 @@ func (l *Store) compact() error {
 		return fmt.Errorf("store: compact %s: %w", l.dir, err)
 	}
 	l.mu.Lock()
-	old := x.recs.snap
-	x.recs.snap, x.locs = snap, locs
+	old := x.recs.files
+	x.recs.files = []*os.File{snap}
+	for s, loc := range locs {
+		if x.live(int32(s)) {
+			x.locs[s] = loc
+		}
+	}
+	var dead []uint64
+	for _, s := range x.tailDead {
+		dead = setBit(dead, s)
+	}
+	for i := range x.tail {
+		x.tail[i].purge(dead)
+	}
+	x.checkpointed()
 	l.mu.Unlock()
-	if old != nil {
-		old.Close()
+	for _, f := range old {
+		if f != nil {
+			f.Close()
+		}
 	}
 	l.snapSize = size
 	if err := l.wal.reset(l.seq); err != nil {
@@ -370,7 +401,11 @@ func (l *Store) VectorsByHash(ctx context.Context, hashes []string) (map[string]
 		if out[h] != nil {
 			continue
 		}
-		for _, s := range x.hashes[x.hashKey(h)] {
+		first, ok := x.hashes[x.hashKey(h)]
+		if !ok {
+			continue
+		}
+		for s := first; s >= 0; s = x.hnext[s] {
 			rec, err := x.recs.read(x.locs[s], false, buf)
 			if err != nil {
 				return nil, wrap(err, "store: vectors by hash")
@@ -401,8 +436,8 @@ func (l *Store) Files(ctx context.Context, user hybridsearch.UserID) ([]hybridse
 	}
 	defer l.mu.RUnlock()
 	var out []hybridsearch.FileMeta
-	for _, f := range x.files {
-		if _, ok := slices.BinarySearch(f.meta.Readers, user); ok {
+	for _, g := range x.userGroups[user] {
+		for _, f := range g.files {
 			out = append(out, cloneMeta(f.meta))
 		}
 	}
@@ -443,6 +478,8 @@ func (l *Store) Close() error {
 	}
 	l.wmu.Unlock()
 	l.bg.Wait()
+	close(l.stop)
+	l.ibg.Wait()
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 	var errs []error
@@ -456,6 +493,17 @@ func (l *Store) Close() error {
 	l.mu.Unlock()
 	errs = append(errs, l.lock.Close())
 	return errors.Join(errs...)
+}
+
+// graphMin returns the effective Options.GraphMin: 0 for never.
+func (l *Store) graphMin() int {
+	switch {
+	case l.opts.GraphMin < 0:
+		return 0
+	case l.opts.GraphMin == 0:
+		return DefaultGraphMin
+	}
+	return l.opts.GraphMin
 }
 
 // usable returns an EUNAVAILABLE error once the store is closed or its
