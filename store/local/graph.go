@@ -81,6 +81,11 @@ type graph struct {
 	pending []int32 // slots to insert, in order; consumed from the front
 	dead    []int32 // slots of nodes whose point was removed, unpurged
 	closed  bool    // the group is gone; the indexer leaves the graph alone
+
+	// Checkpoints' (they hold Store.imu and wmu):
+	file       int  // the number of its last saved file, 0 if none
+	savedNodes int  // nodes in that file
+	purged     bool // nodes were dropped since: the next checkpoint must save it
 }
 
 func newGraph(seed uint64) *graph {

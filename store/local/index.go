@@ -1,7 +1,6 @@
 package local
 
 import (
-	"hash/maphash"
 	"path/filepath"
 	"slices"
 
@@ -9,10 +8,11 @@ import (
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
-// Files of the dense rows under a Store's directory.
+// Row files of the v1 format, derived data that Open rebuilt; a v1 store
+// is converted and they are removed.
 const (
-	denseName  = "dense.f32" // normalised float32 rows
-	dense8Name = "dense.i8"  // their int8 copies
+	denseName  = "dense.f32"
+	dense8Name = "dense.i8"
 )
 
 // fileRec is a stored file: its metadata, its points' slots and its group.
@@ -84,10 +84,14 @@ type index struct {
 	userGroups map[hybridsearch.UserID][]*group // by id
 	nextGroup  uint32
 	hashes     map[uint64]int32 // hashKey of a chunk hash -> first slot with a dense vector; keys may collide
-	seed       maphash.Seed
-	df         [2]docFreq  // store.VectorBM25, store.VectorTrigram
-	tail       [2]tailPost // postings not yet in a segment
+	df         [2]docFreq       // store.VectorBM25, store.VectorTrigram
+	tail       [2]tailPost      // postings not yet in a segment
+	segs       []*segment       // oldest first
 	recs       records
+
+	nextFile      int      // the last number given to a rec-, seg- or graph- file
+	metaSize      int64    // bytes of the last meta written or read
+	dropAfterCkpt []string // files to remove once a checkpoint no longer names them
 }
 
 func newIndex(dir string) *index {
@@ -98,7 +102,6 @@ func newIndex(dir string) *index {
 		groupByID:  make(map[uint32]*group),
 		userGroups: make(map[hybridsearch.UserID][]*group),
 		hashes:     make(map[uint64]int32),
-		seed:       maphash.MakeSeed(),
 		df:         [2]docFreq{newDocFreq(), newDocFreq()},
 		tail:       [2]tailPost{newTailPost(), newTailPost()},
 	}
@@ -118,8 +121,17 @@ func (x *index) reserve(n int) {
 	x.hnext = make([]int32, 0, n)
 }
 
-// hashKey returns the key of a chunk hash in x.hashes.
-func (x *index) hashKey(h string) uint64 { return maphash.String(x.seed, h) }
+// hashKey returns the key of a chunk hash in x.hashes: FNV-1a, so that
+// keys are the same in every process (checkpoints store them), never 0
+// (which stands for none).
+func (x *index) hashKey(h string) uint64 {
+	k := uint64(14695981039346656037)
+	for i := 0; i < len(h); i++ {
+		k ^= uint64(h[i])
+		k *= 1099511628211
+	}
+	return max(k, 1)
+}
 
 // vectorNo returns the number of a checked sparse vector name (0 bm25, 1
 // trigram).
@@ -419,11 +431,11 @@ func (x *index) openRows(dim int) error {
 		return nil
 	}
 	x.closeRows()
-	vec, err := openRowFile(filepath.Join(x.dir, denseName), 4*dim)
+	vec, err := openRowFile(filepath.Join(x.dir, rowsName), 4*dim)
 	if err != nil {
 		return err
 	}
-	vec8, err := openRowFile(filepath.Join(x.dir, dense8Name), dim)
+	vec8, err := openRowFile(filepath.Join(x.dir, rows8Name), dim)
 	if err != nil {
 		vec.close()
 		return err
@@ -445,7 +457,7 @@ func (x *index) reserveRows(n int) error {
 	return nil
 }
 
-// closeRows closes and removes the row files.
+// closeRows closes the row files.
 func (x *index) closeRows() error {
 	var err error
 	if x.vec != nil {
@@ -458,13 +470,19 @@ func (x *index) closeRows() error {
 	return err
 }
 
-// close closes the files records are read from, the row files and the
-// graphs.
+// close closes the files records are read from, the row files, the
+// segments and the graphs.
 func (x *index) close() error {
 	err := x.recs.close()
 	if rerr := x.closeRows(); err == nil {
 		err = rerr
 	}
+	for _, sg := range x.segs {
+		if serr := sg.close(); err == nil {
+			err = serr
+		}
+	}
+	x.segs = nil
 	for _, g := range x.groups {
 		if g.graph != nil {
 			x.closeGraph(g)

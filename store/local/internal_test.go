@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -208,8 +209,50 @@ func (x *index) postingInvariants(v int, recs map[int32]pointIn, vec func(pointI
 			return err
 		}
 	}
+	for _, sg := range x.segs {
+		dir := sg.vecs[v].groups
+		for gi := 0; gi < len(dir)/segGroupW; gi++ {
+			g := binary.LittleEndian.Uint32(dir[gi*segGroupW:])
+			terms, base := sg.terms(v, g)
+			for ti := 0; ti < len(terms)/segTermW; ti++ {
+				term := binary.LittleEndian.Uint32(terms[ti*segTermW:])
+				st, ok := sg.term(terms, base, term)
+				if !ok {
+					return fmt.Errorf("segment %d: term %d of group %d not found", sg.id, term, g)
+				}
+				var c cursor
+				c.reset(st, sg.vecs[v].weights)
+				n := 0
+				prev := int32(-1)
+				for ; c.doc != endDoc; c.next() {
+					n++
+					if c.doc <= prev {
+						return fmt.Errorf("segment %d: term %d of group %d out of order", sg.id, term, g)
+					}
+					prev = c.doc
+					s := c.doc
+					if x.owner[s] != sg.id {
+						continue
+					}
+					if x.file[s].group.id != g {
+						return fmt.Errorf("segment %d: posting of slot %d in group %d, not its group", sg.id, s, g)
+					}
+					if got[s] == nil {
+						got[s] = map[uint32]float32{}
+					}
+					if _, dup := got[s][term]; dup {
+						return fmt.Errorf("sparse %d: slot %d has two postings of %d", v, s, term)
+					}
+					got[s][term] = c.weight()
+				}
+				if c.bad || n != st.count {
+					return fmt.Errorf("segment %d: term %d of group %d: %d postings decoded of %d", sg.id, term, g, n, st.count)
+				}
+			}
+		}
+	}
 	for s, r := range recs {
-		if x.owner[s] != ownTail {
+		if x.owner[s] == ownNone {
 			continue
 		}
 		want := vec(r)

@@ -240,7 +240,7 @@ func TestSearchDenseQuant(t *testing.T) {
 	}
 	check(s, "after rewrites")
 	s.wmu.Lock()
-	err = s.compact()
+	err = s.checkpoint(false)
 	s.wmu.Unlock()
 	if err != nil {
 		t.Fatal(err)

@@ -46,6 +46,7 @@ func (p recPos) loc(off int64, f uint16) recLoc {
 type records struct {
 	wal   *os.File
 	files []*os.File // records files, by number - 1; nil for a closed one
+	nums  []int      // their file names' numbers (rec-N), 0 for a v1 snapshot
 }
 
 // read returns the record at l, its head only unless full, in buf's
@@ -72,9 +73,11 @@ func (r *records) read(l recLoc, full bool, buf []byte) ([]byte, error) {
 	return buf, nil
 }
 
-// add makes f a records file and returns its number.
-func (r *records) add(f *os.File) uint16 {
+// add makes f, named by num (0 for a v1 snapshot), a records file and
+// returns the number locations give it.
+func (r *records) add(f *os.File, num int) uint16 {
 	r.files = append(r.files, f)
+	r.nums = append(r.nums, num)
 	return uint16(len(r.files))
 }
 

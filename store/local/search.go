@@ -273,39 +273,59 @@ func (l *Store) SearchSparse(ctx context.Context, user hybridsearch.UserID, vect
 		return nil, wrap(err, "store: search sparse")
 	}
 	defer l.mu.RUnlock()
-	groups := x.userGroups[user]
-	if len(groups) == 0 || len(q.Indices) == 0 {
+	if len(x.userGroups[user]) == 0 || len(q.Indices) == 0 {
 		return nil, nil
 	}
-	v := vectorNo(vector)
-	df, tail := &x.df[v], &x.tail[v]
 	sc := l.scratch.Get().(*scratch)
 	defer l.scratch.Put(sc)
+	m := newMatcher(user, f)
+	top := x.searchSparse(user, vectorNo(vector), q, k, &m, false, sc)
+	hits, err := x.hits(top, user, f.OmitText)
+	if err != nil {
+		return nil, wrap(err, "store: search sparse")
+	}
+	return hits, nil
+}
+
+// searchSparse returns the user's k best points for the sparse query q on
+// vector v, best first: the tail's postings scored one by one, the
+// segments' by block-max WAND (wand.go), or one by one too with
+// exhaustive set.
+func (x *index) searchSparse(user hybridsearch.UserID, v int, q hybridsearch.SparseVector, k int, m *matcher, exhaustive bool, sc *scratch) []scored {
+	groups := x.userGroups[user]
+	df, tail := &x.df[v], &x.tail[v]
 	sc.reset(len(x.file))
+	qs := sc.qs[:0]
 	for j, i := range q.Indices {
 		n := df.n[i]
 		if n == 0 {
 			continue
 		}
 		w := q.Values[j] * float32(store.IDF(int(n), df.docs))
+		qs = append(qs, qterm{j: j, i: i, w: w})
+		exhaustive = exhaustive || w < 0
+	}
+	sc.qs = qs
+	// The tail's postings are few: score them all.
+	for _, qt := range qs {
 		for _, g := range groups {
-			if pl := tail.lists[tailKey(g.id, i)]; pl != nil {
-				sc.score(pl.buf, tail.weights, w, x.owner)
+			if pl := tail.lists[tailKey(g.id, qt.i)]; pl != nil {
+				sc.score(pl.buf, tail.weights, qt.w, x.owner)
 			}
 		}
 	}
-	m := newMatcher(user, f)
 	top := topK{k: k, x: x}
 	for _, s := range sc.touched {
 		if !m.on || m.match(&x.file[s].meta) {
 			top.push(scored{score: sc.scores[s], slot: s})
 		}
 	}
-	hits, err := x.hits(top.sorted(), user, f.OmitText)
-	if err != nil {
-		return nil, wrap(err, "store: search sparse")
+	for _, sg := range x.segs {
+		for _, g := range groups {
+			x.searchSegment(sg, v, g, qs, &top, m, exhaustive, &sc.curs)
+		}
 	}
-	return hits, nil
+	return top.sorted()
 }
 
 // score adds w times each posting's weight to the score of its slot, for
@@ -362,6 +382,8 @@ type scratch struct {
 	scores  []float32 // by slot, zero outside touched
 	seen    []uint64  // bitmap of touched slots
 	touched []int32
+	qs      []qterm
+	curs    []cursor
 }
 
 // reset readies the scratch for n slots; every buffer is zero or empty.
@@ -586,6 +608,10 @@ func (x *index) point(s int32, withVectors bool, buf *[]byte) (hybridsearch.Poin
 	in, err := decodeRecord(rec, f.meta.ID)
 	if err != nil {
 		return hybridsearch.Point{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
+	}
+	if x.dense[s] && in.dense == nil {
+		// A checkpoint's records leave the dense vector to the rows.
+		in.dense = slices.Clone(x.vector(s))
 	}
 	return hybridsearch.Point{ID: in.id, Chunk: in.chunk, Dense: in.dense, BM25: in.bm25, Trigram: in.trigram, File: cloneMeta(f.meta)}, nil
 }

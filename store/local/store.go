@@ -77,7 +77,7 @@ type Store struct {
 
 	wmu      sync.Mutex // serialises writes, compaction and Close; only its holder mutates idx
 	seq      uint64     // sequence number of the last logged record; guarded by wmu
-	snapSize int64      // size of the last snapshot; guarded by wmu
+	metaSize int64      // size of the last checkpoint's meta; guarded by wmu
 	closed   atomic.Bool
 
 	mu   sync.RWMutex // writers apply to idx under Lock, queries read it under RLock
@@ -128,14 +128,25 @@ func Open(dir string, o Options) (*Store, error) {
 	return l, nil
 }
 
-// load reads the snapshot and replays the WAL into l.idx.
+// load reads the last checkpoint (or a v1 snapshot, which it converts)
+// and replays the WAL into l.idx.
 func (l *Store) load() error {
 	os.Remove(filepath.Join(l.dir, snapTmp)) // an unfinished snapshot from a crash
-	x, snapSeq, size, err := loadSnapshot(l.dir, l.graphMin())
+	os.Remove(filepath.Join(l.dir, metaTmp)) // an unfinished checkpoint
+	x, snapSeq, ok, err := loadMeta(l.dir, l.graphMin())
 	if err != nil {
 		return err
 	}
-	ok := false
+	convert := false
+	if !ok {
+		// No checkpoint: a new store, or one of the v1 format (a snapshot
+		// of every record), converted below.
+		if x, snapSeq, _, err = loadSnapshot(l.dir, l.graphMin()); err != nil {
+			return err
+		}
+		convert = len(x.recs.files) > 0
+	}
+	ok = false
 	defer func() {
 		if !ok {
 			x.close()
@@ -159,7 +170,7 @@ func (l *Store) load() error {
 			return err
 		}
 		if s <= snapSeq {
-			return nil // already in the snapshot: the WAL was not emptied after it
+			return nil // already in the checkpoint: the WAL was not emptied after it
 		}
 		if s <= seq {
 			return fmt.Errorf("record %d after record %d: %w", s, seq, errCorrupt)
@@ -187,7 +198,15 @@ func (l *Store) load() error {
 	}
 	w.written.Store(seq)
 	w.durable = seq
-	l.wal, l.idx, l.seq, l.snapSize = w, x, seq, size
+	l.wal, l.idx, l.seq, l.metaSize = w, x, seq, x.metaSize
+	if convert {
+		if err := l.checkpoint(true); err != nil {
+			w.close()
+			return fmt.Errorf("convert a v1 store: %w", err)
+		}
+		l.log.Info("store: converted to the checkpoint format", slog.String("dir", l.dir), slog.Int("points", x.points))
+	}
+	x.removeOrphans()
 	ok = true
 	l.log.Debug("store: opened", slog.String("dir", l.dir), slog.Int("points", x.points),
 		slog.Int("files", len(x.files)), slog.Int("replayed", replayed))
@@ -301,66 +320,24 @@ func (l *Store) mutate(ctx context.Context, o *op) error {
 	l.idx.apply(o, p, off, 0)
 	l.mu.Unlock()
 	l.kickIndexer()
-	if l.wal.off > max(l.opts.CompactBytes, l.snapSize) && l.compacting.CompareAndSwap(false, true) {
+	if l.wal.off > max(l.opts.CompactBytes, l.metaSize) && l.compacting.CompareAndSwap(false, true) {
 		l.bg.Go(l.compactInBackground)
 	}
 	l.wmu.Unlock()
 	return l.wal.sync(seq)
 }
 
-// compactInBackground runs one compaction for mutate.
+// compactInBackground runs one checkpoint for mutate.
 func (l *Store) compactInBackground() {
 	defer l.compacting.Store(false)
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
-	if l.closed.Load() || l.wal.off <= max(l.opts.CompactBytes, l.snapSize) {
+	if l.closed.Load() || l.wal.off <= max(l.opts.CompactBytes, l.metaSize) {
 		return
 	}
-	if err := l.compact(); err != nil {
-		l.log.Error("store: compaction failed", slog.String("dir", l.dir), slog.Any("error", err))
+	if err := l.checkpoint(false); err != nil {
+		l.log.Error("store: checkpoint failed", slog.String("dir", l.dir), slog.Any("error", err))
 	}
-}
-
-// compact writes a snapshot of the current state, moves the points'
-// record locations into it and empties the WAL. Callers hold wmu; queries
-// go on meanwhile, reading the old files until the move.
-func (l *Store) compact() error {
-	if err := l.wal.failed(); err != nil {
-		return err
-	}
-	x := l.idx
-	snap, locs, size, err := writeSnapshot(l.dir, x, l.seq)
-	if err != nil {
-		return fmt.Errorf("store: compact %s: %w", l.dir, err)
-	}
-	l.mu.Lock()
-	old := x.recs.files
-	x.recs.files = []*os.File{snap}
-	for s, loc := range locs {
-		if x.live(int32(s)) {
-			x.locs[s] = loc
-		}
-	}
-	var dead []uint64
-	for _, s := range x.tailDead {
-		dead = setBit(dead, s)
-	}
-	for i := range x.tail {
-		x.tail[i].purge(dead)
-	}
-	x.checkpointed()
-	l.mu.Unlock()
-	for _, f := range old {
-		if f != nil {
-			f.Close()
-		}
-	}
-	l.snapSize = size
-	if err := l.wal.reset(l.seq); err != nil {
-		return fmt.Errorf("store: compact %s: %w", l.dir, err)
-	}
-	l.log.Debug("store: wrote snapshot", slog.String("dir", l.dir), slog.Int64("bytes", size), slog.Int("points", x.points))
-	return nil
 }
 
 // FilePoints returns the file's points in chunk order, with their
@@ -465,11 +442,11 @@ func (l *Store) Health(ctx context.Context) error {
 	return l.usable()
 }
 
-// Close waits for a running compaction, writes a snapshot unless the WAL
-// is small next to the last snapshot (under a quarter of its size: replaying
-// it is cheaper than rewriting the snapshot), and releases the directory. Writes
-// acknowledged before Close are durable either way. Later calls on the
-// store fail with EUNAVAILABLE; closing twice is not an error.
+// Close waits for a running checkpoint, stops the indexer, writes a
+// checkpoint if anything changed since the last one (so that the next Open
+// replays nothing and re-indexes nothing), and releases the directory.
+// Writes acknowledged before Close are durable either way. Later calls on
+// the store fail with EUNAVAILABLE; closing twice is not an error.
 func (l *Store) Close() error {
 	l.wmu.Lock()
 	if l.closed.Swap(true) {
@@ -483,8 +460,8 @@ func (l *Store) Close() error {
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 	var errs []error
-	if l.wal.failed() == nil && l.wal.off > magicLen && (l.snapSize == 0 || l.wal.off >= l.snapSize/4) {
-		errs = append(errs, l.compact())
+	if l.wal.failed() == nil && (l.wal.off > magicLen || l.idx.graphsUnsaved()) {
+		errs = append(errs, l.checkpoint(true))
 	}
 	errs = append(errs, l.wal.sync(l.seq))
 	l.mu.Lock()
