@@ -90,6 +90,9 @@ func (l *Store) checkpoint(closing bool) error {
 	if err := l.wal.reset(l.seq); err != nil {
 		return fmt.Errorf("store: checkpoint %s: %w", l.dir, err)
 	}
+	if !closing {
+		l.maybeMerge()
+	}
 	return nil
 }
 
@@ -132,6 +135,7 @@ func (x *index) checkpoint(seq uint64, closing bool, lk interface {
 		for _, s := range flushed {
 			x.owner[s] = seg.id
 		}
+		seg.docs, seg.live = len(flushed), len(flushed)
 		x.segs = append(x.segs, seg)
 	}
 	for v := range x.tail {
@@ -440,6 +444,7 @@ func (x *index) writeMeta(seq uint64) (err error) {
 		e.uvarint(uint64(len(x.segs)))
 		for _, sg := range x.segs {
 			e.uvarint(uint64(sg.id))
+			e.uvarint(uint64(sg.docs))
 		}
 		var graphs []*group
 		for _, g := range x.groups {
@@ -661,6 +666,7 @@ type metaLoader struct {
 	recs      []int
 	lens      []int64
 	segs      []int32
+	segDocs   []int
 	graphs    map[uint32]int
 	hashes    []uint64
 	freeSlots []int32
@@ -680,8 +686,9 @@ func (ld *metaLoader) header(d *decoder) error {
 		ld.recs = append(ld.recs, int(d.uvarint()))
 		ld.lens = append(ld.lens, int64(d.uvarint()))
 	}
-	for k := d.count(1); k > 0; k-- {
+	for k := d.count(2); k > 0; k-- {
 		ld.segs = append(ld.segs, int32(d.uvarint()))
+		ld.segDocs = append(ld.segDocs, int(d.uvarint()))
 	}
 	ld.graphs = make(map[uint32]int)
 	for k := d.count(2); k > 0; k-- {
@@ -852,12 +859,20 @@ func (ld *metaLoader) finish() error {
 		x.vec, x.vec8 = vec, vec8
 		x.slab, x.q8 = vec.float32s(), vec8.int8s()
 	}
-	for _, id := range ld.segs {
+	for i, id := range ld.segs {
 		sg, err := openSegment(x.dir, id)
 		if err != nil {
 			return err
 		}
+		sg.docs = ld.segDocs[i]
 		x.segs = append(x.segs, sg)
+	}
+	for s, o := range x.owner {
+		if o > 0 && x.file[s] != nil {
+			if sg := x.segment(o); sg != nil {
+				sg.live++
+			}
+		}
 	}
 	for s, key := range ld.hashes {
 		if key != 0 && x.file[s] != nil && x.dense[s] {

@@ -72,6 +72,7 @@ type index struct {
 
 	free     []int32  // slots ready for reuse
 	freed    []int32  // slots freed since the last checkpoint, reusable after the next
+	released []int32  // slots the indexer no longer needs, freed by the next write
 	inCkpt   []uint64 // bitset of the slots live at the last checkpoint
 	tailDead []int32  // dead slots with postings in the tail, in tailBits too
 	tailBits []uint64
@@ -188,6 +189,7 @@ func (x *index) apply(o *op, p *plan, off int64, rf uint16) {
 	f := x.files[o.meta.ID]
 	// The slots p chose come off the free list before the op frees any.
 	x.take(p)
+	defer x.drainReleased()
 	if o.kind == opMeta {
 		if f == nil {
 			return
@@ -289,6 +291,11 @@ func (x *index) unlink(f *fileRec, gone []int32) {
 	for _, s := range gone {
 		x.removeSlot(g, s)
 		dense, tail := x.dense[s], x.owner[s] == ownTail
+		if o := x.owner[s]; o > 0 {
+			if sg := x.segment(o); sg != nil {
+				sg.live--
+			}
+		}
 		x.file[s], x.dense[s], x.owner[s] = nil, false, ownNone
 		if tail {
 			// Its tail postings stay until the next checkpoint writes
@@ -306,6 +313,24 @@ func (x *index) unlink(f *fileRec, gone []int32) {
 		}
 	}
 	x.points -= len(gone)
+}
+
+// release hands a dead slot that nothing refers to any more to the next
+// writer, which frees it (drainReleased): the indexer releases the slots
+// it purges, while only writers, between choosing slots and taking them,
+// may change the free lists. The caller holds Store.mu's write lock.
+func (x *index) release(s int32) {
+	x.gnode[s] = -1
+	x.released = append(x.released, s)
+}
+
+// drainReleased frees the released slots. The caller holds Store.wmu and
+// mu's write lock.
+func (x *index) drainReleased() {
+	for _, s := range x.released {
+		x.freeSlot(s)
+	}
+	x.released = x.released[:0]
 }
 
 // freeSlot makes a dead slot that nothing refers to reusable: at once,
@@ -512,6 +537,16 @@ func (x *index) closeGraph(g *group) {
 		x.gnode[s] = -1
 	}
 	gr.close()
+}
+
+// segment returns the segment of id, nil if none.
+func (x *index) segment(id int32) *segment {
+	for _, sg := range x.segs {
+		if sg.id == id {
+			return sg
+		}
+	}
+	return nil
 }
 
 // setBit sets bit s of a growing bitset.

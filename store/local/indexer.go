@@ -66,6 +66,7 @@ type indexWork struct {
 	build  *group // needs a graph
 	insert *group // has pending points
 	trim   *group // has many consumed pending points
+	purge  *group // has many dead nodes
 }
 
 // findWork looks for the indexer's next work; the caller holds l.mu's
@@ -87,6 +88,9 @@ func (x *index) findWork() indexWork {
 		if done >= 1024 && 2*done >= len(gr.pending) {
 			w.trim = g
 		}
+		if gr.needsPurge() {
+			w.purge = g
+		}
 	}
 	return w
 }
@@ -104,6 +108,9 @@ func (l *Store) indexStep(sc *graphScratch) (bool, error) {
 	w := l.idx.findWork()
 	l.mu.RUnlock()
 	switch {
+	case w.purge != nil:
+		l.purgeGraph(w.purge, sc)
+		return true, nil
 	case w.trim != nil:
 		l.mu.Lock()
 		if gr := w.trim.graph; gr != nil && !gr.closed {
@@ -185,7 +192,7 @@ func (l *Store) waitIndexed() {
 		l.mu.RLock()
 		w := l.idx.findWork()
 		l.mu.RUnlock()
-		if w.build == nil && w.insert == nil {
+		if w.build == nil && w.insert == nil && w.purge == nil {
 			return
 		}
 		l.kickIndexer()

@@ -82,6 +82,11 @@ func (x *index) invariants() error {
 			return err
 		}
 	}
+	for _, s := range x.released {
+		if err := mark(s, "released"); err != nil {
+			return err
+		}
+	}
 	for id, f := range x.files {
 		if f.meta.ID != id || len(f.points) != len(f.slots) || len(f.points) == 0 {
 			return fmt.Errorf("file %d: %d points, %d slots", id, len(f.points), len(f.slots))

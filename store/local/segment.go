@@ -62,6 +62,8 @@ const (
 // segment is an open segment.
 type segment struct {
 	id   int32
+	docs int // points whose postings it was written with
+	live int // of those, points whose postings are still its (index.owner)
 	path string
 	f    *os.File
 	data []byte // the mapped file

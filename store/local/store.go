@@ -85,7 +85,8 @@ type Store struct {
 	shut bool // files closed; guarded by mu
 
 	compacting atomic.Bool
-	bg         sync.WaitGroup // background compaction
+	merging    atomic.Bool
+	bg         sync.WaitGroup // background checkpoints and merges
 	scratch    sync.Pool      // *scratch for sparse searches
 
 	imu  sync.Mutex    // held by the indexer while it changes graphs

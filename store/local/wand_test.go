@@ -166,3 +166,77 @@ func TestWANDExhaustive(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestMergeSegments checks that merging keeps every current posting and
+// drops stale ones: searches give the same results before and after, and
+// the invariants hold (each live point's postings are where its owner
+// says).
+func TestMergeSegments(t *testing.T) {
+	users := []hybridsearch.UserID{"alice", "bob", "carol"}
+	rng := rand.New(rand.NewPCG(7, 26))
+	s, err := Open(t.TempDir(), Options{GraphMin: -1, CompactBytes: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	checkpoint := func() {
+		s.wmu.Lock()
+		defer s.wmu.Unlock()
+		if err := s.checkpoint(true); err != nil { // no merge started
+			t.Fatal(err)
+		}
+	}
+	for i := range 6 {
+		wandCorpus(t, s, rng, 1+40*i, 40, users)
+		for range 10 {
+			if err := s.DeleteFile(t.Context(), hybridsearch.FileID(1+rng.IntN(40*(i+1)))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		checkpoint()
+	}
+	search := func() [][]scored {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		sc := new(scratch)
+		var out [][]scored
+		for _, u := range users {
+			m := newMatcher(u, hybridsearch.Filter{})
+			for i := range uint32(30) {
+				q := hybridsearch.SparseVector{Indices: []uint32{i, i + 7}, Values: []float32{1, 0.5}}
+				out = append(out, slices.Clone(s.idx.searchSparse(u, int(i%2), q, 20, &m, false, sc)))
+			}
+		}
+		return out
+	}
+	before := search()
+	if n := len(s.idx.segs); n != 6 {
+		t.Fatalf("%d segments, want 6", n)
+	}
+	merges := 0
+	for {
+		more, err := s.mergeOnce()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !more {
+			break
+		}
+		merges++
+	}
+	if merges == 0 || len(s.idx.segs) >= 6 {
+		t.Errorf("%d merges, %d segments left", merges, len(s.idx.segs))
+	}
+	if err := s.checkInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	after := search()
+	for i := range before {
+		if !slices.Equal(before[i], after[i]) {
+			t.Fatalf("search %d differs after merging:\n got %v\nwant %v", i, after[i], before[i])
+		}
+	}
+	if sg := s.idx.segs[len(s.idx.segs)-1]; sg.live != sg.docs {
+		t.Errorf("merged segment %d: %d live of %d: it kept stale postings", sg.id, sg.live, sg.docs)
+	}
+}

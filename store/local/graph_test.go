@@ -1,0 +1,171 @@
+package local
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
+)
+
+// graphFiles writes n files of 20 clustered 64-dimensional points each,
+// readable by readers, from file id from; version changes the vectors.
+func graphFiles(t *testing.T, s *Store, from, n, version int, readers ...hybridsearch.UserID) {
+	t.Helper()
+	for f := from; f < from+n; f++ {
+		id := hybridsearch.FileID(f)
+		rng := rand.New(rand.NewPCG(uint64(f), uint64(version)))
+		center := graphCenter(f % 40)
+		meta := hybridsearch.FileMeta{ID: id, Path: fmt.Sprintf("/g/%d.md", f), Readers: readers}
+		var pts []hybridsearch.Point
+		for no := range 20 {
+			v := make([]float32, len(center))
+			for j := range v {
+				v[j] = center[j] + float32(rng.NormFloat64())*0.08
+			}
+			pts = append(pts, hybridsearch.Point{ID: hybridsearch.PointID(id, no), Chunk: hybridsearch.Chunk{FileID: id, No: no, Text: "t", Hash: fmt.Sprint(f, no, version)}, Dense: v})
+		}
+		if err := s.WriteFile(t.Context(), meta, pts); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func graphCenter(c int) []float32 {
+	rng := rand.New(rand.NewPCG(uint64(c), 77))
+	v := make([]float32, 64)
+	for j := range v {
+		v[j] = float32(rng.NormFloat64())
+	}
+	return store.Normalized(v)
+}
+
+// graphRecall returns the recall@10 of user's SearchDense against the
+// exact scan over queries near the clusters, and fails on a hit the user
+// may not read or a score that is not the row's exact one.
+func graphRecall(t *testing.T, s *Store, user hybridsearch.UserID, queries int) float64 {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(5, 5))
+	found, want := 0, 0
+	for range queries {
+		c := graphCenter(rng.IntN(40))
+		q := make([]float32, len(c))
+		for j := range q {
+			q[j] = c[j] + float32(rng.NormFloat64())*0.1
+		}
+		hits, err := s.SearchDense(t.Context(), user, q, 10, hybridsearch.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.mu.RLock()
+		m := newMatcher(user, hybridsearch.Filter{})
+		exact := s.idx.searchDense(t.Context(), user, store.Normalized(q), 10, &m, true)
+		var ids []string
+		for _, e := range exact {
+			ids = append(ids, s.idx.ids[e.slot].String())
+		}
+		s.mu.RUnlock()
+		for _, h := range hits {
+			if !slices.Contains(h.Point.File.Readers, user) {
+				t.Fatalf("%s got a point of %v", user, h.Point.File.Readers)
+			}
+			if slices.Contains(ids, h.Point.ID) {
+				found++
+			}
+		}
+		want += len(ids)
+	}
+	return float64(found) / float64(max(want, 1))
+}
+
+// TestGraphSearch builds graphs for two groups, checks recall against the
+// exact scan and isolation, then rewrites and deletes a third of the
+// files so that purges drop dead nodes and free their slots, and reopens
+// the store so the saved graphs are loaded.
+func TestGraphSearch(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{GraphMin: 500, CompactBytes: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	graphFiles(t, s, 1, 200, 0, "alice")          // 4,000 points of alice's
+	graphFiles(t, s, 1001, 60, 0, "alice", "bob") // 1,200 shared
+	graphFiles(t, s, 2001, 60, 0, "carol")        // 1,200 of carol's
+	s.waitIndexed()
+	if err := s.checkInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	graphs := 0
+	for _, g := range s.idx.groups {
+		if g.graph != nil {
+			graphs++
+			if nodes, _ := g.graph.counts(); nodes != g.dense {
+				t.Errorf("group %v: %d nodes for %d points", g.readers, nodes, g.dense)
+			}
+		}
+	}
+	if graphs != 3 {
+		t.Fatalf("%d graphs, want 3", graphs)
+	}
+	for _, u := range []hybridsearch.UserID{"alice", "bob", "carol"} {
+		if r := graphRecall(t, s, u, 40); r < 0.95 {
+			t.Errorf("%s: recall@10 %.3f, want ≥ 0.95", u, r)
+		}
+	}
+	slots := len(s.idx.file)
+	for f := 1; f <= 200; f += 3 {
+		if f%2 == 0 {
+			if err := s.DeleteFile(t.Context(), hybridsearch.FileID(f)); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			graphFiles(t, s, f, 1, 1, "alice")
+		}
+	}
+	s.waitIndexed()
+	if err := s.checkInvariants(); err != nil {
+		t.Fatalf("after rewrites: %v", err)
+	}
+	for _, g := range s.idx.groups {
+		if gr := g.graph; gr != nil && len(gr.dead)+len(gr.skip) > 0 && gr.needsPurge() {
+			t.Errorf("group %v: %d dead nodes left unpurged", g.readers, len(gr.dead))
+		}
+	}
+	if r := graphRecall(t, s, "alice", 40); r < 0.95 {
+		t.Errorf("after rewrites: recall@10 %.3f, want ≥ 0.95", r)
+	}
+	s.wmu.Lock()
+	if err := s.checkpoint(false); err != nil { // freed slots become reusable
+		t.Fatal(err)
+	}
+	s.wmu.Unlock()
+	graphFiles(t, s, 3001, 40, 0, "alice")
+	if n := len(s.idx.file); n > slots+200*20 {
+		t.Errorf("slots grew from %d to %d: purged slots are not reused", slots, n)
+	}
+	s.waitIndexed()
+	before := graphRecall(t, s, "alice", 40)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(dir, Options{GraphMin: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, g := range s.idx.groups {
+		if gr := g.graph; gr != nil {
+			if _, done := gr.counts(); len(gr.pending) != done {
+				t.Errorf("group %v: %d points to re-insert after a clean reopen", g.readers, len(gr.pending)-done)
+			}
+		}
+	}
+	if err := s.checkInvariants(); err != nil {
+		t.Fatalf("reopened: %v", err)
+	}
+	if after := graphRecall(t, s, "alice", 40); after != before {
+		t.Errorf("recall %.3f after reopening, %.3f before: the graph changed", after, before)
+	}
+}
