@@ -2,6 +2,7 @@ package local
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -131,16 +132,7 @@ func (x *index) checkpoint(seq uint64, closing bool, lk interface {
 	for s, loc := range locs {
 		x.locs[s] = loc
 	}
-	if seg != nil {
-		for _, s := range flushed {
-			x.owner[s] = seg.id
-		}
-		seg.docs, seg.live = len(flushed), len(flushed)
-		x.segs = append(x.segs, seg)
-	}
-	for v := range x.tail {
-		x.tail[v] = newTailPost()
-	}
+	x.installTail(seg, flushed)
 	var oldGraphs []string
 	for _, sv := range saves {
 		if sv.gr.file != 0 {
@@ -266,13 +258,10 @@ func (x *index) writeRecords() (map[int32]recLoc, recFiles, []*os.File, error) {
 			return fail(err)
 		}
 		buf = rec
-		in, err := decodeRecord(rec, fr.meta.ID)
-		if err != nil {
+		var head int
+		if enc, head, err = compactRecord(enc[:0], rec, x.recs.compact(l)); err != nil {
 			return fail(fmt.Errorf("record of file %d chunk %d: %w", fr.meta.ID, x.nos[s], err))
 		}
-		e := encoder{b: enc[:0]}
-		head := e.point(in.id, in.chunk, nil, in.bm25, in.trigram)
-		enc = e.b
 		if _, err := w.Write(enc); err != nil {
 			return fail(fmt.Errorf("write records file: %w", err))
 		}
@@ -300,16 +289,20 @@ func (x *index) writeRecords() (map[int32]recLoc, recFiles, []*os.File, error) {
 
 // flushTail writes the tail's current postings to a new segment and
 // returns it with the slots whose postings it holds, or nil when there are
-// none.
+// none. The caller holds wmu; installTail makes the segment the postings'
+// owner.
 func (x *index) flushTail() (*segment, []int32, error) {
-	keys := [2][]uint64{}
-	for v := range x.tail {
-		for k := range x.tail[v].lists {
-			keys[v] = append(keys[v], k)
+	groups := slices.Clone(x.tailGroups)
+	slices.SortFunc(groups, func(a, b *group) int { return cmp.Compare(a.id, b.id) })
+	var flushed []int32
+	for _, g := range groups {
+		for _, pos := range g.tail {
+			if td := &x.tail[pos]; x.owner[td.slot] == tailOwner(int(pos)) {
+				flushed = append(flushed, td.slot)
+			}
 		}
-		slices.Sort(keys[v])
 	}
-	if len(keys[0])+len(keys[1]) == 0 {
+	if len(flushed) == 0 {
 		return nil, nil, nil
 	}
 	x.nextFile++
@@ -317,43 +310,100 @@ func (x *index) flushTail() (*segment, []int32, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var ps []segPosting
-	var flushed []int32
-	var seen []uint64
-	wrote := false
-	for v := range x.tail {
-		t := &x.tail[v]
-		group := uint32(0)
-		for _, k := range keys[v] {
+	var ps, tmp []keyedPosting
+	var list []segPosting
+	for v := range 2 {
+		for _, g := range groups {
 			ps = ps[:0]
-			t.each(t.lists[k].buf, func(s int32, w float32) {
-				if x.owner[s] == ownTail {
-					ps = append(ps, segPosting{s, w})
-					if w := int(s >> 6); w >= len(seen) || seen[w]&(1<<(s&63)) == 0 {
-						seen = setBit(seen, s)
-						flushed = append(flushed, s)
-					}
+			for _, pos := range g.tail {
+				td := &x.tail[pos]
+				if x.owner[td.slot] != tailOwner(int(pos)) {
+					continue
 				}
-			})
+				vec := &td.vecs[v]
+				for j, i := range vec.Indices {
+					ps = append(ps, keyedPosting{uint64(i)<<32 | uint64(uint32(td.slot)), vec.Values[j]})
+				}
+			}
 			if len(ps) == 0 {
 				continue
 			}
-			if g := uint32(k >> 32); g != group || !sw.inGroup {
-				sw.startGroup(v, g)
-				group = g
+			ps, tmp = radixSort(ps, tmp)
+			sw.startGroup(v, g.id)
+			for i := 0; i < len(ps); {
+				term := uint32(ps[i].key >> 32)
+				list = list[:0]
+				for ; i < len(ps) && uint32(ps[i].key>>32) == term; i++ {
+					list = append(list, segPosting{int32(uint32(ps[i].key)), ps[i].w})
+				}
+				sw.addTerm(term, list)
 			}
-			sortSegPostings(ps)
-			sw.addTerm(uint32(k), ps)
-			wrote = true
 		}
 		sw.endGroup()
 	}
-	if !wrote {
-		sw.abort()
-		return nil, nil, nil
-	}
 	sg, err := sw.finish(x.dir)
-	return sg, flushed, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return sg, flushed, nil
+}
+
+// keyedPosting is a posting with its index: key is index<<32 | slot.
+type keyedPosting struct {
+	key uint64
+	w   float32
+}
+
+// radixSort sorts ps by key, least significant 16 bits first, using tmp
+// (grown as needed) as the other buffer; it returns the sorted slice and
+// the other buffer. Four linear passes beat a comparison sort on the
+// millions of postings a tail flush sorts.
+func radixSort(ps, tmp []keyedPosting) ([]keyedPosting, []keyedPosting) {
+	if len(ps) < 256 {
+		slices.SortFunc(ps, func(a, b keyedPosting) int { return cmp.Compare(a.key, b.key) })
+		return ps, tmp
+	}
+	tmp = slices.Grow(tmp[:0], len(ps))[:len(ps)]
+	var count [1 << 16]int
+	for shift := uint(0); shift < 64; shift += 16 {
+		clear(count[:])
+		for _, p := range ps {
+			count[(p.key>>shift)&0xffff]++
+		}
+		if count[(ps[0].key>>shift)&0xffff] == len(ps) {
+			continue // every key has the same digit
+		}
+		at := 0
+		for d, c := range count {
+			count[d] = at
+			at += c
+		}
+		for _, p := range ps {
+			d := (p.key >> shift) & 0xffff
+			tmp[count[d]] = p
+			count[d]++
+		}
+		ps, tmp = tmp, ps
+	}
+	return ps, tmp
+}
+
+// installTail makes a flushed segment the owner of the tail's postings
+// and empties the tail. The caller holds wmu and excludes readers.
+func (x *index) installTail(sg *segment, flushed []int32) {
+	if sg != nil {
+		for _, s := range flushed {
+			x.owner[s] = sg.id
+		}
+		sg.docs, sg.live = len(flushed), len(flushed)
+		x.segs = append(x.segs, sg)
+	}
+	for _, g := range x.tailGroups {
+		g.tail = nil
+	}
+	x.tailGroups = x.tailGroups[:0]
+	clear(x.tail) // drop the vectors
+	x.tail = x.tail[:0]
 }
 
 // graphSave is a graph saved by a checkpoint.

@@ -26,6 +26,7 @@ type group struct {
 	files   []*fileRec // unordered; fileRec.gpos is a file's position
 	dense   int        // live slots with a dense vector
 	graph   *graph     // nil while the group is small
+	tail    []int32    // its points' places in index.tail
 }
 
 // groupKey returns the key of a set of sorted, unique readers.

@@ -24,13 +24,10 @@ type fileRec struct {
 	gpos   int     // its place in group.files
 }
 
-// Owners of a slot's postings (index.owner): the tail, a segment (its id,
-// at least 1), or none (a free or dead slot, or one without sparse
-// vectors' postings anywhere).
-const (
-	ownNone int32 = 0
-	ownTail int32 = -1
-)
+// Owners of a slot's postings (index.owner): a segment (its id, at least
+// 1), the tail (tailOwner of the point's place in it, negative), or none
+// (a free or dead slot, or one without sparse vectors).
+const ownNone int32 = 0
 
 // index is the in-memory state of a Store: what ranking and filtering need,
 // while the points' records (text, vectors) stay on disk (records.go).
@@ -65,7 +62,7 @@ type index struct {
 	locs  []recLoc
 	file  []*fileRec // nil unless live
 	dense []bool     // whether a live slot has a dense vector
-	owner []int32    // who holds the slot's postings: ownTail, a segment id or ownNone
+	owner []int32    // who holds the slot's postings: a segment id, tailOwner(place) or ownNone
 	gnode []int32    // the slot's node in its group's graph, -1 if none
 	gpos  []int32    // the slot's place in its group's slots
 	hnext []int32    // the next slot with the same hash key, -1 at the end
@@ -74,8 +71,6 @@ type index struct {
 	freed    []int32  // slots freed since the last checkpoint, reusable after the next
 	released []int32  // slots the indexer no longer needs, freed by the next write
 	inCkpt   []uint64 // bitset of the slots live at the last checkpoint
-	tailDead []int32  // dead slots with postings in the tail, in tailBits too
-	tailBits []uint64
 	points   int
 	graphMin int // the dense points a group needs for a graph; 0: never
 
@@ -86,7 +81,8 @@ type index struct {
 	nextGroup  uint32
 	hashes     map[uint64]int32 // hashKey of a chunk hash -> first slot with a dense vector; keys may collide
 	df         [2]docFreq       // store.VectorBM25, store.VectorTrigram
-	tail       [2]tailPost      // postings not yet in a segment
+	tail       []tailDoc        // points whose postings are not in a segment yet
+	tailGroups []*group         // the groups with points in the tail
 	segs       []*segment       // oldest first
 	recs       records
 
@@ -104,7 +100,6 @@ func newIndex(dir string) *index {
 		userGroups: make(map[hybridsearch.UserID][]*group),
 		hashes:     make(map[uint64]int32),
 		df:         [2]docFreq{newDocFreq(), newDocFreq()},
-		tail:       [2]tailPost{newTailPost(), newTailPost()},
 	}
 }
 
@@ -290,19 +285,13 @@ func (x *index) unlink(f *fileRec, gone []int32) {
 	})
 	for _, s := range gone {
 		x.removeSlot(g, s)
-		dense, tail := x.dense[s], x.owner[s] == ownTail
+		dense := x.dense[s]
 		if o := x.owner[s]; o > 0 {
 			if sg := x.segment(o); sg != nil {
 				sg.live--
 			}
 		}
 		x.file[s], x.dense[s], x.owner[s] = nil, false, ownNone
-		if tail {
-			// Its tail postings stay until the next checkpoint writes
-			// the tail out: it is not reused before.
-			x.tailDead = append(x.tailDead, s)
-			x.tailBits = setBit(x.tailBits, s)
-		}
 		switch {
 		case g.graph != nil && x.gnode[s] >= 0:
 			g.graph.dead = append(g.graph.dead, s) // freed by the graph's purge
@@ -334,12 +323,10 @@ func (x *index) drainReleased() {
 }
 
 // freeSlot makes a dead slot that nothing refers to reusable: at once,
-// unless it held a point at the last checkpoint or its postings are in
-// the tail (see index).
+// unless it held a point at the last checkpoint (see index).
 func (x *index) freeSlot(s int32) {
 	x.gnode[s] = -1
-	w := int(s >> 6)
-	if w < len(x.inCkpt) && x.inCkpt[w]&(1<<(s&63)) != 0 || w < len(x.tailBits) && x.tailBits[w]&(1<<(s&63)) != 0 {
+	if w := int(s >> 6); w < len(x.inCkpt) && x.inCkpt[w]&(1<<(s&63)) != 0 {
 		x.freed = append(x.freed, s)
 		return
 	}
@@ -419,9 +406,13 @@ func (x *index) place(f *fileRec, s int32, dense bool, key uint64, bm25, trigram
 	}
 	x.owner[s] = ownNone
 	if len(bm25.Indices) > 0 || len(trigram.Indices) > 0 {
-		x.owner[s] = ownTail
-		x.tail[0].add(g.id, s, bm25)
-		x.tail[1].add(g.id, s, trigram)
+		pos := len(x.tail)
+		x.tail = append(x.tail, tailDoc{slot: s, vecs: [2]hybridsearch.SparseVector{bm25, trigram}})
+		if len(g.tail) == 0 {
+			x.tailGroups = append(x.tailGroups, g)
+		}
+		g.tail = append(g.tail, int32(pos))
+		x.owner[s] = tailOwner(pos)
 	}
 	x.addSlot(g, s)
 	if dense && g.graph != nil {
@@ -559,21 +550,19 @@ func setBit(b []uint64, s int32) []uint64 {
 	return b
 }
 
-// checkpointed updates the slot lists once a checkpoint (or a v1
-// snapshot) holds the current state and the tail holds nothing of dead
-// slots any more: the slots freed meanwhile become reusable, and the live
-// ones are the checkpoint's.
+// checkpointed updates the slot lists once a checkpoint holds the
+// current state: the slots freed meanwhile become reusable, and those not
+// free are the checkpoint's.
 func (x *index) checkpointed() {
-	x.tailDead = x.tailDead[:0]
-	clear(x.tailBits)
 	x.free = append(x.free, x.freed...)
 	x.freed = x.freed[:0]
-	x.inCkpt = slices.Grow(x.inCkpt[:0], (len(x.file)+63)/64)[:(len(x.file)+63)/64]
-	clear(x.inCkpt)
-	for s, f := range x.file {
-		if f != nil {
-			x.inCkpt[s>>6] |= 1 << (s & 63)
-		}
+	n := (len(x.file) + 63) / 64
+	x.inCkpt = slices.Grow(x.inCkpt[:0], n)[:n]
+	for w := range x.inCkpt {
+		x.inCkpt[w] = ^uint64(0)
+	}
+	for _, s := range x.free {
+		x.inCkpt[s>>6] &^= 1 << (s & 63)
 	}
 }
 

@@ -192,26 +192,29 @@ func (x *index) invariants() error {
 // postings where its owner says, in its group.
 func (x *index) postingInvariants(v int, recs map[int32]pointIn, vec func(pointIn) hybridsearch.SparseVector) error {
 	got := map[int32]map[uint32]float32{}
-	for key, pl := range x.tail[v].lists {
-		g, term := uint32(key>>32), uint32(key)
-		var err error
-		x.tail[v].each(pl.buf, func(s int32, w float32) {
-			if x.owner[s] != ownTail {
-				return
+	for _, g := range x.tailGroups {
+		for _, pos := range g.tail {
+			td := &x.tail[pos]
+			if x.owner[td.slot] != tailOwner(int(pos)) {
+				continue
 			}
-			if x.file[s].group.id != g {
-				err = fmt.Errorf("sparse %d: tail posting of slot %d in group %d, not its group", v, s, g)
+			s := td.slot
+			if x.file[s].group != g {
+				return fmt.Errorf("sparse %d: tail point of slot %d in group %d, not its group", v, s, g.id)
 			}
-			if got[s] == nil {
-				got[s] = map[uint32]float32{}
+			if got[s] != nil && len(got[s]) > 0 && v == 0 {
+				return fmt.Errorf("sparse %d: slot %d in the tail twice", v, s)
 			}
-			if _, dup := got[s][term]; dup {
-				err = fmt.Errorf("sparse %d: slot %d has two postings of %d", v, s, term)
+			got[s] = map[uint32]float32{}
+			vec := td.vecs[v]
+			for j, i := range vec.Indices {
+				got[s][i] = vec.Values[j]
 			}
-			got[s][term] = w
-		})
-		if err != nil {
-			return err
+		}
+	}
+	for _, g := range x.groups {
+		if len(g.tail) > 0 && !slices.Contains(x.tailGroups, g) {
+			return fmt.Errorf("group %d has tail points but is not among the tail's groups", g.id)
 		}
 	}
 	for _, sg := range x.segs {

@@ -144,7 +144,7 @@ func (x *index) readRemoved(removed []int32, p *plan) error {
 		}
 		p.buf = rec
 		var nonEmpty [2]bool
-		d := decoder{b: rec}
+		d := decoder{b: rec, compact: x.recs.compact(x.locs[s])}
 		h := d.pointTerms(func(v int, i uint32) {
 			p.dec[v][i]++
 			nonEmpty[v] = true
@@ -179,7 +179,7 @@ func (x *index) planMove(f *fileRec, from []int32, p *plan) error {
 			return err
 		}
 		p.buf = rec
-		in, err := decodeRecord(rec, f.meta.ID)
+		in, err := decodeRecord(rec, f.meta.ID, x.recs.compact(x.locs[s]))
 		if err != nil {
 			return fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
 		}

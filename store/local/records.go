@@ -1,6 +1,7 @@
 package local
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -100,12 +101,73 @@ func decodeHead(rec []byte, file hybridsearch.FileID) (string, hybridsearch.Chun
 	return id, c, d.err
 }
 
-// decodeRecord decodes a whole record for file.
-func decodeRecord(rec []byte, file hybridsearch.FileID) (pointIn, error) {
-	d := decoder{b: rec}
+// compact reports whether the record at l is in compact form: in a
+// records file rather than the WAL or a v1 snapshot.
+func (r *records) compact(l recLoc) bool {
+	n := int(l.file())
+	return n > 0 && n <= len(r.nums) && r.nums[n-1] != 0
+}
+
+// decodeRecord decodes a whole record for file, in compact form if set.
+func decodeRecord(rec []byte, file hybridsearch.FileID, compact bool) (pointIn, error) {
+	d := decoder{b: rec, compact: compact}
 	p := d.point(file)
 	if d.err == nil && len(d.b) != 0 {
 		d.fail()
 	}
 	return p, d.err
+}
+
+// compactRecord appends to dst the record rec (in compact form if
+// compact) in compact form and without its dense vector, as records files
+// keep it, and returns it with the length of its head. It copies bytes
+// rather than decoding, so a checkpoint's cost is that of reading and
+// writing the records.
+func compactRecord(dst, rec []byte, compact bool) ([]byte, int, error) {
+	d := decoder{b: rec, compact: compact}
+	d.pointHash()
+	head := len(rec) - len(d.b)
+	d.bytes(4 * d.count(4)) // dense
+	if d.err != nil {
+		return dst, 0, d.err
+	}
+	out := append(dst, rec[:head]...)
+	out = binary.AppendUvarint(out, 0)
+	for range 2 {
+		from := len(rec) - len(d.b)
+		n := d.count(1)
+		for range n {
+			d.uvarint()
+		}
+		out = append(out, rec[from:len(rec)-len(d.b)]...)
+		if n == 0 {
+			continue
+		}
+		if compact && d.byte() == 1 {
+			out = append(out, 1)
+			continue
+		}
+		if d.err != nil || len(d.b) < 4*n {
+			return dst, 0, errCorrupt
+		}
+		vals := d.b[:4*n]
+		d.b = d.b[4*n:]
+		ones := true
+		for i := 0; i < len(vals); i += 4 {
+			if binary.LittleEndian.Uint32(vals[i:]) != one {
+				ones = false
+				break
+			}
+		}
+		if ones {
+			out = append(out, 1)
+		} else {
+			out = append(out, 0)
+			out = append(out, vals...)
+		}
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return dst, 0, errCorrupt
+	}
+	return out, head, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"maps"
 	"math"
@@ -288,13 +287,12 @@ func (l *Store) SearchSparse(ctx context.Context, user hybridsearch.UserID, vect
 }
 
 // searchSparse returns the user's k best points for the sparse query q on
-// vector v, best first: the tail's postings scored one by one, the
+// vector v, best first: the tail's points scored one by one, the
 // segments' by block-max WAND (wand.go), or one by one too with
 // exhaustive set.
 func (x *index) searchSparse(user hybridsearch.UserID, v int, q hybridsearch.SparseVector, k int, m *matcher, exhaustive bool, sc *scratch) []scored {
 	groups := x.userGroups[user]
-	df, tail := &x.df[v], &x.tail[v]
-	sc.reset(len(x.file))
+	df := &x.df[v]
 	qs := sc.qs[:0]
 	for j, i := range q.Indices {
 		n := df.n[i]
@@ -306,18 +304,29 @@ func (x *index) searchSparse(user hybridsearch.UserID, v int, q hybridsearch.Spa
 		exhaustive = exhaustive || w < 0
 	}
 	sc.qs = qs
-	// The tail's postings are few: score them all.
-	for _, qt := range qs {
-		for _, g := range groups {
-			if pl := tail.lists[tailKey(g.id, qt.i)]; pl != nil {
-				sc.score(pl.buf, tail.weights, qt.w, x.owner)
-			}
-		}
-	}
 	top := topK{k: k, x: x}
-	for _, s := range sc.touched {
-		if !m.on || m.match(&x.file[s].meta) {
-			top.push(scored{score: sc.scores[s], slot: s})
+	// The tail's points are few: score each against the query. Each
+	// product is rounded to float32 before it is added (no fused
+	// multiply-add) and the products are added in query order, as the
+	// segments' scorer does, so the two agree to the bit.
+	for _, g := range groups {
+		for _, pos := range g.tail {
+			td := &x.tail[pos]
+			if x.owner[td.slot] != tailOwner(int(pos)) {
+				continue
+			}
+			vec := &td.vecs[v]
+			var score float32
+			hit := false
+			for _, qt := range qs {
+				if at, ok := slices.BinarySearch(vec.Indices, qt.i); ok {
+					score += float32(qt.w * vec.Values[at])
+					hit = true
+				}
+			}
+			if hit && (!m.on || m.match(&x.file[td.slot].meta)) {
+				top.push(scored{score: score, slot: td.slot})
+			}
 		}
 	}
 	for _, sg := range x.segs {
@@ -328,79 +337,10 @@ func (x *index) searchSparse(user hybridsearch.UserID, v int, q hybridsearch.Spa
 	return top.sorted()
 }
 
-// score adds w times each posting's weight to the score of its slot, for
-// the current postings of the tail (see postings.go). It is tailPost.each
-// unrolled, as the hot loop of a sparse search. Each product is rounded to
-// float32 before it is added (no fused multiply-add), as every sparse
-// scorer does, so they agree to the bit.
-func (sc *scratch) score(buf []byte, weights []float32, w float32, owner []int32) {
-	var s int32
-	for i := 0; i < len(buf); {
-		h := uint64(buf[i])
-		i++
-		if h >= 0x80 {
-			v, n := binary.Uvarint(buf[i-1:])
-			if n <= 0 {
-				return
-			}
-			h, i = v, i-1+n
-		}
-		pw := float32(1)
-		switch h & 3 {
-		case kindRebase:
-			s = 0
-			continue
-		case kindTable:
-			id, n := binary.Uvarint(buf[i:])
-			if n <= 0 || id >= uint64(len(weights)) {
-				return
-			}
-			i += n
-			pw = weights[id]
-		case kindRaw:
-			if i+4 > len(buf) {
-				return
-			}
-			pw = math.Float32frombits(binary.LittleEndian.Uint32(buf[i:]))
-			i += 4
-		}
-		s += int32(h >> 2)
-		if owner[s] != ownTail {
-			continue
-		}
-		word, bit := s>>6, uint64(1)<<(s&63)
-		if sc.seen[word]&bit == 0 {
-			sc.seen[word] |= bit
-			sc.touched = append(sc.touched, s)
-		}
-		sc.scores[s] += float32(w * pw)
-	}
-}
-
-// scratch is the reusable per-query state of a sparse search.
+// scratch is the reusable state of a sparse search.
 type scratch struct {
-	scores  []float32 // by slot, zero outside touched
-	seen    []uint64  // bitmap of touched slots
-	touched []int32
-	qs      []qterm
-	curs    []cursor
-}
-
-// reset readies the scratch for n slots; every buffer is zero or empty.
-func (sc *scratch) reset(n int) {
-	for _, s := range sc.touched {
-		sc.scores[s] = 0
-	}
-	for _, s := range sc.touched {
-		sc.seen[s>>6] = 0
-	}
-	sc.touched = sc.touched[:0]
-	if len(sc.scores) < n {
-		sc.scores = make([]float32, n)
-	}
-	if words := (n + 63) / 64; len(sc.seen) < words {
-		sc.seen = make([]uint64, words)
-	}
+	qs   []qterm
+	curs []cursor
 }
 
 // scored is a candidate hit.
@@ -605,7 +545,7 @@ func (x *index) point(s int32, withVectors bool, buf *[]byte) (hybridsearch.Poin
 		return hybridsearch.Point{}, err
 	}
 	*buf = rec
-	in, err := decodeRecord(rec, f.meta.ID)
+	in, err := decodeRecord(rec, f.meta.ID, x.recs.compact(x.locs[s]))
 	if err != nil {
 		return hybridsearch.Point{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
 	}

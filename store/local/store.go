@@ -15,7 +15,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
-// DefaultCompactBytes is the WAL size that triggers a snapshot when
+// DefaultCompactBytes is the WAL size that triggers a checkpoint when
 // Options.CompactBytes is zero.
 const DefaultCompactBytes = 64 << 20
 
@@ -26,9 +26,10 @@ type Options struct {
 	// that holds vectors of another dimension fails with EINVALID.
 	// Zero fixes the dimension on the first write with a dense vector.
 	Dim int
-	// CompactBytes is the WAL size past which the store writes a snapshot
-	// and empties the WAL. The threshold grows to the last snapshot's size,
-	// so compaction work stays proportional to the data written.
+	// CompactBytes is the WAL size past which the store writes a
+	// checkpoint (checkpoint.go) and empties the WAL. The threshold grows
+	// to four times the size of the checkpoint's meta (a few dozen bytes
+	// per point), so writing metas costs a fraction of writing the WAL.
 	// Zero means DefaultCompactBytes.
 	CompactBytes int64
 	// Logger, if non-nil, receives recovery and compaction messages;
@@ -44,30 +45,32 @@ type Options struct {
 	GraphMin int
 }
 
-// Store is the embedded store, persisted under a directory as a snapshot
-// plus a write-ahead log. A write returns only once its WAL record is
-// fsynced (concurrent writers share one fsync), so a crash at any moment
-// loses no acknowledged write and never leaves a write half-applied.
-// Searches run concurrently with each other and only wait for the
-// in-memory part of a write. Close it when done.
+// Store is the embedded store, persisted under a directory as a
+// checkpoint plus a write-ahead log. A write returns only once its WAL
+// record is fsynced (concurrent writers share one fsync), so a crash at
+// any moment loses no acknowledged write and never leaves a write
+// half-applied. Searches run concurrently with each other and only wait
+// for the in-memory part of a write. Close it when done.
 //
-// The directory holds "snapshot" (the state after some record, written to
-// "snapshot.tmp", fsynced and renamed), "wal" (the records after it, each
-// framed with its length and CRC-32C) and "LOCK". Both files start with a
-// magic number that carries the format version. A snapshot is written when
-// the WAL outgrows Options.CompactBytes and the last snapshot, after
-// which the WAL is emptied; records carry sequence numbers, so after a crash
-// between the two, replay skips the records the snapshot already holds.
+// The directory holds the checkpoint (checkpoint.go: "meta", records
+// files "rec-N", row files "rows.f32" and "rows.i8", keyword segments
+// "seg-N", graphs "graph-G-N"), "wal" (the records after it, each framed
+// with its length and CRC-32C) and "LOCK". A checkpoint is written when
+// the WAL outgrows Options.CompactBytes (or four times the meta), after
+// which the WAL is emptied; records carry sequence numbers, so after a
+// crash between the two, replay skips the records the checkpoint already
+// holds. Open reads the meta, maps the other files and replays the WAL:
+// its time grows with the number of points (about a second per million),
+// not with their text or vectors.
 //
-// Memory holds what ranking needs, about 2 KB per point of typical text
-// (see index): the posting lists in a compact form, ids, chunk numbers and
-// where each point's record lies. Text and vectors are read back from the
-// snapshot and the WAL themselves (records.go), and the dense rows that
-// SearchDense scans live in files mapped into memory, "dense.f32" and
-// "dense.i8", derived data written anew by every Open (rows.go). So the
-// resident memory a large file adds is its posting lists, not its text or
-// vectors, which the kernel keeps in its page cache as long as there is
-// room.
+// Points are kept by reader set (group.go): a user's searches read the
+// groups the user is a reader of and nothing else. Memory holds what
+// ranking needs beyond the mapped files, under a hundred bytes per point
+// (ids, chunk numbers, record locations, int8 row descriptions) and the
+// keyword index's tail; text and vectors are read back from the records
+// and the row files, postings from the segments, graphs from pages outside
+// the Go heap. So the resident memory a large file adds is a few dozen
+// bytes per chunk beyond the page cache the kernel can reclaim.
 type Store struct {
 	dir  string
 	opts Options
@@ -96,10 +99,11 @@ type Store struct {
 }
 
 // Open opens the store under dir, creating dir if needed: it loads the
-// last snapshot, replays the WAL and cuts off a torn last record. Only one
-// Store may have a directory open at a time (ECONFLICT otherwise). A
-// snapshot or WAL that is damaged other than by a crash mid-append is an
-// error, never silently dropped.
+// last checkpoint (converting a store of the older snapshot format),
+// replays the WAL and cuts off a torn last record, then starts the
+// indexer (indexer.go). Only one Store may have a directory open at a time
+// (ECONFLICT otherwise). A checkpoint or WAL that is damaged other than by
+// a crash mid-append is an error, never silently dropped.
 func Open(dir string, o Options) (*Store, error) {
 	if o.CompactBytes <= 0 {
 		o.CompactBytes = DefaultCompactBytes
@@ -184,6 +188,13 @@ func (l *Store) load() error {
 			return err
 		}
 		x.apply(o, p, off, 0)
+		if len(x.tail) >= tailFlush {
+			sg, flushed, err := x.flushTail()
+			if err != nil {
+				return err
+			}
+			x.installTail(sg, flushed)
+		}
 		return nil
 	})
 	if err != nil {
@@ -321,11 +332,36 @@ func (l *Store) mutate(ctx context.Context, o *op) error {
 	l.idx.apply(o, p, off, 0)
 	l.mu.Unlock()
 	l.kickIndexer()
-	if l.wal.off > max(l.opts.CompactBytes, l.metaSize) && l.compacting.CompareAndSwap(false, true) {
+	if len(l.idx.tail) >= tailFlush {
+		l.flushTail()
+	}
+	if l.wal.off > l.checkpointAt() && l.compacting.CompareAndSwap(false, true) {
 		l.bg.Go(l.compactInBackground)
 	}
 	l.wmu.Unlock()
 	return l.wal.sync(seq)
+}
+
+// checkpointAt is the WAL size past which a checkpoint is written:
+// Options.CompactBytes, or four times the last meta's size when larger,
+// so that writing metas costs a quarter of writing the WAL.
+func (l *Store) checkpointAt() int64 {
+	return max(l.opts.CompactBytes, 4*l.metaSize)
+}
+
+// flushTail writes the tail out as a segment (postings.go). Callers hold
+// wmu. A failure leaves the tail as it was, to be written out later.
+func (l *Store) flushTail() {
+	x := l.idx
+	sg, flushed, err := x.flushTail()
+	if err != nil {
+		l.log.Error("store: writing out the keyword index's tail failed", slog.String("dir", l.dir), slog.Any("error", err))
+		return
+	}
+	l.mu.Lock()
+	x.installTail(sg, flushed)
+	l.mu.Unlock()
+	l.maybeMerge()
 }
 
 // compactInBackground runs one checkpoint for mutate.
@@ -333,7 +369,7 @@ func (l *Store) compactInBackground() {
 	defer l.compacting.Store(false)
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
-	if l.closed.Load() || l.wal.off <= max(l.opts.CompactBytes, l.metaSize) {
+	if l.closed.Load() || l.wal.off <= l.checkpointAt() {
 		return
 	}
 	if err := l.checkpoint(false); err != nil {
