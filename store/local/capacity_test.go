@@ -152,6 +152,7 @@ type capResult struct {
 	recall                                                 float64
 	commonSame, commonTotal                                int
 	qps                                                    float64
+	hybridCPU                                              time.Duration // process CPU time per hybrid search
 	small, fair                                            capLat
 	rss, anon, file, heap                                  float64 // MB
 	disk                                                   float64 // bytes per chunk
@@ -321,7 +322,7 @@ type capQueries struct {
 	keywordT []string
 }
 
-func newCapQueries(b *testing.B, d *capData, s *Store) *capQueries {
+func newCapQueries(b testing.TB, d *capData, s *Store) *capQueries {
 	nq := 200
 	if benchsmoke.On() {
 		nq = 30
@@ -447,9 +448,11 @@ func capMeasure(b *testing.B, d *capData, s *Store, q *capQueries, r *capResult)
 			return err
 		}))
 	}
+	cpu0 := cpuTime()
 	for i := range q.dense {
 		r.hybrid = append(r.hybrid, timeIt(func() error { _, err := q.hybrid(s, big, i); return err }))
 	}
+	r.hybridCPU = (cpuTime() - cpu0) / time.Duration(len(q.dense))
 	// 8 clients.
 	dur := 10 * time.Second
 	if benchsmoke.On() {
@@ -633,6 +636,7 @@ func printCapacity(w io.Writer, cols []*capResult) {
 	})
 	row("fuzzy (trigram, 20 typos)", func(r *capResult) string { return r.trigram.String() })
 	row("hybrid (3 legs, one client)", func(r *capResult) string { return r.hybrid.String() })
+	row("hybrid CPU ms per search (all threads)", func(r *capResult) string { return ms(r.hybridCPU) })
 	row("hybrid QPS, 8 clients", func(r *capResult) string { return fmt.Sprintf("%.0f", r.qps) })
 	row("u001 (2k chunks) hybrid alone", func(r *capResult) string { return r.small.String() })
 	row("u001 hybrid while u000 searches (2 clients)", func(r *capResult) string { return r.fair.String() })

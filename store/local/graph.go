@@ -3,6 +3,7 @@ package local
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -306,7 +307,10 @@ func (g *graph) searchLevel(x *index, q *gquery, entry gcand, ef, l int, limit u
 	if keep(entry.slot) {
 		sc.res = pushMin(sc.res, entry)
 	}
-	for len(sc.cand) > 0 {
+	for steps := 1; len(sc.cand) > 0; steps++ {
+		if steps%64 == 0 {
+			runtime.Gosched() // see search.go
+		}
 		var c gcand
 		c, sc.cand = popMax(sc.cand)
 		if len(sc.res) >= ef && c.sim < sc.res[0].sim {

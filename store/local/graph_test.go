@@ -169,3 +169,53 @@ func TestGraphSearch(t *testing.T) {
 		t.Errorf("recall %.3f after reopening, %.3f before: the graph changed", after, before)
 	}
 }
+
+// TestUpsertMovesFile: UpsertPoints with new readers moves the file's
+// other points too (the local store sets every point's metadata), out of
+// the old readers' reach in every leg, graphs included, and the moved
+// points keep their vectors and postings.
+func TestUpsertMovesFile(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{GraphMin: 1, CompactBytes: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	graphFiles(t, s, 1, 30, 0, "alice", "bob") // a group big enough for a graph
+	s.waitIndexed()
+	meta := hybridsearch.FileMeta{ID: 7, Path: "/g/7.md", Readers: []hybridsearch.UserID{"carol"}}
+	p := hybridsearch.Point{ID: hybridsearch.PointID(7, 3), Chunk: hybridsearch.Chunk{FileID: 7, No: 3, Text: "new"}, Dense: graphCenter(7)}
+	if err := s.UpsertPoints(t.Context(), meta, []hybridsearch.Point{p}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitIndexed()
+	if err := s.checkInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []hybridsearch.UserID{"alice", "bob", "carol"} {
+		hits, err := s.SearchDense(t.Context(), u, graphCenter(7), 1000, hybridsearch.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, h := range hits {
+			if h.Point.File.ID == 7 {
+				n++
+				if !slices.Contains(h.Point.File.Readers, u) {
+					t.Errorf("%s finds a point of file 7, read by %v", u, h.Point.File.Readers)
+				}
+			}
+		}
+		if want := map[hybridsearch.UserID]int{"carol": 20}[u]; n != want {
+			t.Errorf("%s finds %d points of file 7, want %d", u, n, want)
+		}
+	}
+	pts, err := s.FilePoints(t.Context(), 7, true)
+	if err != nil || len(pts) != 20 {
+		t.Fatalf("FilePoints(7) = %d points, %v", len(pts), err)
+	}
+	for _, p := range pts {
+		if !slices.Equal(p.File.Readers, []hybridsearch.UserID{"carol"}) || len(p.Dense) != 64 {
+			t.Errorf("point %d: readers %v, %d dense values", p.Chunk.No, p.File.Readers, len(p.Dense))
+		}
+	}
+}

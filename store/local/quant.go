@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -45,8 +46,11 @@ func (x *index) quantDots(ctx context.Context, qq *quantQuery, lists [][]int32, 
 	b := 0
 	for _, slots := range lists {
 		for ; len(slots) > 0; b++ {
-			if b%8 == 7 && ctx.Err() != nil {
-				return sc
+			if b%8 == 7 {
+				if ctx.Err() != nil {
+					return sc
+				}
+				runtime.Gosched() // see yield
 			}
 			block := slots[:min(scanBlock, len(slots))]
 			slots = slots[len(block):]

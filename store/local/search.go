@@ -19,6 +19,12 @@ import (
 // scan across GOMAXPROCS goroutines.
 const parallelMin = 4096
 
+// Searches yield the processor (runtime.Gosched) every fraction of a
+// millisecond of work: a large user's searches, split across goroutines,
+// can keep every core busy, and Go preempts a running goroutine only
+// after 10 ms, so without it a small user's search would wait for them.
+// The yields cost a few hundred nanoseconds each.
+
 // graphEf is the fewest candidates a graph walk keeps (its ef): a search
 // for k keeps max(k, graphEf), and more under a filter.
 const graphEf = 128
@@ -232,8 +238,11 @@ func (x *index) scanDense(ctx context.Context, q []float32, slots []int32, m *ma
 	var scores [scanBlock]float32
 	dense := x.dense
 	for b := 0; len(slots) > 0; b++ {
-		if b%8 == 7 && ctx.Err() != nil {
-			return
+		if b%8 == 7 {
+			if ctx.Err() != nil {
+				return
+			}
+			runtime.Gosched() // see yield
 		}
 		block := slots[:min(scanBlock, len(slots))]
 		slots = slots[len(block):]
@@ -310,7 +319,10 @@ func (x *index) searchSparse(user hybridsearch.UserID, v int, q hybridsearch.Spa
 	// multiply-add) and the products are added in query order, as the
 	// segments' scorer does, so the two agree to the bit.
 	for _, g := range groups {
-		for _, pos := range g.tail {
+		for n, pos := range g.tail {
+			if n%1024 == 1023 {
+				runtime.Gosched()
+			}
 			td := &x.tail[pos]
 			if x.owner[td.slot] != tailOwner(int(pos)) {
 				continue

@@ -2,6 +2,7 @@ package local
 
 import (
 	"math"
+	"runtime"
 )
 
 // The keyword and fuzzy legs over segments use block-max WAND (Ding and
@@ -77,7 +78,10 @@ func (x *index) searchSegment(sg *segment, v int, g *group, qs []qterm, t *topK,
 // wand runs block-max WAND over the cursors (in query order); order is
 // the same cursors, to be kept sorted by doc.
 func (x *index) wand(id int32, curs []cursor, order []*cursor, t *topK, m *matcher, exhaustive bool) {
-	for {
+	for steps := 1; ; steps++ {
+		if steps%4096 == 0 {
+			runtime.Gosched() // see search.go
+		}
 		// Insertion sort: few cursors, mostly in order already.
 		for i := 1; i < len(order); i++ {
 			for k := i; k > 0 && order[k].doc < order[k-1].doc; k-- {
