@@ -310,31 +310,38 @@ func (x *index) flushTail() (*segment, []int32, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var ps, tmp []keyedPosting
+	var ps, tmp []termPosting
 	var list []segPosting
+	var docs []int32
 	for v := range 2 {
 		for _, g := range groups {
-			ps = ps[:0]
+			// The group's current points in slot order, so that a stable
+			// sort by index leaves each list in slot order.
+			docs = docs[:0]
 			for _, pos := range g.tail {
-				td := &x.tail[pos]
-				if x.owner[td.slot] != tailOwner(int(pos)) {
-					continue
+				if x.owner[x.tail[pos].slot] == tailOwner(int(pos)) {
+					docs = append(docs, pos)
 				}
+			}
+			slices.SortFunc(docs, func(a, b int32) int { return cmp.Compare(x.tail[a].slot, x.tail[b].slot) })
+			ps = ps[:0]
+			for _, pos := range docs {
+				td := &x.tail[pos]
 				vec := &td.vecs[v]
 				for j, i := range vec.Indices {
-					ps = append(ps, keyedPosting{uint64(i)<<32 | uint64(uint32(td.slot)), vec.Values[j]})
+					ps = append(ps, termPosting{i, td.slot, vec.Values[j]})
 				}
 			}
 			if len(ps) == 0 {
 				continue
 			}
-			ps, tmp = radixSort(ps, tmp)
+			ps, tmp = radixSortTerms(ps, tmp)
 			sw.startGroup(v, g.id)
 			for i := 0; i < len(ps); {
-				term := uint32(ps[i].key >> 32)
+				term := ps[i].term
 				list = list[:0]
-				for ; i < len(ps) && uint32(ps[i].key>>32) == term; i++ {
-					list = append(list, segPosting{int32(uint32(ps[i].key)), ps[i].w})
+				for ; i < len(ps) && ps[i].term == term; i++ {
+					list = append(list, segPosting{ps[i].slot, ps[i].w})
 				}
 				sw.addTerm(term, list)
 			}
@@ -348,30 +355,28 @@ func (x *index) flushTail() (*segment, []int32, error) {
 	return sg, flushed, nil
 }
 
-// keyedPosting is a posting with its index: key is index<<32 | slot.
-type keyedPosting struct {
-	key uint64
-	w   float32
+// termPosting is a posting with its index.
+type termPosting struct {
+	term uint32
+	slot int32
+	w    float32
 }
 
-// radixSort sorts ps by key, least significant 16 bits first, using tmp
-// (grown as needed) as the other buffer; it returns the sorted slice and
-// the other buffer. Four linear passes beat a comparison sort on the
-// millions of postings a tail flush sorts.
-func radixSort(ps, tmp []keyedPosting) ([]keyedPosting, []keyedPosting) {
-	if len(ps) < 256 {
-		slices.SortFunc(ps, func(a, b keyedPosting) int { return cmp.Compare(a.key, b.key) })
-		return ps, tmp
-	}
+// radixSortTerms sorts ps by index, stably, a byte at a time from the
+// least significant, using tmp (grown as needed) as the other buffer; it
+// returns the sorted slice and the other buffer. Four linear passes over
+// 256 buckets beat a comparison sort on the millions of postings a tail
+// flush sorts.
+func radixSortTerms(ps, tmp []termPosting) ([]termPosting, []termPosting) {
 	tmp = slices.Grow(tmp[:0], len(ps))[:len(ps)]
-	var count [1 << 16]int
-	for shift := uint(0); shift < 64; shift += 16 {
+	var count [256]int
+	for shift := uint(0); shift < 32; shift += 8 {
 		clear(count[:])
 		for _, p := range ps {
-			count[(p.key>>shift)&0xffff]++
+			count[byte(p.term>>shift)]++
 		}
-		if count[(ps[0].key>>shift)&0xffff] == len(ps) {
-			continue // every key has the same digit
+		if count[byte(ps[0].term>>shift)] == len(ps) {
+			continue // every index has the same byte here
 		}
 		at := 0
 		for d, c := range count {
@@ -379,7 +384,7 @@ func radixSort(ps, tmp []keyedPosting) ([]keyedPosting, []keyedPosting) {
 			at += c
 		}
 		for _, p := range ps {
-			d := (p.key >> shift) & 0xffff
+			d := byte(p.term >> shift)
 			tmp[count[d]] = p
 			count[d]++
 		}
