@@ -21,8 +21,8 @@ import (
 // merged into another (merge.go).
 
 // tailFlush is how many points the tail holds before it is written out:
-// scoring them one by one stays well under a millisecond.
-const tailFlush = 4096
+// scoring them one by one stays well under a millisecond. Tests lower it.
+var tailFlush = 4096
 
 // tailDoc is a point in the tail: its slot and sparse vectors (bm25,
 // trigram).

@@ -29,6 +29,10 @@ const parallelMin = 4096
 // for k keeps max(k, graphEf), and more under a filter.
 const graphEf = 128
 
+// graphScanFactor: a group of at most graphScanFactor·ef points is scanned
+// even when it has a graph.
+const graphScanFactor = 8
+
 // SearchDense returns the user's k points most similar to vec by cosine
 // similarity, best first, ties broken by point id. Points without a dense
 // vector are skipped. It returns an EINVALID error for an empty user, k ≤ 0
@@ -93,13 +97,15 @@ func (x *index) searchDense(ctx context.Context, user hybridsearch.UserID, q []f
 			continue
 		}
 		gr := g.graph
-		if gr == nil || exact {
+		ef := max(k, graphEf)
+		if gr == nil || exact || g.dense <= graphScanFactor*ef {
+			// A walk that keeps a good part of the group is no cheaper
+			// than a scan, and a scan is exact.
 			scan = append(scan, g.slots)
 			rows += len(g.slots)
 			continue
 		}
 		nodes, done := gr.counts()
-		ef := max(k, graphEf)
 		if m.on {
 			// A selective filter is met by scanning what passes it; a
 			// graph walk would pass through too many rows that do not.
