@@ -41,7 +41,7 @@ const (
 	ScriptPath      = "js/hybrid_search-main"  // without .js, as AppAPI wants
 	StylePath       = "css/hybrid_search-main" // without .css
 	InitialStateKey = "hybrid_search_info"     // loadState('app_api', key)
-	WebhookURI      = "/api/webhook"           // where Nextcloud delivers file events
+	WebhookURI      = "/webhook"               // where Nextcloud delivers file events (handlers.WebhookPath)
 	filesPathFilter = `/^\/[^\/]+\/files\//`   // only /<uid>/files/..., not appdata or trash
 )
 
@@ -287,11 +287,12 @@ func (l *Lifecycle) registerUI(ctx context.Context) error {
 	return nil
 }
 
-// registerWebhooks makes the app's webhooks exactly WebhookEvents: it keeps
-// one correct registration per event, deletes duplicates and stale ones,
-// and creates what is missing.
+// registerWebhooks makes the app's webhooks exactly WebhookEvents at
+// WebhookURI: it keeps one correct registration per event, deletes
+// duplicates and stale ones (those at another URI among them: earlier
+// builds used /api/webhook), and creates what is missing.
 func (l *Lifecycle) registerWebhooks(ctx context.Context) error {
-	existing, err := l.nc.ListWebhooks(ctx, WebhookURI)
+	existing, err := l.nc.ListWebhooks(ctx, "")
 	if err != nil {
 		return fmt.Errorf("list webhooks: %w", err)
 	}
@@ -305,7 +306,7 @@ func (l *Lifecycle) registerWebhooks(ctx context.Context) error {
 			continue
 		}
 		key, ok := want[w.Event]
-		if ok && !have[w.Event] && w.HTTPMethod == "POST" && fmt.Sprint(w.EventFilter[key]) == filesPathFilter {
+		if ok && !have[w.Event] && w.URI == WebhookURI && w.HTTPMethod == "POST" && fmt.Sprint(w.EventFilter[key]) == filesPathFilter {
 			have[w.Event] = true
 			continue
 		}

@@ -293,6 +293,48 @@ func TestEnableIsIdempotentAndRepairsWebhooks(t *testing.T) {
 	}
 }
 
+// TestEnableMovesWebhooksOffTheProxiedPath: earlier builds registered
+// their webhooks at /api/webhook, which info.xml's api/ route
+// let users reach through the proxy. Enabling replaces them with ones at
+// WebhookURI and leaves other apps' webhooks alone.
+func TestEnableMovesWebhooksOffTheProxiedPath(t *testing.T) {
+	f := newFake()
+	l := newLifecycle(f)
+	ctx := context.Background()
+	for _, ev := range exapp.WebhookEvents {
+		_, _ = f.CreateWebhook(ctx, nextcloud.WebhookSpec{HTTPMethod: "POST", URI: "/api/webhook", Event: ev.Class,
+			EventFilter: map[string]any{ev.PathKey: `/^\/[^\/]+\/files\//`}})
+	}
+	other, _ := f.CreateWebhook(ctx, nextcloud.WebhookSpec{HTTPMethod: "POST", URI: "/api/webhook", Event: exapp.WebhookEvents[0].Class})
+	f.mu.Lock()
+	other.AppID = "another_app"
+	f.hooks[other.ID] = other
+	f.mu.Unlock()
+	if err := l.SetEnabled(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if exapp.WebhookURI != "/webhook" {
+		t.Errorf("WebhookURI = %q, want /webhook", exapp.WebhookURI)
+	}
+	hooks, _ := f.ListWebhooks(ctx, "")
+	ours := 0
+	for _, w := range hooks {
+		switch {
+		case w.AppID != "hybrid_search":
+			if w.ID != other.ID {
+				t.Errorf("unexpected webhook %+v", w)
+			}
+		case w.URI != exapp.WebhookURI:
+			t.Errorf("webhook %d still at %s", w.ID, w.URI)
+		default:
+			ours++
+		}
+	}
+	if ours != len(exapp.WebhookEvents) || len(hooks) != ours+1 {
+		t.Errorf("%d webhooks of ours (want %d), %d in all; another app's must stay", ours, len(exapp.WebhookEvents), len(hooks))
+	}
+}
+
 func TestEnableHookErrors(t *testing.T) {
 	f := newFake()
 	l := exapp.New(context.Background(), f, exapp.Options{AppID: "hybrid_search", DisplayName: "Hybrid Search",

@@ -118,6 +118,11 @@ func (s *Server) Register(e *echo.Echo) {
 	e.GET("/heartbeat", s.handleHeartbeat)
 	e.POST("/init", s.handleInit, s.appAPIAuth, requireNoUser)
 	e.PUT("/enabled", s.handleEnabled, s.appAPIAuth, requireNoUser)
+	// File events from webhook_listeners, which AppAPI delivers to the app
+	// directly (exAppRequest) as the user who caused the event. No info.xml
+	// route matches this path, so neither AppAPI's proxy nor HaRP forwards
+	// anyone's request to it (webhook.go).
+	e.POST(WebhookPath, s.handleWebhook, s.appAPIAuth)
 
 	// JSON API (through the AppAPI proxy, as the logged-in user).
 	api := e.Group("/api", s.appAPIAuth)
@@ -128,7 +133,6 @@ func (s *Server) Register(e *echo.Echo) {
 	api.GET("/viz", s.handleViz)
 	api.GET("/similar", s.handleSimilar)
 	api.POST("/files/similar", s.handleFileActionSimilar)
-	api.POST("/webhook", s.handleWebhook, requireNoUser)
 	api.POST("/scan", s.handleScan)
 	api.POST("/retry", s.handleRetry)
 

@@ -19,7 +19,7 @@ type Webhook struct {
 	AppID      string `json:"appId"`  // the ExApp that registered it, "" otherwise
 	UserID     string `json:"userId"` // the registrant, "" when an ExApp registered it without a user
 	HTTPMethod string `json:"httpMethod"`
-	URI        string `json:"uri"` // relative ("/api/webhook") for ExApp targets
+	URI        string `json:"uri"` // relative ("/webhook") for ExApp targets
 	Event      string `json:"event"`
 	// EventFilter is the Mongo-style filter; nil when there is none
 	// (Nextcloud sends [] then).
@@ -75,7 +75,7 @@ func (w *Webhook) UnmarshalJSON(b []byte) error {
 type WebhookSpec struct {
 	HTTPMethod string // GET, POST, PUT or DELETE; "" means POST
 	// URI is where Nextcloud sends the event. For an ExApp it is a path on
-	// the app ("/api/webhook"), delivered through AppAPI with its headers.
+	// the app ("/webhook"), delivered through AppAPI with its headers.
 	URI string
 	// Event is the fully qualified event class, e.g.
 	// `OCP\Files\Events\Node\NodeWrittenEvent`.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hybrid-search/hybridsearch/exapp"
+	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 )
 
 func TestInstallFlow(t *testing.T) {
@@ -125,11 +126,20 @@ func TestPanelThroughProxy(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &st); err != nil || st.User != "bob" || len(st.Components) == 0 {
 		t.Errorf("status = %s", body)
 	}
-	// The webhook route is not reachable by users through the proxy.
-	req, _ = http.NewRequest(http.MethodPost, env.Sim.BaseURL+"/index.php/apps/app_api/proxy/hybrid_search/api/webhook", strings.NewReader(`{}`))
-	req.SetBasicAuth("bob", env.Bob.AppPassword)
-	if resp, _ := doReq(t, req); resp.StatusCode != http.StatusNotFound {
-		t.Errorf("webhook route for a non-admin through the proxy = %d, want 404", resp.StatusCode)
+	// The webhook route is reachable by nobody through the proxy or HaRP,
+	// admins included: it takes AppAPI's signature of any user.
+	for _, u := range []*ncsim.User{&env.Bob, &env.Alice} {
+		for _, url := range []string{
+			env.Sim.BaseURL + "/index.php/apps/app_api/proxy/hybrid_search/webhook",
+			env.Sim.BaseURL + "/exapps/hybrid_search/webhook",
+			env.Sim.BaseURL + "/index.php/apps/app_api/proxy/hybrid_search/api/webhook",
+		} {
+			req, _ = http.NewRequest(http.MethodPost, url, strings.NewReader(`{}`))
+			req.SetBasicAuth(u.UID, u.AppPassword)
+			if resp, _ := doReq(t, req); resp.StatusCode != http.StatusNotFound {
+				t.Errorf("%s as %s = %d, want 404", url, u.UID, resp.StatusCode)
+			}
+		}
 	}
 }
 
