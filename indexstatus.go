@@ -64,9 +64,17 @@ type QueueStatus struct {
 	Error        string `json:"error,omitempty"`
 }
 
-// ScanProgress is how far the reconciliation scan has come.
+// ScanProgress is how far the reconciliation scan has come. Admins see
+// every field. Other users see the scan only while the first full scan
+// runs (Initial), with Running, Started and Initial set and the
+// instance's figures (users, files) left zero.
 type ScanProgress struct {
-	Running      bool      `json:"running"`
+	Running bool `json:"running"`
+	// Initial marks the first full scan of a new index: the index held no
+	// file when it started. After install it runs once the app is enabled
+	// (the app reports init done as soon as it can serve), so until it
+	// ends search finds only part of the files.
+	Initial      bool      `json:"initial,omitempty"`
 	Started      time.Time `json:"started,omitzero"`
 	Finished     time.Time `json:"finished,omitzero"`
 	UsersTotal   int       `json:"users_total"`

@@ -75,6 +75,13 @@ func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (hs.Ind
 	if !admin {
 		rep.Queue = hs.QueueStatus{Pending: rep.Files.Pending}
 		rep.Embedders = nil
+		if r.Scanner != nil {
+			// While the first full scan runs, a user's own counts cannot
+			// tell how much is still to come: say that it runs.
+			if p := r.Scanner.Progress(); p.Running && p.Initial {
+				rep.Scan = &hs.ScanProgress{Running: true, Initial: true, Started: p.Started}
+			}
+		}
 		pause(&rep.Queue, embedderDown)
 		redactReport(&rep)
 		finish(&rep)

@@ -182,12 +182,13 @@ func (m *Main) Run(ctx context.Context) error {
 				defer e.release()
 				return e.Store.Health(ctx)
 			}},
-			{Name: "initial scan", Run: func(ctx context.Context, report func(float64)) error {
-				return m.Scanner.ScanAll(ctx, report)
-			}},
 		},
-		// On enable (after init, and on every re-enable) scan again: changes
-		// between the initial scan and the webhook registration are caught.
+		// Init reports 100 once the app can serve: AppAPI marks an init that
+		// takes longer than init_timeout (40 minutes by default) as timed
+		// out, and a large instance cannot scan every file in that time. The
+		// first full scan runs on enable instead (after the webhooks are
+		// registered, so no change falls between them), its progress in the
+		// status; every re-enable scans again for changes made meanwhile.
 		OnEnable:    func(context.Context) error { m.Scanner.Request(""); return nil },
 		SearchRules: m.Search.Rules(),
 	})

@@ -44,8 +44,11 @@ type Server struct {
 	HeartbeatInterval time.Duration
 	// HeartbeatAttempts is how many heartbeats AppAPI tries; default 600.
 	HeartbeatAttempts int
-	// InitTimeout is how long Install waits for init progress 100; default
-	// 40 minutes (app config app_api/init_timeout).
+	// InitTimeout is AppAPI's init_timeout (app config app_api/init_timeout,
+	// default 40 minutes): an init that has not reached 100 by then gets
+	// status.error "initialization timed out", which ends Install with an
+	// error; the app stays enabled, and a 100 reported later still
+	// enables it (install.go armInitTimeoutLocked).
 	InitTimeout time.Duration
 	// InitRequestTimeout bounds POST /init; default 30s (Nextcloud's client default).
 	InitRequestTimeout time.Duration
