@@ -43,6 +43,12 @@ const publishTimeout = 2 * time.Second
 // happened (the event fires before it).
 const deleteGrace = 3 * time.Second
 
+// DeliveryRecorder hears of each webhook the app took: the event's time
+// (whole seconds, as the envelope has it) and when it arrived.
+type DeliveryRecorder interface {
+	Delivered(event, arrived time.Time)
+}
+
 // webhookEnvelope is what webhook_listeners sends (protocol §6.2, §6.3).
 type webhookEnvelope struct {
 	Event *struct {
@@ -76,6 +82,7 @@ type webhookResponse struct {
 // still. Neither decides anything: each job belongs to the owner named by
 // the node's path, and the pipeline re-reads the file as that owner.
 func (s *Server) handleWebhook(c echo.Context) error {
+	arrived := time.Now()
 	body, err := io.ReadAll(c.Request().Body)
 	if err != nil {
 		return err // the body limit gives 413
@@ -84,7 +91,7 @@ func (s *Server) handleWebhook(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	jobs, err := webhookJobs(env, time.Now())
+	jobs, err := webhookJobs(env, arrived)
 	if err != nil {
 		return err
 	}
@@ -98,6 +105,9 @@ func (s *Server) handleWebhook(c echo.Context) error {
 	if s.observer != nil {
 		fe, _ := hs.FileEventByClass(env.Event.Class)
 		s.observer.WebhookReceived(fe.Name)
+	}
+	if s.live != nil && env.Time > 0 {
+		s.live.Delivered(time.Unix(env.Time, 0), arrived)
 	}
 	return c.JSON(http.StatusOK, webhookResponse{Queued: len(jobs)})
 }

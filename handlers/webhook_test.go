@@ -5,9 +5,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/handlers"
 )
 
 func TestWebhookJobs(t *testing.T) {
@@ -142,5 +144,34 @@ func TestWebhookBadInput(t *testing.T) {
 	rec := do(h, httptest.NewRequest(http.MethodPost, "/webhook", strings.NewReader(`{}`)))
 	if rec.Code != http.StatusUnauthorized {
 		t.Errorf("unsigned webhook = %d, want 401", rec.Code)
+	}
+}
+
+// recorder is a DeliveryRecorder.
+type recorder struct{ event, arrived []time.Time }
+
+func (r *recorder) Delivered(event, arrived time.Time) {
+	r.event, r.arrived = append(r.event, event), append(r.arrived, arrived)
+}
+
+// TestWebhookDelayRecorded: each accepted delivery reports its event's
+// time and its arrival, for the delay figures of the status; a refused
+// one reports nothing.
+func TestWebhookDelayRecorded(t *testing.T) {
+	rec := &recorder{}
+	s, err := handlers.New(handlers.Deps{AppID: testAppID, AppSecret: testSecret, Lifecycle: &fakeLifecycle{}, Status: fakeStatus{},
+		Publish: &fakeQueue{}, Operator: &fakeOperator{}, Assets: fstest.MapFS{}, Live: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler()
+	body := `{"event":{"class":"OCP\\Files\\Events\\Node\\NodeWrittenEvent","node":{"id":4,"path":"/alice/files/a.md"}},"user":{"uid":"alice"},"time":1700100000}`
+	before := time.Now()
+	if w := do(h, signed(httptest.NewRequest(http.MethodPost, "/webhook", strings.NewReader(body)), "alice")); w.Code != 200 {
+		t.Fatalf("POST /webhook = %d %s", w.Code, w.Body.String())
+	}
+	_ = do(h, signed(httptest.NewRequest(http.MethodPost, "/webhook", strings.NewReader(`{"event":{}}`)), "alice"))
+	if len(rec.event) != 1 || !rec.event[0].Equal(time.Unix(1700100000, 0)) || rec.arrived[0].Before(before) {
+		t.Errorf("recorded events %v arrived %v; want one at 1700100000", rec.event, rec.arrived)
 	}
 }

@@ -84,6 +84,7 @@ type Main struct {
 	opsServer   *http.Server // METRICS_ADDR
 	opsListener net.Listener
 	cancel      context.CancelFunc
+	live        indexing.Live            // whether webhooks are registered, and their delays
 	users       *nextcloud.UserDirectory // who Nextcloud has, for tokens and pipelines
 	reach       *indexing.Reach          // who a new file reaches through shared folders
 	group       errgroup.Group           // the components (see goComponent)
@@ -191,6 +192,7 @@ func (m *Main) Run(ctx context.Context) error {
 		// status; every re-enable scans again for changes made meanwhile.
 		OnEnable:    func(context.Context) error { m.Scanner.Request(""); return nil },
 		SearchRules: m.Search.Rules(),
+		Live:        &m.live,
 	})
 	mcpDeps, err := m.mcpDeps(ctx)
 	if err != nil {
@@ -207,12 +209,17 @@ func (m *Main) Run(ctx context.Context) error {
 		MCP:      mcpDeps,
 		Operator: &indexing.Control{Scanner: m.Scanner, States: m.Queue.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},
 		Observer: m.Metrics,
+		Live:     &m.live,
 		Ops:      m.ops(),
 	})
 	if err != nil {
 		return err
 	}
 	m.startWorkers(ctx)
+	m.goComponent(ctx, "webhook check", func(ctx context.Context) error {
+		m.Lifecycle.WatchLive(ctx, liveCheckInterval)
+		return nil
+	})
 	if err := m.listenOps(); err != nil {
 		return err
 	}
@@ -222,6 +229,10 @@ func (m *Main) Run(ctx context.Context) error {
 	m.started.Store(true)
 	return nil
 }
+
+// liveCheckInterval is how often the app checks that its webhooks are
+// registered and webhook_listeners is enabled (for the status's "live").
+const liveCheckInterval = 10 * time.Minute
 
 // openQueue starts the embedded NATS server (unless NATS_URL is set),
 // connects, and opens the work queue.
@@ -397,7 +408,7 @@ func (m *Main) buildPipeline(e *Engine) {
 	}
 	e.Reporter = &indexing.Reporter{
 		Version: cfg.AppVersion, States: m.Queue.States(), Pending: m.Queue.Pending,
-		Scanner: m.Scanner, Pipeline: e.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin,
+		Scanner: m.Scanner, Pipeline: e.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin, Live: m.live.Status,
 	}
 	if e.Embedder != nil {
 		e.Reporter.Embedders = e.embedderHosts

@@ -20,6 +20,7 @@ type webhookState struct {
 	queue      []webhookJob
 	deliveries []WebhookDelivery
 	paused     bool
+	appOff     bool // webhook_listeners is disabled (SetWebhookListenersEnabled)
 	dropNext   int
 	delay      time.Duration
 	timer      *time.Timer // the pending cron run, nil when none
@@ -95,8 +96,8 @@ type webhookUserJSON struct {
 func (s *Server) queueWebhooks(ev Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return
+	if s.closed || s.hooks.webhooks.appOff {
+		return // a disabled app's listeners are not registered
 	}
 	if !s.listenedEventsLocked(s.bootUserLocked(ev.User))[ev.Class] {
 		// Application::boot registered no listener for this class in this
@@ -155,7 +156,7 @@ func (s *Server) envelopeLocked(ev Event) *webhookEnvelope {
 // scheduleCronLocked arms the simulated cron if jobs wait and it is idle.
 func (s *Server) scheduleCronLocked() {
 	wh := &s.hooks.webhooks
-	if s.closed || wh.paused || wh.timer != nil || len(wh.queue) == 0 {
+	if s.closed || wh.paused || wh.appOff || wh.timer != nil || len(wh.queue) == 0 {
 		return
 	}
 	d := s.webhookInterval()
