@@ -108,6 +108,7 @@ type Lifecycle struct {
 	onEnable    func(ctx context.Context) error
 	onDisable   func(ctx context.Context) error
 	rules       hs.SearchRules
+	mcpURL      string
 	live        LiveReporter
 	logger      *slog.Logger
 	ctx         context.Context // bounds background work; from Main
@@ -145,6 +146,8 @@ type Options struct {
 	// checks, choices and defaults follow the server's; the zero value
 	// means hs.DefaultSearchRules().
 	SearchRules hs.SearchRules
+	// MCPURL is PanelInfo.MCPURL.
+	MCPURL string
 	// Live, if non-nil, hears whether the webhooks are registered: on
 	// enable and disable, and on every CheckLive.
 	Live   LiveReporter
@@ -158,6 +161,11 @@ type PanelInfo struct {
 	Version     string         `json:"version"`
 	DisplayName string         `json:"display_name"`
 	SearchRules hs.SearchRules `json:"search_rules"`
+	// MCPURL is the MCP endpoint to give assistants: through AppAPI's
+	// proxy, in the /index.php form, which works whether or not the
+	// instance has pretty URLs and is the resource the OAuth metadata
+	// names ("" when not configured).
+	MCPURL string `json:"mcp_url,omitempty"`
 }
 
 // New returns a Lifecycle whose background work ends when ctx is done.
@@ -167,7 +175,7 @@ func New(ctx context.Context, nc Nextcloud, o Options) *Lifecycle {
 	}
 	return &Lifecycle{nc: nc, appID: o.AppID, version: o.Version, displayName: o.DisplayName, steps: o.Steps,
 		forms: o.SettingsForms, actions: o.FileActions, onEnable: o.OnEnable, onDisable: o.OnDisable, rules: o.SearchRules.OrDefault(),
-		live: o.Live, logger: o.Logger, ctx: ctx}
+		mcpURL: o.MCPURL, live: o.Live, logger: o.Logger, ctx: ctx}
 }
 
 // StartInit runs the init steps in the background, reporting progress to
@@ -391,7 +399,7 @@ func (l *Lifecycle) SetSearchRules(ctx context.Context, rules hs.SearchRules) er
 // postState registers the panel's initial state (PanelInfo) unless
 // Nextcloud holds exactly it. Callers hold stateMu.
 func (l *Lifecycle) postState(ctx context.Context) error {
-	info := PanelInfo{AppID: l.appID, Version: l.version, DisplayName: l.displayName, SearchRules: l.rules}
+	info := PanelInfo{AppID: l.appID, Version: l.version, DisplayName: l.displayName, SearchRules: l.rules, MCPURL: l.mcpURL}
 	raw, err := json.Marshal(info)
 	if err != nil {
 		return fmt.Errorf("register initial state: %w", err)

@@ -192,6 +192,7 @@ func (m *Main) Run(ctx context.Context) error {
 		// status; every re-enable scans again for changes made meanwhile.
 		OnEnable:    func(context.Context) error { m.Scanner.Request(""); return nil },
 		SearchRules: m.Search.Rules(),
+		MCPURL:      cfg.MCPURL(),
 		Live:        &m.live,
 	})
 	mcpDeps, err := m.mcpDeps(ctx)

@@ -258,3 +258,28 @@ func TestCachedWebhookEventsCoveredByScan(t *testing.T) {
 		t.Errorf("indexed text = %q", text(ix.points))
 	}
 }
+
+// TestGoneNodeIDForms: a deleted node and a rename's source may arrive
+// with or without their id (ncsim.GoneIDs); the indexing story holds with
+// neither and with both carrying it (the default, deletes with and rename
+// sources without, runs in TestStoriesOnEveryVersion).
+func TestGoneNodeIDForms(t *testing.T) {
+	for name, mode := range map[string]ncsim.GoneIDs{"none": ncsim.GoneIDsNone, "all": ncsim.GoneIDsAll} {
+		t.Run(name, func(t *testing.T) {
+			_, o := withOllama(t)
+			o.setup = func(sim *ncsim.Server) { sim.GoneNodeIDs = mode }
+			env := newTestEnv(t, o)
+			await(t, "the scan started by enabling to end", 30*time.Second, env.Main.Scanner.Idle)
+			indexingStory(t, env)
+			withID := false
+			for _, ev := range env.Sim.Events() {
+				if ev.Class == ncsim.NodeDeletedEvent && ev.Node.ID != 0 || ev.Class == ncsim.NodeRenamedEvent && ev.Source.ID != 0 {
+					withID = true
+				}
+			}
+			if withID != (mode == ncsim.GoneIDsAll) {
+				t.Errorf("mode %s: gone nodes with an id: %v", name, withID)
+			}
+		})
+	}
+}
