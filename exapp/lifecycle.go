@@ -139,7 +139,7 @@ type Options struct {
 	SettingsForms []nextcloud.SettingsForm
 	FileActions   []nextcloud.FileAction
 	// OnEnable, if non-nil, runs after the registrations on enable
-	// (for example to start the initial scan); OnDisable before removal.
+	// (for example to start the first full scan); OnDisable before removal.
 	OnEnable  func(ctx context.Context) error
 	OnDisable func(ctx context.Context) error
 	// SearchRules go to the panel in its initial state (PanelInfo), so its
