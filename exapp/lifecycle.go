@@ -284,8 +284,8 @@ func (l *Lifecycle) SetEnabled(ctx context.Context, enabled bool) error {
 	if err := l.registerWebhooks(ctx); err != nil {
 		if errors.Is(err, nextcloud.ErrWebhookListenersDisabled) {
 			l.setLive(false, hs.LiveWebhookListenersDisabled, reasonListenersOff)
-			return fmt.Errorf("the Nextcloud app webhook_listeners is disabled, and Hybrid Search needs it to hear of file changes: "+
-				"run occ app:enable webhook_listeners, then enable Hybrid Search again (%w)", err)
+			return &causedError{msg: "the Nextcloud app webhook_listeners is disabled, and Hybrid Search needs it to hear of file changes: " +
+				"run occ app:enable webhook_listeners, then enable Hybrid Search again", err: err}
 		}
 		l.setLive(false, hs.LiveRegistrationFailed, "Registering the app's webhooks failed: "+hs.ErrorMessage(err))
 		return err
@@ -524,3 +524,13 @@ func (l *Lifecycle) WatchLive(ctx context.Context, every time.Duration) {
 		}
 	}
 }
+
+// causedError is an error whose text is msg alone (AppAPI logs it as the
+// reason /enabled failed) and whose cause is err.
+type causedError struct {
+	msg string
+	err error
+}
+
+func (e *causedError) Error() string { return e.msg }
+func (e *causedError) Unwrap() error { return e.err }
