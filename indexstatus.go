@@ -26,7 +26,44 @@ type IndexStatus struct {
 	Components map[string]ComponentStatus `json:"components"`
 	// Embedders lists each embedding host's health, for admins.
 	Embedders []HostHealth `json:"embedders,omitempty"`
+	// Live is whether file changes arrive as webhooks, and how late; nil
+	// until the app knows.
+	Live *LiveStatus `json:"live,omitempty"`
 }
+
+// LiveStatus tells whether live updates (Nextcloud's webhooks) are on and
+// how long deliveries take: Nextcloud runs them as background jobs, so
+// with the default AJAX cron they wait for page loads.
+type LiveStatus struct {
+	// Enabled is set while the app's webhooks are registered in Nextcloud.
+	// Off, changes are found only by the reconciliation scan.
+	Enabled bool `json:"enabled"`
+	// ReasonCode says why live updates are off (one of the Live* codes);
+	// Reason says it in words, with the fix.
+	ReasonCode string `json:"reason_code,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	// DeliveriesLastHour counts the webhooks that arrived in the last hour;
+	// the delays are between an event's time and its arrival, over them.
+	DeliveriesLastHour int     `json:"deliveries_last_hour"`
+	DelayP50Seconds    float64 `json:"delay_p50_seconds"`
+	DelayP95Seconds    float64 `json:"delay_p95_seconds"`
+}
+
+// The reason codes of LiveStatus.
+const (
+	// LiveWebhookListenersDisabled: the Nextcloud app webhook_listeners is
+	// disabled; the fix is occ app:enable webhook_listeners.
+	LiveWebhookListenersDisabled = "webhook_listeners_disabled"
+	// LiveAppDisabled: AppAPI has this app disabled, which removes its
+	// webhooks.
+	LiveAppDisabled = "app_disabled"
+	// LiveWebhooksMissing: the app is enabled but some of its webhooks are
+	// not registered (deleted by hand, say); enabling the app again
+	// registers them.
+	LiveWebhooksMissing = "webhooks_missing"
+	// LiveRegistrationFailed: registering the webhooks failed otherwise.
+	LiveRegistrationFailed = "registration_failed"
+)
 
 // FileCounts counts a user's files by index status.
 type FileCounts struct {
@@ -64,9 +101,17 @@ type QueueStatus struct {
 	Error        string `json:"error,omitempty"`
 }
 
-// ScanProgress is how far the reconciliation scan has come.
+// ScanProgress is how far the reconciliation scan has come. Admins see
+// every field. Other users see the scan only while the first full scan
+// runs (Initial), with Running, Started and Initial set and the
+// instance's figures (users, files) left zero.
 type ScanProgress struct {
-	Running      bool      `json:"running"`
+	Running bool `json:"running"`
+	// Initial marks the first full scan of a new index: the index held no
+	// file when it started. After install it runs once the app is enabled
+	// (the app reports init done as soon as it can serve), so until it
+	// ends search finds only part of the files.
+	Initial      bool      `json:"initial,omitempty"`
 	Started      time.Time `json:"started,omitzero"`
 	Finished     time.Time `json:"finished,omitzero"`
 	UsersTotal   int       `json:"users_total"`

@@ -111,7 +111,7 @@ func TestAuthorizationLeavesNoTrace(t *testing.T) {
 		signed(httptestRequest(http.MethodGet, "/api/status", basic), "alice"),
 		signed(httptestRequest(http.MethodGet, "/api/search?q=zebracorn", bearerPW), "alice"),
 		signed(httptestRequest(http.MethodGet, "/api/no-such-route", basic), "alice"),
-		signed(httptestRequest(http.MethodPost, "/api/webhook", basic), ""),
+		signed(httptestRequest(http.MethodPost, "/webhook", basic), "alice"),
 		signed(httptestRequest(http.MethodGet, "/api/tokens", bearerPW), "alice"),
 		httptestRequest(http.MethodGet, "/.well-known/oauth-protected-resource/mcp", bearerPW),
 	}

@@ -153,7 +153,7 @@ func newRequestID() string {
 func (s *Server) observeWebhook(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		err := next(c)
-		if err == nil || s.observer == nil || c.Path() != "/api/webhook" {
+		if err == nil || s.observer == nil || c.Path() != WebhookPath {
 			return err
 		}
 		reason := hs.ErrorKind(err)

@@ -106,7 +106,7 @@ func TestInfoXMLRoutesCoverServedRoutes(t *testing.T) {
 	}
 	e := echo.New()
 	s.Register(e)
-	direct := map[string]bool{"/heartbeat": true, "/init": true, "/enabled": true}
+	direct := map[string]bool{"/heartbeat": true, "/init": true, "/enabled": true, handlers.WebhookPath: true}
 	checked := 0
 	for _, r := range e.Routes() {
 		if direct[r.Path] || r.Method == echo.RouteNotFound || strings.HasSuffix(r.Path, "/*") && r.Name == "" {
@@ -119,7 +119,7 @@ func TestInfoXMLRoutesCoverServedRoutes(t *testing.T) {
 				t.Errorf("%s /%s (generation %d) is served but no info.xml route lets the proxy reach it", r.Method, path, gen)
 				continue
 			}
-			if strings.HasPrefix(path, "api/") && path != "api/webhook" && m.AccessLevel != "USER" {
+			if strings.HasPrefix(path, "api/") && m.AccessLevel != "USER" {
 				t.Errorf("%s /%s: access level %s, want USER", r.Method, path, m.AccessLevel)
 			}
 		}
@@ -129,11 +129,18 @@ func TestInfoXMLRoutesCoverServedRoutes(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("no proxied routes found")
 	}
-	// The webhook route is admin-only through the proxy (the handler also
-	// requires the empty AppAPI user), and is matched before api/.
+	// The webhook path matches no route in any generation, for any verb:
+	// the proxy and HaRP forward nobody's request to it, so every signed
+	// request there is AppAPI's own delivery (handlers.WebhookPath). Each
+	// verb is checked, as HaRP ignores verbs.
+	hook := strings.TrimPrefix(handlers.WebhookPath, "/")
 	for _, gen := range []int{matchLegacy, matchBare, matchCanonical, matchHaRP} {
-		if m := matchRoute(t, routes, "POST", "api/webhook", gen); m == nil || m.AccessLevel != "ADMIN" {
-			t.Errorf("api/webhook must match an ADMIN route first (generation %d), got %+v", gen, m)
+		for _, verb := range []string{"GET", "POST", "PUT", "DELETE"} {
+			for _, p := range []string{hook, hook + "/", hook + "?x=1"} {
+				if m := matchRoute(t, routes, verb, p, gen); m != nil {
+					t.Errorf("%s %s matches route %q (generation %d): users could forge webhooks through the proxy", verb, p, m.URL, gen)
+				}
+			}
 		}
 		if m := matchRoute(t, routes, "POST", "mcp", gen); m == nil || m.AccessLevel != "PUBLIC" {
 			t.Errorf("mcp must match a PUBLIC route (generation %d), got %+v", gen, m)

@@ -44,6 +44,9 @@ type Deps struct {
 	Health func() error
 	// Observer counts webhook events (*metrics.Metrics); nil counts none.
 	Observer Observer
+	// Live hears each webhook's event time and arrival, for the delay
+	// figures of the status (*indexing.Live); nil records none.
+	Live DeliveryRecorder
 	// Ops are /metrics, /healthz and /readyz; nil leaves them out.
 	Ops *Ops
 }
@@ -67,6 +70,7 @@ type Server struct {
 	logger   *slog.Logger
 	health   func() error
 	observer Observer
+	live     DeliveryRecorder
 	ops      *Ops
 }
 
@@ -94,7 +98,7 @@ func New(d Deps) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, rules: d.Rules.OrDefault(), assets: d.Assets, logger: d.Logger, health: d.Health, observer: d.Observer, ops: d.Ops}, nil
+	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, rules: d.Rules.OrDefault(), assets: d.Assets, logger: d.Logger, health: d.Health, observer: d.Observer, live: d.Live, ops: d.Ops}, nil
 }
 
 // Handler returns the app's complete HTTP handler.
@@ -118,6 +122,11 @@ func (s *Server) Register(e *echo.Echo) {
 	e.GET("/heartbeat", s.handleHeartbeat)
 	e.POST("/init", s.handleInit, s.appAPIAuth, requireNoUser)
 	e.PUT("/enabled", s.handleEnabled, s.appAPIAuth, requireNoUser)
+	// File events from webhook_listeners, which AppAPI delivers to the app
+	// directly (exAppRequest) as the user who caused the event. No info.xml
+	// route matches this path, so neither AppAPI's proxy nor HaRP forwards
+	// anyone's request to it (webhook.go).
+	e.POST(WebhookPath, s.handleWebhook, s.appAPIAuth)
 
 	// JSON API (through the AppAPI proxy, as the logged-in user).
 	api := e.Group("/api", s.appAPIAuth)
@@ -128,7 +137,6 @@ func (s *Server) Register(e *echo.Echo) {
 	api.GET("/viz", s.handleViz)
 	api.GET("/similar", s.handleSimilar)
 	api.POST("/files/similar", s.handleFileActionSimilar)
-	api.POST("/webhook", s.handleWebhook, requireNoUser)
 	api.POST("/scan", s.handleScan)
 	api.POST("/retry", s.handleRetry)
 

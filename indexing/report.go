@@ -28,6 +28,9 @@ type Reporter struct {
 	// IsAdmin, if non-nil, decides who may ask for every user's status and
 	// who sees the instance's figures; nil means nobody.
 	IsAdmin func(ctx context.Context, user hs.UserID) (bool, error)
+	// Live, if non-nil, reports whether file changes arrive as webhooks
+	// (*Live.Status); every user sees it.
+	Live func() *hs.LiveStatus
 
 	mu     sync.Mutex
 	sample struct {
@@ -69,12 +72,22 @@ func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (hs.Ind
 		}
 	}
 	rep.Version, rep.User = r.Version, user
+	if r.Live != nil {
+		rep.Live = r.Live()
+	}
 	rep.Components, rep.Embedders = r.health(ctx)
 	emb, ok := rep.Components["embedder"]
 	embedderDown := ok && !emb.OK
 	if !admin {
 		rep.Queue = hs.QueueStatus{Pending: rep.Files.Pending}
 		rep.Embedders = nil
+		if r.Scanner != nil {
+			// While the first full scan runs, a user's own counts cannot
+			// tell how much is still to come: say that it runs.
+			if p := r.Scanner.Progress(); p.Running && p.Initial {
+				rep.Scan = &hs.ScanProgress{Running: true, Initial: true, Started: p.Started}
+			}
+		}
 		pause(&rep.Queue, embedderDown)
 		redactReport(&rep)
 		finish(&rep)

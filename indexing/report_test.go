@@ -177,3 +177,22 @@ func TestStatusProgressAndHealth(t *testing.T) {
 		t.Errorf("empty index: progress %v, healthy %v, %v; want 1, true", empty.Progress, empty.Healthy, err)
 	}
 }
+
+// TestStatusLive: every user, admin or not, sees whether live updates are
+// on and why not.
+func TestStatusLive(t *testing.T) {
+	live := &indexing.Live{}
+	r := &indexing.Reporter{States: newStates(), Live: live.Status, IsAdmin: func(_ context.Context, u hs.UserID) (bool, error) { return u == "admin", nil }}
+	for _, u := range []hs.UserID{"admin", "alice"} {
+		if rep, err := r.Status(t.Context(), u, false); err != nil || rep.Live != nil {
+			t.Errorf("%s before the lifecycle knows: %+v, %v; want no live field", u, rep.Live, err)
+		}
+	}
+	live.SetLive(false, hs.LiveWebhookListenersDisabled, "run occ app:enable webhook_listeners")
+	for _, u := range []hs.UserID{"admin", "alice"} {
+		rep, err := r.Status(t.Context(), u, false)
+		if err != nil || rep.Live == nil || rep.Live.Enabled || rep.Live.ReasonCode != hs.LiveWebhookListenersDisabled {
+			t.Errorf("%s: %+v, %v", u, rep.Live, err)
+		}
+	}
+}

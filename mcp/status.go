@@ -57,7 +57,17 @@ func renderStatus(st hs.IndexStatus) string {
 		b.WriteString(".\n")
 	}
 	if st.Scan != nil && st.Scan.Running {
-		b.WriteString("A reconciliation scan is running.\n")
+		if st.Scan.Initial {
+			b.WriteString("The first full scan of every user's files is running: search finds only part of them until it ends.\n")
+		} else {
+			b.WriteString("A reconciliation scan is running.\n")
+		}
+	}
+	if l := st.Live; l != nil && !l.Enabled {
+		fmt.Fprintf(&b, "Live updates are off: %s\n", l.Reason)
+	} else if l != nil && l.DeliveriesLastHour > 0 {
+		fmt.Fprintf(&b, "Live updates are on: %d changes arrived in the last hour, typically %s after they were made (95%% within %s).\n",
+			l.DeliveriesLastHour, secs(l.DelayP50Seconds), secs(l.DelayP95Seconds))
 	}
 	components := map[string]hs.ComponentStatus{} // the queue's error reads as one more
 	maps.Copy(components, st.Components)
@@ -94,4 +104,9 @@ func renderStatus(st hs.IndexStatus) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// secs prints seconds as a duration ("2s", "1m30s").
+func secs(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
 }

@@ -2,7 +2,9 @@ package nextcloud_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/hybrid-search/hybridsearch"
@@ -106,4 +108,27 @@ func TestDeleteWebhooksByApp(t *testing.T) {
 	}
 	_, err = e.c.DeleteWebhooksByApp(ctx, "")
 	wantKind(t, "DeleteWebhooksByApp(\"\")", err, hybridsearch.EINVALID)
+}
+
+// TestWebhookListenersDisabled: with webhook_listeners disabled its API
+// does not exist (OCS 998, HTTP 404 on v2, an XML body whatever Accept
+// says). Listing, creating and deleting by app then fail with
+// ErrWebhookListenersDisabled, whose text names the fix.
+func TestWebhookListenersDisabled(t *testing.T) {
+	e := newEnv(t)
+	e.needSim(t).SetWebhookListenersEnabled(false)
+	ctx := context.Background()
+	_, errList := e.c.ListWebhooks(ctx, "")
+	_, errCreate := e.c.CreateWebhook(ctx, nextcloud.WebhookSpec{URI: "/webhook", Event: nodeWritten})
+	_, errDelete := e.c.DeleteWebhooksByApp(ctx, e.c.AppID)
+	for name, err := range map[string]error{"list": errList, "create": errCreate, "delete by app": errDelete} {
+		if !errors.Is(err, nextcloud.ErrWebhookListenersDisabled) || !strings.Contains(err.Error(), "occ app:enable webhook_listeners") {
+			t.Errorf("%s: %v, want ErrWebhookListenersDisabled naming the fix", name, err)
+		}
+	}
+	// A missing webhook is still just missing.
+	e.needSim(t).SetWebhookListenersEnabled(true)
+	if err := e.c.DeleteWebhook(ctx, 99999); errors.Is(err, nextcloud.ErrWebhookListenersDisabled) || hybridsearch.ErrorKind(err) != hybridsearch.ENOTFOUND {
+		t.Errorf("delete of a missing webhook: %v", err)
+	}
 }

@@ -84,6 +84,7 @@ type Main struct {
 	opsServer   *http.Server // METRICS_ADDR
 	opsListener net.Listener
 	cancel      context.CancelFunc
+	live        indexing.Live            // whether webhooks are registered, and their delays
 	users       *nextcloud.UserDirectory // who Nextcloud has, for tokens and pipelines
 	reach       *indexing.Reach          // who a new file reaches through shared folders
 	group       errgroup.Group           // the components (see goComponent)
@@ -182,14 +183,17 @@ func (m *Main) Run(ctx context.Context) error {
 				defer e.release()
 				return e.Store.Health(ctx)
 			}},
-			{Name: "initial scan", Run: func(ctx context.Context, report func(float64)) error {
-				return m.Scanner.ScanAll(ctx, report)
-			}},
 		},
-		// On enable (after init, and on every re-enable) scan again: changes
-		// between the initial scan and the webhook registration are caught.
+		// Init reports 100 once the app can serve: AppAPI marks an init that
+		// takes longer than init_timeout (40 minutes by default) as timed
+		// out, and a large instance cannot scan every file in that time. The
+		// first full scan runs on enable instead (after the webhooks are
+		// registered, so no change falls between them), its progress in the
+		// status; every re-enable scans again for changes made meanwhile.
 		OnEnable:    func(context.Context) error { m.Scanner.Request(""); return nil },
 		SearchRules: m.Search.Rules(),
+		MCPURL:      cfg.MCPURL(),
+		Live:        &m.live,
 	})
 	mcpDeps, err := m.mcpDeps(ctx)
 	if err != nil {
@@ -206,12 +210,17 @@ func (m *Main) Run(ctx context.Context) error {
 		MCP:      mcpDeps,
 		Operator: &indexing.Control{Scanner: m.Scanner, States: m.Queue.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},
 		Observer: m.Metrics,
+		Live:     &m.live,
 		Ops:      m.ops(),
 	})
 	if err != nil {
 		return err
 	}
 	m.startWorkers(ctx)
+	m.goComponent(ctx, "webhook check", func(ctx context.Context) error {
+		m.Lifecycle.WatchLive(ctx, liveCheckInterval)
+		return nil
+	})
 	if err := m.listenOps(); err != nil {
 		return err
 	}
@@ -221,6 +230,10 @@ func (m *Main) Run(ctx context.Context) error {
 	m.started.Store(true)
 	return nil
 }
+
+// liveCheckInterval is how often the app checks that its webhooks are
+// registered and webhook_listeners is enabled (for the status's "live").
+const liveCheckInterval = 10 * time.Minute
 
 // openQueue starts the embedded NATS server (unless NATS_URL is set),
 // connects, and opens the work queue.
@@ -396,7 +409,7 @@ func (m *Main) buildPipeline(e *Engine) {
 	}
 	e.Reporter = &indexing.Reporter{
 		Version: cfg.AppVersion, States: m.Queue.States(), Pending: m.Queue.Pending,
-		Scanner: m.Scanner, Pipeline: e.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin,
+		Scanner: m.Scanner, Pipeline: e.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin, Live: m.live.Status,
 	}
 	if e.Embedder != nil {
 		e.Reporter.Embedders = e.embedderHosts

@@ -153,7 +153,7 @@ func BenchmarkChangeToSearchable(b *testing.B) {
 }
 
 func postWebhook(tb testing.TB, env *testEnv, body string) {
-	req, _ := http.NewRequest(http.MethodPost, env.appURL()+"/api/webhook", strings.NewReader(body))
+	req, _ := http.NewRequest(http.MethodPost, env.appURL()+"/webhook", strings.NewReader(body))
 	req.Header.Set("EX-APP-ID", "hybrid_search")
 	req.Header.Set("EX-APP-VERSION", "0.1.0")
 	req.Header.Set("AUTHORIZATION-APP-API", base64.StdEncoding.EncodeToString([]byte(":"+env.Main.Config.AppSecret)))
@@ -204,7 +204,7 @@ func BenchmarkWebhookIntake(b *testing.B) {
 		for pb.Next() {
 			id := next.Add(1)
 			body := fmt.Sprintf(`{"event":{"class":"OCP\\Files\\Events\\Node\\NodeWrittenEvent","node":{"id":%d,"path":"/alice/files/f%d.md"}},"user":{"uid":"alice"},"time":%d}`, id, id, time.Now().Unix())
-			req, _ := http.NewRequest(http.MethodPost, "/api/webhook", strings.NewReader(body))
+			req, _ := http.NewRequest(http.MethodPost, "/webhook", strings.NewReader(body))
 			req.Header.Set("EX-APP-ID", "hybrid_search")
 			req.Header.Set("EX-APP-VERSION", "0.1.0")
 			req.Header.Set("AUTHORIZATION-APP-API", auth)

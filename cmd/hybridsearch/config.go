@@ -160,7 +160,7 @@ var envVars = []envVar{
 		return nil
 	}},
 	{"QDRANT_API_KEY", "", false, "the Qdrant API key, if any", setString(func(c *Config) *string { return &c.QdrantAPIKey })},
-	{"OLLAMA_HOST", "http://127.0.0.1:11434", false, "comma-separated Ollama base URLs, used together; \"off\" indexes without embeddings (keyword and fuzzy search only)", func(c *Config, v string) error {
+	{"OLLAMA_HOST", "http://127.0.0.1:11434", false, "comma-separated Ollama base URLs, used together (in the ExApp container 127.0.0.1 is the container itself: use the host's address or an ollama container's name); \"off\" indexes without embeddings (keyword and fuzzy search only)", func(c *Config, v string) error {
 		c.OllamaHosts = nil
 		if strings.EqualFold(v, "off") || strings.EqualFold(v, "none") {
 			return nil

@@ -78,6 +78,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	dir := fl.String("dir", "", "folder to load into alice's files instead of the bundled sample")
 	dataDir := fl.String("data", "", "state directory (index, queue); default a fresh temporary one")
 	version := fl.String("nextcloud-version", ncsim.DefaultVersion, "Nextcloud release to simulate: "+strings.Join(ncsim.Versions, ", ")+" (or a full release such as 32.0.9)")
+	pretty := fl.Bool("pretty-urls", false, "simulate Nextcloud's pretty URLs (links without /index.php, as the official Docker image has them)")
 	fl.Usage = func() {
 		fmt.Fprint(stderr, demoUsage)
 		fl.PrintDefaults()
@@ -112,7 +113,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	if err := os.MkdirAll(*dataDir, 0o700); err != nil {
 		return fmt.Errorf("demo: data directory: %w", err)
 	}
-	sim, simURL, stopSim, err := startSimulator(*addr, *version, logger)
+	sim, simURL, stopSim, err := startSimulator(*addr, *version, *pretty, logger)
 	if err != nil {
 		return err
 	}
@@ -154,7 +155,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	info := readyInfo{
 		NextcloudURL: simURL,
-		PanelURL:     appapi.EmbeddedURL(simURL, m.Config.AppID, exapp.MenuName),
+		PanelURL:     panelURL(simURL, m.Config.AppID, *pretty),
 		MCPURL:       appapi.ProxyURL(simURL, m.Config.AppID) + "/mcp",
 		MCPDirectURL: m.DirectMCPURL(),
 		Users: []demoUser{
@@ -177,8 +178,8 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 }
 
 // startSimulator serves a fresh simulator of Nextcloud version on addr.
-func startSimulator(addr, version string, logger *slog.Logger) (*ncsim.Server, string, func(), error) {
-	sim := &ncsim.Server{NextcloudVersion: version, Logf: func(format string, args ...any) {
+func startSimulator(addr, version string, pretty bool, logger *slog.Logger) (*ncsim.Server, string, func(), error) {
+	sim := &ncsim.Server{NextcloudVersion: version, PrettyURLs: pretty, Logf: func(format string, args ...any) {
 		logger.Debug(fmt.Sprintf(format, args...), "component", "ncsim")
 	}}
 	simURL, err := sim.Start(addr)
@@ -186,6 +187,15 @@ func startSimulator(addr, version string, logger *slog.Logger) (*ncsim.Server, s
 		return nil, "", nil, fmt.Errorf("demo: simulator address %s: %w", addr, err)
 	}
 	return sim, simURL, sim.Close, nil
+}
+
+// panelURL is the app's page in the simulated Nextcloud's navigation.
+func panelURL(simURL, appID string, pretty bool) string {
+	u := appapi.EmbeddedURL(simURL, appID, exapp.MenuName)
+	if pretty {
+		u = strings.Replace(u, "/index.php/", "/", 1)
+	}
+	return u
 }
 
 // loadSample loads dir, or the bundled sample when dir is "", into uid's

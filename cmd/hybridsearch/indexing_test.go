@@ -242,7 +242,7 @@ func TestLostAndDuplicateWebhooks(t *testing.T) {
 	f := sim.PutFile("alice", "/dup.md", []byte("Duplicate deliveries: axolotl."))
 	env.awaitFile(t, "indexed", f.ID, isIndexed(f.ETag))
 	post := func(body string) {
-		req, _ := http.NewRequest(http.MethodPost, env.appURL()+"/api/webhook", strings.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, env.appURL()+"/webhook", strings.NewReader(body))
 		req.Header.Set("EX-APP-ID", "hybrid_search")
 		req.Header.Set("EX-APP-VERSION", "0.1.0")
 		req.Header.Set("AUTHORIZATION-APP-API", base64.StdEncoding.EncodeToString([]byte(":"+env.Main.Config.AppSecret)))

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/exapp"
+	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 )
 
 func TestInstallFlow(t *testing.T) {
@@ -125,11 +128,20 @@ func TestPanelThroughProxy(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &st); err != nil || st.User != "bob" || len(st.Components) == 0 {
 		t.Errorf("status = %s", body)
 	}
-	// The webhook route is not reachable by users through the proxy.
-	req, _ = http.NewRequest(http.MethodPost, env.Sim.BaseURL+"/index.php/apps/app_api/proxy/hybrid_search/api/webhook", strings.NewReader(`{}`))
-	req.SetBasicAuth("bob", env.Bob.AppPassword)
-	if resp, _ := doReq(t, req); resp.StatusCode != http.StatusNotFound {
-		t.Errorf("webhook route for a non-admin through the proxy = %d, want 404", resp.StatusCode)
+	// The webhook route is reachable by nobody through the proxy or HaRP,
+	// admins included: it takes AppAPI's signature of any user.
+	for _, u := range []*ncsim.User{&env.Bob, &env.Alice} {
+		for _, url := range []string{
+			env.Sim.BaseURL + "/index.php/apps/app_api/proxy/hybrid_search/webhook",
+			env.Sim.BaseURL + "/exapps/hybrid_search/webhook",
+			env.Sim.BaseURL + "/index.php/apps/app_api/proxy/hybrid_search/api/webhook",
+		} {
+			req, _ = http.NewRequest(http.MethodPost, url, strings.NewReader(`{}`))
+			req.SetBasicAuth(u.UID, u.AppPassword)
+			if resp, _ := doReq(t, req); resp.StatusCode != http.StatusNotFound {
+				t.Errorf("%s as %s = %d, want 404", url, u.UID, resp.StatusCode)
+			}
+		}
 	}
 }
 
@@ -152,4 +164,71 @@ func mustReq(t *testing.T, method, url string) *http.Request {
 		t.Fatal(err)
 	}
 	return req
+}
+
+// TestInitReadyBeforeTheFirstScan: AppAPI gives /init init_timeout minutes
+// (40 by default) to report 100, after which ExAppInitStatusCheckJob sets
+// "initialization timed out" (app_api lib/BackgroundJob/
+// ExAppInitStatusCheckJob.php, v32.0.0–v35.0.0beta4). A large instance
+// cannot scan every file in that time, so the app reports 100 as soon as
+// it can serve, and the first full scan runs after enable with its
+// progress in the status. Here no file tree can be read until the test
+// lets it, and the simulated timeout is 3 s.
+func TestInitReadyBeforeTheFirstScan(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(free)
+	var seeded ncsim.FileInfo
+	env := newTestEnv(t, envOptions{setup: func(sim *ncsim.Server) {
+		sim.InitTimeout = 3 * time.Second
+		seeded = sim.SeedFile("alice", "/Docs/ledger.md", []byte("# Ledger\n\nThe okapi fund."))
+		sim.OnRequest = func(r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/remote.php/dav/") && (r.Method == "PROPFIND" || r.Method == "SEARCH") {
+				<-release
+			}
+		}
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := env.Sim.Install(ctx, "hybrid_search"); err != nil {
+		t.Fatalf("install while no file tree can be read: %v", err)
+	}
+	t.Logf("init reported 100 after %s, before the first scan read a tree", time.Since(start).Round(time.Millisecond))
+	if st := env.Sim.AppStatus("hybrid_search"); !st.Enabled || st.Progress != 100 || st.Error != "" {
+		t.Fatalf("after install: %+v", st)
+	}
+	status := func(u *ncsim.User) hs.IndexStatus {
+		t.Helper()
+		resp, body := env.proxyGet(t, u, "api/status")
+		var st hs.IndexStatus
+		if resp.StatusCode != http.StatusOK || json.Unmarshal([]byte(body), &st) != nil {
+			t.Fatalf("status as %s = %d %s", u.UID, resp.StatusCode, body)
+		}
+		return st
+	}
+	var admin hs.IndexStatus
+	await(t, "the first scan to show as running", 10*time.Second, func() bool {
+		admin = status(&env.Alice)
+		return admin.Scan != nil && admin.Scan.Running
+	})
+	if s := admin.Scan; !s.Initial || s.UsersTotal != 2 || s.Started.IsZero() {
+		t.Errorf("an admin's status during the first scan: %+v, want initial over 2 users", s)
+	}
+	if s := status(&env.Bob).Scan; s == nil || !s.Running || !s.Initial || s.UsersTotal != 0 {
+		t.Errorf("a user's status during the first scan: %+v, want running and initial, without the instance's figures", s)
+	}
+	free()
+	env.awaitFile(t, "the seeded file, by the first scan", seeded.ID, isIndexed(seeded.ETag))
+	await(t, "the first scan to finish", 10*time.Second, func() bool {
+		admin = status(&env.Alice)
+		return admin.Scan != nil && !admin.Scan.Running && !admin.Scan.Finished.IsZero()
+	})
+	if s := admin.Scan; !s.Initial || s.UsersDone != 2 || s.FilesSeen == 0 {
+		t.Errorf("after the first scan: %+v", s)
+	}
+	if s := status(&env.Bob).Scan; s != nil {
+		t.Errorf("a user's status after the first scan shows the scan: %+v", s)
+	}
 }

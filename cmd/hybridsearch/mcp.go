@@ -80,7 +80,10 @@ func (m *Main) oauthServer(ctx context.Context) (*oauth.Server, error) {
 		}
 		recs[i] = r
 	}
-	var aliases []string
+	// With pretty URLs (the official Docker image) Nextcloud writes the
+	// proxy URL without /index.php, as the panel shows it; both are this
+	// MCP endpoint.
+	aliases := []string{appapi.PrettyProxyURL(m.Config.NextcloudURL, m.Config.AppID) + "/mcp"}
 	if m.Config.HaRPSharedKey != "" { // behind HaRP, clients may also use its /exapps/ URL
 		aliases = append(aliases, appapi.HaRPURL(m.Config.NextcloudURL, m.Config.AppID)+"/mcp")
 	}

@@ -85,7 +85,7 @@ func TestMetricsAndHealth(t *testing.T) {
 	if res := env.mcpCall(t, &env.Alice, "nc_semantic_search", map[string]any{"query": "okapi stripes"}); res.IsError {
 		t.Fatalf("MCP search failed: %s", toolText(res))
 	}
-	resp, err := http.Post(base+"/api/webhook", "application/json", strings.NewReader(`{}`))
+	resp, err := http.Post(base+"/webhook", "application/json", strings.NewReader(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func postWebhooks(t *testing.T, env *testEnv, n int, body func(i int) string) ti
 				if i >= n {
 					return
 				}
-				req, _ := http.NewRequest(http.MethodPost, env.appURL()+"/api/webhook", strings.NewReader(body(i)))
+				req, _ := http.NewRequest(http.MethodPost, env.appURL()+"/webhook", strings.NewReader(body(i)))
 				req.Header.Set("EX-APP-ID", "hybrid_search")
 				req.Header.Set("EX-APP-VERSION", "0.1.0")
 				req.Header.Set("AUTHORIZATION-APP-API", auth)
@@ -231,7 +231,7 @@ func TestMalformedWebhooksAreRefused(t *testing.T) {
 	}
 	auth := base64.StdEncoding.EncodeToString([]byte(":" + env.Main.Config.AppSecret))
 	send := func(body string) (int, string) {
-		req, _ := http.NewRequest(http.MethodPost, env.appURL()+"/api/webhook", strings.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, env.appURL()+"/webhook", strings.NewReader(body))
 		req.Header.Set("EX-APP-ID", "hybrid_search")
 		req.Header.Set("EX-APP-VERSION", "0.1.0")
 		req.Header.Set("AUTHORIZATION-APP-API", auth)

@@ -18,8 +18,11 @@ const statusUsage = `Usage: hybridsearch status --user UID [--all] [--json]
 
 Prints the indexing status the way GET /api/status reports it: files indexed,
 skipped, failed and waiting, chunks, the queue and its ETA ("paused" while no
-embedding host answers), the current scan, component health (each Ollama host
-for admins) and the files that could not be indexed, with reasons.
+embedding host answers), the current scan, whether live updates (Nextcloud's
+webhooks) are on, with how many arrived in the last hour and how late (p50 and
+p95 of the time from the change to its arrival), or why they are off,
+component health (each Ollama host for admins) and the files that could not be
+indexed, with reasons.
 --all shows every user's counts (the user must be a Nextcloud admin).
 
 It talks to the running app, reading APP_ID, APP_SECRET, APP_HOST and APP_PORT
@@ -89,6 +92,13 @@ func printStatus(w io.Writer, rep hs.IndexStatus) {
 		}
 		fmt.Fprintf(tw, "scan\t%s\t%d files seen\t%d queued\n", state, s.FilesSeen, s.Queued)
 	}
+	if l := rep.Live; l != nil {
+		if l.Enabled {
+			fmt.Fprintf(tw, "live updates\ton\t%d in the last hour\tdelay p50 %s p95 %s\n", l.DeliveriesLastHour, seconds(l.DelayP50Seconds), seconds(l.DelayP95Seconds))
+		} else {
+			fmt.Fprintf(tw, "live updates\tOFF (%s): %s\n", l.ReasonCode, l.Reason)
+		}
+	}
 	names := make([]string, 0, len(rep.Components))
 	for n := range rep.Components {
 		names = append(names, n)
@@ -128,6 +138,11 @@ func printStatus(w io.Writer, rep hs.IndexStatus) {
 			fmt.Fprintf(w, "  %-8s %s: %s\n", p.Status, p.Path, strings.TrimSpace(p.Error))
 		}
 	}
+}
+
+// seconds prints a number of seconds as a duration ("4s", "2m30s").
+func seconds(s float64) string {
+	return (time.Duration(s * float64(time.Second))).Round(time.Second).String()
 }
 
 const controlUsage = `Usage: hybridsearch %s --user UID [--all]

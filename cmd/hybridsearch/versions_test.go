@@ -5,12 +5,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 )
 
@@ -30,6 +32,7 @@ func TestStoriesOnEveryVersion(t *testing.T) {
 				t.Fatalf("simulated version %s, want %s", got, v)
 			}
 			installStory(t, env)
+			webdavEditStory(t, env, v)
 			indexingStory(t, env)
 			mcpStory(t, env)
 		})
@@ -51,6 +54,63 @@ func installStory(t *testing.T, env *testEnv) {
 	}
 	if !restore {
 		t.Errorf("no webhook for %s", ncsim.NodeRestoredEvent)
+	}
+}
+
+// webdavEditStory: alice saves a file over WebDAV with her app password,
+// as the desktop client does, then edits it. Nextcloud delivers each
+// webhook signed as alice (server PR #52699, in every release from 32),
+// and the edit is searchable within seconds with no scan running
+// (SCAN_INTERVAL=0, and the scan enabling starts is over). The time from
+// the edit to the first search that finds it is logged, per version.
+func webdavEditStory(t *testing.T, env *testEnv, version string) {
+	t.Helper()
+	await(t, "the scan started by enabling to end", 30*time.Second, func() bool {
+		return env.Main.Scanner.Idle() && !env.Main.Scanner.Progress().Finished.IsZero()
+	})
+	scanStarted := env.Main.Scanner.Progress().Started
+	put := func(body string) ncsim.FileInfo {
+		t.Helper()
+		url := env.Sim.BaseURL + "/remote.php/dav/files/alice/Budget%202027.md"
+		req, _ := http.NewRequest(http.MethodPut, url, strings.NewReader(body))
+		req.SetBasicAuth("alice", env.Alice.AppPassword)
+		if resp, text := doReq(t, req); resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("WebDAV PUT = %d %s", resp.StatusCode, text)
+		}
+		return env.mustStat(t, "alice", "/Budget 2027.md")
+	}
+	f := put("# Budget 2027\n\nThe first draft.")
+	env.awaitFile(t, "a file uploaded over WebDAV", f.ID, isIndexed(f.ETag))
+	found := func() bool {
+		res, _ := env.searchAs(t, &env.Alice, "algorithm=keyword&q=wombat")
+		return slices.Contains(resultIDs(res), hs.FileID(f.ID))
+	}
+	if found() {
+		t.Fatal("the search finds the file before the edit")
+	}
+	edited := time.Now()
+	f = put("# Budget 2027\n\nThe wombat line item is final.")
+	var took time.Duration
+	await(t, "the WebDAV edit to be searchable", 15*time.Second, func() bool {
+		took = time.Since(edited)
+		ix := env.lookup(t, f.ID)
+		return isIndexed(f.ETag)(ix) && found()
+	})
+	t.Logf("Nextcloud %s: WebDAV edit by alice searchable after %s (scans off; simulated cron every %s)", version, took.Round(time.Millisecond), env.Sim.WebhookInterval)
+	if p := env.Main.Scanner.Progress(); p.Running || !p.Started.Equal(scanStarted) {
+		t.Errorf("a scan ran during the story (%+v); the webhook alone must bring the edit", p)
+	}
+	users := map[string]bool{}
+	for _, d := range env.Sim.Deliveries() {
+		if strings.Contains(string(d.Body), "Budget 2027") {
+			users[d.User] = true
+			if d.Status != http.StatusOK {
+				t.Errorf("delivery %s as %q = %d %s", d.Event, d.User, d.Status, d.Err)
+			}
+		}
+	}
+	if !users["alice"] || len(users) != 1 {
+		t.Errorf("deliveries for the file were signed as %v, want alice only", users)
 	}
 }
 
@@ -196,5 +256,30 @@ func TestCachedWebhookEventsCoveredByScan(t *testing.T) {
 	ix := env.awaitFile(t, "the scan indexes the silent upload", f.ID, isIndexed(f.ETag))
 	if !strings.Contains(text(ix.points), "pangolin") {
 		t.Errorf("indexed text = %q", text(ix.points))
+	}
+}
+
+// TestGoneNodeIDForms: a deleted node and a rename's source may arrive
+// with or without their id (ncsim.GoneIDs); the indexing story holds with
+// neither and with both carrying it (the default, deletes with and rename
+// sources without, runs in TestStoriesOnEveryVersion).
+func TestGoneNodeIDForms(t *testing.T) {
+	for name, mode := range map[string]ncsim.GoneIDs{"none": ncsim.GoneIDsNone, "all": ncsim.GoneIDsAll} {
+		t.Run(name, func(t *testing.T) {
+			_, o := withOllama(t)
+			o.setup = func(sim *ncsim.Server) { sim.GoneNodeIDs = mode }
+			env := newTestEnv(t, o)
+			await(t, "the scan started by enabling to end", 30*time.Second, env.Main.Scanner.Idle)
+			indexingStory(t, env)
+			withID := false
+			for _, ev := range env.Sim.Events() {
+				if ev.Class == ncsim.NodeDeletedEvent && ev.Node.ID != 0 || ev.Class == ncsim.NodeRenamedEvent && ev.Source.ID != 0 {
+					withID = true
+				}
+			}
+			if withID != (mode == ncsim.GoneIDsAll) {
+				t.Errorf("mode %s: gone nodes with an id: %v", name, withID)
+			}
+		})
 	}
 }

@@ -158,7 +158,7 @@ func (s *Server) navEntries(uid, active string) []navEntry {
 	admin := s.isAdmin(uid)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := []navEntry{{ID: "files", Order: 0, Href: "/index.php/apps/files/", Icon: "/apps/files/img/app.svg",
+	out := []navEntry{{ID: "files", Order: 0, Href: s.link("/index.php/apps/files/"), Icon: "/apps/files/img/app.svg",
 		Type: "link", Name: "Files", App: "files", Active: active == "files"}}
 	for _, m := range s.hooks.ui.topMenus {
 		a, ok := s.apps[m.AppID]
@@ -167,10 +167,10 @@ func (s *Server) navEntries(uid, active string) []navEntry {
 		}
 		icon := "/apps/app_api/img/app.svg"
 		if m.Icon != "" {
-			icon = proxyPrefix + m.AppID + "/" + m.Icon
+			icon = s.link(proxyPrefix + m.AppID + "/" + m.Icon)
 		}
 		id := "app_api_" + m.AppID + "_" + m.Name
-		out = append(out, navEntry{ID: id, Order: len(out), Href: embeddedURL(m.AppID, m.Name), Icon: icon,
+		out = append(out, navEntry{ID: id, Order: len(out), Href: s.link(embeddedURL(m.AppID, m.Name)), Icon: icon,
 			Type: "link", Name: m.DisplayName, Active: id == active, App: "app_api"})
 	}
 	return out

@@ -71,7 +71,7 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp, cancel, err := s.callExApp(r.Context(), ref, exAppCall{
-		method: r.Method, route: proxyTarget(other, r.URL.RawQuery), uid: uid, requestID: requestID(),
+		method: r.Method, route: proxyTarget(other, phpQuery(r.URL.RawQuery)), uid: uid, requestID: requestID(),
 		header: proxyRequestHeader(r, route), host: r.Host, body: body, contentLength: int64(body.Len()),
 	})
 	if err != nil {

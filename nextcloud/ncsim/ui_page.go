@@ -157,7 +157,7 @@ func (s *Server) renderPage(w http.ResponseWriter, r *http.Request, status int, 
 	d.Nonce = randomNonce()
 	d.RequestToken = s.requestToken(uid)
 	cfg, _ := json.Marshal(map[string]any{
-		"modRewriteWorking": false, "version": s.ServerVersion + ".0", "versionstring": s.ServerVersion,
+		"modRewriteWorking": s.PrettyURLs, "version": s.ServerVersion + ".0", "versionstring": s.ServerVersion,
 		"session_lifetime": 86400, "session_keepalive": true, "enable_non-accessible_features": true,
 	})
 	d.Config = template.JS(cfg)
