@@ -364,9 +364,9 @@ func (s *Server) sleep(r *http.Request, d time.Duration) bool {
 
 // Extractive is a deterministic stand-in for a careful reader: it answers
 // the last user message's question from the numbered passages in it. A
-// passage is a block that starts with "[N]" (a line of its own or its
-// first words); the question is the text after the last "Question:", or
-// else the message's last paragraph. The answer is the passage sentence
+// passage is a block that starts with a line "[N] <title>"; its text is
+// the lines after that one. The question is the text after the last
+// "Question:", or else the message's last paragraph. The answer is the passage sentence
 // sharing the most words of four letters or more with the question,
 // followed by " [N]"; with no shared word it is NoAnswer.
 type Extractive struct {
@@ -410,6 +410,11 @@ func (e Extractive) Respond(req api.ChatRequest) string {
 		}
 		n, _ := strconv.Atoi(user[loc[2]:loc[3]])
 		body := user[loc[1]:end]
+		if nl := strings.IndexByte(body, '\n'); nl >= 0 {
+			body = body[nl+1:] // the title line is not the passage's text
+		} else {
+			body = ""
+		}
 		if qi := strings.LastIndex(body, "Question:"); qi >= 0 {
 			body = body[:qi]
 		}

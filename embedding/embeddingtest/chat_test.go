@@ -63,7 +63,7 @@ func TestChatStreams(t *testing.T) {
 	}
 
 	// Nothing in the passages: the refusal.
-	pieces, _, _ = chat(t, s, &api.ChatRequest{Model: "qwen3:0.6b", Messages: []api.Message{{Role: "user", Content: "[1] Lunch at noon.\n\nQuestion: Who wrote Hamlet?"}}})
+	pieces, _, _ = chat(t, s, &api.ChatRequest{Model: "qwen3:0.6b", Messages: []api.Message{{Role: "user", Content: "[1] Menu\nLunch at noon.\n\nQuestion: Who wrote Hamlet?"}}})
 	if got := strings.Join(pieces, ""); got != "The passages do not contain the answer." {
 		t.Errorf("no answer: %q", got)
 	}
