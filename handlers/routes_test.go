@@ -106,7 +106,7 @@ func TestInfoXMLRoutesCoverServedRoutes(t *testing.T) {
 	}
 	e := echo.New()
 	s.Register(e)
-	direct := map[string]bool{"/heartbeat": true, "/init": true, "/enabled": true, handlers.WebhookPath: true}
+	direct := map[string]bool{"/heartbeat": true, "/init": true, "/enabled": true, handlers.WebhookPath: true, "/trigger": true}
 	checked := 0
 	for _, r := range e.Routes() {
 		if direct[r.Path] || r.Method == echo.RouteNotFound || strings.HasSuffix(r.Path, "/*") && r.Name == "" {
@@ -133,12 +133,13 @@ func TestInfoXMLRoutesCoverServedRoutes(t *testing.T) {
 	// the proxy and HaRP forward nobody's request to it, so every signed
 	// request there is AppAPI's own delivery (handlers.WebhookPath). Each
 	// verb is checked, as HaRP ignores verbs.
+	// So does AppAPI's task processing trigger.
 	hook := strings.TrimPrefix(handlers.WebhookPath, "/")
 	for _, gen := range []int{matchLegacy, matchBare, matchCanonical, matchHaRP} {
 		for _, verb := range []string{"GET", "POST", "PUT", "DELETE"} {
-			for _, p := range []string{hook, hook + "/", hook + "?x=1"} {
+			for _, p := range []string{hook, hook + "/", hook + "?x=1", "trigger", "trigger?providerId=x"} {
 				if m := matchRoute(t, routes, verb, p, gen); m != nil {
-					t.Errorf("%s %s matches route %q (generation %d): users could forge webhooks through the proxy", verb, p, m.URL, gen)
+					t.Errorf("%s %s matches route %q (generation %d): users could reach an AppAPI-only path through the proxy", verb, p, m.URL, gen)
 				}
 			}
 		}

@@ -32,6 +32,11 @@ type Deps struct {
 	// DefaultSimilarPage.
 	SimilarPage string
 	Settings    SettingsSource // nil: /api/settings answers 503
+	// Ask answers questions (POST /api/ask); nil answers 404 ask_off.
+	Ask Asker
+	// Tasks hears AppAPI's task processing triggers (POST /trigger); nil
+	// answers 404.
+	Tasks TaskTrigger
 	// Rules are the search request rules (dates, limits); the zero value
 	// means hs.DefaultSearchRules(). The search service checks requests
 	// against the same rules and fills in its own defaults.
@@ -64,6 +69,8 @@ type Server struct {
 	similar  Similarity
 	simPage  string
 	settings SettingsSource
+	ask      Asker
+	tasks    TaskTrigger
 	rules    hs.SearchRules
 	mcp      *MCPDeps
 	assets   fs.FS
@@ -98,7 +105,7 @@ func New(d Deps) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, rules: d.Rules.OrDefault(), assets: d.Assets, logger: d.Logger, health: d.Health, observer: d.Observer, live: d.Live, ops: d.Ops}, nil
+	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, ask: d.Ask, tasks: d.Tasks, rules: d.Rules.OrDefault(), assets: d.Assets, logger: d.Logger, health: d.Health, observer: d.Observer, live: d.Live, ops: d.Ops}, nil
 }
 
 // Handler returns the app's complete HTTP handler.
@@ -122,6 +129,9 @@ func (s *Server) Register(e *echo.Echo) {
 	e.GET("/heartbeat", s.handleHeartbeat)
 	e.POST("/init", s.handleInit, s.appAPIAuth, requireNoUser)
 	e.PUT("/enabled", s.handleEnabled, s.appAPIAuth, requireNoUser)
+	// Task Processing: AppAPI (33+) nudges a provider when a task comes in
+	// (trigger.go). No info.xml route matches it.
+	e.POST("/trigger", s.handleTrigger, s.appAPIAuth, requireNoUser)
 	// File events from webhook_listeners, which AppAPI delivers to the app
 	// directly (exAppRequest) as the user who caused the event. No info.xml
 	// route matches this path, so neither AppAPI's proxy nor HaRP forwards
@@ -139,6 +149,7 @@ func (s *Server) Register(e *echo.Echo) {
 	api.POST("/files/similar", s.handleFileActionSimilar)
 	api.POST("/scan", s.handleScan)
 	api.POST("/retry", s.handleRetry)
+	api.POST("/ask", s.handleAsk, requireUser)
 
 	// Frontend assets loaded by the top-menu page through the proxy.
 	e.GET("/js/*", s.handleAsset, s.appAPIAuth)
