@@ -22,6 +22,8 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
+	"github.com/hybrid-search/hybridsearch/answer"
+	"github.com/hybrid-search/hybridsearch/assistant"
 	"github.com/hybrid-search/hybridsearch/embedding"
 	"github.com/hybrid-search/hybridsearch/exapp"
 	"github.com/hybrid-search/hybridsearch/frontend"
@@ -74,6 +76,10 @@ type Main struct {
 	Viz       *search.Viz
 	Tokens    *tokens.Service // bearer tokens for direct MCP access
 	Lifecycle *exapp.Lifecycle
+	// Answer answers questions from users' files and Assistant runs the
+	// Assistant's task providers (assistant.go); nil in a worker.
+	Answer    *answer.Service
+	Assistant *assistant.Service
 	Handlers  *handlers.Server
 	Metrics   *metrics.Metrics // this process's; served on /metrics
 	// Worker makes Run start a consumer-only process (hybridsearch worker).
@@ -104,6 +110,7 @@ type Main struct {
 	scanTick chan struct{}                      // the scan interval changed
 	setMu    sync.Mutex                         // serializes applySettings
 	settings atomic.Pointer[settingsState]      // the admin settings as last applied
+	chat     atomic.Pointer[chatConfig]         // the chat model in use (assistant.go)
 }
 
 // NewMain returns a Main for cfg; Run starts it.
@@ -171,6 +178,9 @@ func (m *Main) Run(ctx context.Context) error {
 		m.started.Store(true)
 		return nil
 	}
+	if err := m.startAnswers(ctx, eff); err != nil {
+		return err
+	}
 	m.Lifecycle = exapp.New(ctx, m.Nextcloud, exapp.Options{
 		AppID: cfg.AppID, Version: cfg.AppVersion, DisplayName: cfg.AppDisplayName, Logger: m.Logger,
 		SettingsForms: []nextcloud.SettingsForm{adminForm(cfg), personalForm(cfg)},
@@ -190,7 +200,17 @@ func (m *Main) Run(ctx context.Context) error {
 		// first full scan runs on enable instead (after the webhooks are
 		// registered, so no change falls between them), its progress in the
 		// status; every re-enable scans again for changes made meanwhile.
-		OnEnable:    func(context.Context) error { m.Scanner.Request(""); return nil },
+		// The Assistant's providers follow the app: registered on enable
+		// (a failure is logged; search works without them), removed on
+		// disable.
+		OnEnable: func(ctx context.Context) error {
+			m.Scanner.Request("")
+			if err := m.Assistant.Sync(ctx); err != nil {
+				m.Logger.Error("registering the Assistant's task providers failed", "error", err)
+			}
+			return nil
+		},
+		OnDisable:   m.Assistant.Remove,
 		SearchRules: m.Search.Rules(),
 		MCPURL:      cfg.MCPURL(),
 		Live:        &m.live,
@@ -206,6 +226,8 @@ func (m *Main) Run(ctx context.Context) error {
 		Viz:      current{m},
 		Similar:  current{m},
 		Settings: current{m},
+		Ask:      m.Answer,
+		Tasks:    m.Assistant,
 		Rules:    m.Search.Rules(),
 		MCP:      mcpDeps,
 		Operator: &indexing.Control{Scanner: m.Scanner, States: m.Queue.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},

@@ -138,6 +138,9 @@ func (m *Main) applySettings(ctx context.Context, prev *settingsState, values ma
 	}
 	st.effective = eff
 	m.settings.Store(st)
+	if m.Answer != nil && m.applyChat(eff) {
+		go m.syncAssistant(ctx)
+	}
 	if eff.ScanInterval != old.ScanInterval {
 		select {
 		case m.scanTick <- struct{}{}:
@@ -226,6 +229,15 @@ type panelSettings struct {
 	// Problems are settings the admin entered that are not in force, for
 	// admins only.
 	Problems string `json:"problems,omitempty"`
+	// Ask says whether asking your files (POST /api/ask) is on, and with
+	// which chat model.
+	Ask askSettings `json:"ask"`
+}
+
+// askSettings is panelSettings.Ask.
+type askSettings struct {
+	Enabled bool   `json:"enabled"`
+	Model   string `json:"model,omitempty"`
 }
 
 // PanelSettings serves GET /api/settings.
@@ -243,6 +255,10 @@ func (c current) PanelSettings(ctx context.Context, user hs.UserID) (any, error)
 		}
 	}
 	e.release()
+	if c.m.Answer != nil {
+		out.Ask.Model = c.m.Answer.ModelName()
+		out.Ask.Enabled = out.Ask.Model != ""
+	}
 	if admin, err := c.m.Nextcloud.IsAdmin(ctx, user); err == nil && admin {
 		if err := c.m.checkSettings(ctx); err != nil {
 			out.Problems = hs.ErrorMessage(err)

@@ -60,6 +60,7 @@ type chatState struct {
 	breakAfter int // the next chat breaks off with an error after this many tokens
 	breakLeft  int
 	loadDelay  time.Duration // added when a model is (re)loaded
+	inFlight   int           // chats being answered
 }
 
 // SetChatResponder makes fn write every chat answer; nil restores
@@ -101,6 +102,14 @@ func (s *Server) BreakChat(tokens, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.chat.breakAfter, s.chat.breakLeft = tokens, n
+}
+
+// ChatsInFlight returns how many chats are being answered now (their
+// requests are recorded only once the answer starts).
+func (s *Server) ChatsInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.chat.inFlight
 }
 
 // ChatRequests returns the /api/chat requests received so far.
@@ -152,6 +161,14 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, rec *Request
 		return
 	}
 	start := time.Now()
+	s.mu.Lock()
+	s.chat.inFlight++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.chat.inFlight--
+		s.mu.Unlock()
+	}()
 	if status, msg := s.takeChatFailure(req.Model); status != 0 {
 		s.writeError(w, rec, status, msg)
 		return
