@@ -13,7 +13,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
 )
 
-const prompt = "[1] The cluster runs on three nodes. Backups happen nightly at two.\n\nQuestion: When do backups happen?"
+const prompt = "[1] Backups\nThe cluster runs on three nodes. Backups happen nightly at two.\n\nQuestion: When do backups happen?"
 
 func newChat(t *testing.T, o chat.Options) (*chat.Ollama, *embeddingtest.Server) {
 	t.Helper()
