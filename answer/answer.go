@@ -69,6 +69,9 @@ type Service struct {
 	docs    int
 	log     *slog.Logger
 	model   atomic.Pointer[modelBox]
+	// stop ends every answer in progress (Close).
+	stop   context.Context
+	cancel context.CancelFunc
 }
 
 type modelBox struct{ m Model }
@@ -88,7 +91,14 @@ func New(o Options) (*Service, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.stop, s.cancel = context.WithCancel(context.Background())
 	return s, nil
+}
+
+// Close ends the answers in progress (they fail with AskCancelled) and
+// refuses new ones, so a shutdown does not wait for a slow model.
+func (s *Service) Close() {
+	s.cancel()
 }
 
 func or[T int | time.Duration](v, def T) T {
@@ -197,8 +207,10 @@ func (s *Service) answer(ctx context.Context, user hs.UserID, req hs.AskRequest,
 	if user == "" {
 		return hs.Answer{}, &hs.AskError{Code: hs.AskInvalid, Err: hs.Errorf(hs.EINVALID, "ask: no acting user")}
 	}
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	parent, cancelParent := context.WithCancel(ctx)
+	defer cancelParent()
+	defer context.AfterFunc(s.stop, cancelParent)()
+	ctx, cancel := context.WithTimeout(parent, s.timeout)
 	defer cancel()
 	ans := hs.Answer{Question: q, Model: m.Model(), Citations: []hs.Citation{}, Passages: []hs.Passage{}}
 	limit, err := m.Context(ctx)

@@ -308,3 +308,26 @@ func TestAskLane(t *testing.T) {
 		t.Errorf("withdrawn: %v", err)
 	}
 }
+
+func TestCloseEndsAnswers(t *testing.T) {
+	f := newFixture(t, answer.Options{}, chat.Options{})
+	f.ollama.SetChatTiming(time.Minute, 0)
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.svc.Ask(context.Background(), "alice", hs.AskRequest{Question: "When do backups happen?"}, nil)
+		done <- err
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for f.ollama.ChatsInFlight() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	f.svc.Close()
+	select {
+	case err := <-done:
+		if hs.AskErrorCode(err) != hs.AskCancelled {
+			t.Errorf("after Close: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not end the answer")
+	}
+}

@@ -642,6 +642,9 @@ func (m *Main) close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	var errs []error
+	if m.Answer != nil {
+		m.Answer.Close() // streamed answers would hold the HTTP shutdown
+	}
 	for _, srv := range []*http.Server{m.httpServer, m.opsServer} {
 		if srv != nil {
 			if err := srv.Shutdown(ctx); err != nil {

@@ -300,3 +300,37 @@ func TestTaskScheduleRateLimit(t *testing.T) {
 	now = now.Add(2 * time.Minute)
 	e.schedule(t, "bob", map[string]any{"query": "q"})
 }
+
+// TestTaskTriggerTimeout: a slow /trigger holds the scheduling request for
+// AppAPI's timeout at most; the task stays scheduled for the next look.
+func TestTaskTriggerTimeout(t *testing.T) {
+	s, ts := aaServer(t, func(s *Server) { s.ExAppRequestTimeout = 100 * time.Millisecond })
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	app := aaNewFakeApp(t, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if r.URL.Path != "/trigger" {
+			return false
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		return true
+	})
+	env := aaRegister(t, s, app)
+	aaEnable(t, s, "hybrid_search")
+	e := &tpEnv{s: s, base: ts.URL, app: app, env: env}
+	e.appCall(t, "POST", "/ocs/v1.php/apps/app_api/api/v1/ai_provider/task_processing", tpProvider())
+	start := time.Now()
+	id := e.schedule(t, "alice", map[string]any{"query": "q"})
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("scheduling took %v behind a stuck trigger", d)
+	}
+	trig := s.TaskTriggers()
+	if len(trig) != 1 || trig[0].Err == nil {
+		t.Errorf("triggers %+v, want one that timed out", trig)
+	}
+	if task, _ := s.Task(id); task.Status != "STATUS_SCHEDULED" {
+		t.Errorf("task %+v", task)
+	}
+}
