@@ -12,8 +12,10 @@ import (
 const excerptChars = 280
 
 // FormatResults writes a search result as the Assistant shows it: a
-// numbered list of titles with paths, an excerpt and the link, in
-// Markdown that reads as plain text too.
+// numbered list of titles with paths, an excerpt and the link. The
+// Assistant shows text outputs as plain text (some versions render
+// Markdown), so the text reads well both ways, and text from documents
+// cannot form Markdown links (unlink).
 func FormatResults(query string, res hs.SearchResult) string {
 	var b strings.Builder
 	switch n := len(res.Results); n {
@@ -25,11 +27,11 @@ func FormatResults(query string, res hs.SearchResult) string {
 		fmt.Fprintf(&b, "%d files match “%s”:", n, oneLine(query))
 	}
 	for i, d := range res.Results {
-		fmt.Fprintf(&b, "\n\n%d. **%s** — %s", i+1, oneLine(d.Title), oneLine(d.Path))
+		fmt.Fprintf(&b, "\n\n%d. %s — %s", i+1, unlink(oneLine(d.Title)), unlink(oneLine(d.Path)))
 		if d.Excerpt.Page > 0 {
 			fmt.Fprintf(&b, ", page %d", d.Excerpt.Page)
 		}
-		if ex := shorten(d.Excerpt.Text, excerptChars); ex != "" {
+		if ex := unlink(shorten(d.Excerpt.Text, excerptChars)); ex != "" {
 			b.WriteString("\n   " + ex)
 		}
 		if d.Link != "" {
@@ -47,11 +49,11 @@ func FormatResults(query string, res hs.SearchResult) string {
 // the files do not hold lists the passages that were read instead.
 func FormatAnswer(a hs.Answer) string {
 	var b strings.Builder
-	b.WriteString(strings.TrimSpace(a.Text))
+	b.WriteString(unlink(strings.TrimSpace(a.Text)))
 	if a.Answered && len(a.Citations) > 0 {
 		b.WriteString("\n\nSources:")
 		for _, c := range a.Citations {
-			fmt.Fprintf(&b, "\n[%d] %s — %s", c.N, oneLine(c.Title), oneLine(c.Path))
+			fmt.Fprintf(&b, "\n[%d] %s — %s", c.N, unlink(oneLine(c.Title)), unlink(oneLine(c.Path)))
 			if c.Page > 0 {
 				fmt.Fprintf(&b, ", page %d", c.Page)
 			}
@@ -68,7 +70,7 @@ func FormatAnswer(a hs.Answer) string {
 				continue
 			}
 			seen[p.FileID] = true
-			b.WriteString("\n- " + oneLine(p.Title) + " — " + oneLine(p.Path))
+			b.WriteString("\n- " + unlink(oneLine(p.Title)) + " — " + unlink(oneLine(p.Path)))
 		}
 	}
 	return b.String()
@@ -118,3 +120,11 @@ func shorten(text string, n int) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// unlinker breaks the Markdown constructs that would turn text from a
+// document or the model into a link or an image with text of its choice
+// ("[Verify your account](https://…)", "![](https://…)", "<https://…>").
+// A bare address stays as it is, visibly an address.
+var unlinker = strings.NewReplacer("](", "] (", "![", "! [", "<http", "< http")
+
+func unlink(s string) string { return unlinker.Replace(s) }

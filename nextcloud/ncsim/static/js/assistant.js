@@ -109,8 +109,11 @@
 		const shapes = { ...(t.outputShape || {}), ...(t.optionalOutputShape || {}) }
 		const box = $('assistant-output')
 		box.replaceChildren()
-		for (const [key, value] of Object.entries(task.output || {})) {
-			const shape = shapes[key] || { name: key, type: 'Text' }
+		// The task type's slots first, then the provider's optional ones.
+		for (const key of Object.keys(shapes)) {
+			const value = (task.output || {})[key]
+			if (value === undefined || value === null) continue
+			const shape = shapes[key]
 			const h = document.createElement('h4')
 			h.textContent = shape.name
 			box.append(h)
