@@ -31,14 +31,12 @@ const (
 	// VRAM (server/routes.go Serve, v0.17.4; more on larger GPUs). The
 	// client assumes the smallest.
 	ServerDefaultContext = 4096
-	defaultOllamaPort    = "11434"
 	showTimeout          = 30 * time.Second
 )
 
 // Options configure New. Zero fields take the defaults.
 type Options struct {
-	// Host is the Ollama base URL ("http://gpu1:11434"; "host:port" and a
-	// bare host with port 11434 are accepted).
+	// Host is the Ollama base URL, e.g. "http://gpu1:11434".
 	Host string
 	// Model is the chat model, e.g. "qwen3:4b" or "llama3.2".
 	Model string
@@ -113,16 +111,9 @@ func New(o Options) (*Ollama, error) {
 	return c, nil
 }
 
-// parseHost accepts "http://h:p/base", "h:p" and "h" (port 11434).
+// parseHost checks that raw is an http(s) base URL.
 func parseHost(raw string) (*url.URL, error) {
-	s := strings.TrimRight(strings.TrimSpace(raw), "/")
-	if s != "" && !strings.Contains(s, "://") {
-		s = "http://" + s
-		if u, err := url.Parse(s); err == nil && u.Port() == "" {
-			s = "http://" + u.Host + ":" + defaultOllamaPort + u.Path
-		}
-	}
-	u, err := url.Parse(s)
+	u, err := url.Parse(strings.TrimRight(strings.TrimSpace(raw), "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return nil, hs.Errorf(hs.EINVALID, "chat: ollama host %q is not an http(s) URL", raw)
 	}

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -12,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/fs/ggml"
 
 	hs "github.com/hybrid-search/hybridsearch"
@@ -97,23 +93,7 @@ func createTinyQwen(t *testing.T, base, name string, contextLength int) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "tinyqwen.gguf")
 	writeTinyQwen(t, path, contextLength)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(data)
-	digest := "sha256:" + hex.EncodeToString(sum[:])
-	c := api.NewClient(mustURL(t, base), http.DefaultClient)
-	if err := c.CreateBlob(t.Context(), digest, bytes.NewReader(data)); err != nil {
-		t.Fatalf("create blob: %v", err)
-	}
-	stream := false
-	tmpl := "{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n"
-	err = c.Create(t.Context(), &api.CreateRequest{Model: name, Files: map[string]string{"tinyqwen.gguf": digest}, Template: tmpl, Stream: &stream},
-		func(api.ProgressResponse) error { return nil })
-	if err != nil {
-		t.Fatalf("create %s: %v", name, err)
-	}
+	createModel(t, base, name, path, "{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n")
 }
 
 // writeTinyQwen writes a qwen3 GGUF of random weights: the keys and

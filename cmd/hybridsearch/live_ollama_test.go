@@ -195,6 +195,13 @@ func createTinyBERT(t *testing.T, base, name string, contextLength int) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "tinybert.gguf")
 	writeTinyBERT(t, path, contextLength)
+	createModel(t, base, name, path, "")
+}
+
+// createModel uploads the GGUF at path as a blob and creates model name
+// from it, with template tmpl if set.
+func createModel(t *testing.T, base, name, path, tmpl string) {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -206,9 +213,8 @@ func createTinyBERT(t *testing.T, base, name string, contextLength int) {
 		t.Fatalf("create blob: %v", err)
 	}
 	stream := false
-	err = c.Create(t.Context(), &api.CreateRequest{Model: name, Files: map[string]string{"tinybert.gguf": digest}, Stream: &stream},
-		func(api.ProgressResponse) error { return nil })
-	if err != nil {
+	req := &api.CreateRequest{Model: name, Files: map[string]string{filepath.Base(path): digest}, Template: tmpl, Stream: &stream}
+	if err := c.Create(t.Context(), req, func(api.ProgressResponse) error { return nil }); err != nil {
 		t.Fatalf("create %s: %v", name, err)
 	}
 }

@@ -3,8 +3,6 @@ package ncsim
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 )
 
@@ -281,27 +279,7 @@ func pathTaskID(r *http.Request, name string) int64 {
 
 // phpGet is PHP's $_GET of a raw query: "a[]=x&a[]=y" is a list.
 func phpGet(rawQuery string) map[string]any {
-	get := newPHPArray()
-	vars := 0
-	for _, pair := range strings.Split(rawQuery, "&") {
-		if pair == "" {
-			continue
-		}
-		rawName, rawValue, _ := strings.Cut(pair, "=")
-		name, err := url.QueryUnescape(rawName)
-		if err != nil {
-			name = rawName
-		}
-		value, err := url.QueryUnescape(rawValue)
-		if err != nil {
-			value = rawValue
-		}
-		if vars++; vars > phpMaxInputVars {
-			break
-		}
-		phpRegister(get, name, value)
-	}
-	out, _ := phpNodeValue(get).(map[string]any)
+	out, _ := phpNodeValue(phpParseQuery(rawQuery)).(map[string]any)
 	return out
 }
 

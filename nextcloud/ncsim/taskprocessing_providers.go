@@ -53,12 +53,10 @@ func (s *Server) handleTaskProviderRegister(w http.ResponseWriter, r *http.Reque
 // handleTaskProviderUnregister serves DELETE ...task_processing?name=:
 // 404 with data [] when the app has no such provider.
 func (s *Server) handleTaskProviderUnregister(w http.ResponseWriter, r *http.Request, p principal) {
-	params, err := readParams(r)
-	if err != nil {
-		writeOCS(w, r, http.StatusBadRequest, err.Error(), nil)
+	name, ok := providerName(w, r)
+	if !ok {
 		return
 	}
-	name, _ := paramString(params, "name")
 	s.mu.Lock()
 	i := s.taskProviderIndexLocked(p.appID, name)
 	if i >= 0 {
@@ -75,12 +73,10 @@ func (s *Server) handleTaskProviderUnregister(w http.ResponseWriter, r *http.Req
 // handleTaskProviderGet serves GET ...task_processing?name=: the stored
 // row (TaskProcessingProvider::jsonSerialize), or 404.
 func (s *Server) handleTaskProviderGet(w http.ResponseWriter, r *http.Request, p principal) {
-	params, err := readParams(r)
-	if err != nil {
-		writeOCS(w, r, http.StatusBadRequest, err.Error(), nil)
+	name, ok := providerName(w, r)
+	if !ok {
 		return
 	}
-	name, _ := paramString(params, "name")
 	s.mu.Lock()
 	i := s.taskProviderIndexLocked(p.appID, name)
 	var row map[string]any
@@ -100,6 +96,18 @@ func (s *Server) handleTaskProviderGet(w http.ResponseWriter, r *http.Request, p
 		return
 	}
 	writeOCS(w, r, http.StatusOK, "", row)
+}
+
+// providerName reads the name parameter of an unregister or get request,
+// answering 400 when the request cannot be read.
+func providerName(w http.ResponseWriter, r *http.Request) (string, bool) {
+	params, err := readParams(r)
+	if err != nil {
+		writeOCS(w, r, http.StatusBadRequest, err.Error(), nil)
+		return "", false
+	}
+	name, _ := paramString(params, "name")
+	return name, true
 }
 
 func (s *Server) taskProviderIndexLocked(appID, id string) int {
