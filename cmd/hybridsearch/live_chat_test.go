@@ -27,11 +27,7 @@ import (
 // a question asked through the simulated Assistant and over HTTP. The
 // answers are noise; only the plumbing is judged. It is not run in CI.
 func TestRealOllamaChat(t *testing.T) {
-	bin := os.Getenv("OLLAMA_TEST_BIN")
-	if bin == "" {
-		t.Skip("OLLAMA_TEST_BIN is not set (a real Ollama binary; see README, Development)")
-	}
-	srv := startOllama(t, bin)
+	srv := startOllama(t)
 	createTinyQwen(t, srv.url, "tinyqwen", 512)
 	ctx := t.Context()
 

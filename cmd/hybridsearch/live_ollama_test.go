@@ -36,11 +36,7 @@ import (
 // tokens and a vocabulary of ASCII letters, digits and punctuation only,
 // so any other letter is [UNK]. It is not run in CI.
 func TestRealOllama(t *testing.T) {
-	bin := os.Getenv("OLLAMA_TEST_BIN")
-	if bin == "" {
-		t.Skip("OLLAMA_TEST_BIN is not set (a real Ollama binary; see README, Development)")
-	}
-	srv := startOllama(t, bin)
+	srv := startOllama(t)
 	createTinyBERT(t, srv.url, "tinybert", 64)
 	ctx := t.Context()
 
@@ -146,10 +142,15 @@ func (s *ollamaServer) runnerStarts() int {
 	return strings.Count(s.logs.String(), `msg="starting runner"`)
 }
 
-// startOllama runs bin serve on a free port with its own home and model
-// directory, waits until it answers and stops it when the test ends.
-func startOllama(t *testing.T, bin string) *ollamaServer {
+// startOllama runs "$OLLAMA_TEST_BIN serve" (skipping the test without
+// it) on a free port with its own home and model directory, waits until
+// it answers and stops it when the test ends.
+func startOllama(t *testing.T) *ollamaServer {
 	t.Helper()
+	bin := os.Getenv("OLLAMA_TEST_BIN")
+	if bin == "" {
+		t.Skip("OLLAMA_TEST_BIN is not set (a real Ollama binary; see README, Development)")
+	}
 	dir := t.TempDir()
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	srv := &ollamaServer{url: "http://" + addr}
