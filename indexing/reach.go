@@ -246,10 +246,7 @@ func (p *Pipeline) reachRecipients(ctx context.Context, user hs.UserID, info hs.
 // saveReaders writes st's readers to the index and saves st.
 func (p *Pipeline) saveReaders(ctx context.Context, st *hs.FileState, info hs.FileInfo) error {
 	if st.Status == hs.StatusIndexed {
-		err := p.Store.UpdateFileMeta(ctx, p.meta(st, info, ""))
-		if err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
-			return fmt.Errorf("update readers of %d: %w", info.ID, err)
-		}
+		return p.saveEntryOrForget(ctx, st, info)
 	}
 	return p.putState(ctx, st)
 }
