@@ -140,7 +140,7 @@ func (p *Pipeline) Process(ctx context.Context, job hs.IndexJob) error {
 		return err
 	}
 	if fresh && job.Reason == hs.ReasonEvent && slices.Contains(st.Readers, job.User) {
-		p.reachRecipients(ctx, job.User, info, st)
+		p.reachRecipients(ctx, job.User, info, st, job.Time)
 	}
 	return nil
 }
