@@ -550,6 +550,27 @@ func TestPipelineProcess(t *testing.T) {
 			},
 		},
 		{
+			name: "a partial file's tries start afresh in a new index",
+			setup: func(t *testing.T, e *env) {
+				e.p.VectorRetries = 3
+				e.tree.put(1, "alice", "/a.md", "alpha\n\n"+unembeddable)
+				e.embed.fail = rejectHashes
+				for try := range 2 {
+					if err := e.p.Process(t.Context(), job(1, "alice")); hs.ErrorKind(err) != hs.EUNAVAILABLE {
+						t.Fatalf("try %d = %v", try+1, err)
+					}
+				}
+				e.p.IndexID = "test+other-model" // the model changed
+			},
+			job:      hs.IndexJob{FileID: 1, User: "alice", Reason: hs.ReasonScan},
+			wantKind: hs.EUNAVAILABLE, // tried again after the queue's backoff
+			check: func(t *testing.T, e *env) {
+				if st := e.state(t, 1); st.Attempts != 1 || st.NoVectors != 1 || st.Index != "test+other-model" {
+					t.Errorf("state after the first try in the new index = %+v, want try 1 of 3", st)
+				}
+			},
+		},
+		{
 			name: "a big file is written in batches and trimmed",
 			setup: func(t *testing.T, e *env) {
 				var b strings.Builder

@@ -28,6 +28,10 @@ type Reporter struct {
 	// IsAdmin, if non-nil, decides who may ask for every user's status and
 	// who sees the instance's figures; nil means nobody.
 	IsAdmin func(ctx context.Context, user hs.UserID) (bool, error)
+	// Rebuild, if non-nil, returns the new index being filled while
+	// another serves searches, or nil: the status then tells its
+	// progress (IndexStatus.Rebuild) besides the serving index's.
+	Rebuild func() *Rebuild
 
 	mu     sync.Mutex
 	sample struct {
@@ -64,7 +68,11 @@ func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (hs.Ind
 	rep := hs.IndexStatus{Problems: []hs.Problem{}}
 	if r.States != nil {
 		var err error
-		if rep, err = Summarize(ctx, r.States, user, all); err != nil {
+		var rb *Rebuild
+		if r.Rebuild != nil {
+			rb = r.Rebuild()
+		}
+		if rep, err = summarize(ctx, r.States, user, all, rb); err != nil {
 			return hs.IndexStatus{}, err
 		}
 	}

@@ -96,6 +96,7 @@ type Main struct {
 
 	eng      atomic.Pointer[Engine]             // the indexing engine
 	serve    atomic.Pointer[Engine]             // the serving engine
+	rebuild  atomic.Pointer[rebuild]            // the indexing engine's new index, until it serves
 	retiring sync.WaitGroup                     // engines being closed
 	extract  extractor                          // shared by every engine's pipeline
 	rules    atomic.Pointer[indexing.Rules]     // exclusions in force, but the paused users
@@ -397,6 +398,7 @@ func (m *Main) buildPipeline(e *Engine) {
 	e.Reporter = &indexing.Reporter{
 		Version: cfg.AppVersion, States: m.Queue.States(), Pending: m.Queue.Pending,
 		Scanner: m.Scanner, Pipeline: e.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin,
+		Rebuild: m.rebuilding,
 	}
 	if e.Embedder != nil {
 		e.Reporter.Embedders = e.embedderHosts
