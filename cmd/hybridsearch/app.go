@@ -152,7 +152,7 @@ func (m *Main) Run(ctx context.Context) error {
 		m.Logger.Warn("the admin's embedding settings could not be applied at start; the environment's apply", "error", err)
 		st := *m.settings.Load()
 		st.swapErr, st.failures, st.retryAt = err, 1, time.Now().Add(cfg.SettingsInterval)
-		st.effective.OllamaHosts, st.effective.EmbedModel = cfg.OllamaHosts, cfg.EmbedModel
+		st.effective = withEngine(st.effective, cfg)
 		m.settings.Store(&st)
 		first = &Engine{Config: st.effective, ownsStore: true}
 		if err := m.buildEngine(ctx, first, false); err != nil {
@@ -265,7 +265,7 @@ func (m *Main) openEmbedder(ctx context.Context, e *Engine) error {
 		return nil
 	}
 	o, err := embedding.NewOllama(embedding.OllamaOptions{Hosts: e.Config.OllamaHosts, Model: e.Config.EmbedModel,
-		ContextNeeded: contextNeeded(e.Config.ChunkSize), Logger: m.Logger, Observe: m.Metrics.EmbedBatch})
+		KeepAlive: e.Config.EmbedKeepAlive, ContextNeeded: contextNeeded(e.Config.ChunkSize), Logger: m.Logger, Observe: m.Metrics.EmbedBatch})
 	if err != nil {
 		return err
 	}
