@@ -137,14 +137,14 @@ func NewOllama(o OllamaOptions) (*Ollama, error) {
 		return nil, hs.Errorf(hs.EINVALID, "embedding: negative batch size, timeout, num_ctx, context needed or host cooldown")
 	}
 	c := &Ollama{
-		model:     o.Model,
-		batch:     orDefault(o.BatchSize, DefaultBatchSize),
-		timeout:   orDefault(o.Timeout, DefaultTimeout),
-		numCtx:    o.NumCtx,
-		needCtx:   orDefault(o.ContextNeeded, DefaultContextNeeded),
-		log:       o.Logger,
-		observe:   o.Observe,
-		probeSem:  make(chan struct{}, 1),
+		model:    o.Model,
+		batch:    orDefault(o.BatchSize, DefaultBatchSize),
+		timeout:  orDefault(o.Timeout, DefaultTimeout),
+		numCtx:   o.NumCtx,
+		needCtx:  orDefault(o.ContextNeeded, DefaultContextNeeded),
+		log:      o.Logger,
+		observe:  o.Observe,
+		probeSem: make(chan struct{}, 1),
 	}
 	if c.log == nil {
 		c.log = slog.Default()
