@@ -2,9 +2,6 @@ package main
 
 import (
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,24 +117,12 @@ type inheritedCalls struct {
 
 func countInherited(t *testing.T, o *envOptions) *inheritedCalls {
 	c := &inheritedCalls{}
-	var ncURL string
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, _ := url.Parse(ncURL)
-		start := time.Now()
-		httputil.NewSingleHostReverseProxy(u).ServeHTTP(w, r)
+	watchNextcloud(t, o, func(r *http.Request, took time.Duration) {
 		if strings.HasSuffix(r.URL.Path, "/shares/inherited") {
 			c.n.Add(1)
-			c.nanos.Add(int64(time.Since(start)))
+			c.nanos.Add(int64(took))
 		}
-	}))
-	t.Cleanup(front.Close)
-	adjust := o.adjust
-	o.adjust = func(c *Config) {
-		ncURL, c.NextcloudURL = c.NextcloudURL, front.URL
-		if adjust != nil {
-			adjust(c)
-		}
-	}
+	})
 	return c
 }
 

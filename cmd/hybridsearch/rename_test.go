@@ -9,21 +9,20 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
 )
 
-// countDownloads puts a front before Nextcloud that counts the app's file
-// downloads (WebDAV GETs).
-func countDownloads(t *testing.T, o *envOptions) *atomic.Int64 {
-	var n atomic.Int64
+// watchNextcloud puts a front before Nextcloud that tells seen of each of
+// the app's requests to Nextcloud, once answered, and how long that took.
+func watchNextcloud(t testing.TB, o *envOptions, seen func(r *http.Request, took time.Duration)) {
 	var ncURL string
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/remote.php/dav/files/") {
-			n.Add(1)
-		}
 		u, _ := url.Parse(ncURL)
+		start := time.Now()
 		httputil.NewSingleHostReverseProxy(u).ServeHTTP(w, r)
+		seen(r, time.Since(start))
 	}))
 	t.Cleanup(front.Close)
 	adjust := o.adjust
@@ -33,6 +32,16 @@ func countDownloads(t *testing.T, o *envOptions) *atomic.Int64 {
 			adjust(c)
 		}
 	}
+}
+
+// countDownloads counts the app's file downloads (WebDAV GETs).
+func countDownloads(t *testing.T, o *envOptions) *atomic.Int64 {
+	var n atomic.Int64
+	watchNextcloud(t, o, func(r *http.Request, _ time.Duration) {
+		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/remote.php/dav/files/") {
+			n.Add(1)
+		}
+	})
 	return &n
 }
 

@@ -2,9 +2,6 @@ package main
 
 import (
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,19 +33,13 @@ func BenchmarkShareVisibility(b *testing.B) {
 		maxAge = time.Second
 	}
 	var looks atomic.Int64 // bob's share lists read (shared_with_me)
-	var ncURL string
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	opts := envOptions{install: true, quiet: true, adjust: func(c *Config) { c.ShareMaxAge = maxAge }}
+	watchNextcloud(b, &opts, func(r *http.Request, _ time.Duration) {
 		if strings.HasSuffix(r.URL.Path, "/apps/files_sharing/api/v1/shares") && r.URL.Query().Get("shared_with_me") == "true" {
 			looks.Add(1)
 		}
-		u, _ := url.Parse(ncURL)
-		httputil.NewSingleHostReverseProxy(u).ServeHTTP(w, r)
-	}))
-	b.Cleanup(front.Close)
-	env := newTestEnv(b, envOptions{install: true, quiet: true, adjust: func(c *Config) {
-		ncURL, c.NextcloudURL = c.NextcloudURL, front.URL
-		c.ShareMaxAge = maxAge
-	}})
+	})
+	env := newTestEnv(b, opts)
 	const files = 50
 	ids := make([]int64, files)
 	for i := range files {
