@@ -180,8 +180,7 @@ func (p *Pipeline) state(ctx context.Context, id hs.FileID) (*hs.FileState, erro
 // moves the job to that lane.
 func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, info hs.FileInfo, retry, ocr bool) error {
 	if st.IndexedPath == "" && st.Status == hs.StatusIndexed {
-		// Written before the path was kept: under the path it had.
-		st.IndexedPath = canonicalPath(st, info)
+		p.adoptLegacy(ctx, st, info)
 	}
 	changed := addReader(st, user, info.Path)
 	reason := p.rules().Excluded(info)
@@ -259,6 +258,9 @@ func (p *Pipeline) indexed(ctx context.Context, st *hs.FileState, info hs.FileIn
 // no longer the file's (a rename or move), what the name feeds too
 // (rename).
 func (p *Pipeline) saveEntry(ctx context.Context, st *hs.FileState, info hs.FileInfo, retry bool) error {
+	if st.IndexedPath == "" {
+		p.adoptLegacy(ctx, st, info)
+	}
 	if canonicalPath(st, info) == st.IndexedPath {
 		err := p.Store.UpdateFileMeta(ctx, p.meta(st, info, ""))
 		if err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
@@ -274,6 +276,25 @@ func (p *Pipeline) saveEntry(ctx context.Context, st *hs.FileState, info hs.File
 		return p.pending(ctx, st, info, err)
 	}
 	return p.indexed(ctx, st, info, meta, w, retry)
+}
+
+// adoptLegacy fills in what a state written before they were kept lacks:
+// the path its points were written under (taken to be the path it has
+// now) and the document's own title, which the stored points carry when
+// it is not the name's.
+func (p *Pipeline) adoptLegacy(ctx context.Context, st *hs.FileState, info hs.FileInfo) {
+	st.IndexedPath = canonicalPath(st, info)
+	if st.Title != "" || p.isNote(st.IndexedPath) {
+		return
+	}
+	pts, err := p.Store.FilePoints(ctx, st.ID, false)
+	if err != nil {
+		p.logger().Info("the title a file was indexed under is not known; its name gives it", "file_id", st.ID, "error", err)
+		return
+	}
+	if len(pts) > 0 && pts[0].File.Title != nameTitle(st.IndexedPath) {
+		st.Title = pts[0].File.Title
+	}
 }
 
 // saveEntryOrForget is saveEntry for a job that cannot index the file's

@@ -210,19 +210,12 @@ func (p *Pipeline) rename(ctx context.Context, st *hs.FileState, info hs.FileInf
 	if len(stored) == 0 || len(stored) != st.Chunks {
 		return hs.FileMeta{}, written{}, errNoChunks
 	}
-	title := st.Title
-	if title == "" && st.IndexedPath != "" && stored[0].File.Title != nameTitle(st.IndexedPath) && !p.isNote(st.IndexedPath) {
-		// A state written before the own title was kept: the stored
-		// title is not the old name's, so it is the document's.
-		title = stored[0].File.Title
-		st.Title = title
-	}
 	chunks := make([]hs.Chunk, len(stored))
 	for i, pt := range stored {
 		chunks[i] = pt.Chunk
 		chunks[i].FileID = info.ID
 	}
-	meta := p.meta(st, info, title)
+	meta := p.meta(st, info, "")
 	w, err := p.write(ctx, meta, func(fn func([]hs.Chunk) error) error {
 		for start := 0; start < len(chunks); start += writeBatch {
 			if err := fn(chunks[start:min(start+writeBatch, len(chunks))]); err != nil {

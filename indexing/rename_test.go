@@ -128,3 +128,34 @@ func TestSharingKeepsTheOwnTitle(t *testing.T) {
 		t.Errorf("store meta after the unshare = %+v", m)
 	}
 }
+
+// TestLegacyStateKeepsItsTitle: a file indexed before states kept the
+// path its points were written under and its own title: a share or a
+// rename then neither drops its own title nor re-embeds what did not
+// change.
+func TestLegacyStateKeepsItsTitle(t *testing.T) {
+	for _, rename := range []bool{false, true} {
+		e := newEnv(t)
+		e.p.Sparse = nameSparse
+		e.tree.put(1, "alice", "/Docs/zebra.md", "title: Quarterly zebra plan\n"+doc)
+		e.index(t, job(1, "alice"))
+		st := e.state(t, 1)
+		st.Title, st.IndexedPath = "", "" // as older versions wrote it
+		e.states.Put(t.Context(), st)
+		want := "/Docs/zebra.md"
+		if rename {
+			e.tree.share(1, "alice", "/Docs/q3.md")
+			want = "/Docs/q3.md"
+			e.index(t, job(1, "alice"))
+		} else {
+			e.tree.share(1, "bob", "/zebra.md")
+			e.index(t, job(1, "bob"))
+		}
+		if m := e.store.meta[1]; m.Title != "Quarterly zebra plan" || m.Path != want {
+			t.Errorf("rename %v: store meta = %+v", rename, m)
+		}
+		if st := e.state(t, 1); st.Title != "Quarterly zebra plan" || st.IndexedPath != want {
+			t.Errorf("rename %v: state title %q, indexed path %q", rename, st.Title, st.IndexedPath)
+		}
+	}
+}
