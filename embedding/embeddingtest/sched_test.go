@@ -11,34 +11,31 @@ import (
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
 )
 
-// busyClient is an indexer with two workers: until stop is closed each
-// sends a request for model (50 ms of work), does 10 ms of other work
-// (downloading, chunking) and sends the next, the second 25 ms behind the
-// first, so one of them always has a request under way; keepAlive, if
-// non-nil, goes with each request.
+// busyClient is a busy indexer: until stop is closed it starts a request
+// for model (60 ms of work) every 15 ms, so several are always under way;
+// keepAlive, if non-nil, goes with each.
 func busyClient(t *testing.T, s *embeddingtest.Server, model string, keepAlive *time.Duration, stop <-chan struct{}) *sync.WaitGroup {
 	var wg sync.WaitGroup
-	for w := range 2 {
-		wg.Go(func() {
-			time.Sleep(time.Duration(w) * 25 * time.Millisecond)
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				req := &api.EmbedRequest{Model: model, Input: []string{"indexing a chunk"}}
-				if keepAlive != nil {
-					req.KeepAlive = &api.Duration{Duration: *keepAlive}
-				}
+	wg.Go(func() {
+		tick := time.NewTicker(15 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			req := &api.EmbedRequest{Model: model, Input: []string{"indexing a chunk"}}
+			if keepAlive != nil {
+				req.KeepAlive = &api.Duration{Duration: *keepAlive}
+			}
+			wg.Go(func() {
 				if _, err := client(t, s).Embed(context.Background(), req); err != nil {
 					t.Errorf("the busy client's request: %v", err)
-					return
 				}
-				time.Sleep(10 * time.Millisecond)
-			}
-		})
-	}
+			})
+		}
+	})
 	return &wg
 }
 
@@ -67,7 +64,7 @@ func TestSchedulerReloadWait(t *testing.T) {
 			s := embeddingtest.NewServer(t)
 			s.SetModels(embeddingtest.KnownModel("nomic-embed-text"), embeddingtest.KnownModel("all-minilm"))
 			s.SetScheduler(embeddingtest.SchedOptions{MaxLoaded: 1})
-			s.SetCost(50*time.Millisecond, false)
+			s.SetCost(60*time.Millisecond, false)
 			stop := make(chan struct{})
 			wg := busyClient(t, s, "nomic-embed-text", tt.keepAlive, stop)
 			time.AfterFunc(busyFor, func() { close(stop) })
