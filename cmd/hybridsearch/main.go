@@ -17,10 +17,14 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hybrid-search/hybridsearch/appinfo"
 )
 
-// Version is the app version; the build may override it with -ldflags.
-var Version = "0.1.0"
+// Version is the app's version: appinfo/info.xml's <version>, embedded in
+// the binary, so the binary, the image tag and the release archive cannot
+// disagree. AppAPI's APP_VERSION is what Nextcloud registered.
+var Version = appinfo.Version()
 
 const usage = `hybridsearch — hybrid search for Nextcloud (an AppAPI ExApp)
 
@@ -103,6 +107,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	logger := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
+	if cfg.AppVersion != Version {
+		logger.Warn("AppAPI registered another version of the app than this build; run occ app_api:app:update",
+			"app_version", cfg.AppVersion, "build_version", Version)
+	}
 	m := NewMain(cfg, logger)
 	if err := m.Run(ctx); err != nil {
 		_ = m.Close()
