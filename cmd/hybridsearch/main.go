@@ -37,6 +37,7 @@ Usage:
   hybridsearch scan --user U    start a reconciliation scan of U's files (--all: everyone's)
   hybridsearch retry --user U   queue U's failed files again (--all: everyone's)
   hybridsearch token issue|list|revoke --user U   bearer tokens for direct MCP access
+  hybridsearch install-json     the JSON for occ app_api:app:register --json-info (manual install)
   hybridsearch version          print the version
   hybridsearch help             show this text
 
@@ -75,6 +76,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = runControl(ctx, args[0], args[1:], getenv, stdout, stderr)
 	case "token":
 		err = runToken(ctx, args[1:], getenv, stdout, stderr)
+	case "install-json":
+		err = runInstallJSON(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "hybridsearch", Version)
 	case "help", "-h", "--help":

@@ -91,3 +91,21 @@ func TestAppHostIPv6Wildcard(t *testing.T) {
 		t.Errorf("GET /heartbeat over IPv4 = %d", resp.StatusCode)
 	}
 }
+
+// TestInstallJSONCommand: hybridsearch install-json prints the manual
+// install JSON with the admin's port and secret.
+func TestInstallJSONCommand(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"install-json", "--port", "23001", "--secret", "abc"}, func(string) string { return "" }, &out, &errOut)
+	var got struct {
+		ID, Secret string
+		Port       int
+		Routes     []json.RawMessage
+	}
+	if code != 0 || json.Unmarshal(out.Bytes(), &got) != nil || got.ID != "hybrid_search" || got.Port != 23001 || got.Secret != "abc" || len(got.Routes) == 0 {
+		t.Errorf("install-json = %d %q %q", code, out.String(), errOut.String())
+	}
+	if code := run([]string{"install-json", "extra"}, func(string) string { return "" }, &out, &errOut); code != 1 {
+		t.Errorf("install-json with an argument exited %d, want 1", code)
+	}
+}
