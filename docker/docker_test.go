@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -135,6 +136,7 @@ type harpRun struct {
 	dir, bin, certs string
 	env             []string
 	cmd             *exec.Cmd
+	stop            func() // kills the running start.sh's process group
 	logs            *syncbuf.Buffer
 }
 
@@ -184,17 +186,7 @@ func startHaRPMode(t *testing.T) *harpRun {
 		"FRPC_CONFIG=" + filepath.Join(r.dir, "frpc.toml"), "FRPC_ADMIN_FILE=" + filepath.Join(r.dir, "frpc-admin"),
 		"FRPC_CERT_DIR=" + r.certs, "FAKE_FRPC_DIR=" + r.bin, "FRPC_RESTART_DELAY=3", "FRPC_ADMIN_PORT=" + strconv.Itoa(freePort(t)),
 	}
-	r.cmd = exec.Command("sh", "start.sh")
-	r.cmd.Env = r.env
-	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	r.cmd.Stdout, r.cmd.Stderr = r.logs, r.logs
-	if err := r.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL) // start.sh's whole group: app, supervisor, frpc
-		_ = r.cmd.Wait()
-	})
+	r.launch(t)
 	unix := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
@@ -208,6 +200,38 @@ func startHaRPMode(t *testing.T) *harpRun {
 		return resp.StatusCode == 200
 	}, r.logs)
 	return r
+}
+
+// launch starts docker/start.sh as its own process group, killed (app,
+// supervisor and frpc) when the test ends or stop is called.
+func (r *harpRun) launch(t *testing.T) {
+	t.Helper()
+	cmd := exec.Command("sh", "start.sh")
+	cmd.Env = r.env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stdout, cmd.Stderr = r.logs, r.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.cmd = cmd
+	var once sync.Once
+	r.stop = func() {
+		once.Do(func() {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = cmd.Wait()
+		})
+	}
+	t.Cleanup(r.stop)
+}
+
+// installCerts writes the three files HaRP copies into /certs/frp.
+func (r *harpRun) installCerts(t *testing.T) {
+	t.Helper()
+	for _, f := range []string{"ca.crt", "client.crt", "client.key"} {
+		if err := os.WriteFile(filepath.Join(r.certs, f), []byte("-----BEGIN PEM-----\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // health runs healthcheck.sh and returns its error and output.
@@ -262,11 +286,7 @@ func TestStartShBehindHaRP(t *testing.T) {
 	}
 
 	// HaRP's install_certificates: three files, then TLS.
-	for _, f := range []string{"ca.crt", "client.crt", "client.key"} {
-		if err := os.WriteFile(filepath.Join(r.certs, f), []byte("-----BEGIN PEM-----\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r.installCerts(t)
 	await(t, "frpc restarted with TLS and healthy", func() bool { _, err := r.health(); return err == nil }, r.logs)
 	conf = r.config(t)
 	for _, want := range []string{
@@ -328,20 +348,9 @@ func TestStartShCertificatesBeforeStart(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(r.bin, "starts"))
 		return strings.TrimSpace(string(b)) == "2"
 	}, r.logs)
-	_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
-	_ = r.cmd.Wait()
-	for _, f := range []string{"ca.crt", "client.crt", "client.key"} {
-		if err := os.WriteFile(filepath.Join(r.certs, f), []byte("-----BEGIN PEM-----\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r.cmd = exec.Command("sh", "start.sh")
-	r.cmd.Env = r.env
-	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	r.cmd.Stdout, r.cmd.Stderr = r.logs, r.logs
-	if err := r.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	r.stop()
+	r.installCerts(t)
+	r.launch(t)
 	await(t, "healthy with TLS from the start", func() bool { _, err := r.health(); return err == nil }, r.logs)
 	if conf := r.config(t); !strings.Contains(conf, "transport.tls.enable = true") {
 		t.Errorf("config:\n%s", conf)
