@@ -64,7 +64,8 @@ RUN set -eu; \
     tar -xzf /tmp/frp.tar.gz -C /usr/local/bin --strip-components=1 --no-same-owner "frp_${FRP_VERSION}_linux_${frp_arch}/frpc"; \
     rm -f /tmp/frp.tar.gz; \
     rm -rf /var/lib/apt/lists/*; \
-    useradd --system --user-group --uid 10001 --home-dir /nonexistent --shell /usr/sbin/nologin app; \
+    groupadd --system --gid 10001 app; \
+    useradd --system --uid 10001 --gid app --home-dir /nonexistent --shell /usr/sbin/nologin app; \
     mkdir -p /nc_app_hybrid_search_data /certs/frp; \
     chown app:app /nc_app_hybrid_search_data /certs/frp; \
     chmod 0700 /certs/frp
