@@ -215,11 +215,10 @@ func TestImageManual(t *testing.T) {
 	}
 
 	e.must(t, "restart", name)
-	start = time.Now()
 	d = awaitFor(t, "the note found again after a restart on the same volume", time.Minute, func() bool {
 		return searchFinds(sim, client, "quokkabarometer", "/Notes/tides.md")
 	})
-	t.Logf("manual mode: restart on the same volume answered the search %s after docker restart returned", time.Since(start).Round(time.Millisecond))
+	t.Logf("manual mode: restart on the same volume answered the search %s after docker restart returned", d.Round(time.Millisecond))
 
 	// A host folder owned by root, bind-mounted: a clear error at once.
 	dir := t.TempDir()
