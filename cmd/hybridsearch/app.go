@@ -409,7 +409,7 @@ func (m *Main) buildPipeline(e *Engine) {
 		checks["embedder"] = e.checkEmbedder
 	}
 	e.Reporter = &indexing.Reporter{
-		Version: cfg.AppVersion, States: m.Queue.States(), Pending: m.Queue.Pending,
+		Version: Version, States: m.Queue.States(), Pending: m.Queue.Pending,
 		Scanner: m.Scanner, Pipeline: e.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin, Live: m.live.Status,
 		Rebuild: m.rebuilding,
 	}

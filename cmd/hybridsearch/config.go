@@ -87,7 +87,7 @@ type Config struct {
 
 // Addr is the TCP address the app listens on when not behind HaRP.
 func (c Config) Addr() string {
-	return fmt.Sprintf("%s:%d", c.AppHost, c.AppPort)
+	return net.JoinHostPort(c.AppHost, strconv.Itoa(c.AppPort)) // APP_HOST may be "::"
 }
 
 // envVar describes one environment variable: its name, default, whether it
