@@ -29,6 +29,29 @@ type IndexStatus struct {
 	// Live is whether file changes arrive as webhooks, and how late; nil
 	// until the app knows.
 	Live *LiveStatus `json:"live,omitempty"`
+	// Rebuild is how far a new index has come while the index above
+	// (Files, Progress) serves searches; nil when none is being built.
+	Rebuild *RebuildProgress `json:"rebuild,omitempty"`
+}
+
+// RebuildProgress is how far a new index (the embedding model changed, or
+// semantic search was turned on or off) has come. Searches use the
+// previous index until the new one has caught up: Done equals Total.
+type RebuildProgress struct {
+	// Model is the new index's embedding model; "" when it has none
+	// (semantic search turned off).
+	Model string `json:"model"`
+	// Done counts the files the new index has caught up on: those it
+	// holds, and those it tried that wait for a retry (Retrying).
+	Done int `json:"done"`
+	// Retrying counts the files of Done whose indexing in the new index
+	// failed and is retried; until then the new index lacks them.
+	Retrying int `json:"retrying,omitempty"`
+	// Total counts the files the new index must catch up on: those the
+	// previous index holds, and any the new one got meanwhile.
+	Total int `json:"total"`
+	// Progress is Done / Total in [0, 1]; 1 when Total is 0.
+	Progress float64 `json:"progress"`
 }
 
 // LiveStatus tells whether live updates (Nextcloud's webhooks) are on and

@@ -19,7 +19,6 @@ import (
 // Defaults for OllamaOptions.
 const (
 	DefaultBatchSize    = 32
-	DefaultKeepAlive    = 30 * time.Minute
 	DefaultTimeout      = 60 * time.Second
 	DefaultHostCooldown = 30 * time.Second
 	defaultOllamaPort   = "11434"
@@ -40,9 +39,15 @@ type OllamaOptions struct {
 	// BatchSize is the number of inputs per /api/embed request; 0 means
 	// DefaultBatchSize.
 	BatchSize int
-	// KeepAlive is how long Ollama keeps the model loaded after a request;
-	// 0 means DefaultKeepAlive, negative means forever.
-	KeepAlive time.Duration
+	// KeepAlive, if non-nil, is sent as keep_alive with every request: how
+	// long Ollama keeps the model loaded once idle; 0 unloads it at once,
+	// negative keeps it loaded. nil sends none, so Ollama's own setting
+	// applies (OLLAMA_KEEP_ALIVE, 5 minutes unless set; server/sched.go
+	// load, envconfig.KeepAlive in v0.17.4). A request that sends one also
+	// resets the loaded model's keep-alive to it (sched.go
+	// useLoadedRunner), which is what makes a client that needs the model
+	// reloaded wait until the app has been idle that long.
+	KeepAlive *time.Duration
 	// Timeout bounds each request (not a whole EmbedDocuments call); 0 means
 	// DefaultTimeout. It applies through the request context, so it also
 	// holds with a caller-supplied HTTPClient.
@@ -104,7 +109,7 @@ type Ollama struct {
 	model     string
 	prefixes  Prefixes
 	batch     int
-	keepAlive time.Duration
+	keepAlive *api.Duration // nil: none sent
 	timeout   time.Duration
 	numCtx    int
 	needCtx   int
@@ -132,18 +137,20 @@ func NewOllama(o OllamaOptions) (*Ollama, error) {
 		return nil, hs.Errorf(hs.EINVALID, "embedding: negative batch size, timeout, num_ctx, context needed or host cooldown")
 	}
 	c := &Ollama{
-		model:     o.Model,
-		batch:     orDefault(o.BatchSize, DefaultBatchSize),
-		keepAlive: orDefault(o.KeepAlive, DefaultKeepAlive),
-		timeout:   orDefault(o.Timeout, DefaultTimeout),
-		numCtx:    o.NumCtx,
-		needCtx:   orDefault(o.ContextNeeded, DefaultContextNeeded),
-		log:       o.Logger,
-		observe:   o.Observe,
-		probeSem:  make(chan struct{}, 1),
+		model:    o.Model,
+		batch:    orDefault(o.BatchSize, DefaultBatchSize),
+		timeout:  orDefault(o.Timeout, DefaultTimeout),
+		numCtx:   o.NumCtx,
+		needCtx:  orDefault(o.ContextNeeded, DefaultContextNeeded),
+		log:      o.Logger,
+		observe:  o.Observe,
+		probeSem: make(chan struct{}, 1),
 	}
 	if c.log == nil {
 		c.log = slog.Default()
+	}
+	if o.KeepAlive != nil {
+		c.keepAlive = &api.Duration{Duration: *o.KeepAlive}
 	}
 	hc := o.HTTPClient
 	if hc == nil {
@@ -346,7 +353,7 @@ func (o *Ollama) embedOn(ctx context.Context, h *host, inputs []string, info Inf
 	req := &api.EmbedRequest{
 		Model:     o.model,
 		Input:     inputs,
-		KeepAlive: &api.Duration{Duration: o.keepAlive},
+		KeepAlive: o.keepAlive,
 		Truncate:  &truncate,
 	}
 	if n := o.contextSize(info); n > 0 {

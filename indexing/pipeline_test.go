@@ -167,7 +167,7 @@ func TestPipelineProcess(t *testing.T) {
 			},
 		},
 		{
-			name: "rename updates the path and keeps the chunks",
+			name: "rename rewrites the chunks under the new name without a download",
 			setup: func(t *testing.T, e *env) {
 				e.tree.put(1, "alice", "/a.md", doc)
 				e.index(t, job(1, "alice"))
@@ -175,11 +175,13 @@ func TestPipelineProcess(t *testing.T) {
 			},
 			job: job(1, "alice"),
 			check: func(t *testing.T, e *env) {
-				if n := e.tree.downloadCount(); n != 0 || len(e.embed.texts()) != 0 {
-					t.Errorf("downloads %d, embedded %d; a rename needs neither", n, len(e.embed.texts()))
+				// The title comes from the name: each chunk's embedded text
+				// changed (rename_test.go has the rest).
+				if n, texts := e.tree.downloadCount(), e.embed.texts(); n != 0 || len(texts) != 3 || !strings.HasPrefix(texts[0], "b\n\n") {
+					t.Errorf("downloads %d, embedded %q; want none and the 3 chunks under the title b", n, texts)
 				}
-				if calls := e.store.calls; !slices.Equal(calls, []string{"UpdateFileMeta 1 /moved/b.md"}) {
-					t.Errorf("store calls = %v, want the new path only", calls)
+				if calls := e.store.calls; !slices.Equal(calls, []string{"WriteFile 1 3"}) {
+					t.Errorf("store calls = %v, want the file written again", calls)
 				}
 				if st := e.state(t, 1); st.Paths["alice"] != "/moved/b.md" || st.Status != hs.StatusIndexed {
 					t.Errorf("state = %+v", st)
@@ -544,6 +546,27 @@ func TestPipelineProcess(t *testing.T) {
 			check: func(t *testing.T, e *env) {
 				if st := e.state(t, 1); st.Attempts != 1 || st.NoVectors != 1 {
 					t.Errorf("state after a retry request = %+v, want a new round of tries", st)
+				}
+			},
+		},
+		{
+			name: "a partial file's tries start afresh in a new index",
+			setup: func(t *testing.T, e *env) {
+				e.p.VectorRetries = 3
+				e.tree.put(1, "alice", "/a.md", "alpha\n\n"+unembeddable)
+				e.embed.fail = rejectHashes
+				for try := range 2 {
+					if err := e.p.Process(t.Context(), job(1, "alice")); hs.ErrorKind(err) != hs.EUNAVAILABLE {
+						t.Fatalf("try %d = %v", try+1, err)
+					}
+				}
+				e.p.IndexID = "test+other-model" // the model changed
+			},
+			job:      hs.IndexJob{FileID: 1, User: "alice", Reason: hs.ReasonScan},
+			wantKind: hs.EUNAVAILABLE, // tried again after the queue's backoff
+			check: func(t *testing.T, e *env) {
+				if st := e.state(t, 1); st.Attempts != 1 || st.NoVectors != 1 || st.Index != "test+other-model" {
+					t.Errorf("state after the first try in the new index = %+v, want try 1 of 3", st)
 				}
 			},
 		},

@@ -31,6 +31,10 @@ type Reporter struct {
 	// Live, if non-nil, reports whether file changes arrive as webhooks
 	// (*Live.Status); every user sees it.
 	Live func() *hs.LiveStatus
+	// Rebuild, if non-nil, returns the new index being filled while
+	// another serves searches, or nil: the status then tells its
+	// progress (IndexStatus.Rebuild) besides the serving index's.
+	Rebuild func() *Rebuild
 
 	mu     sync.Mutex
 	sample struct {
@@ -67,7 +71,11 @@ func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (hs.Ind
 	rep := hs.IndexStatus{Problems: []hs.Problem{}}
 	if r.States != nil {
 		var err error
-		if rep, err = Summarize(ctx, r.States, user, all); err != nil {
+		var rb *Rebuild
+		if r.Rebuild != nil {
+			rb = r.Rebuild()
+		}
+		if rep, err = summarize(ctx, r.States, user, all, rb); err != nil {
 			return hs.IndexStatus{}, err
 		}
 	}

@@ -54,7 +54,7 @@ func newAccessEnv(t *testing.T, shareMaxAge time.Duration, setup func(sim *ncsim
 
 // searchAs runs GET api/search as u through the AppAPI proxy and decodes
 // the answer.
-func (e *testEnv) searchAs(t *testing.T, u *ncsim.User, query string) (hs.SearchResult, string) {
+func (e *testEnv) searchAs(t testing.TB, u *ncsim.User, query string) (hs.SearchResult, string) {
 	t.Helper()
 	resp, body := e.proxyGet(t, u, "api/search?"+query)
 	if resp.StatusCode != http.StatusOK {

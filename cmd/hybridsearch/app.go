@@ -103,6 +103,7 @@ type Main struct {
 
 	eng      atomic.Pointer[Engine]             // the indexing engine
 	serve    atomic.Pointer[Engine]             // the serving engine
+	rebuild  atomic.Pointer[rebuild]            // the indexing engine's new index, until it serves
 	retiring sync.WaitGroup                     // engines being closed
 	extract  extractor                          // shared by every engine's pipeline
 	rules    atomic.Pointer[indexing.Rules]     // exclusions in force, but the paused users
@@ -159,7 +160,7 @@ func (m *Main) Run(ctx context.Context) error {
 		m.Logger.Warn("the admin's embedding settings could not be applied at start; the environment's apply", "error", err)
 		st := *m.settings.Load()
 		st.swapErr, st.failures, st.retryAt = err, 1, time.Now().Add(cfg.SettingsInterval)
-		st.effective.OllamaHosts, st.effective.EmbedModel = cfg.OllamaHosts, cfg.EmbedModel
+		st.effective = withEngine(st.effective, cfg)
 		m.settings.Store(&st)
 		first = &Engine{Config: st.effective, ownsStore: true}
 		if err := m.buildEngine(ctx, first, false); err != nil {
@@ -299,7 +300,7 @@ func (m *Main) openEmbedder(ctx context.Context, e *Engine) error {
 		return nil
 	}
 	o, err := embedding.NewOllama(embedding.OllamaOptions{Hosts: e.Config.OllamaHosts, Model: e.Config.EmbedModel,
-		ContextNeeded: contextNeeded(e.Config.ChunkSize), Logger: m.Logger, Observe: m.Metrics.EmbedBatch})
+		KeepAlive: e.Config.EmbedKeepAlive, ContextNeeded: contextNeeded(e.Config.ChunkSize), Logger: m.Logger, Observe: m.Metrics.EmbedBatch})
 	if err != nil {
 		return err
 	}
@@ -430,8 +431,9 @@ func (m *Main) buildPipeline(e *Engine) {
 		checks["embedder"] = e.checkEmbedder
 	}
 	e.Reporter = &indexing.Reporter{
-		Version: cfg.AppVersion, States: m.Queue.States(), Pending: m.Queue.Pending,
+		Version: Version, States: m.Queue.States(), Pending: m.Queue.Pending,
 		Scanner: m.Scanner, Pipeline: e.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin, Live: m.live.Status,
+		Rebuild: m.rebuilding,
 	}
 	if e.Embedder != nil {
 		e.Reporter.Embedders = e.embedderHosts

@@ -77,6 +77,9 @@ type Config struct {
 	// ClientMetadataHosts are host:port pairs whose OAuth client metadata
 	// documents may be fetched although they resolve to private addresses.
 	ClientMetadataHosts []string
+	// EmbedKeepAlive is sent as Ollama's keep_alive; nil sends none, so
+	// Ollama's own setting applies (embedding.OllamaOptions.KeepAlive).
+	EmbedKeepAlive *time.Duration
 
 	// ShareMaxAge is how old a user's share list may be before their
 	// search looks again (tests); not read from the environment, 0 means
@@ -97,7 +100,7 @@ type Config struct {
 
 // Addr is the TCP address the app listens on when not behind HaRP.
 func (c Config) Addr() string {
-	return fmt.Sprintf("%s:%d", c.AppHost, c.AppPort)
+	return net.JoinHostPort(c.AppHost, strconv.Itoa(c.AppPort)) // APP_HOST may be "::"
 }
 
 // envVar describes one environment variable: its name, default, whether it
@@ -198,6 +201,18 @@ var envVars = []envVar{
 		return nil
 	}},
 	{"EMBED_MODEL", "nomic-embed-text", false, "the Ollama embedding model", setString(func(c *Config) *string { return &c.EmbedModel })},
+	{"EMBED_KEEP_ALIVE", "", false, "how long Ollama keeps the model loaded after the app's last request, as Ollama's keep_alive: e.g. 10m, 300 (seconds), 0 (unload at once), -1 (keep loaded); empty or \"default\" sends none, so Ollama's own OLLAMA_KEEP_ALIVE applies (5m unless set)", func(c *Config, v string) error {
+		c.EmbedKeepAlive = nil
+		if strings.EqualFold(v, "default") {
+			return nil
+		}
+		d, err := parseKeepAlive(v)
+		if err != nil {
+			return err
+		}
+		c.EmbedKeepAlive = &d
+		return nil
+	}},
 	{"CHUNK_SIZE", "1000", false, "chunk size in characters, 200-8000", setInt(func(c *Config) *int { return &c.ChunkSize }, 200, 8000)},
 	{"CHUNK_OVERLAP", "200", false, "chunk overlap in characters, 0-2000 and below CHUNK_SIZE", setInt(func(c *Config) *int { return &c.ChunkOverlap }, 0, 2000)},
 	{"WORKERS", "2", false, "indexing workers, 0-64 (serve with 0 indexes nothing itself: hybridsearch worker processes do it; needs NATS_URL and QDRANT_URL)", setInt(func(c *Config) *int { return &c.Workers }, 0, 64)},
@@ -471,4 +486,36 @@ func configHelp() string {
 		fmt.Fprintf(&b, "  %-24s %s%s%s\n", v.name, v.expect, req, def)
 	}
 	return b.String()
+}
+
+// parseKeepAlive reads a keep-alive as Ollama's keep_alive does
+// (api.Duration): a Go duration, or a number of seconds.
+func parseKeepAlive(v string) (time.Duration, error) {
+	if d, err := time.ParseDuration(v); err == nil {
+		return d, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n > math.MaxInt64/int64(time.Second) || n < math.MinInt64/int64(time.Second) {
+		return 0, fmt.Errorf("not a duration such as 10m or a number of seconds")
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
+// formatKeepAlive writes a keep-alive as EMBED_KEEP_ALIVE takes it; nil
+// is "".
+func formatKeepAlive(d *time.Duration) string {
+	switch {
+	case d == nil:
+		return ""
+	case *d < 0:
+		return "-1"
+	case *d == 0:
+		return "0"
+	}
+	return d.String()
+}
+
+// sameKeepAlive reports whether two keep-alives send the same keep_alive.
+func sameKeepAlive(a, b *time.Duration) bool {
+	return formatKeepAlive(a) == formatKeepAlive(b)
 }

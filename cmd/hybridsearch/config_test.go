@@ -137,9 +137,37 @@ func TestInfoXMLDeclaresVariables(t *testing.T) {
 			t.Errorf("%s: info.xml default %q, the app's %q", d.Name, d.Default, envVars[i].def)
 		}
 	}
-	for _, name := range []string{"WORKERS", "OCR_WORKERS", "OCR_LANGUAGES", "OCR_PAGE_TIMEOUT", "OCR_MAX_PAGES", "MAX_FILE_SIZE", "SCAN_INTERVAL"} {
+	for _, name := range []string{"WORKERS", "OCR_WORKERS", "OCR_LANGUAGES", "OCR_PAGE_TIMEOUT", "OCR_MAX_PAGES", "MAX_FILE_SIZE", "SCAN_INTERVAL", "EMBED_KEEP_ALIVE"} {
 		if !declared[name] {
 			t.Errorf("info.xml does not declare %s", name)
 		}
+	}
+}
+
+// TestLoadConfigKeepAlive: EMBED_KEEP_ALIVE is unset by default (no
+// keep_alive is sent: Ollama's own setting applies), and takes what
+// Ollama's keep_alive takes: a duration, whole seconds, 0 or a negative
+// number ("forever"); "default" means unset.
+func TestLoadConfigKeepAlive(t *testing.T) {
+	c, err := load(baseEnv())
+	if err != nil || c.EmbedKeepAlive != nil {
+		t.Fatalf("default EmbedKeepAlive = %v, %v; want nil", c.EmbedKeepAlive, err)
+	}
+	for in, want := range map[string]time.Duration{"10m": 10 * time.Minute, "300": 300 * time.Second, "0": 0, "-1": -time.Second, "-1m": -time.Minute} {
+		env := baseEnv()
+		env["EMBED_KEEP_ALIVE"] = in
+		c, err := load(env)
+		if err != nil || c.EmbedKeepAlive == nil || *c.EmbedKeepAlive != want {
+			t.Errorf("EMBED_KEEP_ALIVE=%s: %v, %v; want %v", in, c.EmbedKeepAlive, err, want)
+		}
+	}
+	env := baseEnv()
+	env["EMBED_KEEP_ALIVE"] = "default"
+	if c, err := load(env); err != nil || c.EmbedKeepAlive != nil {
+		t.Errorf("EMBED_KEEP_ALIVE=default: %v, %v; want nil", c.EmbedKeepAlive, err)
+	}
+	env["EMBED_KEEP_ALIVE"] = "soon"
+	if _, err := load(env); err == nil || !strings.Contains(err.Error(), "EMBED_KEEP_ALIVE") {
+		t.Errorf("EMBED_KEEP_ALIVE=soon: %v, want an error naming it", err)
 	}
 }

@@ -139,7 +139,8 @@ func (m *Main) buildEngine(ctx context.Context, e *Engine, probe bool) error {
 // indexing engine. A new index (another model, or semantic search turned
 // on or off) is filled by a full scan and serves once it caught up; when
 // the index stays (only the hosts changed) the store passes to the new
-// engine, which serves at once if its predecessor did.
+// engine, which serves at once if its predecessor did, or once the index
+// they share caught up.
 func (m *Main) swapEngine(ctx context.Context, cfg Config) error {
 	old := m.eng.Load()
 	e := &Engine{Config: cfg, ownsStore: true}
@@ -155,37 +156,64 @@ func (m *Main) swapEngine(ctx context.Context, cfg Config) error {
 		old.ownsStore = false
 		old.mu.Unlock()
 	}
-	since := time.Now()
 	m.eng.Store(e)
 	m.Scanner.SetIndexID(e.IndexID)
 	serving := m.serve.Load()
-	switch {
-	case sameIndex && old == serving:
+	if sameIndex && old == serving {
 		m.serve.Store(e)
 		m.retireEngine(old)
-	case old != serving:
-		m.retireEngine(old) // a new index that never served
-		fallthrough
-	default:
-		if !sameIndex {
+	} else {
+		if old != serving {
+			m.retireEngine(old) // a new index that never served
+		}
+		rb := m.rebuild.Load()
+		if !sameIndex || rb == nil {
+			model := ""
+			if e.Embedder != nil {
+				model = cfg.EmbedModel
+			}
+			rb = &rebuild{Rebuild: indexing.Rebuild{Model: model, To: e.IndexID}, asked: time.Now()}
+			m.rebuild.Store(rb)
 			m.Scanner.Request("") // every file, into the new index
 		}
 		m.retiring.Add(1)
 		go func() {
 			defer m.retiring.Done()
-			m.serveWhenCaughtUp(ctx, e, since)
+			m.serveWhenCaughtUp(ctx, e, rb)
 		}()
 	}
 	m.Logger.Info("embedding settings applied", "model", cfg.EmbedModel, "hosts", cfg.OllamaHosts, "index", e.IndexID, "new_index", !sameIndex)
 	return nil
 }
 
-// serveWhenCaughtUp makes e the serving engine once its index caught up: a
-// full scan started after since has finished and the queue is empty. It
-// gives up when e stops being the indexing engine or ctx ends.
-func (m *Main) serveWhenCaughtUp(ctx context.Context, e *Engine, since time.Time) {
+// rebuild is a new index being filled while another serves searches: what
+// the status tells of it, and when its full scan was asked for.
+type rebuild struct {
+	indexing.Rebuild
+	asked time.Time
+}
+
+// rebuilding returns the new index being filled, or nil (the status's
+// IndexStatus.Rebuild).
+func (m *Main) rebuilding() *indexing.Rebuild {
+	if rb := m.rebuild.Load(); rb != nil {
+		return &rb.Rebuild
+	}
+	return nil
+}
+
+// serveWhenCaughtUp makes e the serving engine once its index has caught
+// up with what the serving one holds (indexing.CaughtUp): a full scan
+// asked for by rb has queued every file and ended, and every file the
+// serving index holds is in e's, or was tried there and waits for a retry
+// (a file that keeps failing never holds the switch back). Should files
+// remain that nothing queued will bring (their users' scans failed), it
+// switches once the queue is empty. It gives up when e stops being the
+// indexing engine or ctx ends.
+func (m *Main) serveWhenCaughtUp(ctx context.Context, e *Engine, rb *rebuild) {
 	t := time.NewTicker(caughtUpPoll)
 	defer t.Stop()
+	var due time.Time // of the next count of the file states
 	for {
 		select {
 		case <-ctx.Done():
@@ -196,16 +224,36 @@ func (m *Main) serveWhenCaughtUp(ctx context.Context, e *Engine, since time.Time
 			return
 		}
 		p := m.Scanner.Progress()
-		if p.Running || !p.Started.After(since) {
+		if p.Running || !p.Started.After(rb.asked) || time.Now().Before(due) {
 			continue
 		}
-		if n, err := m.Queue.Pending(ctx); err != nil || n > 0 {
+		if rb.Since.IsZero() {
+			next := *rb
+			next.Since = p.Started
+			m.rebuild.CompareAndSwap(rb, &next)
+			rb = &next
+		}
+		start := time.Now()
+		prog, err := indexing.RebuildStatus(ctx, m.Queue.States(), rb.Rebuild)
+		// Counting reads every state: at most a fifth of the time.
+		due = time.Now().Add(4 * time.Since(start))
+		if err != nil {
+			m.Logger.Warn("the new index's progress could not be read", "index", e.IndexID, "error", err)
 			continue
+		}
+		if !indexing.CaughtUp(prog) {
+			if n, err := m.Queue.Pending(ctx); err != nil || n > 0 {
+				continue
+			}
+			m.Logger.Warn("the new index lacks files that nothing queued will index (their users' scans failed?); it answers searches all the same",
+				"index", e.IndexID, "missing", prog.Total-prog.Done)
 		}
 		if prev := m.serve.Swap(e); prev != e {
 			m.retireEngine(prev)
 		}
-		m.Logger.Info("the new index has caught up and now answers searches", "index", e.IndexID)
+		m.rebuild.CompareAndSwap(rb, nil)
+		m.Logger.Info("the new index has caught up and now answers searches", "index", e.IndexID,
+			"files", prog.Total, "retrying", prog.Retrying, "after", time.Since(rb.asked).Round(time.Millisecond))
 		return
 	}
 }

@@ -43,7 +43,7 @@ func (m *Main) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 	endpoint, err := mcp.NewHandler(mcp.Options{
 		Search: current{m}, Chunks: current{m}, Access: m.Nextcloud, Status: current{m},
 		NextcloudURL: cfg.NextcloudURL, AllowedOrigins: []string{cfg.NextcloudURL},
-		Version: cfg.AppVersion, Rules: m.Search.Rules(), Defaults: current{m}.SearchDefaults, Logger: m.Logger,
+		Version: Version, Rules: m.Search.Rules(), Defaults: current{m}.SearchDefaults, Logger: m.Logger,
 		ObserveTool: m.Metrics.MCPCall,
 	})
 	if err != nil {

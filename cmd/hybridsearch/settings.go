@@ -37,6 +37,7 @@ type adminField struct {
 var adminFields = []adminField{
 	{"OLLAMA_HOST", "text", "Ollama hosts", "Comma-separated Ollama base URLs, used together, e.g. http://ollama:11434. \"off\" indexes without embeddings (keyword and fuzzy search only).", nil},
 	{"EMBED_MODEL", "text", "Embedding model", "The Ollama embedding model, e.g. nomic-embed-text or bge-m3. A new model starts a new index: every file is indexed again, while searches go on.", nil},
+	{"EMBED_KEEP_ALIVE", "text", "Ollama keep-alive", "How long Ollama keeps the embedding model loaded after the app's last request, e.g. 10m; 0 unloads it at once, -1 keeps it loaded. Empty: Ollama's own setting (OLLAMA_KEEP_ALIVE, 5 minutes unless set). A longer time spares reloads between searches, but while the app keeps the model loaded, another client of the same Ollama that needs a different model or options (Nextcloud's own AI apps) waits until the app has been idle that long.", nil},
 	{"SEARCH_FUSION", "select", "Default fusion", "How searches that name none combine semantic, keyword and fuzzy results: rrf (reciprocal rank fusion), linear (normalised scores) or auto (weights chosen from the query's shape).", []string{hs.FusionRRF, hs.FusionLinear, hs.FusionAuto}},
 	{"SEARCH_WEIGHT_SEMANTIC", "number", "Default semantic weight", "0 to 1. The three weights together are at most 1.", nil},
 	{"SEARCH_WEIGHT_KEYWORD", "number", "Default keyword weight", "0 to 1.", nil},
@@ -66,6 +67,9 @@ func adminForm(env Config) nextcloud.SettingsForm {
 		} else {
 			field.Placeholder = envValue(env, a.env)
 		}
+		if a.env == "EMBED_KEEP_ALIVE" && field.Placeholder == "" {
+			field.Placeholder = "default (Ollama's own)"
+		}
 		if a.typ == "number" {
 			f, _ := strconv.ParseFloat(envValue(env, a.env), 64)
 			field.Default = f
@@ -94,6 +98,8 @@ func envValue(c Config, env string) string {
 		return strings.Join(c.OllamaHosts, ",")
 	case "EMBED_MODEL":
 		return c.EmbedModel
+	case "EMBED_KEEP_ALIVE":
+		return formatKeepAlive(c.EmbedKeepAlive)
 	case "SEARCH_FUSION":
 		return c.SearchFusion
 	case "SEARCH_WEIGHT_SEMANTIC":
@@ -188,9 +194,16 @@ func sameRules(a, b Config) bool {
 }
 
 // sameEngine reports whether two configs embed with the same model on the
-// same Ollama hosts.
+// same Ollama hosts, with the same keep-alive.
 func sameEngine(a, b Config) bool {
-	return slices.Equal(a.OllamaHosts, b.OllamaHosts) && a.EmbedModel == b.EmbedModel
+	return slices.Equal(a.OllamaHosts, b.OllamaHosts) && a.EmbedModel == b.EmbedModel && sameKeepAlive(a.EmbedKeepAlive, b.EmbedKeepAlive)
+}
+
+// withEngine returns c embedding as e does: e's model, hosts and
+// keep-alive.
+func withEngine(c, e Config) Config {
+	c.OllamaHosts, c.EmbedModel, c.EmbedKeepAlive = e.OllamaHosts, e.EmbedModel, e.EmbedKeepAlive
+	return c
 }
 
 // problemText joins the problems for the status, sorted by field.

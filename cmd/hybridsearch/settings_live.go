@@ -118,7 +118,7 @@ func (m *Main) applySettings(ctx context.Context, prev *settingsState, values ma
 			m.Logger.Warn("the new embedding settings could not be applied; the previous ones stay in force", "error", err)
 			st.swapErr, st.failures = err, prev.failures+1
 			st.retryAt = now.Add(min(m.Config.SettingsInterval<<min(st.failures, 10), 5*time.Minute))
-			eff.OllamaHosts, eff.EmbedModel = cur.Config.OllamaHosts, cur.Config.EmbedModel
+			eff = withEngine(eff, cur.Config)
 		}
 	}
 	for _, e := range []*Engine{m.acquire(), m.acquireIndexing()} {

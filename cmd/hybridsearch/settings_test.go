@@ -70,7 +70,7 @@ func TestAdminFormRegisteredAndValid(t *testing.T) {
 		t.Errorf("admin settings page = %d, lacks the app's fields:\n%s", resp.StatusCode, body)
 	}
 	for _, a := range adminFields {
-		if v, ok := env.Sim.DeclarativeValue("hybrid_search", fieldID(a.env), ""); !ok || v == "" && a.env != "EXCLUDE_PATHS" && a.env != "EXCLUDE_MIME" && a.env != "OCR_LANGUAGES" {
+		if v, ok := env.Sim.DeclarativeValue("hybrid_search", fieldID(a.env), ""); !ok || v == "" && a.env != "EXCLUDE_PATHS" && a.env != "EXCLUDE_MIME" && a.env != "OCR_LANGUAGES" && a.env != "EMBED_KEEP_ALIVE" {
 			t.Errorf("field %s shows %q (%v): want the environment's value", fieldID(a.env), v, ok)
 		}
 	}

@@ -99,6 +99,13 @@ func printStatus(w io.Writer, rep hs.IndexStatus) {
 			fmt.Fprintf(tw, "live updates\tOFF (%s): %s\n", l.ReasonCode, l.Reason)
 		}
 	}
+	if rb := rep.Rebuild; rb != nil {
+		model := rb.Model
+		if model == "" {
+			model = "none (keyword and fuzzy only)"
+		}
+		fmt.Fprintf(tw, "new index\tmodel %s\t%d of %d files (%.0f%%)\t%d retrying\tsearches use it once done\n", model, rb.Done, rb.Total, 100*rb.Progress, rb.Retrying)
+	}
 	names := make([]string, 0, len(rep.Components))
 	for n := range rep.Components {
 		names = append(names, n)

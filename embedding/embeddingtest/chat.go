@@ -59,8 +59,7 @@ type chatState struct {
 	failLeft   int
 	breakAfter int // the next chat breaks off with an error after this many tokens
 	breakLeft  int
-	loadDelay  time.Duration // added when a model is (re)loaded
-	inFlight   int           // chats being answered
+	inFlight   int // chats being answered
 }
 
 // SetChatResponder makes fn write every chat answer; nil restores
@@ -78,14 +77,6 @@ func (s *Server) SetChatTiming(first, perToken time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.chat.firstToken, s.chat.perToken = first, perToken
-}
-
-// SetChatLoadDelay makes each load of a chat model (the first request, and
-// one whose num_ctx differs) take d, as loading weights does.
-func (s *Server) SetChatLoadDelay(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.chat.loadDelay = d
 }
 
 // FailChat makes the next n /api/chat requests fail before any output
@@ -173,11 +164,19 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, rec *Request
 		s.writeError(w, rec, status, msg)
 		return
 	}
-	numCtx, reloaded := s.loadChat(m, req.Options)
-	if reloaded && !s.sleep(r, s.chatTiming().loadDelay) {
+	// The chat model shares the scheduler with the embedding models
+	// (sched.go): loading takes SchedOptions.LoadTime, and a model loaded
+	// with other options or pushed out for room is loaded again.
+	numCtx := s.numCtx(m, req.Options)
+	release, err := s.acquire(r.Context(), m, numCtx, rec.KeepAlive)
+	if err != nil {
 		rec.Status = 499
 		s.record(*rec)
 		return
+	}
+	defer release()
+	if m.ContextLength > 0 {
+		numCtx = min(numCtx, m.ContextLength)
 	}
 	loaded := time.Since(start)
 	if len(req.Messages) == 0 {
@@ -313,18 +312,6 @@ func chatTokens(answer string) []string {
 		out = append(out, answer[start:])
 	}
 	return out
-}
-
-// loadChat returns the context a chat runs with (options.num_ctx, else
-// the model's num_ctx parameter, else the server default, capped at the
-// trained context) and whether the model had to be (re)loaded.
-func (s *Server) loadChat(m Model, opts map[string]any) (int, bool) {
-	before := s.Loads(m.Name)
-	n := s.load(m, opts)
-	if m.ContextLength > 0 {
-		n = min(n, m.ContextLength)
-	}
-	return n, s.Loads(m.Name) != before
 }
 
 func (s *Server) chatTiming() chatState {
