@@ -42,7 +42,9 @@ func (h *handler) addTools(srv *sdk.Server, rules hs.SearchRules) error {
 	if err != nil {
 		return err
 	}
-	status, err := schemaFor[statusInput](nil)
+	status, err := schemaFor[statusInput](map[string]func(*jsonschema.Schema){
+		"all": all(describe("Also every user's counts (per_user). Only for Nextcloud admins; others get a forbidden error.")),
+	})
 	if err != nil {
 		return err
 	}
@@ -111,6 +113,8 @@ func (h *handler) toolError(ctx context.Context, err error, attrs []any) error {
 		msg = "not found: " + msg
 	case hs.EUNAUTHORIZED:
 		msg = "no access: " + msg
+	case hs.EFORBIDDEN:
+		msg = "forbidden: " + msg
 	case hs.ETOOLARGE:
 		msg = "too large: " + msg
 	case hs.ECONFLICT:
