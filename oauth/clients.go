@@ -142,7 +142,7 @@ func checkMetadata(md clientMetadata, fromDocument bool) (Client, error) {
 	}
 	for _, u := range md.RedirectURIs {
 		if err := checkRedirectURI(u); err != nil {
-			return Client{}, fail(ErrInvalidRedirectURI, "redirect URI %q: %s", truncate(u, 100), err.Error())
+			return Client{}, fail(ErrInvalidRedirectURI, "redirect URI %q: %s (%s)", truncate(u, 100), err.Error(), redirectRule)
 		}
 	}
 	switch md.AuthMethod {
@@ -177,8 +177,8 @@ func checkMetadata(md clientMetadata, fromDocument bool) (Client, error) {
 		}
 	}
 	name := strings.TrimSpace(md.Name)
-	if !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl) || utf8.RuneCountInString(name) > MaxClientNameLength {
-		return bad("client_name must be printable text of at most %d characters", MaxClientNameLength)
+	if !utf8.ValidString(name) || strings.ContainsFunc(name, hidden) || utf8.RuneCountInString(name) > MaxClientNameLength {
+		return bad("client_name must be visible text of at most %d characters, without control, invisible or text-direction characters", MaxClientNameLength)
 	}
 	scope := ""
 	if md.Scope != "" {
@@ -212,13 +212,30 @@ func (c Client) displayName() string {
 	return "Unnamed client"
 }
 
-// unsafeSchemes may never be redirect URIs: they run code or read local
-// data in the browser, or are no place to return to.
-var unsafeSchemes = []string{"javascript", "data", "vbscript", "file", "about", "blob", "filesystem", "view-source", "ws", "wss", "ftp", "mailto", "tel", "chrome", "chrome-extension", "intent"}
+// hidden reports whether r may not appear in a name a user reads: control
+// and format characters (bidi embeddings and isolates U+202A–U+202E and
+// U+2066–U+2069, zero-width characters, soft hyphen, tags), line and
+// paragraph separators, private-use and unassigned code points.
+func hidden(r rune) bool {
+	return !unicode.IsGraphic(r) || unicode.Is(unicode.Cf, r)
+}
 
-// checkRedirectURI accepts https URLs, http URLs on a loopback host
-// (RFC 8252 7.3) and private-use schemes of native apps (RFC 8252 7.1);
-// never a fragment, user info, or a scheme of unsafeSchemes.
+// redirectRule says which redirect URIs register.
+const redirectRule = "a redirect URI is https, http on a loopback address (127.0.0.1, [::1] or localhost) with any port, " +
+	"or a private-use scheme in reverse-domain form such as com.example.app:/callback"
+
+// nativeSchemes are private-use schemes of widely used MCP clients that
+// are not in reverse-domain form: Cursor registers
+// cursor://anysphere.cursor-mcp/oauth/callback (Cursor's MCP docs).
+var nativeSchemes = []string{"cursor"}
+
+// checkRedirectURI accepts https URLs, http URLs on a loopback host (RFC
+// 8252 7.3, any port), and private-use schemes of native apps in
+// reverse-domain form (RFC 8252 7.1, "com.example.app:/cb") or of
+// nativeSchemes; never a fragment or user info. Any other scheme is
+// refused: the consent page would send the browser there, and schemes such
+// as ms-msdt:, search-ms:, smb:// or another browser's hand it to an
+// operating-system handler.
 func checkRedirectURI(raw string) error {
 	if len(raw) > maxURILength {
 		return errorString("too long")
@@ -231,24 +248,31 @@ func checkRedirectURI(raw string) error {
 		return errorString("a redirect URI cannot have a fragment")
 	case u.User != nil:
 		return errorString("a redirect URI cannot have user info")
-	case slices.Contains(unsafeSchemes, strings.ToLower(u.Scheme)):
-		return errorString("scheme " + u.Scheme + " is not allowed")
 	}
-	switch strings.ToLower(u.Scheme) {
-	case "https":
+	switch scheme := strings.ToLower(u.Scheme); {
+	case scheme == "https":
 		if u.Host == "" {
 			return errorString("no host")
 		}
-	case "http":
+	case scheme == "http":
 		if !isLoopbackHost(u.Hostname()) {
-			return errorString("http is only allowed for loopback addresses (127.0.0.1, [::1], localhost); use https")
+			return errorString("http is only allowed for loopback addresses; use https")
+		}
+	case reverseDomain(scheme) || slices.Contains(nativeSchemes, scheme):
+		if u.Opaque != "" || u.Host == "" && u.Path == "" {
+			return errorString("not a usable URI (write it as " + scheme + ":/path)")
 		}
 	default:
-		if u.Opaque != "" && u.Host == "" && u.Path == "" {
-			return errorString("not a usable URI")
-		}
+		return errorString("scheme " + u.Scheme + " is not allowed")
 	}
 	return nil
+}
+
+// reverseDomain reports whether a URI scheme is a domain name in reverse
+// order (com.example.app): two or more dot-separated labels.
+func reverseDomain(scheme string) bool {
+	labels := strings.Split(scheme, ".")
+	return len(labels) >= 2 && !slices.Contains(labels, "")
 }
 
 // isLoopbackHost reports whether host is localhost or a loopback IP.
