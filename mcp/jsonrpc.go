@@ -135,26 +135,31 @@ func (h *handler) preflight(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	version := r.Header.Get("MCP-Protocol-Version")
-	if version != "" && !slices.Contains(sdk.SupportedProtocolVersions(), version) && (!futureVersion.MatchString(version) || version < protocol20260728) {
-		writeJSON(w, http.StatusBadRequest, rpcError(json.RawMessage("null"), sdk.CodeUnsupportedProtocolVersion,
-			"unsupported protocol version "+hs.Quote(version)+" in the MCP-Protocol-Version header; supported: "+strings.Join(sdk.SupportedProtocolVersions(), ", "),
-			sdk.UnsupportedProtocolVersionData{Supported: sdk.SupportedProtocolVersions(), Requested: clip(version)}))
-		return true
-	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, h.o.MaxBodyBytes+1))
 	rest := r.Body
 	r.Body = struct {
 		io.Reader
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(body), rest), rest}
-	if err != nil || int64(len(body)) > h.o.MaxBodyBytes {
+	tooLarge := err != nil || int64(len(body)) > h.o.MaxBodyBytes
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	batch := len(trimmed) > 0 && trimmed[0] == '['
+	kind, method, id := classify(body)
+	if version != "" && !slices.Contains(sdk.SupportedProtocolVersions(), version) && (!futureVersion.MatchString(version) || version < protocol20260728) {
+		if tooLarge || batch || kind != shapeCall {
+			id = json.RawMessage("null")
+		}
+		writeJSON(w, http.StatusBadRequest, rpcError(id, sdk.CodeUnsupportedProtocolVersion,
+			"unsupported protocol version "+hs.Quote(version)+" in the MCP-Protocol-Version header; supported: "+strings.Join(sdk.SupportedProtocolVersions(), ", "),
+			sdk.UnsupportedProtocolVersionData{Supported: sdk.SupportedProtocolVersions(), Requested: version}))
+		return true
+	}
+	if tooLarge {
 		return false
 	}
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '[' {
+	if batch {
 		return h.batch(w, r, body, version)
 	}
-	kind, method, id := classify(body)
 	switch {
 	case !json.Valid(body):
 		return false // the SDK's parse error

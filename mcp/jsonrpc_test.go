@@ -92,6 +92,9 @@ func TestJSONRPCEdges(t *testing.T) {
 	single("a null method", `{"jsonrpc":"2.0","id":13,"method":null}`, nil, 400, -32600, "method")
 	single("an empty batch", `[]`, v20250326, 400, -32600)
 	single("a protocol version that is none", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, map[string]string{"MCP-Protocol-Version": "banana"}, 400, -32022, `"banana"`, "2025-11-25")
+	if _, _, out := post(t, url, `{"jsonrpc":"2.0","id":"x7","method":"tools/list"}`, map[string]string{"MCP-Protocol-Version": "banana"}); !strings.Contains(out, `"id":"x7"`) {
+		t.Errorf("a refused protocol version: %s, want the request's id", out)
+	}
 	single("an unknown notification", `{"jsonrpc":"2.0","method":"notifications/whatever"}`, nil, 202, 0)
 	single("a batch on 2025-06-18", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, map[string]string{"MCP-Protocol-Version": "2025-06-18"}, 400, 0)
 }
