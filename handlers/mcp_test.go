@@ -306,7 +306,8 @@ func TestMCPBearerTokens(t *testing.T) {
 				t.Fatalf("%d %s, want 401", w.Code, w.Body.String())
 			}
 			ch := w.Header().Get("WWW-Authenticate")
-			if !strings.HasPrefix(ch, `Bearer resource_metadata="http://app.test:23000/.well-known/oauth-protected-resource/mcp"`) ||
+			// The app's own port takes app tokens only: no metadata to follow.
+			if !strings.HasPrefix(ch, `Bearer realm="Hybrid Search (app tokens only)"`) || strings.Contains(ch, "resource_metadata") ||
 				!strings.Contains(ch, `scope="search:read"`) || strings.Contains(ch, `error="invalid_token"`) != tt.invalid {
 				t.Errorf("WWW-Authenticate = %q", ch)
 			}
@@ -361,9 +362,13 @@ func TestProtectedResourceMetadata(t *testing.T) {
 		opt        func(*http.Request)
 		want       string
 	}{
-		{"direct", "/.well-known/oauth-protected-resource", func(*http.Request) {}, "http://app.test:23000/mcp"},
-		{"direct, resource form", "/.well-known/oauth-protected-resource/mcp", func(*http.Request) {}, "http://app.test:23000/mcp"},
-		{"direct behind TLS", "/.well-known/oauth-protected-resource/mcp", func(r *http.Request) { r.Header.Set("X-Forwarded-Proto", "https") }, "https://app.test:23000/mcp"},
+		{"direct", "/.well-known/oauth-protected-resource", onPort("10.0.0.5:23000"), "http://10.0.0.5:23000/mcp"},
+		{"direct, resource form", "/.well-known/oauth-protected-resource/mcp", onPort("10.0.0.5:23000"), "http://10.0.0.5:23000/mcp"},
+		{"direct, IPv6", "/.well-known/oauth-protected-resource/mcp", onPort("[::1]:23000"), "http://[::1]:23000/mcp"},
+		{"direct, a client's X-Forwarded-Proto", "/.well-known/oauth-protected-resource/mcp", func(r *http.Request) {
+			onPort("10.0.0.5:23000")(r)
+			r.Header.Set("X-Forwarded-Proto", "https")
+		}, "http://10.0.0.5:23000/mcp"},
 		{"through the proxy", "/.well-known/oauth-protected-resource/mcp", asAppAPI(""), mcpAudience},
 	}
 	for _, tt := range tests {

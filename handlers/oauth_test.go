@@ -96,7 +96,7 @@ func TestOAuthEndpoints(t *testing.T) {
 		t.Errorf("direct resource metadata: %s", rec.Body.String())
 	}
 	for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/oauth/jwks"} {
-		if rec := do(h, httptest.NewRequest(http.MethodGet, p, nil)); rec.Code != 200 || rec.Header().Get("Access-Control-Allow-Origin") != "*" {
+		if rec := do(h, signed(httptest.NewRequest(http.MethodGet, p, nil), "")); rec.Code != 200 || rec.Header().Get("Access-Control-Allow-Origin") != "*" {
 			t.Errorf("GET %s = %d %v", p, rec.Code, rec.Header())
 		}
 	}

@@ -19,8 +19,13 @@ const MaxBodyBytes = 1 << 20
 
 // Deps are the handlers' dependencies; New checks the required ones.
 type Deps struct {
-	AppID     string       // required: the EX-APP-ID to accept
-	AppSecret string       // required: the AppAPI shared secret
+	AppID     string // required: the EX-APP-ID to accept
+	AppSecret string // required: the AppAPI shared secret
+	// HaRPKey is HP_SHARED_KEY when the app is deployed behind HaRP ("" if
+	// not): AppAPI sends it on the requests it makes through HaRP (its
+	// proxy's among them), HaRP passes it on, and a client never knows it,
+	// so it alone tells AppAPI's proxy from HaRP's own /exapps/ route.
+	HaRPKey   string
 	Lifecycle Lifecycle    // required
 	Status    StatusSource // required
 	Publish   Publisher    // required
@@ -52,6 +57,7 @@ type Deps struct {
 type Server struct {
 	appID    string
 	secret   string
+	harpKey  string
 	life     Lifecycle
 	status   StatusSource
 	publish  Publisher
@@ -94,7 +100,7 @@ func New(d Deps) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, rules: d.Rules.OrDefault(), assets: d.Assets, logger: d.Logger, health: d.Health, observer: d.Observer, ops: d.Ops}, nil
+	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, harpKey: d.HaRPKey, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, rules: d.Rules.OrDefault(), assets: d.Assets, logger: d.Logger, health: d.Health, observer: d.Observer, ops: d.Ops}, nil
 }
 
 // Handler returns the app's complete HTTP handler.
@@ -104,7 +110,7 @@ func (s *Server) Handler() http.Handler {
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.Recover())
-	e.Use(requestID)
+	e.Use(requestIDFrom(s.fromAppAPI))
 	e.Use(s.observeWebhook) // outside the body limit, to count its 413s
 	e.Use(middleware.BodyLimit("1M"))
 	e.Use(s.requestLogger())
@@ -168,11 +174,12 @@ func (s *Server) Register(e *echo.Echo) {
 	e.GET("/.well-known/oauth-authorization-server", s.handleAuthServerMetadata)
 	e.GET("/.well-known/openid-configuration", s.handleOpenIDMetadata)
 	e.GET(oauth.JWKSPath, s.handleJWKS)
-	e.POST(oauth.RegisterPath, s.handleOAuthRegister, s.rateLimit(registerRate), oauthBody)
-	e.GET(oauth.AuthorizePath, s.handleAuthorize, s.rateLimit(authorizeRate))
+	tokenLimit := s.rateLimit(tokenRate, false)
+	e.POST(oauth.RegisterPath, s.handleOAuthRegister, s.rateLimit(registerRate, false), oauthBody)
+	e.GET(oauth.AuthorizePath, s.handleAuthorize, s.rateLimit(authorizeRate, true))
 	e.POST(oauth.AuthorizePath, s.handleConsent, oauthBody)
-	e.POST(oauth.TokenPath, s.handleOAuthToken, s.rateLimit(tokenRate), oauthBody)
-	e.POST(oauth.RevokePath, s.handleOAuthRevoke, s.rateLimit(tokenRate), oauthBody)
+	e.POST(oauth.TokenPath, s.handleOAuthToken, tokenLimit, oauthBody)
+	e.POST(oauth.RevokePath, s.handleOAuthRevoke, tokenLimit, oauthBody)
 }
 
 // requestLogger logs one line per request at debug level, and failures at

@@ -264,16 +264,23 @@ func TestMCPWithTypeScriptClient(t *testing.T) {
 		}
 	}
 
-	// 4. Discovery: the 401 names metadata the client can reach the same way.
+	// 4. Discovery: the proxy's 401 names metadata the client can reach
+	// the same way; the app's own port takes app tokens only and says so,
+	// its metadata naming no authorization server.
 	for _, base := range []string{proxied, direct} {
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, _ := doReq(t, req)
+		resp, body := doReq(t, req)
 		ch := resp.Header.Get("WWW-Authenticate")
 		_, rest, _ := strings.Cut(ch, `resource_metadata="`)
 		metaURL, _, _ := strings.Cut(rest, `"`)
-		if resp.StatusCode != 401 || !strings.HasPrefix(metaURL, strings.TrimSuffix(base, "/mcp")) {
+		if base == direct {
+			if resp.StatusCode != 401 || metaURL != "" || !strings.Contains(body, "app tokens only") || !strings.Contains(body, proxied) {
+				t.Errorf("%s: %d, WWW-Authenticate %q, %s", base, resp.StatusCode, ch, body)
+			}
+			metaURL = strings.TrimSuffix(base, "/mcp") + "/.well-known/oauth-protected-resource/mcp"
+		} else if resp.StatusCode != 401 || !strings.HasPrefix(metaURL, strings.TrimSuffix(base, "/mcp")) {
 			t.Errorf("%s: %d, WWW-Authenticate %q", base, resp.StatusCode, ch)
 			continue
 		}
