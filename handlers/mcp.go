@@ -271,3 +271,16 @@ func (s *Server) handleResourceMetadata(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, md)
 }
+
+// handleNoStream answers GET and DELETE /mcp once the caller is signed in:
+// the endpoint is stateless, with no stream to open and no session to end.
+func handleNoStream(c echo.Context) error {
+	c.Response().Header().Set("Allow", "OPTIONS, POST")
+	return echo.NewHTTPError(http.StatusMethodNotAllowed, "this MCP endpoint is stateless: POST every message; there is no stream to GET and no session to DELETE")
+}
+
+// handleMCPOptions answers OPTIONS /mcp with the one method it serves.
+func handleMCPOptions(c echo.Context) error {
+	c.Response().Header().Set("Allow", "OPTIONS, POST")
+	return c.NoContent(http.StatusNoContent)
+}

@@ -487,7 +487,7 @@ func TestMCPRoutesReachable(t *testing.T) {
 			continue
 		}
 		seen++
-		for _, gen := range []int{matchLegacy, matchBare, matchCanonical, matchHaRP} {
+		for _, gen := range generationsFor(r.Method) {
 			m := matchRoute(t, routes, r.Method, path, gen)
 			if m == nil || m.AccessLevel != level {
 				t.Errorf("%s /%s (generation %d): route %+v, want access %s", r.Method, path, gen, m, level)
@@ -506,8 +506,8 @@ func TestMCPRoutesReachable(t *testing.T) {
 			}
 		}
 	}
-	if seen != 6 {
-		t.Errorf("checked %d MCP routes, want 6 (POST /mcp, 2 metadata, 3 token routes)", seen)
+	if seen != 11 {
+		t.Errorf("checked %d MCP routes, want 11 (POST, GET, DELETE and OPTIONS /mcp, 2 metadata and their preflights, 3 token routes)", seen)
 	}
 	// Without MCP deps the routes are absent; incomplete deps are refused.
 	if _, err := handlers.New(handlers.Deps{AppID: testAppID, AppSecret: "x", Lifecycle: &fakeLifecycle{}, Status: fakeStatus{}, Publish: &fakeQueue{},
@@ -524,20 +524,26 @@ func (k knownUsers) UserExists(_ context.Context, u hs.UserID) (bool, error) {
 }
 
 // TestMCPMethods: OPTIONS lists only the methods /mcp answers (POST); GET
-// (a legacy SSE stream) and DELETE (a session end) get 405 naming them,
-// signed or not.
+// (a legacy SSE stream) and DELETE (a session end) get 405 naming them
+// once signed in, and 401 with the challenge before (mcp-remote probes
+// the MCP URL with a GET to find the metadata); other methods get 405.
 func TestMCPMethods(t *testing.T) {
 	env := newMCPEnv(t)
 	rec := do(env.h, httptest.NewRequest(http.MethodOptions, "http://app.test:23000/mcp", nil))
 	if rec.Code != http.StatusNoContent || rec.Header().Get("Allow") != "OPTIONS, POST" {
 		t.Errorf("OPTIONS /mcp = %d, Allow %q; want 204, OPTIONS, POST", rec.Code, rec.Header().Get("Allow"))
 	}
-	for _, m := range []string{http.MethodGet, http.MethodDelete, http.MethodPut} {
-		for _, r := range []*http.Request{httptest.NewRequest(m, "http://app.test:23000/mcp", nil), signed(httptest.NewRequest(m, "http://app.test:23000/mcp", nil), "alice")} {
-			rec := do(env.h, r)
-			if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != "OPTIONS, POST" {
-				t.Errorf("%s /mcp = %d, Allow %q; want 405, OPTIONS, POST", m, rec.Code, rec.Header().Get("Allow"))
-			}
+	for _, m := range []string{http.MethodGet, http.MethodDelete} {
+		rec := do(env.h, signed(httptest.NewRequest(m, "http://app.test:23000/mcp", nil), "alice"))
+		if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != "OPTIONS, POST" {
+			t.Errorf("%s /mcp as alice = %d, Allow %q; want 405, OPTIONS, POST", m, rec.Code, rec.Header().Get("Allow"))
 		}
+		rec = do(env.h, signed(httptest.NewRequest(m, "http://app.test:23000/mcp", nil), ""))
+		if rec.Code != http.StatusUnauthorized || !strings.HasPrefix(rec.Header().Get("WWW-Authenticate"), `Bearer resource_metadata="`+proxyBase) {
+			t.Errorf("%s /mcp anonymous through the proxy = %d, WWW-Authenticate %q; want 401 with the challenge", m, rec.Code, rec.Header().Get("WWW-Authenticate"))
+		}
+	}
+	if rec := do(env.h, httptest.NewRequest(http.MethodPut, "http://app.test:23000/mcp", nil)); rec.Code != http.StatusMethodNotAllowed {
+		t.Errorf("PUT /mcp = %d, want 405", rec.Code)
 	}
 }

@@ -24,7 +24,7 @@ import (
 // Refusals are *oauth.Error; other errors are store failures.
 type AuthServer interface {
 	Metadata() oauth.Metadata
-	OpenIDMetadata() oauth.Metadata
+	OpenIDMetadata() oauth.OpenIDMetadata
 	Register(ctx context.Context, body []byte) (oauth.Client, error)
 	Start(ctx context.Context, r oauth.AuthRequest) (oauth.Pending, error)
 	Resume(ctx context.Context, id string, user hs.UserID) (oauth.Pending, error)
@@ -90,6 +90,29 @@ func (s *Server) noAuthServerHere(c echo.Context) error {
 func (s *Server) handleJWKS(c echo.Context) error {
 	publicJSON(c)
 	return c.JSON(http.StatusOK, map[string]any{"keys": []any{}})
+}
+
+// preflightHeaders are the request headers browser-based OAuth clients
+// send: the body's type and the MCP protocol version the TypeScript SDK
+// adds to its discovery requests.
+const preflightHeaders = "Content-Type, MCP-Protocol-Version, Authorization"
+
+// preflight answers a CORS preflight (OPTIONS) for the discovery
+// documents and the OAuth endpoints, whose answers already allow any
+// origin (they carry no cookies and decide nothing by origin). Only HaRP
+// forwards OPTIONS: AppAPI's PHP proxy has no OPTIONS route in any
+// release (app_api appinfo/routes.php, v32.0.0 to v35.0.0beta4), so
+// Nextcloud answers those with 405 before the app sees them.
+func preflight(method string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Allow", "OPTIONS, "+method)
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Allow-Methods", method+", OPTIONS")
+		h.Set("Access-Control-Allow-Headers", preflightHeaders)
+		h.Set("Access-Control-Max-Age", "86400")
+		return c.NoContent(http.StatusNoContent)
+	}
 }
 
 func publicJSON(c echo.Context) {

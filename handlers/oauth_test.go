@@ -26,8 +26,8 @@ type fakeAuth struct {
 var _ handlers.AuthServer = (*fakeAuth)(nil)
 
 func (f *fakeAuth) Metadata() oauth.Metadata { return oauth.Metadata{Issuer: proxyBase} }
-func (f *fakeAuth) OpenIDMetadata() oauth.Metadata {
-	return oauth.Metadata{Issuer: proxyBase, JWKSURI: proxyBase + oauth.JWKSPath}
+func (f *fakeAuth) OpenIDMetadata() oauth.OpenIDMetadata {
+	return oauth.OpenIDMetadata{Metadata: oauth.Metadata{Issuer: proxyBase}, JWKSURI: proxyBase + oauth.JWKSPath}
 }
 func (f *fakeAuth) Register(ctx context.Context, body []byte) (oauth.Client, error) {
 	f.got = append(f.got, "register")

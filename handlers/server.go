@@ -152,27 +152,44 @@ func (s *Server) Register(e *echo.Echo) {
 	// form and the form for the resource /mcp), and the token API for the
 	// acting AppAPI user (tokens.go). POST carries every MCP message. The
 	// endpoint is stateless: it has no stream to GET and no session to
-	// DELETE, so those get 405 (as legacy clients expect) and OPTIONS lists
-	// only POST.
+	// DELETE, so those get 405 (as legacy clients expect) once signed in
+	// (401 with the challenge before: mcp-remote probes with a GET), and
+	// OPTIONS lists only POST.
 	if s.mcp == nil {
 		return
 	}
 	e.POST(mcpPath, echo.WrapHandler(s.mcp.Handler), s.mcpAuth)
+	e.Match([]string{http.MethodGet, http.MethodDelete}, mcpPath, handleNoStream, s.mcpAuth)
+	e.OPTIONS(mcpPath, handleMCPOptions)
 	e.GET(resourceMetaPath, s.handleResourceMetadata)
 	e.GET(resourceMetaPath+mcpPath, s.handleResourceMetadata)
+	e.OPTIONS(resourceMetaPath, preflight(http.MethodGet))
+	e.OPTIONS(resourceMetaPath+mcpPath, preflight(http.MethodGet))
 	e.GET("/api/tokens", s.handleTokenList, s.appAPIAuth, requireUser)
 	e.POST("/api/tokens", s.handleTokenIssue, s.appAPIAuth, requireUser)
 	e.DELETE("/api/tokens/:id", s.handleTokenRevoke, s.appAPIAuth, requireUser)
 
 	// The OAuth authorization server for /mcp (oauth.go). The metadata is
 	// served at the well-known paths under the app's base URL (both RFC
-	// 8414 and OpenID Connect's names, see oauth.Server.OpenIDMetadata).
+	// 8414 and OpenID Connect's names, see oauth.Server.OpenIDMetadata),
+	// and under the MCP URL, where clients that take the MCP URL for the
+	// authorization server look (mcp-remote). Browser-based clients'
+	// CORS preflights are answered where they arrive (behind HaRP; see
+	// preflight).
 	if s.mcp.OAuth == nil {
 		return
 	}
 	oauthBody := middleware.BodyLimit(oauthBodyLimit)
-	e.GET("/.well-known/oauth-authorization-server", s.handleAuthServerMetadata)
-	e.GET("/.well-known/openid-configuration", s.handleOpenIDMetadata)
+	for _, base := range []string{"", mcpPath} {
+		e.GET(base+"/.well-known/oauth-authorization-server", s.handleAuthServerMetadata)
+		e.GET(base+"/.well-known/openid-configuration", s.handleOpenIDMetadata)
+		e.OPTIONS(base+"/.well-known/oauth-authorization-server", preflight(http.MethodGet))
+		e.OPTIONS(base+"/.well-known/openid-configuration", preflight(http.MethodGet))
+	}
+	for _, p := range []string{oauth.RegisterPath, oauth.TokenPath, oauth.RevokePath} {
+		e.OPTIONS(p, preflight(http.MethodPost))
+	}
+	e.OPTIONS(oauth.JWKSPath, preflight(http.MethodGet))
 	e.GET(oauth.JWKSPath, s.handleJWKS)
 	tokenLimit := s.rateLimit(tokenRate, false)
 	e.POST(oauth.RegisterPath, s.handleOAuthRegister, s.rateLimit(registerRate, false), oauthBody)
