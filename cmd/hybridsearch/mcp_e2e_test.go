@@ -67,7 +67,8 @@ func needTSClient(t *testing.T) string {
 	}
 	_, errSDK := os.Stat(filepath.Join(tsClientDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
 	_, errPW := os.Stat(filepath.Join(tsClientDir, "node_modules", "playwright-core", "package.json"))
-	if err := errors.Join(errSDK, errPW); err != nil {
+	_, errRemote := os.Stat(filepath.Join(tsClientDir, "node_modules", "mcp-remote", "package.json"))
+	if err := errors.Join(errSDK, errPW, errRemote); err != nil {
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
@@ -95,6 +96,7 @@ func runNodeJSON(t *testing.T, node string, timeout time.Duration, script string
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
 	cmd.Dir = tsClientDir
+	cmd.WaitDelay = 10 * time.Second // a child left behind must not hold the pipes open
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
