@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,7 +43,9 @@ var answered = map[string]bool{
 // tidyErrors is receiving middleware: it refuses methods the endpoint
 // does not answer (a safety net: the preflight answers them), reads
 // "arguments": null as {} (the SDK would apply schema defaults to a nil
-// map and panic), turns a panic into an internal error (the SDK handles
+// map and panic) and an argument given as null as one left out (the
+// schemas give each argument one type, see portable; some clients send
+// null for what they leave out), turns a panic into an internal error (the SDK handles
 // each request on a goroutine of its own, where a panic would end the
 // app), and makes error messages fit to show: a tool's error text and a
 // JSON-RPC error's message pass through tidy.
@@ -51,8 +54,8 @@ func (h *handler) tidyErrors(next sdk.MethodHandler) sdk.MethodHandler {
 		if !answered[method] && !strings.HasPrefix(method, "notifications/") {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + hs.Quote(method)}
 		}
-		if c, ok := req.(*sdk.CallToolRequest); ok && c.Params != nil && string(c.Params.Arguments) == "null" {
-			c.Params.Arguments = json.RawMessage("{}")
+		if c, ok := req.(*sdk.CallToolRequest); ok && c.Params != nil {
+			c.Params.Arguments = withoutNulls(c.Params.Arguments)
 		}
 		defer func() {
 			if p := recover(); p != nil {
@@ -169,4 +172,34 @@ func clip(word string) string {
 		return fmt.Sprintf(`"%s"… (%d characters)`, cut, n)
 	}
 	return fmt.Sprintf("%s… (%d characters)", cut, n)
+}
+
+// withoutNulls returns tool arguments without the members that are null,
+// and {} for null arguments; anything else unchanged.
+func withoutNulls(args json.RawMessage) json.RawMessage {
+	if string(args) == "null" {
+		return json.RawMessage("{}")
+	}
+	if !bytes.Contains(args, []byte("null")) {
+		return args
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return args
+	}
+	dropped := false
+	for k, v := range m {
+		if string(v) == "null" {
+			delete(m, k)
+			dropped = true
+		}
+	}
+	if !dropped {
+		return args
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return args
+	}
+	return out
 }
