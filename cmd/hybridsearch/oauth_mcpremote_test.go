@@ -1,13 +1,8 @@
 package main
 
 import (
-	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -57,21 +52,8 @@ func TestMCPRemoteSignsIn(t *testing.T) {
 	node := needTSClient(t)
 	browser := chromiumPath(t)
 	port := freePort(t)
-	var docURL string
-	docSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"client_id": docURL, "client_name": "mcp-remote (document)", "redirect_uris": []string{fmt.Sprintf("http://localhost:%d/oauth/callback", port)},
-			"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"}, "token_endpoint_auth_method": "none",
-		})
-	}))
-	defer docSrv.Close()
-	docURL = docSrv.URL + "/clients/mcp-remote.json"
-	certFile := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: docSrv.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := startDemo(t, "OAUTH_CLIENT_METADATA_HOSTS="+docSrv.Listener.Addr().String(), "SSL_CERT_FILE="+certFile)
+	docURL, docEnv := clientDocServer(t, "mcp-remote (document)", fmt.Sprintf("http://localhost:%d/oauth/callback", port))
+	d := startDemo(t, docEnv...)
 	awaitDemoIndexed(t, d)
 	alice := d.ready.Users[0]
 	common := []string{"--user", "alice", "--password", "alice", "--chromium", browser, "--query", "kubernetes upgrade"}

