@@ -89,6 +89,17 @@ func TestOAuthFloodCannotBlockSignIn(t *testing.T) {
 	bigRegistration := rawJSON(map[string]any{"client_name": strings.Repeat("F", 100), "redirect_uris": tenURIs})
 	oneURIRegistration := rawJSON(map[string]any{"client_name": strings.Repeat("F", 100), "redirect_uris": []string{longURI}})
 
+	// The same sign-in without a flood, for the ratio.
+	var quiet []time.Duration
+	for i := range 5 {
+		start := time.Now()
+		if err := floodSignIn(ctx, env, base, net.IPv4(127, 201, 0, byte(1+i)), 1000+i); err != nil {
+			t.Fatalf("sign-in %d before the flood: %v", i, err)
+		}
+		quiet = append(quiet, time.Since(start))
+	}
+	slices.Sort(quiet)
+
 	const addresses, workers = 1000, 24
 	clients := make([]*http.Client, addresses)
 	for i := range clients {
@@ -159,8 +170,9 @@ func TestOAuthFloodCannotBlockSignIn(t *testing.T) {
 	slices.Sort(took)
 	p := func(q float64) time.Duration { return took[min(len(took)-1, int(q*float64(len(took))))] }
 	t.Logf("flood: %d requests from %d addresses (%d workers) while %d sign-ins ran; answers: %v", flooded, addresses, workers, signIns, stats.counts)
-	t.Logf("sign-in during the flood (register, authorize, login, consent, token, MCP initialize): p50 %s, p99 %s, max %s; TypeScript SDK in chromium: %s",
-		p(0.5).Round(time.Millisecond), p(0.99).Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond), tsTook.Round(time.Millisecond))
+	t.Logf("sign-in during the flood (register, authorize, login, consent, token, MCP initialize): p50 %s, p99 %s, max %s (p50 without a flood: %s, ratio %.1f); TypeScript SDK in chromium: %s",
+		p(0.5).Round(time.Millisecond), p(0.99).Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond), quiet[len(quiet)/2].Round(time.Millisecond),
+		float64(p(0.5))/float64(quiet[len(quiet)/2]), tsTook.Round(time.Millisecond))
 	for _, b := range oauthBuckets {
 		recs, err := env.Main.Queue.Records(context.Background(), b.name, b.about, b.maxAge, b.maxBytes)
 		if err != nil {
@@ -172,8 +184,8 @@ func TestOAuthFloodCannotBlockSignIn(t *testing.T) {
 		}
 		t.Logf("bucket %s after the flood: %d records, %d bytes", b.name, n, bytes)
 		if b.name == "HS_OAUTH_CLIENTS" || b.name == "HS_OAUTH_REQUESTS" {
-			if max := uint64(signIns + 1); n > max {
-				t.Errorf("bucket %s holds %d records after %d sign-ins: anonymous requests took room", b.name, n, signIns+1)
+			if max := uint64(signIns + 6); n > max {
+				t.Errorf("bucket %s holds %d records after %d sign-ins: anonymous requests took room", b.name, n, signIns+6)
 			}
 		}
 	}
