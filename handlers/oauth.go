@@ -43,6 +43,11 @@ var (
 	registerRate  = limit{per: time.Minute / 10, burst: 10}
 	authorizeRate = limit{per: time.Minute / 30, burst: 30}
 	tokenRate     = limit{per: time.Minute / 60, burst: 30}
+	// userAuthorizeRate bounds the sign-ins one signed-in user opens
+	// (each is a small record for RequestTTL): about 600 at most, so no
+	// one user can fill the bucket, and none who signs in often is
+	// refused.
+	userAuthorizeRate = limit{per: time.Second, burst: 60}
 )
 
 // maxTracked bounds the addresses each limiter remembers (least recently
@@ -242,21 +247,26 @@ func readBody(c echo.Context) ([]byte, error) {
 	return io.ReadAll(c.Request().Body)
 }
 
-// rateLimit limits requests per rateKey (and, with perUser, a signed-in
-// user's per user); over the limit the answer is 429
+// rateLimit limits requests per rateKey, and a signed-in user's by
+// perUser (nil: as anyone's); over the limit the answer is 429
 // temporarily_unavailable with Retry-After. Callers without a key the app
 // can trust are not limited here.
-func (s *Server) rateLimit(l limit, perUser bool) echo.MiddlewareFunc {
+func (s *Server) rateLimit(l limit, perUser *limit) echo.MiddlewareFunc {
 	store := newLimiter(l, maxTracked)
+	var users *limiter
+	if perUser != nil {
+		users = newLimiter(*perUser, maxTracked)
+	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			key, ok := s.rateKey(c.Request())
-			if perUser {
+			st := store
+			if users != nil {
 				if user, signed := s.viaProxy(c.Request()); signed && user != "" {
-					key, ok = "user:"+string(user), true
+					key, ok, st = string(user), true, users
 				}
 			}
-			if ok && !store.allow(key) {
+			if ok && !st.allow(key) {
 				c.Response().Header().Set("Retry-After", "60")
 				return oauthJSONError(c, &oauth.Error{Code: oauth.ErrTemporarilyUnavailable, Description: "too many requests; try again in a minute", Status: http.StatusTooManyRequests})
 			}

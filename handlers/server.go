@@ -191,9 +191,9 @@ func (s *Server) Register(e *echo.Echo) {
 	}
 	e.OPTIONS(oauth.JWKSPath, preflight(http.MethodGet))
 	e.GET(oauth.JWKSPath, s.handleJWKS)
-	tokenLimit := s.rateLimit(tokenRate, false)
-	e.POST(oauth.RegisterPath, s.handleOAuthRegister, s.rateLimit(registerRate, false), oauthBody)
-	e.GET(oauth.AuthorizePath, s.handleAuthorize, s.rateLimit(authorizeRate, true))
+	tokenLimit := s.rateLimit(tokenRate, nil)
+	e.POST(oauth.RegisterPath, s.handleOAuthRegister, s.rateLimit(registerRate, nil), oauthBody)
+	e.GET(oauth.AuthorizePath, s.handleAuthorize, s.rateLimit(authorizeRate, &userAuthorizeRate))
 	e.POST(oauth.AuthorizePath, s.handleConsent, oauthBody)
 	e.POST(oauth.TokenPath, s.handleOAuthToken, tokenLimit, oauthBody)
 	e.POST(oauth.RevokePath, s.handleOAuthRevoke, tokenLimit, oauthBody)

@@ -136,3 +136,30 @@ func TestClientHeadersDecideNothing(t *testing.T) {
 		t.Errorf("behind HaRP, AppAPI's request id = %q, want it taken over", got)
 	}
 }
+
+// TestAuthorizeLimits: anonymous authorization requests count against the
+// caller's address (30 at once); a signed-in user's against the user, who
+// may open more (each sign-in is a small record; 60 at once), so signing in
+// often is not refused while no one user can fill the store.
+func TestAuthorizeLimits(t *testing.T) {
+	h := newOAuthServer(t, &fakeAuth{})
+	count := func(user string, n int) (limited int) {
+		for range n {
+			r := signed(httptest.NewRequest(http.MethodGet, "/oauth/authorize?client_id=c1", nil), user)
+			r.Header.Set("X-Origin-Ip", "198.51.100.7")
+			if do(h, r).Code == http.StatusTooManyRequests {
+				limited++
+			}
+		}
+		return limited
+	}
+	if n := count("", 40); n != 10 {
+		t.Errorf("40 anonymous authorization requests from one address: %d refused, want 10", n)
+	}
+	if n := count("alice", 60); n != 0 {
+		t.Errorf("60 of alice's authorization requests from that address: %d refused, want none", n)
+	}
+	if n := count("alice", 5); n == 0 {
+		t.Errorf("alice's 61st to 65th authorization requests at once: none refused")
+	}
+}
