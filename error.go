@@ -14,6 +14,7 @@ const (
 	EINVALID      = "invalid"      // the caller sent something wrong; do not retry
 	ENOTFOUND     = "not_found"    // the thing does not exist or is not visible
 	EUNAUTHORIZED = "unauthorized" // missing or bad credentials, or no access
+	EFORBIDDEN    = "forbidden"    // a known caller asked for what only others (admins) may
 	ECONFLICT     = "conflict"     // the state changed under the caller
 	ETOOLARGE     = "too_large"    // input over a size limit
 	EUNAVAILABLE  = "unavailable"  // a dependency is down or slow; retry later

@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"encoding/json"
 	"encoding/xml"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -79,6 +80,17 @@ func matchRoute(t *testing.T, routes []infoRoute, method, path string, gen int) 
 	return nil
 }
 
+// generationsFor are the route matchers a request with method reaches
+// the app through: OPTIONS only through HaRP, which forwards every verb;
+// AppAPI's PHP proxy has no OPTIONS route in any release (app_api
+// appinfo/routes.php, v32.0.0 to v35.0.0beta4), so Nextcloud answers 405.
+func generationsFor(method string) []int {
+	if method == http.MethodOptions {
+		return []int{matchHaRP}
+	}
+	return []int{matchLegacy, matchBare, matchCanonical, matchHaRP}
+}
+
 func TestInfoXMLRoutesCoverServedRoutes(t *testing.T) {
 	routes := parseInfoRoutes(t)
 	for _, r := range routes {
@@ -113,7 +125,7 @@ func TestInfoXMLRoutesCoverServedRoutes(t *testing.T) {
 			continue
 		}
 		path := strings.TrimPrefix(strings.ReplaceAll(r.Path, "*", "a/b.js"), "/")
-		for _, gen := range []int{matchLegacy, matchBare, matchCanonical, matchHaRP} {
+		for _, gen := range generationsFor(r.Method) {
 			m := matchRoute(t, routes, r.Method, path, gen)
 			if m == nil {
 				t.Errorf("%s /%s (generation %d) is served but no info.xml route lets the proxy reach it", r.Method, path, gen)

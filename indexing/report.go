@@ -66,7 +66,7 @@ func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (hs.Ind
 		admin = ok && err == nil
 	}
 	if all && !admin {
-		return hs.IndexStatus{}, hs.Errorf(hs.EUNAUTHORIZED, "only admins may see every user's status")
+		return hs.IndexStatus{}, hs.Errorf(hs.EFORBIDDEN, "only admins may see every user's status")
 	}
 	rep := hs.IndexStatus{Problems: []hs.Problem{}}
 	if r.States != nil {

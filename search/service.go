@@ -177,15 +177,9 @@ func (s *Service) Search(ctx context.Context, user hs.UserID, req hs.SearchReque
 	if user == "" {
 		return hs.SearchResult{}, hs.Errorf(hs.EINVALID, "search: no acting user")
 	}
-	p, err := newPlan(s.Rules(), req)
+	p, err := s.plan(req)
 	if err != nil {
 		return hs.SearchResult{}, err
-	}
-	if s.embed == nil && p.weight(hs.AlgorithmKeyword) <= 0 && p.weight(hs.AlgorithmFuzzy) <= 0 {
-		// Only the semantic leg is asked for and it can never run here:
-		// the request cannot succeed on a retry, so it is the caller's to
-		// change (400, and a permanent MCP tool error), not a 503.
-		return hs.SearchResult{}, hs.Errorf(hs.EINVALID, "search: %s; use the hybrid, keyword or fuzzy algorithm", errSemanticOff.Message)
 	}
 	if s.refresh != nil {
 		if err := s.refresh.Refresh(ctx, user); err != nil && ctx.Err() == nil {
@@ -205,6 +199,21 @@ func (s *Service) Search(ctx context.Context, user hs.UserID, req hs.SearchReque
 		s.obsSearch(p.algorithm, time.Since(start))
 	}
 	return res, nil
+}
+
+// plan checks req (newPlan) and refuses what can never run here: only the
+// semantic leg asked for without an embedder. Such a request cannot
+// succeed on a retry, so it is the caller's to change (400, and a
+// permanent MCP tool error), not a 503. Search and Viz share it.
+func (s *Service) plan(req hs.SearchRequest) (*plan, error) {
+	p, err := newPlan(s.Rules(), req)
+	if err != nil {
+		return nil, err
+	}
+	if s.embed == nil && p.weight(hs.AlgorithmKeyword) <= 0 && p.weight(hs.AlgorithmFuzzy) <= 0 {
+		return nil, hs.Errorf(hs.EINVALID, "search: %s; use the hybrid, keyword or fuzzy algorithm", errSemanticOff.Message)
+	}
+	return p, nil
 }
 
 // finish is everything after retrieval: fusion, boosts, grouping, access

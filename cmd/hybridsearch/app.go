@@ -221,7 +221,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.Handlers, err = handlers.New(handlers.Deps{
-		AppID: cfg.AppID, AppSecret: cfg.AppSecret, Lifecycle: m.Lifecycle, Status: current{m}, Health: m.Health,
+		AppID: cfg.AppID, AppSecret: cfg.AppSecret, HaRPKey: cfg.HaRPSharedKey, Lifecycle: m.Lifecycle, Status: current{m}, Health: m.Health,
 		Publish: m.Queue, Assets: frontend.Assets(), Logger: m.Logger,
 		Search:   current{m},
 		Viz:      current{m},
