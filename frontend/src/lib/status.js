@@ -9,12 +9,16 @@ import { reactive } from 'vue'
 export const BUSY_MS = 5_000
 export const IDLE_MS = 60_000
 
+/** VIEW_IDLE_MS is how often the status view reads an idle status: new files show within it. */
+export const VIEW_IDLE_MS = 15_000
+
 const pollers = new WeakMap()
 
 /**
  * statusPoller returns the client's shared poller: state is reactive
- * {report, error, loading, updated (a Date), all}; watch() starts polling
- * for one watcher and returns the function that stops watching; refresh()
+ * {report, error, loading, updated (a Date), all}; watch({idleMs}) starts
+ * polling for one watcher (idleMs: how often it wants the status while
+ * idle, at most IDLE_MS) and returns the function that stops watching; refresh()
  * reads at once; setAll(all) asks for every user's counts (admins).
  * busy(report) decides how soon the next read comes.
  */
@@ -23,6 +27,7 @@ export function statusPoller(client, { busy = () => false, busyMs = BUSY_MS, idl
   if (p) return p
   const state = reactive({ report: null, error: null, loading: false, updated: null, all: false })
   let watchers = 0
+  const idleWanted = new Map() // watcher → the idle interval it wants
   let timer = null
   let controller = null
   const doc = globalThis.document
@@ -31,7 +36,8 @@ export function statusPoller(client, { busy = () => false, busyMs = BUSY_MS, idl
     clearTimeout(timer)
     timer = null
     if (!watchers || doc?.hidden) return
-    timer = setTimeout(refresh, state.error || busy(state.report) ? busyMs : idleMs)
+    const idle = Math.min(idleMs, ...idleWanted.values())
+    timer = setTimeout(refresh, state.error || busy(state.report) ? busyMs : idle)
   }
 
   async function refresh() {
@@ -67,15 +73,18 @@ export function statusPoller(client, { busy = () => false, busyMs = BUSY_MS, idl
   p = {
     state,
     refresh,
-    watch() {
+    watch({ idleMs: wanted } = {}) {
+      const me = Symbol('watcher')
+      if (wanted) idleWanted.set(me, wanted)
       if (watchers++ === 0) {
         doc?.addEventListener?.('visibilitychange', onVisible)
         refresh()
-      }
+      } else if (wanted) schedule()
       let done = false
       return () => {
         if (done) return
         done = true
+        idleWanted.delete(me)
         if (--watchers === 0) {
           clearTimeout(timer)
           timer = null
