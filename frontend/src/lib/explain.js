@@ -2,7 +2,7 @@
 // corrected, why a match is weak, and how the semantic leg judged a match.
 
 import { t } from './l10n.js'
-import { formatNumber } from './format.js'
+import { formatNumber, numberFormat } from './format.js'
 import { legLabel } from './weights.js'
 
 // REASONS say why a search had nothing to look up, by the server's code
@@ -57,7 +57,7 @@ export function weakText(explain, locale) {
  */
 export function semanticText(cal, locale) {
   if (!cal || typeof cal.cosine !== 'number') return ''
-  const f = (v) => new Intl.NumberFormat(locale, { maximumFractionDigits: 2, minimumFractionDigits: 2 }).format(v)
+  const f = (v) => numberFormat(locale, { maximumFractionDigits: 2, minimumFractionDigits: 2 }).format(v)
   if (!cal.sampled) return t('Cosine similarity {cosine}; too few documents to compare it with.', { cosine: f(cal.cosine) })
   const vars = { cosine: f(cal.cosine), baseline: f(cal.baseline), gap: f(cal.gap), min: f(cal.min_gap), count: formatNumber(cal.sampled, locale) }
   return cal.reference

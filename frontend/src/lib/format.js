@@ -3,10 +3,30 @@
 import { n, t } from './l10n.js'
 import { LEGS, legLabel } from './weights.js'
 
+// Intl formatters are slow to make (a result page writes hundreds of
+// numbers and dates), so each is made once per locale and options.
+const formatters = new Map()
+
+/** numberFormat returns a cached Intl.NumberFormat. */
+export function numberFormat(locale, options) {
+  const key = `n|${locale ?? ''}|${JSON.stringify(options ?? {})}`
+  let f = formatters.get(key)
+  if (!f) formatters.set(key, (f = new Intl.NumberFormat(locale, options)))
+  return f
+}
+
+/** dateFormat returns a cached Intl.DateTimeFormat. */
+export function dateFormat(locale, options) {
+  const key = `d|${locale ?? ''}|${JSON.stringify(options ?? {})}`
+  let f = formatters.get(key)
+  if (!f) formatters.set(key, (f = new Intl.DateTimeFormat(locale, options)))
+  return f
+}
+
 /** formatNumber writes n with the locale's digit grouping ("12,345"). */
 export function formatNumber(n, locale) {
   if (typeof n !== 'number' || !Number.isFinite(n)) return '0'
-  return new Intl.NumberFormat(locale).format(n)
+  return numberFormat(locale).format(n)
 }
 
 /**
@@ -24,14 +44,14 @@ export function parseTime(s) {
 export function formatDate(s, locale) {
   const d = parseTime(s)
   if (!d) return ''
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium' }).format(d)
+  return dateFormat(locale, { dateStyle: 'medium' }).format(d)
 }
 
 /** formatDateTime writes a date and time ("12 May 2024, 14:03"), or "". */
 export function formatDateTime(s, locale) {
   const d = parseTime(s)
   if (!d) return ''
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(d)
+  return dateFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(d)
 }
 
 /**
@@ -52,7 +72,7 @@ export function formatDuration(seconds) {
 
 /** formatRelevance writes a relevance in [0, 1] with two decimals in the locale ("0.87", German "0,87"). */
 export function formatRelevance(r, locale) {
-  return new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(clamp01(r))
+  return numberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(clamp01(r))
 }
 
 /** clamp01 limits r to [0, 1]; non-numbers give 0. */
@@ -65,7 +85,7 @@ export function clamp01(r) {
 export function formatScore(s, locale) {
   if (typeof s !== 'number' || !Number.isFinite(s)) return '–'
   const digits = Math.abs(s) >= 100 ? 0 : Math.abs(s) >= 10 ? 1 : 4
-  return new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }).format(s)
+  return numberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }).format(s)
 }
 
 /**

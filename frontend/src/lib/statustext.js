@@ -5,7 +5,7 @@
 // their own files' progress, never the infrastructure.
 
 import { n, t } from './l10n.js'
-import { formatDateTime, formatDuration, formatNumber, parseTime } from './format.js'
+import { formatDateTime, formatDuration, formatNumber, numberFormat, parseTime } from './format.js'
 
 const COUNT_KEYS = ['indexed', 'pending', 'skipped', 'failed', 'chunks']
 
@@ -109,7 +109,7 @@ export function describeRebuild(rb, locale) {
 
 /** percentText writes a share in [0, 1] as a whole percentage in the locale ("25 %"). */
 export function percentText(share, locale) {
-  return new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 0 }).format(Number(share) || 0)
+  return numberFormat(locale, { style: 'percent', maximumFractionDigits: 0 }).format(Number(share) || 0)
 }
 
 /**
