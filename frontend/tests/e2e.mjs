@@ -228,6 +228,7 @@ async function section(page, id) {
   await page.locator(`#hs-panel-${id}`).waitFor()
   // On a phone the navigation closes after the choice, as in Nextcloud's apps.
   await page.waitForFunction(() => document.querySelector('#app-navigation-vue')?.getAttribute('aria-hidden') === 'true' || window.innerWidth > 1024)
+  if ((await page.viewportSize()).width <= 1024) await page.waitForTimeout(400) // its closing transition
 }
 
 // overflow is how many pixels the panel is wider than its box: the panel
