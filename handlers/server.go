@@ -80,11 +80,13 @@ type Server struct {
 	rules    hs.SearchRules
 	mcp      *MCPDeps
 	assets   fs.FS
-	logger   *slog.Logger
-	health   func() error
-	observer Observer
-	live     DeliveryRecorder
-	ops      *Ops
+	// assetCache holds the assets served so far (handleAsset).
+	assetCache assetCache
+	logger     *slog.Logger
+	health     func() error
+	observer   Observer
+	live       DeliveryRecorder
+	ops        *Ops
 }
 
 // New returns a Server, or an error naming the first missing dependency.

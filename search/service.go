@@ -114,7 +114,8 @@ type Service struct {
 	baseURL   string
 	log       *slog.Logger
 	now       func() time.Time
-	samples   *sampleCache // the users' chunk samples of the semantic baseline
+	samples   *sampleCache    // the users' chunk samples of the semantic baseline
+	refs      *referenceCache // the reference texts' vectors, for users with few chunks
 	obsLeg    func(leg string, d time.Duration)
 	obsSearch func(algorithm string, d time.Duration)
 	// base are the rules of Options; rules are those in force: base with
@@ -153,6 +154,7 @@ func New(o Options) (*Service, error) {
 		s.now = time.Now
 	}
 	s.samples = &sampleCache{now: s.now}
+	s.refs = &referenceCache{now: s.now}
 	return s, nil
 }
 
@@ -216,27 +218,38 @@ func (s *Service) plan(req hs.SearchRequest) (*plan, error) {
 	return p, nil
 }
 
-// finish is everything after retrieval: fusion, boosts, grouping, access
-// checks and excerpts.
+// finish is everything after retrieval: fusion, boosts, grouping, weak
+// matches, access checks, counts and excerpts.
 func (s *Service) finish(ctx context.Context, user hs.UserID, p *plan, legs [3]legResult) (hs.SearchResult, error) {
 	lists, skipped, err := p.lists(legs)
 	if err != nil {
 		return hs.SearchResult{}, err
 	}
-	docs := p.rank(lists, legs)
-	page, ver, err := s.page(ctx, user, docs, p.topK, p.filter.PathPrefix)
+	p.semantic = legs[0].base
+	rules := s.Rules()
+	strong, weak := p.split(p.rank(lists, legs), legs, rules.WeakRelevance)
+	res := hs.SearchResult{
+		Query:     p.text,
+		Algorithm: p.algorithm,
+		Fusion:    p.fusion,
+		Weights:   p.weights,
+		Skipped:   skipped,
+		Offset:    p.offset,
+	}
+	res.Corrections, res.CorrectedQuery = p.corrections(legs)
+	p.corrected = res.Corrections
+	for _, c := range res.Corrections {
+		p.match.addTerms(c.To)
+	}
+	if len(lists) == 0 {
+		res.ReasonCode, res.Reason = p.emptyReason(legs)
+	}
+	page, ver, n, err := s.pageOf(ctx, user, p, strong, weak)
 	if err != nil {
 		return hs.SearchResult{}, err
 	}
-	res := hs.SearchResult{
-		Query:        p.text,
-		Algorithm:    p.algorithm,
-		Fusion:       p.fusion,
-		Weights:      p.weights,
-		Results:      s.render(p, page),
-		Skipped:      skipped,
-		Verification: ver,
-	}
+	res.Results, res.Verification = s.render(p, page), ver
+	res.Total, res.WeakCount, res.Facets = n.total, n.weak, n.facets
 	if p.fusion == hs.FusionAuto {
 		res.Shape = p.query.Shape.String()
 	}
@@ -265,47 +278,12 @@ func (s *Service) readChunks(ctx context.Context, user hs.UserID, hits []hs.Hit)
 }
 
 // page returns the first topK documents user can reach (verify), with
-// the chunks they show read. A chunk gone since retrieval (its file
-// changed meanwhile) is left out, and a document left without chunks too.
+// the chunks they show read (readPage).
 func (s *Service) page(ctx context.Context, user hs.UserID, docs []*docGroup, topK int, prefix string) ([]*docGroup, hs.Verification, error) {
 	page, ver, err := s.verify(ctx, user, docs, topK, prefix)
-	if err != nil || s.chunks == nil {
-		return page, ver, err
-	}
-	var hits []hs.Hit
-	for _, d := range page {
-		for _, c := range d.chunks {
-			if c.Chunk.Text == "" { // not read yet, or empty: read again
-				hits = append(hits, hs.Hit{Point: c})
-			}
-		}
-	}
-	if len(hits) == 0 {
-		return page, ver, nil
-	}
-	read, err := s.readChunks(ctx, user, hits)
 	if err != nil {
-		return nil, hs.Verification{}, fmt.Errorf("search: %w", err)
+		return nil, hs.Verification{}, err
 	}
-	got := make(map[ChunkKey]hs.Chunk, len(read))
-	for _, h := range read {
-		got[keyOf(h.Point)] = h.Point.Chunk
-	}
-	kept := page[:0]
-	for _, d := range page {
-		chunks := d.chunks[:0]
-		for _, c := range d.chunks {
-			if c.Chunk.Text == "" {
-				var ok bool
-				if c.Chunk, ok = got[keyOf(c)]; !ok {
-					continue
-				}
-			}
-			chunks = append(chunks, c)
-		}
-		if d.chunks = chunks; len(chunks) > 0 {
-			kept = append(kept, d)
-		}
-	}
-	return kept, ver, nil
+	page, err = s.readPage(ctx, user, page)
+	return page, ver, err
 }

@@ -193,18 +193,18 @@ func (m *Main) runScanTicker(ctx context.Context, every time.Duration) {
 // the admin values that could not be used or read.
 func (m *Main) checkSettings(context.Context) error {
 	st := m.settings.Load()
-	var msg string
+	var msg, code string // the code of the gravest state
 	if len(st.problems) > 0 {
-		msg = "values not used (the environment's apply): " + problemText(st.problems)
+		msg, code = "values not used (the environment's apply): "+problemText(st.problems), hs.ComponentSettingsIgnored
 	}
 	if st.swapErr != nil {
-		msg = join(msg, "the embedding settings could not be applied: "+hs.ErrorMessage(st.swapErr))
+		msg, code = join(msg, "the embedding settings could not be applied: "+hs.ErrorMessage(st.swapErr)), hs.ComponentSettingsNotApplied
 	}
 	if st.readErr != nil {
-		msg = join(msg, "the admin settings could not be read from Nextcloud: "+hs.ErrorMessage(st.readErr))
+		msg, code = join(msg, "the admin settings could not be read from Nextcloud: "+hs.ErrorMessage(st.readErr)), hs.ComponentSettingsUnreadable
 	}
 	if msg != "" {
-		return hs.Errorf(hs.EINVALID, "%s", msg)
+		return hs.Errorf(hs.EINVALID, "%s", msg).WithCode(code)
 	}
 	return nil
 }
