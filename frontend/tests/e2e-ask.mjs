@@ -15,6 +15,7 @@
 // replies the app's NOT_IN_FILES marker (answer/prompt.go).
 
 import { createServer } from 'node:http'
+import { axeView } from './e2e-search-page.mjs'
 
 /**
  * startFakeOllama serves a chat model named model on 127.0.0.1 and
@@ -187,7 +188,7 @@ async function askAndWatch(page, q) {
  * assert, page (alice's panel), context, ready (the demo's READY info),
  * adminSetting, api and shot(name) for a screenshot.
  */
-export async function askChecks({ check, assert, page, context, ready, adminSetting, api, shot, isViewer }) {
+export async function askChecks({ check, assert, page, context, ready, adminSetting, api, shot, isViewer, log }) {
   const MODEL = 'fake-chat:1b'
   const fake = await startFakeOllama(MODEL)
   const admin = await context.newPage()
@@ -273,6 +274,34 @@ export async function askChecks({ check, assert, page, context, ready, adminSett
       const back = await page.locator('#hs-question').inputValue()
       assert(back === 'Which Kubernetes version is the upgrade target?', `after Back the question is ${JSON.stringify(back)}`)
       return `first text ${Math.round(w.first)} ms after the click (fake model: ${fake.timing.first} ms to its first token, ${fake.timing.perToken} ms per token), ${w.growth} steps, ${count} passages, [${n}] → file ${runbook.file_id}`
+    })
+
+    await check('the answered Ask view: no serious or critical axe-core violation, light and dark; fits a phone', async () => {
+      const w = await askAndWatch(page, 'Which Kubernetes version is the upgrade target?')
+      assert(w.phase === 'done', `ended as ${w.phase}`)
+      await page.locator('.hs-passages-toggle').click()
+      const found = [...await axeView(page, 'ask', log)]
+      await page.emulateMedia({ colorScheme: 'dark' })
+      await page.waitForFunction(() => getComputedStyle(document.querySelector('#hybrid-search .hs-app-content')).backgroundColor === 'rgb(23, 23, 23)')
+      // The theme switches with CSS transitions: measure the settled colours.
+      await page.waitForFunction(() => getComputedStyle(document.querySelector('label[for="hs-question"]')).color === 'rgb(153, 153, 153)' &&
+        getComputedStyle(document.querySelector('.hs-passages-toggle .button-vue__text')).color === 'rgb(235, 235, 235)')
+      await page.waitForTimeout(500)
+      found.push(...await axeView(page, 'ask, dark', log))
+      await page.emulateMedia({ colorScheme: 'light' })
+      assert(found.length === 0, found.slice(0, 3).join(' | '))
+      await page.setViewportSize({ width: 390, height: 844 })
+      try {
+        await page.waitForTimeout(300)
+        const wider = await page.evaluate(() => Math.max(...['#hybrid-search', '#hybrid-search .hs-app-content'].map((sel) => {
+          const el = document.querySelector(sel)
+          return el ? el.scrollWidth - el.clientWidth : 0
+        })))
+        await shot('-mobile-ask')
+        assert(wider <= 0, `the Ask view is ${wider} px wider than a phone screen`)
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 900 })
+      }
     })
 
     await check('a question the files do not answer says so', async () => {

@@ -14,7 +14,7 @@
 // translations loaded by the simulator as AppAPI does), saves screenshots
 // (PANEL_SCREENSHOT, default <repo>/.artifacts/e2e/panel.png, plus -full,
 // -ja, -map, -compare, -dark, -dark-user, -settings, -files-menu, -similar,
-// -viewer, -ask, -assistant, -de, -ui-ja, -status, -mobile, -mobile-assistant and
+// -viewer, -ask, -mobile-ask, -assistant, -de, -ui-ja, -status, -mobile, -mobile-assistant and
 // -mobile-status variants), then stops the demo with SIGTERM.
 //
 // Usage: npm run test:e2e   (env: CHROMIUM, HYBRIDSEARCH_BIN, PANEL_SCREENSHOT;
@@ -338,7 +338,7 @@ async function main() {
   })
 
   if (apiReady) {
-    await askChecks({ check, assert, page, context, ready, adminSetting, api, isViewer,
+    await askChecks({ check, assert, page, context, ready, adminSetting, api, isViewer, log,
       shot: (name) => page.screenshot({ path: SCREENSHOT.replace(/\.png$/, `${name}.png`), fullPage: true }) })
   }
   if (ONLY === 'ask') return end()
