@@ -133,6 +133,18 @@ export function askErrorText(code, message = '', fallback = '') {
   return message || fallback || t('The question could not be answered.')
 }
 
+/**
+ * askRetryable tells whether asking again may help: the server said it
+ * may (busy, search_failed, model_unavailable, model_timeout), or the app
+ * could not be reached or the answer broke off, or a 5xx or 429 without
+ * a code.
+ */
+export function askRetryable(e) {
+  if (['busy', 'search_failed', 'model_unavailable', 'model_timeout'].includes(e?.code)) return true
+  if (e?.code) return false
+  return e?.kind === 'network' || !e?.status || e.status >= 500 || e.status === 429
+}
+
 // CITE finds [N], [N, M] and [N; M], as the server's citeRE does.
 const CITE = /\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]/g
 

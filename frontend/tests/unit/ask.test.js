@@ -2,7 +2,7 @@
 // bundles the stream), the client's POST api/ask, and [N] citations as
 // links to the files.
 import { describe, expect, it, vi } from 'vitest'
-import { askErrorText, citeSegments, passageLink, readEvents, sseParser } from '../../src/lib/ask.js'
+import { askErrorText, askRetryable, citeSegments, passageLink, readEvents, sseParser } from '../../src/lib/ask.js'
 import { createClient } from '../../src/lib/api.js'
 
 // events parses chunks and returns [name, data] pairs.
@@ -192,5 +192,23 @@ describe('askErrorText', () => {
     }
     expect(askErrorText('new_code', 'server words')).toBe('server words')
     expect(askErrorText('', '', 'fallback')).toBe('fallback')
+  })
+})
+
+describe('askRetryable', () => {
+  it('offers another try where it may help', () => {
+    const cases = [
+      [{ code: 'busy', status: 503 }, true],
+      [{ code: 'model_timeout', status: 200 }, true], // after the answer started
+      [{ code: 'model_unavailable', status: 503 }, true],
+      [{ code: 'ask_off', status: 404 }, false],
+      [{ code: 'invalid', status: 400 }, false],
+      [{ code: 'model_error', status: 500 }, false],
+      [{ code: '', status: 200, kind: 'network' }, true], // broke off
+      [{ code: '', status: 0 }, true],
+      [{ code: '', status: 502 }, true],
+      [{ code: '', status: 404 }, false],
+    ]
+    for (const [e, want] of cases) expect(askRetryable(e), JSON.stringify(e)).toBe(want)
   })
 })

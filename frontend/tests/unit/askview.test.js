@@ -149,7 +149,7 @@ describe('the Ask mode', () => {
 
   const failures = [
     { name: 'a model that is down', err: new ApiError('The chat model is not reachable right now. Try again later, or tell your administrator.', 503, 'unavailable', 'chat: dial tcp', 'model_unavailable'), retry: true },
-    { name: 'a model that is slow (after the answer started)', err: new ApiError('The chat model took too long to answer. Try again, perhaps with a shorter question.', 200, 'unavailable', '', 'model_timeout'), steps: [['passages', { passages }], ['text', { text: 'The upgrade' }]], retry: false, kept: 'The upgrade' },
+    { name: 'a model that is slow (after the answer started)', err: new ApiError('The chat model took too long to answer. Try again, perhaps with a shorter question.', 200, 'unavailable', '', 'model_timeout'), steps: [['passages', { passages }], ['text', { text: 'The upgrade' }]], retry: true, kept: 'The upgrade' },
     { name: 'asking turned off meanwhile', err: new ApiError('Asking your files is not available: the administrator has not configured a chat model.', 404, 'not_found', '', 'ask_off'), retry: false },
     { name: 'a refused question (4xx)', err: new ApiError('The question was not accepted. Ask with 1 to 2000 characters.', 400, 'invalid', '', 'invalid'), retry: false },
   ]
