@@ -81,6 +81,7 @@ export async function startFakeOllama(model) {
     chats,
     timing,
     close: () => new Promise((resolve) => {
+      if (!server.listening) return resolve()
       server.closeAllConnections?.()
       server.close(() => resolve())
     }),
@@ -331,6 +332,18 @@ export async function askChecks({ check, assert, page, context, ready, adminSett
       } finally {
         fake.timing.perToken = 60
       }
+    })
+
+    await check('a chat model that is down is said in words, with Try again', async () => {
+      await fake.close() // Ollama stopped: its port refuses connections
+      const w = await askAndWatch(page, 'Which Kubernetes version is the upgrade target?')
+      assert(w.phase === 'error', `ended as ${w.phase}`)
+      const msg = (await page.locator('.hs-ask-error .hs-error__message').textContent()).trim()
+      assert(msg === 'The chat model is not reachable right now. Try again later, or tell your administrator.', `error ${JSON.stringify(msg)}`)
+      assert(await page.locator('.hs-ask-error .hs-retry').count() === 1, 'no Try again')
+      const live = (await page.locator('#hs-ask-live').textContent()).trim()
+      assert(live.startsWith('The question could not be answered:'), `live region ${JSON.stringify(live)}`)
+      return msg
     })
   } finally {
     await check('turning the chat model off hides the Ask mode again', async () => {
