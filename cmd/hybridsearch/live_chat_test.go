@@ -63,10 +63,15 @@ func TestRealOllamaChat(t *testing.T) {
 		}
 	})
 	t.Run("asked through the Assistant and over HTTP", func(t *testing.T) {
+		// The app keeps room for a 1,024-token answer (half of a small
+		// context) and the system prompt, so 512 tokens leave no passage:
+		// it refuses that model with a clear error. A 2,048-token twin runs
+		// the question.
+		createTinyQwen(t, srv.url, "tinyqwen2k", 2048)
 		embed := embeddingtest.NewServer(t)
 		env := newTestEnv(t, envOptions{install: true, version: "34",
 			setup: func(sim *ncsim.Server) { sim.TaskScheduleLimit = -1 },
-			extra: map[string]string{"OLLAMA_HOST": embed.URL, "EMBED_MODEL": "nomic-embed-text", "OLLAMA_CHAT_MODEL": "tinyqwen",
+			extra: map[string]string{"OLLAMA_HOST": embed.URL, "EMBED_MODEL": "nomic-embed-text", "OLLAMA_CHAT_MODEL": "tinyqwen2k",
 				"OLLAMA_CHAT_HOST": srv.url}})
 		f := env.Sim.PutFile("alice", "/Documents/backups.md", []byte("# Backups\n\nBackups happen nightly at two.\n"))
 		env.awaitFile(t, "indexed", f.ID, isIndexed(f.ETag))
