@@ -56,6 +56,10 @@ type SearchResult struct {
 	// Shape is the query's shape ("keyword", "question", "identifier")
 	// when Fusion is auto and chose Weights from it.
 	Shape string `json:"shape,omitempty"`
+	// Expanded lists, with Explain, the words pseudo-relevance feedback
+	// added to the keyword query, taken from the user's own best results,
+	// most weighty first; empty when feedback did not run.
+	Expanded []string `json:"expanded,omitempty"`
 }
 
 // SkippedLeg is a retrieval leg that did not run: Code says why in a

@@ -100,6 +100,9 @@ type Options struct {
 	// long each whole search took, by algorithm.
 	ObserveLeg    func(leg string, d time.Duration)
 	ObserveSearch func(algorithm string, d time.Duration)
+	// Feedback, if non-nil, replaces DefaultFeedback (pseudo-relevance
+	// feedback on the keyword leg); a zero Feedback turns it off.
+	Feedback *Feedback
 }
 
 // Service answers searches. It is safe for concurrent use.
@@ -117,6 +120,7 @@ type Service struct {
 	samples   *sampleCache // the users' chunk samples of the semantic baseline
 	obsLeg    func(leg string, d time.Duration)
 	obsSearch func(algorithm string, d time.Duration)
+	fb        Feedback // pseudo-relevance feedback (feedback.go)
 	// base are the rules of Options; rules are those in force: base with
 	// the admin's defaults (SetDefaults).
 	base  hs.SearchRules
@@ -144,6 +148,10 @@ func New(o Options) (*Service, error) {
 
 		obsLeg:    o.ObserveLeg,
 		obsSearch: o.ObserveSearch,
+		fb:        DefaultFeedback(),
+	}
+	if o.Feedback != nil {
+		s.fb = *o.Feedback
 	}
 	s.rules.Store(&s.base)
 	if s.log == nil {
@@ -230,6 +238,9 @@ func (s *Service) finish(ctx context.Context, user hs.UserID, p *plan, legs [3]l
 	}
 	if p.fusion == hs.FusionAuto {
 		res.Shape = p.query.Shape.String()
+	}
+	if p.explain && legs[1].feedback != nil {
+		res.Expanded = legs[1].feedback.words
 	}
 	return res, nil
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,7 +59,7 @@ func BenchmarkQuality(b *testing.B) {
 	for i, f := range files {
 		ids[f.ID] = c.Docs[i].ID
 	}
-	ref, err := qualitytest.NewBleve(c.Docs)
+	ref, err := qualitytest.NewBleve(filepath.Join(b.TempDir(), "bleve"), c.Docs)
 	if err != nil {
 		b.Fatal(err)
 	}
