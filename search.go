@@ -39,6 +39,11 @@ type SearchRequest struct {
 	ScoreThreshold float64 `json:"score_threshold,omitempty"`
 	Filter         Filter  `json:"filter"`
 	Explain        bool    `json:"explain,omitempty"`
+	// Feedback asks for pseudo-relevance feedback on the keyword leg
+	// (true) or forbids it (false): the words the best results share are
+	// added to the query to rank the keyword leg's candidates again.
+	// Absent: the server's default (off; see the search package).
+	Feedback *bool `json:"feedback,omitempty"`
 }
 
 // SearchResult is the answer to a SearchRequest.

@@ -34,7 +34,11 @@ type Feedback struct {
 	MinMatch float64 `json:"min_match"`
 }
 
-// DefaultFeedback returns the feedback a Service uses unless
+// FeedbackByDefault says whether a search that does not ask for or
+// forbid feedback (hs.SearchRequest.Feedback) gets it.
+const FeedbackByDefault = false
+
+// DefaultFeedback returns the feedback parameters a Service uses unless
 // Options.Feedback says otherwise. The values were chosen on CISI by
 // 5-fold cross-validation (BenchmarkQualityCV).
 func DefaultFeedback() Feedback {
@@ -95,13 +99,18 @@ func (s *Service) feedback(ctx context.Context, user hs.UserID, p *plan, kw *leg
 	kw.feedback = r
 }
 
-// feedbackRuns reports whether feedback may run: it is on, the keyword
+// feedbackRuns reports whether feedback may run: the request asks for it
+// (or leaves it to FeedbackByDefault) and Options allow it, the keyword
 // leg ran with statistics (so a candidate's match is known), the query
 // has no identifier or quoted phrase (they are looked for verbatim, and
 // their neighbours' words are no synonyms), and the first round is
 // strong: its best chunk matches at least MinMatch of the query.
 func (s *Service) feedbackRuns(p *plan, kw *legResult) bool {
-	if !s.fb.on() || !kw.wanted || kw.err != nil || kw.sparse == nil || kw.sparse.full <= 0 || p.verbatim() {
+	on := FeedbackByDefault
+	if p.feedback != nil {
+		on = *p.feedback
+	}
+	if !on || !s.fb.on() || !kw.wanted || kw.err != nil || kw.sparse == nil || kw.sparse.full <= 0 || p.verbatim() {
 		return false
 	}
 	return len(kw.hits) > 0 && kw.sparse.share(float64(kw.hits[0].Score)) >= s.fb.MinMatch
@@ -138,6 +147,10 @@ func (s *Service) expand(ctx context.Context, user hs.UserID, p *plan, kw *legRe
 	for t, pr := range model {
 		weights[analysis.TokenID(t)] += float32((1 - alpha) * pr)
 	}
+	count := 0
+	for _, w := range kw.sparse.words {
+		count += w.count
+	}
 	exp, err := s.sparse.SearchSparse(ctx, user, vectorBM25, sparseOf(weights), feedbackDepth*p.legK(), s.legFilter(p))
 	if err != nil {
 		return nil, fmt.Errorf("search the expansion terms: %w", err)
@@ -145,10 +158,6 @@ func (s *Service) expand(ctx context.Context, user hs.UserID, p *plan, kw *legRe
 	expScore := make(map[ChunkKey]float32, len(exp))
 	for _, h := range exp {
 		expScore[keyOf(h.Point)] = h.Score
-	}
-	count := 0
-	for _, w := range kw.sparse.words {
-		count += w.count
 	}
 	r := &feedbackResult{orig: make(map[ChunkKey]float32, len(kw.hits)), words: words}
 	for i := range kw.hits {

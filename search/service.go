@@ -100,8 +100,9 @@ type Options struct {
 	// long each whole search took, by algorithm.
 	ObserveLeg    func(leg string, d time.Duration)
 	ObserveSearch func(algorithm string, d time.Duration)
-	// Feedback, if non-nil, replaces DefaultFeedback (pseudo-relevance
-	// feedback on the keyword leg); a zero Feedback turns it off.
+	// Feedback, if non-nil, replaces DefaultFeedback, the parameters of
+	// pseudo-relevance feedback on the keyword leg; a zero Feedback turns
+	// it off even for requests that ask for it.
 	Feedback *Feedback
 }
 
