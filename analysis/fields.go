@@ -77,7 +77,7 @@ func ChunkVectors(f Fields) (bm25, trigram SparseVector) {
 func (p BM25F) ChunkVectors(f Fields) (bm25, trigram SparseVector) {
 	trig := make(map[uint32]float32)
 	ct := p.count(f, func(toks []Token) { eachTrigram(toks, func(id uint32) { trig[id] = 1 }) }, false)
-	return p.vector(ct), fromMap(trig)
+	return p.Vector(ct), fromMap(trig)
 }
 
 // ChunkTerms are a chunk's index terms with their BM25F term frequencies.
@@ -148,8 +148,9 @@ func indexTerm(st *stemmer, t Token) (string, bool) {
 	return st.term(t.Text)
 }
 
-// vector returns the BM25 vector of a chunk's terms.
-func (p BM25F) vector(ct ChunkTerms) SparseVector {
+// Vector returns the bm25 vector of a chunk's terms (Terms), as
+// ChunkVectors does.
+func (p BM25F) Vector(ct ChunkTerms) SparseVector {
 	if len(ct.TF) == 0 {
 		return SparseVector{}
 	}
