@@ -54,6 +54,11 @@ func TestDeps(t *testing.T) {
 		{mod + "/oauth", []string{mod + "/store", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", mod + "/tokens", mod + "/handlers", "github.com/labstack/echo", "github.com/nats-io"}},
 		{mod + "/nextcloud/appapi", []string{"github.com/", "golang.org/", "google.golang.org/", "net/http", mod + "/"}},
 		{mod + "/embedding", []string{mod + "/store", mod + "/nextcloud", mod + "/queue", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
+		{mod + "/chat", []string{mod + "/store", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", mod + "/answer", "github.com/labstack/echo"}},
+		// answer writes answers: it talks to the search and the chat model
+		// through interfaces of its own, and to no transport.
+		{mod + "/answer", append([]string{mod + "/chat", mod + "/search", mod + "/store", mod + "/nextcloud", mod + "/embedding", "github.com/ollama"}, transports...)},
+		{mod + "/assistant", []string{mod + "/chat", mod + "/answer", mod + "/search", mod + "/store", mod + "/embedding", mod + "/queue", "github.com/labstack/echo", "github.com/ollama"}},
 	}
 	for _, r := range rules {
 		deps, ok := imports[r.pkg]

@@ -153,11 +153,46 @@ type Counters struct {
 	Reused    int64 `json:"reused"`    // chunks whose vector was reused
 }
 
-// ComponentStatus is one component's health.
+// ComponentStatus is one component's health. Code names a state a
+// client translates (one of the Component* codes; "" for plain health or
+// a failure the component's name says enough about); Error says what is
+// wrong in English, Note what is worth knowing about a component that
+// works, Detail what a state is about (the missing OCR languages). Users
+// who are not admins get the codes only.
 type ComponentStatus struct {
-	OK    bool   `json:"ok"`
-	Error string `json:"error,omitempty"`
+	OK     bool     `json:"ok"`
+	Error  string   `json:"error,omitempty"`
+	Code   string   `json:"code,omitempty"`
+	Note   string   `json:"note,omitempty"`
+	Detail []string `json:"detail,omitempty"`
 }
+
+// Component states (ComponentStatus.Code). The set may grow.
+const (
+	ComponentOCROff              = "ocr_off"               // OCR is turned off
+	ComponentOCRUnavailable      = "ocr_unavailable"       // tesseract is missing or fails
+	ComponentOCRNoLanguages      = "ocr_no_languages"      // none of the OCR languages is installed
+	ComponentOCRLanguagesMissing = "ocr_languages_missing" // a note: some OCR languages are not installed (Detail), the others are used
+	ComponentSettingsIgnored     = "settings_ignored"      // some admin settings are not used: the environment's apply
+	ComponentSettingsNotApplied  = "settings_not_applied"  // the embedding settings could not be applied
+	ComponentSettingsUnreadable  = "settings_unreadable"   // the admin settings could not be read from Nextcloud
+	ComponentNoEmbeddingHost     = "no_embedding_host"     // no embedding host answers
+)
+
+// ComponentCodes lists every ComponentStatus.Code, for clients that translate them.
+var ComponentCodes = []string{ComponentOCROff, ComponentOCRUnavailable, ComponentOCRNoLanguages, ComponentOCRLanguagesMissing,
+	ComponentSettingsIgnored, ComponentSettingsNotApplied, ComponentSettingsUnreadable, ComponentNoEmbeddingHost}
+
+// ComponentNote is what a health check returns for a component that works
+// but is worth a note (ComponentStatus.Note): the status reports it OK.
+type ComponentNote struct {
+	Code    string
+	Message string
+	Detail  []string
+}
+
+// Error returns the message.
+func (n *ComponentNote) Error() string { return n.Message }
 
 // HostHealth is one embedding host's health.
 type HostHealth struct {

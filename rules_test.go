@@ -42,6 +42,13 @@ func TestSearchRulesCheck(t *testing.T) {
 		{"unknown type", hs.SearchRequest{Query: "x", Filter: hs.Filter{Types: []hs.DocType{"image"}}}, `unknown document type "image" in the filter (use file or note)`},
 		{"long path prefix", hs.SearchRequest{Query: "x", Filter: hs.Filter{PathPrefix: "/" + strings.Repeat("p", 5000)}}, "path_prefix has 5001 bytes, at most 4096"},
 		{"empty date range", hs.SearchRequest{Query: "x", Filter: hs.Filter{ModifiedAfter: day, ModifiedBefore: day}}, "modified_after (2026-01-31T00:00:00Z) must be before modified_before"},
+		{"offset within the window", hs.SearchRequest{Query: "x", Offset: 90, TopK: 10}, ""},
+		{"offset past the window", hs.SearchRequest{Query: "x", Offset: 91, TopK: 10}, "offset must be between 0 and 90 for top_k 10 (paging reaches 100 matches), got 91"},
+		{"negative offset", hs.SearchRequest{Query: "x", Offset: -1}, "offset must be between 0 and 90"},
+		{"sort modified", hs.SearchRequest{Query: "x", Sort: hs.SortModified}, ""},
+		{"unknown sort", hs.SearchRequest{Query: "x", Sort: "size"}, `unknown sort "size" (use relevance or modified)`},
+		{"owner me", hs.SearchRequest{Query: "x", Owner: hs.OwnerMe}, ""},
+		{"unknown owner", hs.SearchRequest{Query: "x", Owner: "bob"}, `unknown owner "bob" (use me or others)`},
 		{"huge algorithm is quoted short", hs.SearchRequest{Query: "x", Algorithm: strings.Repeat("z", 3000)}, `"` + strings.Repeat("z", 100) + `"… (3000 characters)`},
 	}
 	for _, tt := range tests {

@@ -26,8 +26,11 @@ type Searcher interface {
 // fusion (rrf|linear|auto), semantic_weight, keyword_weight, fuzzy_weight
 // (one or more; those not given are 0), top_k (or limit), score_threshold,
 // types (note,file), mime (comma list), path_prefix, modified_after and
-// modified_before (RFC 3339 or YYYY-MM-DD), explain=1. The search service
-// checks the request against the search rules (hs.SearchRules).
+// modified_before (RFC 3339 or YYYY-MM-DD), explain=1, offset (paging),
+// sort (relevance|modified), owner (me|others), facets=1 (counts by
+// facet), include_weak=1 (the weak matches too, marked) and
+// no_correction=1 (the words as typed, no typo correction). The search
+// service checks the request against the search rules (hs.SearchRules).
 func (s *Server) handleSearch(c echo.Context) error {
 	var req hs.SearchRequest
 	var err error
@@ -75,11 +78,17 @@ func decodeSearchBody(c echo.Context) (hs.SearchRequest, error) {
 // only that numbers and dates parse; the search service checks the rest.
 func (s *Server) searchFromQuery(c echo.Context) (hs.SearchRequest, error) {
 	q := c.QueryParams()
+	flag := func(name string) bool { return q.Get(name) == "1" || q.Get(name) == "true" }
 	req := hs.SearchRequest{
-		Query:     q.Get("q"),
-		Algorithm: q.Get("algorithm"),
-		Fusion:    q.Get("fusion"),
-		Explain:   q.Get("explain") == "1" || q.Get("explain") == "true",
+		Query:        q.Get("q"),
+		Algorithm:    q.Get("algorithm"),
+		Fusion:       q.Get("fusion"),
+		Explain:      flag("explain"),
+		Sort:         q.Get("sort"),
+		Owner:        q.Get("owner"),
+		Facets:       flag("facets"),
+		IncludeWeak:  flag("include_weak"),
+		NoCorrection: flag("no_correction"),
 	}
 	if req.Query == "" {
 		req.Query = q.Get("query")
@@ -113,13 +122,16 @@ func (s *Server) searchFromQuery(c echo.Context) (hs.SearchRequest, error) {
 	if set > 0 {
 		req.Weights = &w
 	}
-	for _, name := range []string{"top_k", "limit"} {
-		if v := q.Get(name); v != "" {
+	for _, p := range []struct {
+		name string
+		dst  *int
+	}{{"top_k", &req.TopK}, {"limit", &req.TopK}, {"offset", &req.Offset}} {
+		if v := q.Get(p.name); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return req, hs.Errorf(hs.EINVALID, "%s=%s is not a whole number", name, hs.Quote(v))
+				return req, hs.Errorf(hs.EINVALID, "%s=%s is not a whole number", p.name, hs.Quote(v))
 			}
-			req.TopK = n
+			*p.dst = n
 		}
 	}
 	if f, ok, err := num("score_threshold"); err != nil {

@@ -59,6 +59,28 @@ func TestSearchGET(t *testing.T) {
 	}
 }
 
+// TestSearchGETPaging: the parameters of a search page in Nextcloud:
+// paging, order, owner, counts, weak matches and the words as typed.
+func TestSearchGETPaging(t *testing.T) {
+	f := &fakeSearcher{}
+	h := searchServer(t, f)
+	rec := do(h, signed(httptest.NewRequest(http.MethodGet, "/api/search?q=release&top_k=10&offset=20&sort=modified&owner=others&facets=1&include_weak=1&no_correction=1", nil), "alice"))
+	if rec.Code != 200 {
+		t.Fatalf("GET /api/search = %d %s", rec.Code, rec.Body.String())
+	}
+	want := hs.SearchRequest{Query: "release", TopK: 10, Offset: 20, Sort: hs.SortModified, Owner: hs.OwnerOthers, Facets: true, IncludeWeak: true, NoCorrection: true}
+	gotJSON, _ := json.Marshal(f.got)
+	wantJSON, _ := json.Marshal(want)
+	if string(gotJSON) != string(wantJSON) {
+		t.Errorf("request = %s\nwant     %s", gotJSON, wantJSON)
+	}
+	for _, bad := range []string{"offset=x", "offset=95", "sort=size", "owner=bob"} {
+		if rec := do(h, signed(httptest.NewRequest(http.MethodGet, "/api/search?q=release&"+bad, nil), "alice")); rec.Code != http.StatusBadRequest {
+			t.Errorf("%s: %d %s, want 400", bad, rec.Code, rec.Body.String())
+		}
+	}
+}
+
 func TestSearchPOSTAndErrors(t *testing.T) {
 	tests := []struct {
 		name, method, target, body string

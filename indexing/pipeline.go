@@ -408,7 +408,9 @@ func (p *Pipeline) dropReader(ctx context.Context, st *hs.FileState, job hs.Inde
 	}
 	removeReader(st, job.User)
 	for _, other := range slices.Clone(st.Readers) {
-		if _, err := p.Files.FindByID(ctx, other, st.ID); hs.ErrorKind(err) == hs.ENOTFOUND {
+		if _, err := p.Files.FindByID(ctx, other, st.ID); hs.ErrorKind(err) == hs.ENOTFOUND || p.missingUser(ctx, other, err) {
+			// Gone for them, or they are gone (a deleted owner's files
+			// go with them): either way not a reader any more.
 			removeReader(st, other)
 		} else if err != nil {
 			return fmt.Errorf("re-check reader %s of %d: %w", other, st.ID, err)

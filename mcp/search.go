@@ -80,7 +80,20 @@ type searchOutput struct {
 	Results     []searchResult `json:"results"`
 	TotalFound  int            `json:"total_found"`
 	SkippedLegs []skippedLeg   `json:"skipped_legs,omitempty" jsonschema:"retrievals that could not run for this search; the others still answered"`
-	TookMS      float64        `json:"took_ms"`
+	Corrections []correction   `json:"corrections,omitempty" jsonschema:"typos the search corrected: it looked up the corrected words"`
+	// CorrectedQuery, ReasonCode and Reason are hs.SearchResult's.
+	CorrectedQuery string  `json:"corrected_query,omitempty" jsonschema:"the query as searched, with the corrections applied"`
+	WeakCount      int     `json:"weak_count,omitempty" jsonschema:"weak matches left out (relevance below the threshold, or semantic matches that could not be told from chance)"`
+	ReasonCode     string  `json:"reason_code,omitempty" jsonschema:"why there are no results when no retrieval could use the query: nothing_to_search (no word or number in it) or unknown_words (no document holds a word of it); retrying does not help"`
+	Reason         string  `json:"reason,omitempty" jsonschema:"the same, in English"`
+	TookMS         float64 `json:"took_ms"`
+}
+
+// correction is hs.Correction with its schema descriptions.
+type correction struct {
+	From string `json:"from" jsonschema:"the word as typed"`
+	To   string `json:"to" jsonschema:"the word looked up instead"`
+	Leg  string `json:"leg" jsonschema:"the retrieval that found the correction (fuzzy)"`
 }
 
 // skippedLeg is hs.SkippedLeg with its schema descriptions.
@@ -136,6 +149,10 @@ func (h *handler) search(ctx context.Context, user hs.UserID, in searchInput) (s
 	for _, s := range res.Skipped {
 		out.SkippedLegs = append(out.SkippedLegs, skippedLeg(s))
 	}
+	for _, c := range res.Corrections {
+		out.Corrections = append(out.Corrections, correction(c))
+	}
+	out.CorrectedQuery, out.WeakCount, out.ReasonCode, out.Reason = res.CorrectedQuery, res.WeakCount, res.ReasonCode, res.Reason
 	for _, d := range res.Results {
 		r := searchResult{
 			FileID: int64(d.FileID), Title: d.Title, Path: d.Path, Link: d.Link, DocType: string(d.Type),
@@ -245,10 +262,15 @@ func excerpt(e hs.Excerpt) string {
 // readable.
 func renderSearch(out searchOutput) string {
 	var b strings.Builder
-	switch n := len(out.Results); n {
-	case 0:
+	if out.CorrectedQuery != "" {
+		fmt.Fprintf(&b, "Searched for %q (corrected from %q).\n", out.CorrectedQuery, out.Query)
+	}
+	switch n := len(out.Results); {
+	case n == 0 && out.Reason != "":
+		fmt.Fprintf(&b, "No documents match %q: %s.", out.Query, out.Reason)
+	case n == 0:
 		fmt.Fprintf(&b, "No documents match %q.", out.Query)
-	case 1:
+	case n == 1:
 		fmt.Fprintf(&b, "1 document matches %q:", out.Query)
 	default:
 		fmt.Fprintf(&b, "%d documents match %q:", n, out.Query)
@@ -256,6 +278,11 @@ func renderSearch(out searchOutput) string {
 	b.WriteString("\n")
 	for _, s := range out.SkippedLegs {
 		fmt.Fprintf(&b, "(The %s search did not run: %s.)\n", s.Leg, s.Reason)
+	}
+	if out.WeakCount == 1 {
+		b.WriteString("(1 weak match left out.)\n")
+	} else if out.WeakCount > 1 {
+		fmt.Fprintf(&b, "(%d weak matches left out.)\n", out.WeakCount)
 	}
 	for i, r := range out.Results {
 		fmt.Fprintf(&b, "\n%d. %s — %s\n", i+1, r.Title, r.Path)

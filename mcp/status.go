@@ -15,15 +15,18 @@ import (
 const maxProblems = 20
 
 const statusDescription = `Report the state of the search index for the signed-in user: how many of their files and notes are indexed, skipped, failed or waiting, how far indexing has progressed and when it should be done, which files could not be indexed and why, and whether every component (Nextcloud, the queue, the index store, the embedding model) is healthy. ` +
-	`Use it when expected documents do not show up in searches.`
+	`Use it when expected documents do not show up in searches. ` +
+	`With all, a Nextcloud admin gets every user's counts as well; anyone else is refused.`
 
-// statusInput is nc_index_status's (empty) argument object.
-type statusInput struct{}
+// statusInput is nc_index_status's argument object.
+type statusInput struct {
+	All bool `json:"all,omitempty"`
+}
 
 // status runs nc_index_status. Its result is hs.IndexStatus, as
 // GET /api/status reports it, with at most maxProblems problems listed.
-func (h *handler) status(ctx context.Context, user hs.UserID, _ statusInput) (hs.IndexStatus, string, error) {
-	st, err := h.o.Status.Status(ctx, user, false)
+func (h *handler) status(ctx context.Context, user hs.UserID, in statusInput) (hs.IndexStatus, string, error) {
+	st, err := h.o.Status.Status(ctx, user, in.All)
 	if err != nil {
 		return hs.IndexStatus{}, "", err
 	}

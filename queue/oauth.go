@@ -86,3 +86,13 @@ func (r *Records) Delete(ctx context.Context, key string) error {
 	}
 	return nil
 }
+
+// Size returns how many records the bucket holds and their bytes on
+// disk (with the stream's overhead).
+func (r *Records) Size(ctx context.Context) (records, bytes uint64, err error) {
+	st, err := r.kv.Status(ctx)
+	if err != nil {
+		return 0, 0, unavailable(fmt.Errorf("queue: %s: status: %w", r.name, err))
+	}
+	return st.Values(), st.Bytes(), nil
+}

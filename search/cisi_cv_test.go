@@ -74,10 +74,10 @@ func cvGrids() ([]analysis.BM25F, []search.Feedback) {
 		}
 	}
 	fb := []search.Feedback{{}}
-	for _, docs := range []int{3, 5, 10} {
-		for _, terms := range []int{10, 20} {
-			for _, alpha := range []float64{0.5, 0.6, 0.7, 0.8} {
-				for _, minMatch := range []float64{0, 0.3} {
+	for _, docs := range []int{5, 10} {
+		for _, terms := range []int{10, 20, 30} {
+			for _, alpha := range []float64{0.5, 0.7} {
+				for _, minMatch := range []float64{0.1, 0.3} {
 					fb = append(fb, search.Feedback{Docs: docs, Terms: terms, QueryWeight: alpha, MinMatch: minMatch})
 				}
 			}

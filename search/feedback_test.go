@@ -109,7 +109,7 @@ func TestFeedbackSkipped(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := mustService(t, st, func(o *search.Options) { o.Embedder, o.Feedback = nil, tc.fb })
-			res := mustSearch(t, svc, "alice", hs.SearchRequest{Query: tc.query, Feedback: tc.ask, Explain: true})
+			res := mustSearch(t, svc, "alice", hs.SearchRequest{Query: tc.query, Feedback: tc.ask, Explain: true, IncludeWeak: true})
 			if len(res.Expanded) != 0 {
 				t.Errorf("%q expanded with %v", tc.query, res.Expanded)
 			}

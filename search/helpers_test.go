@@ -91,7 +91,12 @@ type testStore interface {
 // (indexing.EmbedInput), and Deterministic document vectors.
 func mustIndex(tb testing.TB, st writer, docs ...doc) {
 	tb.Helper()
-	var emb embeddingtest.Deterministic
+	mustIndexWith(tb, st, embeddingtest.Deterministic{}, docs...)
+}
+
+// mustIndexWith is mustIndex with another embedder's document vectors.
+func mustIndexWith(tb testing.TB, st writer, emb search.DocumentEmbedder, docs ...doc) {
+	tb.Helper()
 	for _, d := range docs {
 		meta := d.meta()
 		chunks := chunk.Chunker{}.Chunk(d.ID, hs.Text{Body: d.Text, Title: meta.Title})

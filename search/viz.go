@@ -63,7 +63,7 @@ func (v *Viz) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sam
 	if err != nil {
 		return hs.VizResult{}, err
 	}
-	p, err := newPlan(rules, req)
+	p, err := s.plan(req)
 	if err != nil {
 		return hs.VizResult{}, err
 	}

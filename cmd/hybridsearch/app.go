@@ -22,6 +22,8 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
+	"github.com/hybrid-search/hybridsearch/answer"
+	"github.com/hybrid-search/hybridsearch/assistant"
 	"github.com/hybrid-search/hybridsearch/embedding"
 	"github.com/hybrid-search/hybridsearch/exapp"
 	"github.com/hybrid-search/hybridsearch/frontend"
@@ -74,6 +76,10 @@ type Main struct {
 	Viz       *search.Viz
 	Tokens    *tokens.Service // bearer tokens for direct MCP access
 	Lifecycle *exapp.Lifecycle
+	// Answer answers questions from users' files and Assistant runs the
+	// Assistant's task providers (assistant.go); nil in a worker.
+	Answer    *answer.Service
+	Assistant *assistant.Service
 	Handlers  *handlers.Server
 	Metrics   *metrics.Metrics // this process's; served on /metrics
 	// Worker makes Run start a consumer-only process (hybridsearch worker).
@@ -105,6 +111,7 @@ type Main struct {
 	scanTick chan struct{}                      // the scan interval changed
 	setMu    sync.Mutex                         // serializes applySettings
 	settings atomic.Pointer[settingsState]      // the admin settings as last applied
+	chat     atomic.Pointer[chatConfig]         // the chat model in use (assistant.go)
 }
 
 // NewMain returns a Main for cfg; Run starts it.
@@ -172,6 +179,9 @@ func (m *Main) Run(ctx context.Context) error {
 		m.started.Store(true)
 		return nil
 	}
+	if err := m.startAnswers(ctx, eff); err != nil {
+		return err
+	}
 	m.Lifecycle = exapp.New(ctx, m.Nextcloud, exapp.Options{
 		AppID: cfg.AppID, Version: cfg.AppVersion, DisplayName: cfg.AppDisplayName, Logger: m.Logger,
 		SettingsForms: []nextcloud.SettingsForm{adminForm(cfg), personalForm(cfg)},
@@ -191,7 +201,17 @@ func (m *Main) Run(ctx context.Context) error {
 		// first full scan runs on enable instead (after the webhooks are
 		// registered, so no change falls between them), its progress in the
 		// status; every re-enable scans again for changes made meanwhile.
-		OnEnable:    func(context.Context) error { m.Scanner.Request(""); return nil },
+		// The Assistant's providers follow the app: registered on enable
+		// (a failure is logged; search works without them), removed on
+		// disable.
+		OnEnable: func(ctx context.Context) error {
+			m.Scanner.Request("")
+			if err := m.Assistant.Sync(ctx); err != nil {
+				m.Logger.Error("registering the Assistant's task providers failed", "error", err)
+			}
+			return nil
+		},
+		OnDisable:   m.Assistant.Remove,
 		SearchRules: m.Search.Rules(),
 		MCPURL:      cfg.MCPURL(),
 		Live:        &m.live,
@@ -201,12 +221,14 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.Handlers, err = handlers.New(handlers.Deps{
-		AppID: cfg.AppID, AppSecret: cfg.AppSecret, Lifecycle: m.Lifecycle, Status: current{m}, Health: m.Health,
+		AppID: cfg.AppID, AppSecret: cfg.AppSecret, HaRPKey: cfg.HaRPSharedKey, Lifecycle: m.Lifecycle, Status: current{m}, Health: m.Health,
 		Publish: m.Queue, Assets: frontend.Assets(), Logger: m.Logger,
 		Search:   current{m},
 		Viz:      current{m},
 		Similar:  current{m},
 		Settings: current{m},
+		Ask:      m.Answer,
+		Tasks:    m.Assistant,
 		Rules:    m.Search.Rules(),
 		MCP:      mcpDeps,
 		Operator: &indexing.Control{Scanner: m.Scanner, States: m.Queue.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},
@@ -409,7 +431,7 @@ func (m *Main) buildPipeline(e *Engine) {
 		checks["embedder"] = e.checkEmbedder
 	}
 	e.Reporter = &indexing.Reporter{
-		Version: cfg.AppVersion, States: m.Queue.States(), Pending: m.Queue.Pending,
+		Version: Version, States: m.Queue.States(), Pending: m.Queue.Pending,
 		Scanner: m.Scanner, Pipeline: e.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin, Live: m.live.Status,
 		Rebuild: m.rebuilding,
 	}
@@ -622,6 +644,9 @@ func (m *Main) close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	var errs []error
+	if m.Answer != nil {
+		m.Answer.Close() // streamed answers would hold the HTTP shutdown
+	}
 	for _, srv := range []*http.Server{m.httpServer, m.opsServer} {
 		if srv != nil {
 			if err := srv.Shutdown(ctx); err != nil {

@@ -39,7 +39,7 @@ func TestStatusScanRetryCommands(t *testing.T) {
 	if err != nil || !strings.Contains(out, `"per_user"`) {
 		t.Errorf("status --all --json = %v\n%s", err, out)
 	}
-	if out, err = run("status", "--user", "bob", "--all"); err == nil || !strings.Contains(err.Error(), "only admins") {
+	if out, err = run("status", "--user", "bob", "--all"); err == nil || !strings.Contains(err.Error(), "needs an admin") {
 		t.Errorf("status --all as bob = %v\n%s", err, out)
 	}
 	if out, err = run("status"); err == nil {

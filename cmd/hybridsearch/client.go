@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -96,14 +97,40 @@ func (c *apiClient) do(ctx context.Context, method, path, user string, body, out
 		return err
 	}
 	if resp.StatusCode >= 300 {
-		var e struct{ Error string }
-		if json.Unmarshal(data, &e) == nil && e.Error != "" {
-			return fmt.Errorf("%s %s: %s (%d)", method, path, e.Error, resp.StatusCode)
+		e := &apiError{Method: method, Path: path, Status: resp.StatusCode}
+		var body struct{ Error string }
+		if json.Unmarshal(data, &body) == nil && body.Error != "" {
+			e.Message = body.Error
+		} else {
+			e.Message, e.Status = strings.TrimSpace(string(data)), 0
 		}
-		return fmt.Errorf("%s %s: %s", method, path, strings.TrimSpace(string(data)))
+		return e
 	}
 	if out == nil {
 		return nil
 	}
 	return json.Unmarshal(data, out)
+}
+
+// apiError is an error answer of the app: its message, and its status
+// when the answer was the app's JSON error (0 otherwise).
+type apiError struct {
+	Method, Path, Message string
+	Status                int
+}
+
+func (e *apiError) Error() string {
+	if e.Status == 0 {
+		return e.Method + " " + e.Path + ": " + e.Message
+	}
+	return fmt.Sprintf("%s %s: %s (%d)", e.Method, e.Path, e.Message, e.Status)
+}
+
+// needsAdmin turns a 403 answer to a command's --all into what to do.
+func needsAdmin(cmd, user string, err error) error {
+	var ae *apiError
+	if errors.As(err, &ae) && ae.Status == http.StatusForbidden {
+		return fmt.Errorf("%s --all needs an admin: %s is not a Nextcloud admin (run it with --user of an admin, or without --all)", cmd, user)
+	}
+	return err
 }

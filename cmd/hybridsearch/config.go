@@ -65,6 +65,15 @@ type Config struct {
 	// SettingsInterval is how often the admin settings are read from
 	// Nextcloud (it cannot tell the app that they changed).
 	SettingsInterval time.Duration
+	// Asking your files (assistant.go): the Ollama chat model ("" turns it
+	// off), its host ("" means the first of OllamaHosts), the context to
+	// run it with (0: the model's own), answers at once and the deadline
+	// of one answer.
+	ChatModel   string
+	ChatHost    string
+	ChatContext int
+	AskWorkers  int
+	AskTimeout  time.Duration
 	// ClientMetadataHosts are host:port pairs whose OAuth client metadata
 	// documents may be fetched although they resolve to private addresses.
 	ClientMetadataHosts []string
@@ -79,6 +88,10 @@ type Config struct {
 	// RetryBackoff overrides the queue's retry delays (tests); not read
 	// from the environment.
 	RetryBackoff []time.Duration
+	// AssistantPoll overrides how often the Assistant's task lanes look
+	// for tasks before a trigger arrives (tests); not read from the
+	// environment, 0 means assistant.DefaultPoll.
+	AssistantPoll time.Duration
 	// AckWait overrides how long a job held by a lost worker (or whose
 	// acknowledgement was lost) waits before it is delivered again (tests);
 	// not read from the environment, 0 means 30 s.
@@ -87,7 +100,7 @@ type Config struct {
 
 // Addr is the TCP address the app listens on when not behind HaRP.
 func (c Config) Addr() string {
-	return fmt.Sprintf("%s:%d", c.AppHost, c.AppPort)
+	return net.JoinHostPort(c.AppHost, strconv.Itoa(c.AppPort)) // APP_HOST may be "::"
 }
 
 // envVar describes one environment variable: its name, default, whether it
@@ -256,6 +269,41 @@ var envVars = []envVar{
 	{"SEARCH_WEIGHT_SEMANTIC", "0.5", false, "weight 0-1 of semantic search in searches that name none", setWeight(func(c *Config) *float64 { return &c.SearchWeights.Semantic })},
 	{"SEARCH_WEIGHT_KEYWORD", "0.3", false, "weight 0-1 of keyword search in searches that name none", setWeight(func(c *Config) *float64 { return &c.SearchWeights.Keyword })},
 	{"SEARCH_WEIGHT_FUZZY", "0.2", false, "weight 0-1 of fuzzy search in searches that name none", setWeight(func(c *Config) *float64 { return &c.SearchWeights.Fuzzy })},
+	{"OLLAMA_CHAT_MODEL", "", false, "the Ollama chat model that answers questions from a user's files (\"Ask your files\" in the Assistant and the panel), e.g. qwen3:4b; empty or \"off\" turns asking off", func(c *Config, v string) error {
+		c.ChatModel = v
+		if strings.EqualFold(v, "off") || strings.EqualFold(v, "none") {
+			c.ChatModel = ""
+		}
+		return nil
+	}},
+	{"OLLAMA_CHAT_HOST", "", false, "the Ollama base URL of the chat model; empty means the first of OLLAMA_HOST", func(c *Config, v string) error {
+		if !strings.Contains(v, "://") {
+			v = "http://" + v
+		}
+		u, err := url.Parse(v)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return fmt.Errorf("not a host:port or http(s) URL")
+		}
+		c.ChatHost = strings.TrimSuffix(v, "/")
+		return nil
+	}},
+	{"OLLAMA_CHAT_CONTEXT", "0", false, "tokens of context to run the chat model with, 0 or 512-262144 (0: the model's own, by default 4096); passages fill what the answer leaves", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || (n != 0 && (n < 512 || n > 262144)) {
+			return fmt.Errorf("not 0 or a whole number from 512 to 262144")
+		}
+		c.ChatContext = n
+		return nil
+	}},
+	{"ASK_WORKERS", "2", false, "questions answered at the same time, 1-16; more wait (each waits up to 30s for a turn)", setInt(func(c *Config) *int { return &c.AskWorkers }, 1, 16)},
+	{"ASK_TIMEOUT", "5m", false, "longest time for one answer, retrieval included, 10s-30m", func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 10*time.Second || d > 30*time.Minute {
+			return fmt.Errorf("not a duration from 10s to 30m")
+		}
+		c.AskTimeout = d
+		return nil
+	}},
 	{"SETTINGS_INTERVAL", "10s", false, "how often to read the admin settings from Nextcloud, 1s-10m", func(c *Config, v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < time.Second || d > 10*time.Minute {

@@ -39,7 +39,9 @@ prints one line
   READY {"nextcloud_url": ..., "panel_url": ..., "mcp_url": ..., "users": [...]}
 
 when the app is ready. Open panel_url in a browser and sign in as alice
-with her app password (or the password "alice"). Stop with Ctrl-C.
+with her app password (or the password "alice"); assistant_url opens the
+simulated Assistant, with "Search my files" and, when OLLAMA_CHAT_MODEL
+names a chat model, "Ask your files". Stop with Ctrl-C.
 
 The process environment plays the admin: the variables appinfo/info.xml
 declares (OLLAMA_HOST, EMBED_MODEL, WORKERS, CHUNK_SIZE, ...) take their
@@ -66,6 +68,7 @@ type readyInfo struct {
 	PanelURL     string     `json:"panel_url"`
 	MCPURL       string     `json:"mcp_url"`        // through the simulated AppAPI proxy, with an app password
 	MCPDirectURL string     `json:"mcp_direct_url"` // the app's own port, with a user's mcp_token
+	AssistantURL string     `json:"assistant_url"`  // the simulated Assistant page (Search my files, Ask your files)
 	Users        []demoUser `json:"users"`
 }
 
@@ -158,6 +161,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 		PanelURL:     panelURL(simURL, m.Config.AppID, *pretty),
 		MCPURL:       appapi.ProxyURL(simURL, m.Config.AppID) + "/mcp",
 		MCPDirectURL: m.DirectMCPURL(),
+		AssistantURL: simURL + "/index.php/apps/assistant/",
 		Users: []demoUser{
 			{UID: alice.UID, AppPassword: alice.AppPassword, MCPToken: toks["alice"]},
 			{UID: bob.UID, AppPassword: bob.AppPassword, MCPToken: toks["bob"]},

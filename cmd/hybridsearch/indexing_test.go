@@ -297,8 +297,8 @@ func TestStatusThroughProxy(t *testing.T) {
 		t.Errorf("admin status = %d %s", resp.StatusCode, body)
 	}
 	resp, _ = env.proxyGet(t, &env.Bob, "api/status?all=1")
-	if resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("all-users status for bob = %d, want 401", resp.StatusCode)
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("all-users status for bob = %d, want 403", resp.StatusCode)
 	}
 }
 

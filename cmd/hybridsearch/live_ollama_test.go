@@ -36,11 +36,7 @@ import (
 // tokens and a vocabulary of ASCII letters, digits and punctuation only,
 // so any other letter is [UNK]. It is not run in CI.
 func TestRealOllama(t *testing.T) {
-	bin := os.Getenv("OLLAMA_TEST_BIN")
-	if bin == "" {
-		t.Skip("OLLAMA_TEST_BIN is not set (a real Ollama binary; see README, Development)")
-	}
-	srv := startOllama(t, bin)
+	srv := startOllama(t)
 	createTinyBERT(t, srv.url, "tinybert", 64)
 	ctx := t.Context()
 
@@ -146,10 +142,15 @@ func (s *ollamaServer) runnerStarts() int {
 	return strings.Count(s.logs.String(), `msg="starting runner"`)
 }
 
-// startOllama runs bin serve on a free port with its own home and model
-// directory, waits until it answers and stops it when the test ends.
-func startOllama(t *testing.T, bin string) *ollamaServer {
+// startOllama runs "$OLLAMA_TEST_BIN serve" (skipping the test without
+// it) on a free port with its own home and model directory, waits until
+// it answers and stops it when the test ends.
+func startOllama(t *testing.T) *ollamaServer {
 	t.Helper()
+	bin := os.Getenv("OLLAMA_TEST_BIN")
+	if bin == "" {
+		t.Skip("OLLAMA_TEST_BIN is not set (a real Ollama binary; see README, Development)")
+	}
 	dir := t.TempDir()
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	srv := &ollamaServer{url: "http://" + addr}
@@ -195,6 +196,13 @@ func createTinyBERT(t *testing.T, base, name string, contextLength int) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "tinybert.gguf")
 	writeTinyBERT(t, path, contextLength)
+	createModel(t, base, name, path, "")
+}
+
+// createModel uploads the GGUF at path as a blob and creates model name
+// from it, with template tmpl if set.
+func createModel(t *testing.T, base, name, path, tmpl string) {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -206,9 +214,8 @@ func createTinyBERT(t *testing.T, base, name string, contextLength int) {
 		t.Fatalf("create blob: %v", err)
 	}
 	stream := false
-	err = c.Create(t.Context(), &api.CreateRequest{Model: name, Files: map[string]string{"tinybert.gguf": digest}, Stream: &stream},
-		func(api.ProgressResponse) error { return nil })
-	if err != nil {
+	req := &api.CreateRequest{Model: name, Files: map[string]string{filepath.Base(path): digest}, Template: tmpl, Stream: &stream}
+	if err := c.Create(t.Context(), req, func(api.ProgressResponse) error { return nil }); err != nil {
 		t.Fatalf("create %s: %v", name, err)
 	}
 }

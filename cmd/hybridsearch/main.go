@@ -17,10 +17,14 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hybrid-search/hybridsearch/appinfo"
 )
 
-// Version is the app version; the build may override it with -ldflags.
-var Version = "0.1.0"
+// Version is the app's version: appinfo/info.xml's <version>, embedded in
+// the binary, so the binary, the image tag and the release archive cannot
+// disagree. AppAPI's APP_VERSION is what Nextcloud registered.
+var Version = appinfo.Version()
 
 const usage = `hybridsearch — hybrid search for Nextcloud (an AppAPI ExApp)
 
@@ -33,6 +37,7 @@ Usage:
   hybridsearch scan --user U    start a reconciliation scan of U's files (--all: everyone's)
   hybridsearch retry --user U   queue U's failed files again (--all: everyone's)
   hybridsearch token issue|list|revoke --user U   bearer tokens for direct MCP access
+  hybridsearch install-json     the JSON for occ app_api:app:register --json-info (manual install)
   hybridsearch version          print the version
   hybridsearch help             show this text
 
@@ -71,6 +76,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = runControl(ctx, args[0], args[1:], getenv, stdout, stderr)
 	case "token":
 		err = runToken(ctx, args[1:], getenv, stdout, stderr)
+	case "install-json":
+		err = runInstallJSON(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "hybridsearch", Version)
 	case "help", "-h", "--help":
@@ -103,6 +110,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	logger := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
+	if cfg.AppVersion != Version {
+		logger.Warn("AppAPI registered another version of the app than this build; run occ app_api:app:update",
+			"app_version", cfg.AppVersion, "build_version", Version)
+	}
 	m := NewMain(cfg, logger)
 	if err := m.Run(ctx); err != nil {
 		_ = m.Close()

@@ -43,7 +43,7 @@ func (m *Main) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 	endpoint, err := mcp.NewHandler(mcp.Options{
 		Search: current{m}, Chunks: current{m}, Access: m.Nextcloud, Status: current{m},
 		NextcloudURL: cfg.NextcloudURL, AllowedOrigins: []string{cfg.NextcloudURL},
-		Version: cfg.AppVersion, Rules: m.Search.Rules(), Defaults: current{m}.SearchDefaults, Logger: m.Logger,
+		Version: Version, Rules: m.Search.Rules(), Defaults: current{m}.SearchDefaults, Logger: m.Logger,
 		ObserveTool: m.Metrics.MCPCall,
 	})
 	if err != nil {
@@ -56,24 +56,27 @@ func (m *Main) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &handlers.MCPDeps{Handler: endpoint, Tokens: m.Tokens, Users: users, NextcloudURL: cfg.NextcloudURL, OAuth: auth, HaRP: cfg.HaRPSharedKey != ""}, nil
+	return &handlers.MCPDeps{Handler: endpoint, Tokens: m.Tokens, Users: users, NextcloudURL: cfg.NextcloudURL, OAuth: auth}, nil
 }
 
-// oauthServer builds the OAuth authorization server over four NATS
-// key-value buckets whose entries expire with the records' lifetimes.
+// oauthBuckets are the OAuth server's NATS key-value buckets, whose
+// entries expire with the records' lifetimes: Clients, Requests, Codes and
+// Refresh in oauth.Options. Only signed-in users' sign-ins write to them.
+var oauthBuckets = []struct {
+	name, about string
+	maxAge      time.Duration
+	maxBytes    int64
+}{
+	{"HS_OAUTH_CLIENTS", "hybridsearch OAuth clients that signed someone in", oauth.ClientTTL, 64 << 20},
+	{"HS_OAUTH_REQUESTS", "hybridsearch OAuth sign-ins a signed-in user opened", oauth.RequestTTL, 64 << 20},
+	{"HS_OAUTH_CODES", "hybridsearch OAuth authorization codes (by hash)", 5 * oauth.CodeTTL, 64 << 20},
+	{"HS_OAUTH_REFRESH", "hybridsearch OAuth refresh tokens (by hash)", oauth.RefreshTTL, 256 << 20},
+}
+
+// oauthServer builds the OAuth authorization server over oauthBuckets.
 func (m *Main) oauthServer(ctx context.Context) (*oauth.Server, error) {
-	buckets := []struct {
-		name, about string
-		maxAge      time.Duration
-		maxBytes    int64
-	}{
-		{"HS_OAUTH_CLIENTS", "hybridsearch OAuth clients (dynamic registration)", oauth.ClientTTL, 64 << 20},
-		{"HS_OAUTH_REQUESTS", "hybridsearch OAuth authorization requests", oauth.RequestTTL, 64 << 20},
-		{"HS_OAUTH_CODES", "hybridsearch OAuth authorization codes (by hash)", 5 * oauth.CodeTTL, 64 << 20},
-		{"HS_OAUTH_REFRESH", "hybridsearch OAuth refresh tokens (by hash)", oauth.RefreshTTL, 256 << 20},
-	}
 	var recs [4]oauth.Records
-	for i, b := range buckets {
+	for i, b := range oauthBuckets {
 		r, err := m.Queue.Records(ctx, b.name, b.about, b.maxAge, b.maxBytes)
 		if err != nil {
 			return nil, fmt.Errorf("oauth store: %w", err)
@@ -88,7 +91,7 @@ func (m *Main) oauthServer(ctx context.Context) (*oauth.Server, error) {
 		aliases = append(aliases, appapi.HaRPURL(m.Config.NextcloudURL, m.Config.AppID)+"/mcp")
 	}
 	return oauth.New(oauth.Options{
-		Issuer: m.Config.proxyBase(), Resource: m.Config.MCPURL(), Aliases: aliases, Grants: m.Tokens,
+		Issuer: m.Config.proxyBase(), Resource: m.Config.MCPURL(), Aliases: aliases, Secret: []byte(m.Config.AppSecret), Grants: m.Tokens,
 		Clients: recs[0], Requests: recs[1], Codes: recs[2], Refresh: recs[3],
 		Fetcher: &oauth.Fetcher{AllowHosts: m.Config.ClientMetadataHosts},
 		Logger:  m.Logger,

@@ -67,7 +67,8 @@ func needTSClient(t *testing.T) string {
 	}
 	_, errSDK := os.Stat(filepath.Join(tsClientDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
 	_, errPW := os.Stat(filepath.Join(tsClientDir, "node_modules", "playwright-core", "package.json"))
-	if err := errors.Join(errSDK, errPW); err != nil {
+	_, errRemote := os.Stat(filepath.Join(tsClientDir, "node_modules", "mcp-remote", "package.json"))
+	if err := errors.Join(errSDK, errPW, errRemote); err != nil {
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
@@ -95,6 +96,7 @@ func runNodeJSON(t *testing.T, node string, timeout time.Duration, script string
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
 	cmd.Dir = tsClientDir
+	cmd.WaitDelay = 10 * time.Second // a child left behind must not hold the pipes open
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -264,16 +266,23 @@ func TestMCPWithTypeScriptClient(t *testing.T) {
 		}
 	}
 
-	// 4. Discovery: the 401 names metadata the client can reach the same way.
+	// 4. Discovery: the proxy's 401 names metadata the client can reach
+	// the same way; the app's own port takes app tokens only and says so,
+	// its metadata naming no authorization server.
 	for _, base := range []string{proxied, direct} {
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, _ := doReq(t, req)
+		resp, body := doReq(t, req)
 		ch := resp.Header.Get("WWW-Authenticate")
 		_, rest, _ := strings.Cut(ch, `resource_metadata="`)
 		metaURL, _, _ := strings.Cut(rest, `"`)
-		if resp.StatusCode != 401 || !strings.HasPrefix(metaURL, strings.TrimSuffix(base, "/mcp")) {
+		if base == direct {
+			if resp.StatusCode != 401 || metaURL != "" || !strings.Contains(body, "app tokens only") || !strings.Contains(body, proxied) {
+				t.Errorf("%s: %d, WWW-Authenticate %q, %s", base, resp.StatusCode, ch, body)
+			}
+			metaURL = strings.TrimSuffix(base, "/mcp") + "/.well-known/oauth-protected-resource/mcp"
+		} else if resp.StatusCode != 401 || !strings.HasPrefix(metaURL, strings.TrimSuffix(base, "/mcp")) {
 			t.Errorf("%s: %d, WWW-Authenticate %q", base, resp.StatusCode, ch)
 			continue
 		}

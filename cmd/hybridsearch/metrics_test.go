@@ -13,6 +13,7 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/handlers"
+	"github.com/hybrid-search/hybridsearch/nextcloud/appapi"
 )
 
 // scrape reads url's /metrics: each series ("name{labels}") and its value.
@@ -151,11 +152,13 @@ func TestMetricsAndHealth(t *testing.T) {
 	}
 }
 
-// A request's id is AppAPI's AA-REQUEST-ID when it sends one, else a new
-// one; the response echoes it and the log lines of the request carry it
-// as request_id (in LOG_FORMAT=json too).
+// A request's id is AppAPI's AA-REQUEST-ID when AppAPI sends one (a
+// client's own, unsigned, is not taken over: issue 21.4), else a new one;
+// the response echoes it and the log lines of the request carry it as
+// request_id (in LOG_FORMAT=json too).
 func TestRequestID(t *testing.T) {
 	env := MustRunMain(t)
+	signed := true
 	do := func(id string) string {
 		req, err := http.NewRequest(http.MethodGet, env.appURL()+"/healthz", nil)
 		if err != nil {
@@ -164,12 +167,22 @@ func TestRequestID(t *testing.T) {
 		if id != "" {
 			req.Header.Set("AA-REQUEST-ID", id)
 		}
+		if signed {
+			req.Header.Set("EX-APP-ID", env.Main.Config.AppID)
+			req.Header.Set("EX-APP-VERSION", env.Main.Config.AppVersion)
+			req.Header.Set(appapi.AuthHeader, appapi.EncodeAuth("", env.Main.Config.AppSecret))
+		}
 		resp, _ := doReq(t, req)
 		return resp.Header.Get(handlers.RequestIDHeader)
 	}
 	if got := do("nc-req-42"); got != "nc-req-42" {
 		t.Errorf("%s = %q; want AppAPI's AA-REQUEST-ID", handlers.RequestIDHeader, got)
 	}
+	signed = false
+	if got := do("client-chosen"); got == "client-chosen" {
+		t.Errorf("an unsigned request's AA-REQUEST-ID was taken over")
+	}
+	signed = true
 	await(t, "the request's log line with its id", 5*time.Second, func() bool {
 		return strings.Contains(env.Logs.String(), "request_id=nc-req-42")
 	})

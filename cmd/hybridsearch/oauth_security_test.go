@@ -44,13 +44,12 @@ func TestOAuthSecurity(t *testing.T) {
 		}
 	})
 
-	t.Run("authorization request without PKCE or state", func(t *testing.T) {
+	t.Run("authorization request without PKCE", func(t *testing.T) {
 		b := newBrowser(t, o.redirect)
 		b.login(o.Sim.BaseURL, "alice", "alice")
 		for name, extra := range map[string]url.Values{
 			"no challenge":  {"code_challenge": {""}},
 			"plain method":  {"code_challenge_method": {"plain"}},
-			"no state":      {"state": {""}},
 			"token flow":    {"response_type": {"token"}},
 			"unknown scope": {"scope": {"files:write"}},
 		} {

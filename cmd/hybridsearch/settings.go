@@ -47,6 +47,8 @@ var adminFields = []adminField{
 	{"OCR_LANGUAGES", "text", "OCR languages", "Comma-separated tesseract languages recognised in scans and photos besides English, German and Japanese (eng, deu, jpn), e.g. fra, spa. Each needs its language data installed (Debian: tesseract-ocr-fra); the status names any that are missing.", nil},
 	{"MAX_FILE_SIZE", "text", "Largest file", "Files larger than this are not indexed, e.g. 100MB.", nil},
 	{"SCAN_INTERVAL", "text", "Scan interval", "Time between reconciliation scans, which catch what webhooks cannot tell (shares, missed events), e.g. 15m; 0 turns them off.", nil},
+	{"OLLAMA_CHAT_MODEL", "text", "Chat model", "The Ollama chat model that answers questions from each user's own files, citing them (\"Ask your files\" in the Assistant and the search page), e.g. qwen3:4b; \"off\" turns asking off. Run \"ollama pull\" for it first.", nil},
+	{"OLLAMA_CHAT_HOST", "text", "Chat model host", "The Ollama base URL of the chat model, e.g. http://gpu1:11434. Empty means the first Ollama host.", nil},
 }
 
 // fieldID is the form field id of an environment variable.
@@ -119,6 +121,10 @@ func envValue(c Config, env string) string {
 			return "0"
 		}
 		return c.ScanInterval.String()
+	case "OLLAMA_CHAT_MODEL":
+		return c.ChatModel
+	case "OLLAMA_CHAT_HOST":
+		return c.ChatHost
 	}
 	return ""
 }

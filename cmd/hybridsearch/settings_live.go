@@ -138,6 +138,9 @@ func (m *Main) applySettings(ctx context.Context, prev *settingsState, values ma
 	}
 	st.effective = eff
 	m.settings.Store(st)
+	if m.Answer != nil && m.applyChat(eff) {
+		go m.syncAssistant(ctx)
+	}
 	if eff.ScanInterval != old.ScanInterval {
 		select {
 		case m.scanTick <- struct{}{}:
@@ -190,18 +193,18 @@ func (m *Main) runScanTicker(ctx context.Context, every time.Duration) {
 // the admin values that could not be used or read.
 func (m *Main) checkSettings(context.Context) error {
 	st := m.settings.Load()
-	var msg string
+	var msg, code string // the code of the gravest state
 	if len(st.problems) > 0 {
-		msg = "values not used (the environment's apply): " + problemText(st.problems)
+		msg, code = "values not used (the environment's apply): "+problemText(st.problems), hs.ComponentSettingsIgnored
 	}
 	if st.swapErr != nil {
-		msg = join(msg, "the embedding settings could not be applied: "+hs.ErrorMessage(st.swapErr))
+		msg, code = join(msg, "the embedding settings could not be applied: "+hs.ErrorMessage(st.swapErr)), hs.ComponentSettingsNotApplied
 	}
 	if st.readErr != nil {
-		msg = join(msg, "the admin settings could not be read from Nextcloud: "+hs.ErrorMessage(st.readErr))
+		msg, code = join(msg, "the admin settings could not be read from Nextcloud: "+hs.ErrorMessage(st.readErr)), hs.ComponentSettingsUnreadable
 	}
 	if msg != "" {
-		return hs.Errorf(hs.EINVALID, "%s", msg)
+		return hs.Errorf(hs.EINVALID, "%s", msg).WithCode(code)
 	}
 	return nil
 }
@@ -226,6 +229,15 @@ type panelSettings struct {
 	// Problems are settings the admin entered that are not in force, for
 	// admins only.
 	Problems string `json:"problems,omitempty"`
+	// Ask says whether asking your files (POST /api/ask) is on, and with
+	// which chat model.
+	Ask askSettings `json:"ask"`
+}
+
+// askSettings is panelSettings.Ask.
+type askSettings struct {
+	Enabled bool   `json:"enabled"`
+	Model   string `json:"model,omitempty"`
 }
 
 // PanelSettings serves GET /api/settings.
@@ -243,6 +255,10 @@ func (c current) PanelSettings(ctx context.Context, user hs.UserID) (any, error)
 		}
 	}
 	e.release()
+	if c.m.Answer != nil {
+		out.Ask.Model = c.m.Answer.ModelName()
+		out.Ask.Enabled = out.Ask.Model != ""
+	}
 	if admin, err := c.m.Nextcloud.IsAdmin(ctx, user); err == nil && admin {
 		if err := c.m.checkSettings(ctx); err != nil {
 			out.Problems = hs.ErrorMessage(err)

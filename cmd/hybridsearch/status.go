@@ -57,7 +57,7 @@ func runStatus(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	var raw json.RawMessage
 	if err := c.do(ctx, "GET", path, *user, nil, &raw); err != nil {
-		return err
+		return needsAdmin("status", *user, err)
 	}
 	if *asJSON {
 		_, err := fmt.Fprintln(stdout, string(raw))
@@ -189,7 +189,7 @@ func runControl(ctx context.Context, cmd string, args []string, getenv func(stri
 	}
 	var out map[string]any
 	if err := c.do(ctx, "POST", path, *user, nil, &out); err != nil {
-		return err
+		return needsAdmin(cmd, *user, err)
 	}
 	if cmd == "scan" {
 		fmt.Fprintln(stdout, "scan requested; follow it with: hybridsearch status --user", *user)

@@ -36,6 +36,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.handleShow(w, r, rec)
 	case r.URL.Path == "/api/embed" && r.Method == http.MethodPost:
 		s.handleEmbed(w, r, rec)
+	case r.URL.Path == "/api/chat" && r.Method == http.MethodPost:
+		s.handleChat(w, r, rec)
 	default: // gin's answer for an unknown route
 		s.writeText(w, rec, http.StatusNotFound, "404 page not found")
 	}

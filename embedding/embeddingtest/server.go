@@ -16,6 +16,9 @@ import (
 //	POST /api/embed    input as a string or an array of strings; truncate,
 //	                   keep_alive, options, dimensions accepted; vectors from
 //	                   Deterministic with the model's Dim
+//	POST /api/chat     streamed NDJSON answers from a fake chat model
+//	                   (chat.go: ChatModel, SetChatResponder, timing,
+//	                   failures)
 //	POST /api/show     details, model_info (<arch>.embedding_length,
 //	                   <arch>.context_length), parameters and capabilities
 //	GET  /api/tags     the installed models
@@ -62,6 +65,7 @@ type Server struct {
 	maxInFlight int
 	defaultCtx  int            // 0 means defaultContext
 	loads       map[string]int // by model: how often it was loaded
+	chat        chatState      // /api/chat (chat.go)
 
 	// The scheduler (sched.go).
 	schedOpts SchedOptions
@@ -86,6 +90,10 @@ type Request struct {
 	KeepAlive *time.Duration // nil when the request had none
 	Options   map[string]any // JSON numbers are float64
 	Status    int            // the status the Server answered with
+	// Chat is an /api/chat request as received (nil for others), and
+	// Truncated tells that its prompt was cut to fit the context.
+	Chat      *api.ChatRequest
+	Truncated bool
 }
 
 // NewServer starts a Server on 127.0.0.1 and closes it when the test ends.

@@ -4,7 +4,7 @@
 import { createApp } from 'vue'
 import App from './App.vue'
 import { createClient } from './lib/api.js'
-import { initialState, isAdmin, locale, mountPoint, proxyBase, similarIds, webroot } from './lib/env.js'
+import { currentUser, initialState, isAdmin, locale, mountPoint, proxyBase, similarIds, webroot } from './lib/env.js'
 import { setServerDefaults } from './lib/query.js'
 import { setRules } from './lib/rules.js'
 import './nextcloud-theme.css'
@@ -28,8 +28,11 @@ async function start() {
   // the rules were registered, override the rules' defaults.
   const ctl = new AbortController()
   const timer = setTimeout(() => ctl.abort(), settingsWait)
+  let semantic = null // whether an embedding model is configured; null when unknown
   try {
-    setServerDefaults(await client.settings(ctl.signal))
+    const settings = await client.settings(ctl.signal)
+    setServerDefaults(settings)
+    if (typeof settings?.semantic === 'boolean') semantic = settings.semantic
   } catch {
     // The rules' defaults; the first search says what is wrong, if anything.
   } finally {
@@ -41,6 +44,8 @@ async function start() {
     locale: locale(),
     webroot: webroot(),
     admin: isAdmin(window),
+    user: currentUser(document),
+    semantic,
     similar: similarIds(window.location.search),
   }).mount(mountPoint(document))
 }

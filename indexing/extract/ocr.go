@@ -112,11 +112,12 @@ func (x *Extractor) OCRStatus() ([]string, error) {
 	}
 	langs, missing := x.ocrLangs(t)
 	if len(langs) == 0 {
-		return nil, hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "OCR unavailable: no tesseract language data installed for %s", strings.Join(missing, ", "))
+		return nil, hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "OCR unavailable: no tesseract language data installed for %s", strings.Join(missing, ", ")).WithCode(hybridsearch.ComponentOCRNoLanguages)
 	}
 	if len(missing) > 0 {
-		return langs, hybridsearch.Errorf(hybridsearch.EINVALID, "OCR languages not installed (install tesseract-ocr-<code>): %s; recognising %s",
-			strings.Join(missing, ", "), strings.Join(langs, "+"))
+		// A note, not a failure: the other languages are recognised.
+		return langs, &hybridsearch.ComponentNote{Code: hybridsearch.ComponentOCRLanguagesMissing, Detail: missing,
+			Message: fmt.Sprintf("OCR languages not installed (install tesseract-ocr-<code>): %s; recognising %s", strings.Join(missing, ", "), strings.Join(langs, "+"))}
 	}
 	return langs, nil
 }
@@ -139,7 +140,7 @@ var heifDecoderNames = []string{"heif-dec", "heif-convert"}
 // the installed languages.
 func (x *Extractor) findOCR() ocrTools {
 	if x.OCR.Off {
-		return ocrTools{err: hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "OCR unavailable: turned off")}
+		return ocrTools{err: hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "OCR unavailable: turned off").WithCode(hybridsearch.ComponentOCROff)}
 	}
 	var t ocrTools
 	look := func(set, name string) string {
@@ -154,7 +155,7 @@ func (x *Extractor) findOCR() ocrTools {
 	}
 	t.tesseract = look(x.OCR.Tesseract, "tesseract")
 	if t.tesseract == "" {
-		t.err = hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "OCR unavailable: tesseract not found (install tesseract-ocr)")
+		t.err = hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "OCR unavailable: tesseract not found (install tesseract-ocr)").WithCode(hybridsearch.ComponentOCRUnavailable)
 		return t
 	}
 	t.pdftoppm = x.OCR.PDFToPPM
@@ -183,7 +184,7 @@ func (x *Extractor) findOCR() ocrTools {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, t.tesseract, "--list-langs").CombinedOutput()
 	if err != nil {
-		t.err = hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "OCR unavailable: tesseract --list-langs: %v", err)
+		t.err = hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "OCR unavailable: tesseract --list-langs: %v", err).WithCode(hybridsearch.ComponentOCRUnavailable)
 		return t
 	}
 	for i, line := range strings.Split(string(out), "\n") {

@@ -118,6 +118,7 @@ func (s *Server) routesCore(mux *http.ServeMux) {
 	mux.HandleFunc("GET /index.php/apps/files/{$}", s.handleFilesPage)
 	mux.HandleFunc("GET /index.php/apps/files/files/{fileid}", s.handleFilesPage)
 	mux.HandleFunc("GET /index.php/f/{fileid}", s.handlePermalink)
+	mux.HandleFunc("GET /index.php/core/preview", s.handlePreview)
 	mux.HandleFunc("GET /index.php/apps/notes/note/{id}", s.handleNotePage)
 	mux.HandleFunc("GET /.well-known/", s.handleWellKnown)
 	mux.HandleFunc("/", s.notImplemented)

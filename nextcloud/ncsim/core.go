@@ -153,7 +153,7 @@ type navEntry struct {
 
 // navEntries lists the entries uid sees: Files, then the top-menu entries
 // of enabled ExApps (admin-only ones for admins only), as
-// LoadMenuEntriesListener adds them.
+// LoadMenuEntriesListener adds them, then the Assistant (assistant_page.go).
 func (s *Server) navEntries(uid, active string) []navEntry {
 	admin := s.isAdmin(uid)
 	s.mu.Lock()
@@ -173,6 +173,8 @@ func (s *Server) navEntries(uid, active string) []navEntry {
 		out = append(out, navEntry{ID: id, Order: len(out), Href: s.link(embeddedURL(m.AppID, m.Name)), Icon: icon,
 			Type: "link", Name: m.DisplayName, Active: id == active, App: "app_api"})
 	}
+	out = append(out, navEntry{ID: assistantNavID, Order: len(out), Href: s.link("/index.php/apps/assistant/"),
+		Icon: "/apps/assistant/img/app.svg", Type: "link", Name: "Assistant", App: "assistant", Active: active == assistantNavID})
 	return out
 }
 

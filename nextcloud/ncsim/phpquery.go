@@ -64,6 +64,13 @@ func newPHPArray() *phpQueryNode { return &phpQueryNode{items: map[string]*phpQu
 // phpQuery returns what AppAPI's proxy sends for rawQuery: PHP's $_GET of
 // it, rebuilt with http_build_query ("" when $_GET is empty).
 func phpQuery(rawQuery string) string {
+	var b strings.Builder
+	phpBuild(&b, phpParseQuery(rawQuery), "")
+	return b.String()
+}
+
+// phpParseQuery is PHP's $_GET of rawQuery.
+func phpParseQuery(rawQuery string) *phpQueryNode {
 	get := newPHPArray()
 	vars := 0
 	for _, pair := range strings.Split(rawQuery, "&") {
@@ -84,9 +91,7 @@ func phpQuery(rawQuery string) string {
 		}
 		phpRegister(get, name, value)
 	}
-	var b strings.Builder
-	phpBuild(&b, get, "")
-	return b.String()
+	return get
 }
 
 // phpRegister is php_register_variable_ex for one name=value pair.

@@ -85,6 +85,10 @@ type Server struct {
 	// links (the navigation, generateUrl in pages) leave it out. Off, such
 	// paths do not exist (404). See prettyPath.
 	PrettyURLs bool
+	// TaskScheduleLimit is how many tasks one user may schedule within two
+	// minutes (the schedule endpoint's #[UserRateLimit(limit: 20, period:
+	// 120)]); 0 means 20, negative means no limit.
+	TaskScheduleLimit int
 	// HTTPClient, if non-nil, is used for calls to ExApps and webhook URLs.
 	// It must not follow a cookie jar.
 	HTTPClient *http.Client
@@ -109,6 +113,7 @@ type Server struct {
 
 	files filesState  // files side: trees, ids, trash, shares
 	hooks appAPIState // AppAPI side: UI registrations, webhooks, deliveries
+	taskq taskState   // Task Processing: providers and tasks (taskprocessing.go)
 }
 
 type failure struct {
@@ -147,8 +152,10 @@ func (s *Server) init() {
 		s.mux = http.NewServeMux()
 		s.initFiles()
 		s.initAppAPI()
+		s.initTasks()
 		s.routesFiles(s.mux)
 		s.routesAppAPI(s.mux)
+		s.routesTasks(s.mux)
 		s.routesCore(s.mux)
 	})
 }

@@ -19,6 +19,7 @@ var static embed.FS
 var staticFiles = map[string]string{
 	"/core/css/ncsim-server.css":                   "static/server.css",
 	"/core/img/logo/logo.svg":                      "static/img/logo.svg",
+	"/core/img/favicon.svg":                        "static/img/favicon.svg",
 	"/core/img/filetypes/folder.svg":               "static/img/folder.svg",
 	"/core/img/filetypes/file.svg":                 "static/img/file.svg",
 	"/apps/files/img/app.svg":                      "static/img/app-files.svg",

@@ -3,37 +3,54 @@
 import axios from '@nextcloud/axios'
 import { t } from './l10n.js'
 
-/** ApiError is a failed call: status is the HTTP status, 0 when the app could not be reached. */
+/**
+ * ApiError is a failed call: status is the HTTP status, 0 when the app
+ * could not be reached; kind is the app's error kind ({"kind": …}); the
+ * message is in the user's language (errorMessage), detail the server's
+ * own (English) words, which the panel logs but does not show.
+ */
 export class ApiError extends Error {
-  constructor(message, status = 0, kind = '') {
+  constructor(message, status = 0, kind = '', detail = '') {
     super(message)
     this.name = 'ApiError'
     this.status = status
     this.kind = kind
+    this.detail = detail
   }
 }
 
 /**
- * errorMessage explains a failed response. The app answers errors as
- * {"error": "..."}; AppAPI's proxy answers 404 when the app or route is
- * unknown or the session is gone, and 500 when the app is unreachable.
+ * errorMessage explains a failed response in the user's language, by its
+ * status and the app's error kind: the app answers errors as {"error":
+ * "…", "kind": "invalid"|"unavailable"|…}; AppAPI's proxy answers 404
+ * when the app or route is unknown or the session is gone, and 500 when
+ * the app is unreachable. retry tells whether trying again may help.
  */
 export function errorMessage(status, statusText, body) {
-  if (body && typeof body.error === 'string' && body.error.trim()) return body.error.trim()
-  switch (status) {
-    case 401:
-    case 403:
+  const kind = typeof body?.kind === 'string' ? body.kind : ''
+  switch (true) {
+    case kind === 'invalid' || status === 400:
+      return t('The app did not accept the request. Reset the options and try again; if it happens again, reload the page.')
+    case kind === 'unauthorized' || status === 401 || status === 403:
       return t('You are not allowed to do this. Your session may have expired: reload the page and sign in again.')
-    case 404:
+    case kind === 'not_found' && status === 404:
+      return t('The app could not find what was asked for. It may have been deleted or moved.')
+    case status === 404:
       return t('The app did not answer this request (404). It may be disabled, or your session expired: reload the page.')
-    case 500:
-    case 502:
-    case 503:
-    case 504:
+    case kind === 'too_large' || status === 413:
+      return t('The request is too large.')
+    case kind === 'unavailable' || status === 503:
+      return t('A part of the app is not available right now (the search index, the embedding model or Nextcloud). Try again in a moment.')
+    case status >= 500:
       return t('The app is not reachable right now ({status}). Try again in a moment.', { status })
     default:
-      return t('The request failed: {status} {text}', { status, text: statusText || '' }).trim()
+      return t('The request failed ({status}).', { status })
   }
+}
+
+/** retryable tells whether trying a failed call again may help. */
+export function retryable(e) {
+  return !e?.status || e.status >= 500 || e.status === 429
 }
 
 /** abortError is what a cancelled request rejects with, as fetch does. */
@@ -64,7 +81,7 @@ export function createClient({ base, http = axios }) {
       })
     } catch (e) {
       if (e?.name === 'AbortError' || e?.name === 'CanceledError' || e?.code === 'ERR_CANCELED' || signal?.aborted) throw abortError()
-      throw new ApiError(t('Could not reach the app: {reason}', { reason: e?.message || String(e) }), 0, 'network')
+      throw new ApiError(t('Could not reach the app. Check your connection and try again.'), 0, 'network', e?.message || String(e))
     }
     const text = typeof res.data === 'string' ? res.data : res.data == null ? '' : JSON.stringify(res.data)
     let body = null
@@ -74,7 +91,11 @@ export function createClient({ base, http = axios }) {
       body = null
     }
     const ok = res.status >= 200 && res.status < 300
-    if (!ok) throw new ApiError(errorMessage(res.status, res.statusText, body), res.status, body?.kind ?? '')
+    if (!ok) {
+      const detail = typeof body?.error === 'string' ? body.error : ''
+      if (detail) console.warn(`hybrid_search: ${method} ${path.split('?')[0]} answered ${res.status}: ${detail}`)
+      throw new ApiError(errorMessage(res.status, res.statusText, body), res.status, body?.kind ?? '', detail)
+    }
     if (res.status === 204) return null
     if (body === null || typeof body !== 'object') throw new ApiError(t('The app sent an answer that is not JSON.'), res.status, 'parse')
     return body
@@ -92,7 +113,8 @@ export function createClient({ base, http = axios }) {
     /** similar runs GET api/similar for file ids and returns the documents most like those files. */
     async similar(ids, signal) {
       const r = await request('GET', `api/similar?file_ids=${ids.map((id) => encodeURIComponent(id)).join(',')}`, { signal })
-      return { ...normalizeResult(r), sources: Array.isArray(r?.sources) ? r.sources : [], space: r?.space ?? '', note: r?.note ?? '' }
+      const weaker = Array.isArray(r?.weaker) ? normalizeResult({ results: r.weaker }).results : []
+      return { ...normalizeResult(r), sources: Array.isArray(r?.sources) ? r.sources : [], space: r?.space ?? '', note: r?.note ?? '', weaker }
     },
     /** settings runs GET api/settings: the default fusion and weights, and whether semantic search runs. */
     settings(signal) {
@@ -146,5 +168,12 @@ export function normalizeResult(r) {
     })),
     skipped_legs: arr(r?.skipped_legs),
     verification: { checked: ver.checked ?? 0, dropped: ver.dropped ?? 0, unverified: arr(ver.unverified) },
+    corrections: arr(r?.corrections).filter((c) => typeof c?.from === 'string' && typeof c?.to === 'string'),
+    corrected_query: typeof r?.corrected_query === 'string' ? r.corrected_query : '',
+    total: Number.isInteger(r?.total) ? r.total : arr(r?.results).length,
+    weak_count: Number.isInteger(r?.weak_count) ? r.weak_count : 0,
+    offset: Number.isInteger(r?.offset) ? r.offset : 0,
+    facets: r?.facets && typeof r.facets === 'object' ? r.facets : null,
+    reason_code: typeof r?.reason_code === 'string' ? r.reason_code : '',
   }
 }

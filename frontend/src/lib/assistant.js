@@ -8,10 +8,20 @@ export const SERVER_NAME = 'nextcloud-search'
  * clientConfigs returns the configurations for url with secret sent as a
  * Bearer token: Claude Code (a command), Claude Desktop (through
  * mcp-remote, which adds the header), Cursor and VS Code (JSON files).
+ * Without a secret the configurations hold only the URL: the client signs
+ * in itself (MCP authorization, OAuth).
  */
 export function clientConfigs(url, secret) {
-  const auth = `Bearer ${secret}`
   const json = (v) => JSON.stringify(v, null, 2)
+  if (!secret) {
+    return [
+      { id: 'claude-code', name: 'Claude Code', where: 'terminal', text: `claude mcp add --transport http ${SERVER_NAME} ${shellQuote(url)}` },
+      { id: 'claude-desktop', name: 'Claude Desktop', where: 'claude_desktop_config.json', text: json({ mcpServers: { [SERVER_NAME]: { command: 'npx', args: ['-y', 'mcp-remote', url] } } }) },
+      { id: 'cursor', name: 'Cursor', where: '~/.cursor/mcp.json', text: json({ mcpServers: { [SERVER_NAME]: { url } } }) },
+      { id: 'vscode', name: 'VS Code', where: '.vscode/mcp.json', text: json({ servers: { [SERVER_NAME]: { type: 'http', url } } }) },
+    ]
+  }
+  const auth = `Bearer ${secret}`
   return [
     {
       id: 'claude-code',

@@ -20,10 +20,54 @@ export function proxyBase() {
 
 /**
  * mcpURL is the app's MCP endpoint through AppAPI's proxy, as an assistant
- * outside the browser reaches it: the page's origin and the proxy prefix.
+ * outside the browser reaches it: the URL the server names in the page's
+ * initial state (hybrid_search_info.mcp_url) when it does, else the page's
+ * origin and the proxy prefix, which follows Nextcloud's pretty URLs
+ * (without /index.php when OC.config.modRewriteWorking is set).
  */
-export function mcpURL(win) {
+export function mcpURL(win, info) {
+  const given = typeof info?.mcp_url === 'string' ? info.mcp_url.trim() : ''
+  if (/^https?:\/\//i.test(given)) return given
   return `${win.location.origin}${proxyBase()}mcp`
+}
+
+/** currentUser is the signed-in user's id, from the page head (data-user). */
+export function currentUser(doc = globalThis.document) {
+  return doc?.head?.dataset?.user ?? ''
+}
+
+/** encodePath percent-encodes each segment of a path, keeping the slashes. */
+export function encodePath(p) {
+  return String(p ?? '').split('/').map(encodeURIComponent).join('/')
+}
+
+/** dirOf returns the folder of a path ("/a/b.md" → "/a"; "/b.md" → "/"). */
+export function dirOf(p) {
+  const i = String(p ?? '').lastIndexOf('/')
+  return i > 0 ? p.slice(0, i) : '/'
+}
+
+/**
+ * fileLinks returns what a result offers to do with its file, as
+ * Nextcloud's own pages do: open it in the Files app (the file in its
+ * folder, files ViewController), download it (WebDAV GET with the
+ * session), its preview (core PreviewController::getPreviewByFileId, 404
+ * for a type without one) and its permalink (/f/<id>, absolute, to copy).
+ * Notes open in the Notes app. uid is the signed-in user.
+ */
+export function fileLinks(doc, uid, origin = globalThis.location?.origin ?? '') {
+  const id = Number(doc?.file_id)
+  if (!Number.isSafeInteger(id) || id <= 0) return {}
+  const path = typeof doc.path === 'string' && doc.path.startsWith('/') ? doc.path : ''
+  const out = {
+    permalink: origin + generateUrl(`/f/${id}`),
+    preview: doc.type === 'note' ? '' : generateUrl(`/core/preview?fileId=${id}&x=64&y=64&a=1`),
+  }
+  if (path) {
+    out.files = generateUrl(`/apps/files/files/${id}?dir=${encodeURIComponent(dirOf(path))}&openfile=true`)
+    if (uid) out.download = `${getRootUrl().replace(/\/+$/, '')}/remote.php/dav/files/${encodeURIComponent(uid)}${encodePath(path)}`
+  }
+  return out
 }
 
 /** securitySettingsURL is where users create app passwords. */

@@ -3,10 +3,30 @@
 import { n, t } from './l10n.js'
 import { LEGS, legLabel } from './weights.js'
 
+// Intl formatters are slow to make (a result page writes hundreds of
+// numbers and dates), so each is made once per locale and options.
+const formatters = new Map()
+
+/** numberFormat returns a cached Intl.NumberFormat. */
+export function numberFormat(locale, options) {
+  const key = `n|${locale ?? ''}|${JSON.stringify(options ?? {})}`
+  let f = formatters.get(key)
+  if (!f) formatters.set(key, (f = new Intl.NumberFormat(locale, options)))
+  return f
+}
+
+/** dateFormat returns a cached Intl.DateTimeFormat. */
+export function dateFormat(locale, options) {
+  const key = `d|${locale ?? ''}|${JSON.stringify(options ?? {})}`
+  let f = formatters.get(key)
+  if (!f) formatters.set(key, (f = new Intl.DateTimeFormat(locale, options)))
+  return f
+}
+
 /** formatNumber writes n with the locale's digit grouping ("12,345"). */
 export function formatNumber(n, locale) {
   if (typeof n !== 'number' || !Number.isFinite(n)) return '0'
-  return new Intl.NumberFormat(locale).format(n)
+  return numberFormat(locale).format(n)
 }
 
 /**
@@ -24,14 +44,14 @@ export function parseTime(s) {
 export function formatDate(s, locale) {
   const d = parseTime(s)
   if (!d) return ''
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium' }).format(d)
+  return dateFormat(locale, { dateStyle: 'medium' }).format(d)
 }
 
 /** formatDateTime writes a date and time ("12 May 2024, 14:03"), or "". */
 export function formatDateTime(s, locale) {
   const d = parseTime(s)
   if (!d) return ''
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(d)
+  return dateFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(d)
 }
 
 /**
@@ -50,9 +70,9 @@ export function formatDuration(seconds) {
   return hours % 24 ? t('{d} d {h} h', { d: days, h: hours % 24 }) : t('{d} d', { d: days })
 }
 
-/** formatRelevance writes a relevance in [0, 1] with two decimals ("0.87"). */
-export function formatRelevance(r) {
-  return clamp01(r).toFixed(2)
+/** formatRelevance writes a relevance in [0, 1] with two decimals in the locale ("0.87", German "0,87"). */
+export function formatRelevance(r, locale) {
+  return numberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(clamp01(r))
 }
 
 /** clamp01 limits r to [0, 1]; non-numbers give 0. */
@@ -61,12 +81,11 @@ export function clamp01(r) {
   return Math.min(1, Math.max(0, r))
 }
 
-/** formatScore writes a raw leg score compactly ("0.8123", "12.4"). */
-export function formatScore(s) {
+/** formatScore writes a raw leg score compactly in the locale ("0.8123", "12.4"). */
+export function formatScore(s, locale) {
   if (typeof s !== 'number' || !Number.isFinite(s)) return '–'
-  if (Math.abs(s) >= 100) return s.toFixed(0)
-  if (Math.abs(s) >= 10) return s.toFixed(1)
-  return s.toFixed(4)
+  const digits = Math.abs(s) >= 100 ? 0 : Math.abs(s) >= 10 ? 1 : 4
+  return numberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }).format(s)
 }
 
 /**
@@ -125,17 +144,13 @@ const SKIP_REASONS = {
 }
 
 /**
- * skipReason is why a leg was skipped: the translation of its code, or for
- * a code the panel does not know the server's (English) words, without a
- * leading "semantic search is off:" that the server may already have
- * written.
+ * skipReason is why a leg was skipped, in the user's language: the
+ * translation of its code, or for a code the panel does not know a
+ * general sentence (the server's English words are not shown).
  */
 export function skipReason(s) {
   const known = Object.hasOwn(SKIP_REASONS, s?.code ?? '') ? SKIP_REASONS[s.code] : null
-  if (known) return known()
-  const reason = (s?.reason ?? '').trim()
-  const leg = String(s?.leg ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-  return leg ? reason.replace(new RegExp(`^${leg} search is (off|unavailable)[:.]?\\s*`, 'i'), '') : reason
+  return known ? known() : t('it could not run right now')
 }
 
 // VIZ_NOTES say in the user's language why the map is limited, by the
@@ -160,21 +175,26 @@ const SIMILAR_NOTES = {
   no_embeddings: (r) => n('This file has no embeddings yet, so its words were compared (keyword search).', 'These files have no embeddings yet, so their words were compared (keyword search).', Math.max(1, r.sources?.length ?? 0)),
 }
 
-/** noteText is a server note in the user's language by its code, or the server's (English) words. */
-function noteText(notes, r) {
+/**
+ * noteText is a server note in the user's language by its code; for a
+ * code the panel does not know, fallback() (the server's English words
+ * are not shown).
+ */
+function noteText(notes, r, fallback) {
   const code = r?.note_code ?? ''
   const said = Object.hasOwn(notes, code) ? notes[code](r) : null
-  return said || (r?.note ?? '')
+  if (said) return said
+  return r?.note || code ? fallback(r) : ''
 }
 
 /** vizNote is what limits the vector-space map (GET api/viz), or "". */
 export function vizNote(m) {
-  return noteText(VIZ_NOTES, m)
+  return noteText(VIZ_NOTES, m, (r) => (r?.space === 'keyword' ? t('The map shows the keyword (BM25) vectors instead of embeddings.') : t('Some chunks are not shown.')))
 }
 
 /** similarNote is why Find similar (GET api/similar) compared words, or "". */
 export function similarNote(r) {
-  return noteText(SIMILAR_NOTES, r)
+  return noteText(SIMILAR_NOTES, r, () => t('The files’ words were compared (keyword search).'))
 }
 
 /**
@@ -182,7 +202,7 @@ export function similarNote(r) {
  * marked: ran is false for a leg that did not run in this search (skipped,
  * or weight 0), so "not found" is only said of legs that looked.
  */
-export function legRows(explain, ran = LEGS) {
+export function legRows(explain, ran = LEGS, locale) {
   const legs = explain?.legs ?? {}
   const order = [...LEGS, ...Object.keys(legs).filter((k) => !LEGS.includes(k)).sort()]
   return order.map((leg) => {
@@ -193,7 +213,7 @@ export function legRows(explain, ran = LEGS) {
       found: Boolean(s),
       ran: Boolean(s) || ran.includes(leg),
       rank: s ? s.rank : null,
-      score: s ? formatScore(s.score) : '',
+      score: s ? formatScore(s.score, locale) : '',
     }
   })
 }
@@ -210,118 +230,4 @@ export function resultSummary(res, locale) {
     return n('{count} result for “{q}” in {ms} ms', '{count} results for “{q}” in {ms} ms', k, { count, q, ms: formatNumber(Math.round(res.took_ms), locale) })
   }
   return n('{count} result for “{q}”', '{count} results for “{q}”', k, { count, q })
-}
-
-const COUNT_KEYS = ['indexed', 'pending', 'skipped', 'failed', 'chunks']
-
-/** countLabel names a file count of the status. */
-function countLabel(key) {
-  switch (key) {
-    case 'indexed': return t('Indexed')
-    case 'pending': return t('Pending')
-    case 'skipped': return t('Skipped')
-    case 'failed': return t('Failed')
-  }
-  return t('Chunks')
-}
-
-/** componentLabel names a component the status reports on. */
-export function componentLabel(name) {
-  switch (name) {
-    case 'nats': return t('Queue (NATS)')
-    case 'nextcloud': return t('Nextcloud')
-    case 'store': return t('Index store')
-    case 'embedder': return t('Embedder')
-    case 'settings': return t('Admin settings')
-  }
-  return name
-}
-
-/**
- * describeStatus turns the body of GET api/status into what the status view
- * shows: counts, overall progress, queue, scan, components, problems.
- */
-export function describeStatus(rep, locale) {
-  const files = rep?.files ?? {}
-  const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
-  const counts = COUNT_KEYS.map((key) => ({ key, label: countLabel(key), value: num(files[key]), text: formatNumber(num(files[key]), locale) }))
-  const done = num(files.indexed) + num(files.skipped) + num(files.failed)
-  const total = done + num(files.pending)
-  const progress = {
-    done,
-    total,
-    fraction: total ? done / total : 1,
-    text: total ? t('{done} of {total} files processed', { done: formatNumber(done, locale), total: formatNumber(total, locale) }) : t('No files found yet'),
-  }
-
-  const q = rep?.queue ?? {}
-  const pending = num(q.pending)
-  const parts = [n('{count} job waiting', '{count} jobs waiting', pending, { count: formatNumber(pending, locale) })]
-  if (num(q.jobs_per_second) > 0) parts.push(t('{rate} jobs/s', { rate: formatNumber(Math.round(num(q.jobs_per_second) * 10) / 10, locale) }))
-  const eta = formatDuration(num(q.eta_seconds))
-  if (pending > 0 && q.paused) parts.push(t('paused: no embedding host answers'))
-  else if (pending > 0 && eta) parts.push(t('about {eta} left', { eta }))
-  const queue = { pending, paused: Boolean(q.paused), text: parts.join(' · '), error: q.error || '' }
-
-  let scan = null
-  if (rep?.scan) {
-    const s = rep.scan
-    const seen = t('{seen} files seen, {queued} queued', { seen: formatNumber(num(s.files_seen), locale), queued: formatNumber(num(s.queued), locale) })
-    if (s.running) {
-      const started = formatDateTime(s.started, locale)
-      scan = {
-        running: true,
-        text: t('Scanning: {done} of {total} users done, {seen}', { done: formatNumber(num(s.users_done), locale), total: formatNumber(num(s.users_total), locale), seen }),
-        detail: started ? t('started {time}', { time: started }) : '',
-        fraction: num(s.users_total) ? num(s.users_done) / num(s.users_total) : 0,
-        error: s.last_error || '',
-      }
-    } else if (parseTime(s.finished)) {
-      const took = formatDuration(num(s.duration_seconds))
-      scan = {
-        running: false,
-        text: took ? t('Last scan finished {time} (took {took}): {seen}', { time: formatDateTime(s.finished, locale), took, seen }) : t('Last scan finished {time}: {seen}', { time: formatDateTime(s.finished, locale), seen }),
-        detail: '',
-        fraction: 1,
-        error: s.last_error || '',
-      }
-    } else {
-      scan = { running: false, text: t('No scan has run yet'), detail: '', fraction: 0, error: s.last_error || '' }
-    }
-  }
-
-  const components = Object.keys(rep?.components ?? {})
-    .sort()
-    .map((name) => {
-      const c = rep.components[name] ?? {}
-      return { name, label: componentLabel(name), ok: Boolean(c.ok), error: c.ok ? '' : c.error || t('unavailable') }
-    })
-  // Each embedding host (admins only), after the embedder.
-  const hosts = (rep?.embedders ?? []).map((h) => ({ name: `embedder ${h.host}`, label: t('Ollama at {host}', { host: h.host }), ok: Boolean(h.ok), error: h.ok ? '' : h.error || t('unavailable') }))
-  const at = components.findIndex((c) => c.name === 'embedder')
-  components.splice(at < 0 ? components.length : at + 1, 0, ...hosts)
-
-  const problems = (rep?.problems ?? []).map((p) => ({
-    fileId: p.file_id,
-    path: p.path || t('file {id}', { id: p.file_id }),
-    status: p.status || 'failed',
-    reason: p.error || '',
-    updated: formatDateTime(p.updated, locale),
-  }))
-
-  const perUser = Object.keys(rep?.per_user ?? {})
-    .sort()
-    .map((user) => ({ user, counts: COUNT_KEYS.map((key) => formatNumber(num(rep.per_user[user]?.[key]), locale)) }))
-
-  const counters = rep?.counters
-    ? t('{processed} jobs processed, {embedded} chunks embedded, {reused} vectors reused', { processed: formatNumber(num(rep.counters.processed), locale), embedded: formatNumber(num(rep.counters.embedded), locale), reused: formatNumber(num(rep.counters.reused), locale) })
-    : ''
-
-  const busy = pending > 0 || num(files.pending) > 0 || Boolean(rep?.scan?.running)
-  return { version: rep?.version ?? '', user: rep?.user ?? '', counts, progress, queue, scan, components, problems, perUser, counters, busy }
-}
-
-/** countColumns returns the column labels of the per-user table. */
-export function countColumns() {
-  return COUNT_KEYS.map(countLabel)
 }

@@ -82,7 +82,34 @@ export function defaultOptions() {
     pathPrefix: '',
     modifiedFrom: '', // YYYY-MM-DD, inclusive, the user's time zone
     modifiedUntil: '', // YYYY-MM-DD, inclusive
+    // The result page's own filters and order (facets, see SearchFilters).
+    kind: '', // a docKind ("pdf", "note", …); '' for any
+    mimes: [], // the MIME types that kind stands for in the last answer
+    modified: '', // a modification-time facet (MODIFIED_FACETS); '' for any time
+    owner: '', // 'me', 'others' or '' for both
+    sort: '', // '' (relevance) or 'modified'
   }
+}
+
+/** MODIFIED_FACETS are the server's modification-time facets, newest first, with their age in days. */
+export const MODIFIED_FACETS = [
+  { value: 'day', days: 1 },
+  { value: 'week', days: 7 },
+  { value: 'month', days: 30 },
+  { value: 'year', days: 365 },
+  { value: 'older', days: 365, before: true },
+]
+
+/**
+ * modifiedRange returns {after, before} (RFC 3339) for a modification-time
+ * facet at time now, or {} for none: "week" is the last 7 days, "older"
+ * before a year ago.
+ */
+export function modifiedRange(facet, now = Date.now()) {
+  const f = MODIFIED_FACETS.find((m) => m.value === facet)
+  if (!f) return {}
+  const at = new Date(now - f.days * 86400_000).toISOString().replace(/\.\d{3}Z$/, 'Z')
+  return f.before ? { before: at } : { after: at }
 }
 
 /** usesWeights tells whether the weights matter for these options. */
@@ -138,7 +165,7 @@ export function validateOptions(opts) {
  * for query q and options opts. Parameters that equal the server's defaults
  * are still sent when they matter, so the request says what the panel shows.
  */
-export function buildSearchParams(q, opts, { explain = true, algorithm = opts.algorithm } = {}) {
+export function buildSearchParams(q, opts, { explain = true, algorithm = opts.algorithm, offset = 0, facets = false, includeWeak = false, exact = false, now } = {}) {
   const p = new URLSearchParams()
   p.set('q', (q ?? '').trim())
   p.set('algorithm', algorithm)
@@ -149,13 +176,25 @@ export function buildSearchParams(q, opts, { explain = true, algorithm = opts.al
     }
   }
   p.set('top_k', String(opts.topK || defaultTopK()))
-  if (opts.notes !== opts.files) p.set('types', opts.notes ? 'note' : 'file')
+  if (offset > 0) p.set('offset', String(offset))
+  if (opts.kind === 'note') p.set('types', 'note')
+  else if (opts.kind) {
+    p.set('types', 'file')
+    if (opts.mimes?.length) p.set('mime', opts.mimes.join(','))
+  } else if (opts.notes !== opts.files) p.set('types', opts.notes ? 'note' : 'file')
   const prefix = normalizePath(opts.pathPrefix)
   if (prefix) p.set('path_prefix', prefix)
-  const after = dayStart(opts.modifiedFrom)
+  // The options' dates and the facet's range: the narrower of each bound.
+  const range = modifiedRange(opts.modified, now)
+  const after = [dayStart(opts.modifiedFrom), range.after].filter(Boolean).sort().pop()
   if (after) p.set('modified_after', after)
-  const before = dayStart(opts.modifiedUntil, 1)
+  const before = [dayStart(opts.modifiedUntil, 1), range.before].filter(Boolean).sort()[0]
   if (before) p.set('modified_before', before)
+  if (opts.owner === 'me' || opts.owner === 'others') p.set('owner', opts.owner)
+  if (opts.sort === 'modified') p.set('sort', 'modified')
+  if (facets) p.set('facets', '1')
+  if (includeWeak) p.set('include_weak', '1')
+  if (exact) p.set('no_correction', '1')
   if (explain) p.set('explain', '1')
   return p
 }
@@ -177,6 +216,13 @@ export function encodeState(q, opts) {
   if (opts.pathPrefix) p.set('path', opts.pathPrefix)
   if (opts.modifiedFrom) p.set('from', opts.modifiedFrom)
   if (opts.modifiedUntil) p.set('until', opts.modifiedUntil)
+  if (opts.kind) {
+    p.set('kind', opts.kind)
+    if (opts.mimes?.length) p.set('mime', opts.mimes.join(','))
+  }
+  if (opts.modified) p.set('modified', opts.modified)
+  if (opts.owner) p.set('owner', opts.owner)
+  if (opts.sort) p.set('sort', opts.sort)
   return p.toString()
 }
 
@@ -201,5 +247,13 @@ export function decodeState(fragment) {
   opts.pathPrefix = p.get('path') ?? ''
   if (DATE.test(p.get('from') ?? '')) opts.modifiedFrom = p.get('from')
   if (DATE.test(p.get('until') ?? '')) opts.modifiedUntil = p.get('until')
-  return { q: p.get('q') ?? '', opts }
+  const kind = p.get('kind') ?? ''
+  if (/^[a-z]{1,20}$/.test(kind)) {
+    opts.kind = kind
+    opts.mimes = (p.get('mime') ?? '').split(',').map((m) => m.trim()).filter((m) => /^[\w.+-]+\/[\w.+-]+$/.test(m)).slice(0, 50)
+  }
+  if (MODIFIED_FACETS.some((m) => m.value === p.get('modified'))) opts.modified = p.get('modified')
+  if (['me', 'others'].includes(p.get('owner'))) opts.owner = p.get('owner')
+  if (p.get('sort') === 'modified') opts.sort = 'modified'
+  return { q: p.get('q') ?? '', exact: p.get('exact') === '1', opts }
 }

@@ -1,6 +1,7 @@
 // Layout of the vector-space map: scales, colours and legend.
 
 import { t } from './l10n.js'
+import { numberFormat } from './format.js'
 import { legLabel, LEGS } from './weights.js'
 
 /** LEG_COLORS colour result points by the leg that found them. */
@@ -47,5 +48,5 @@ export function scales(points, query, width, height, pad = 24) {
 
 /** percent writes a share in [0, 1] as a whole percentage ("23 %"). */
 export function percent(share, locale) {
-  return new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 0 }).format(Number(share) || 0)
+  return numberFormat(locale, { style: 'percent', maximumFractionDigits: 0 }).format(Number(share) || 0)
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ApiError, createClient, errorMessage, normalizeViz } from '../../src/lib/api.js'
+import { ApiError, createClient, errorMessage, normalizeResult, normalizeViz, retryable } from '../../src/lib/api.js'
 
 // fakeHTTP answers axios-style requests from a function of the config.
 function fakeHTTP(answer) {
@@ -50,7 +50,8 @@ describe('createClient', () => {
   })
 
   const failures = [
-    { name: 'server message on 400', res: json(400, { error: 'bad weights', kind: 'invalid' }), status: 400, msg: 'bad weights' },
+    { name: 'a 400 in the user\'s words, the server\'s kept as detail', res: json(400, { error: 'bad weights', kind: 'invalid' }), status: 400, msg: 'did not accept the request', detail: 'bad weights' },
+    { name: 'a 503 by its kind', res: json(503, { error: 'search: no retrieval leg could run', kind: 'unavailable' }), status: 503, msg: 'not available right now' },
     { name: 'proxy 404 without JSON', res: { status: 404, data: '<html>' }, status: 404, msg: 'did not answer' },
     { name: 'proxy 500 without body', res: { status: 500, data: '' }, status: 500, msg: 'not reachable right now (500)' },
     { name: 'HTML with 200', res: { status: 200, data: '<html>' }, status: 200, msg: 'not JSON' },
@@ -62,6 +63,10 @@ describe('createClient', () => {
       expect(err).toBeInstanceOf(ApiError)
       expect(err.status).toBe(f.status)
       expect(err.message).toContain(f.msg)
+      if (f.detail) {
+        expect(err.detail).toBe(f.detail)
+        expect(err.message).not.toContain(f.detail)
+      }
     })
   }
 
@@ -69,7 +74,8 @@ describe('createClient', () => {
     const c = createClient({ base: '/p/', http: { request: async () => { throw new Error('connection refused') } } })
     const err = await c.status().catch((e) => e)
     expect(err.status).toBe(0)
-    expect(err.message).toContain('connection refused')
+    expect(err.message).toBe('Could not reach the app. Check your connection and try again.')
+    expect(err.detail).toBe('connection refused')
   })
 
   it('turns a cancelled request into an AbortError', async () => {
@@ -80,8 +86,25 @@ describe('createClient', () => {
 })
 
 describe('errorMessage', () => {
-  it('prefers the server message', () => expect(errorMessage(503, '', { error: ' down ' })).toBe('down'))
+  it('never shows the server\'s words', () => expect(errorMessage(503, '', { error: ' down ', kind: 'unavailable' })).not.toContain('down'))
   it('explains 401', () => expect(errorMessage(401, '', null)).toContain('session may have expired'))
+})
+
+describe('retryable', () => {
+  it('tells whether a retry may help', () => {
+    expect(retryable(new ApiError('x', 0))).toBe(true)
+    expect(retryable(new ApiError('x', 503))).toBe(true)
+    expect(retryable(new ApiError('x', 400))).toBe(false)
+    expect(retryable(new ApiError('x', 404))).toBe(false)
+  })
+})
+
+describe('normalizeResult', () => {
+  it('fills in corrections, counts, facets and the reason', () => {
+    const r = normalizeResult({ query: 'x', results: [{ file_id: 1 }], corrections: [{ from: 'a', to: 'b', leg: 'fuzzy' }, { bad: 1 }], total: 7, weak_count: 2, reason_code: 'unknown_words' })
+    expect(r).toMatchObject({ corrections: [{ from: 'a', to: 'b', leg: 'fuzzy' }], total: 7, weak_count: 2, facets: null, reason_code: 'unknown_words', offset: 0 })
+    expect(normalizeResult({ results: [{ file_id: 1 }] })).toMatchObject({ total: 1, weak_count: 0, corrections: [], corrected_query: '' })
+  })
 })
 
 describe('normalizeViz', () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { initialState, isAdmin, mcpURL, mountPoint, nextcloudLink, proxyBase, webroot } from '../../src/lib/env.js'
+import { fileLinks, initialState, isAdmin, mcpURL, mountPoint, nextcloudLink, proxyBase, webroot } from '../../src/lib/env.js'
 
 afterEach(() => {
   document.head.innerHTML = ''
@@ -20,6 +20,31 @@ describe('proxyBase', () => {
   it('MCP URL with the page origin', () => {
     window._oc_webroot = '/nc'
     expect(mcpURL({ location: { origin: 'https://cloud.example.org' } })).toBe('https://cloud.example.org/nc/index.php/apps/app_api/proxy/hybrid_search/mcp')
+  })
+  it('pretty URLs: no /index.php where Nextcloud rewrites (OC.config.modRewriteWorking)', () => {
+    window._oc_webroot = ''
+    window.OC = { ...(window.OC ?? {}), config: { modRewriteWorking: true } }
+    try {
+      expect(proxyBase()).toBe('/apps/app_api/proxy/hybrid_search/')
+      expect(mcpURL({ location: { origin: 'https://cloud.example.org' } })).toBe('https://cloud.example.org/apps/app_api/proxy/hybrid_search/mcp')
+    } finally {
+      delete window.OC.config
+    }
+  })
+})
+
+describe('fileLinks', () => {
+  it('opens in Files, downloads, previews and links, as Nextcloud\'s pages do', () => {
+    window._oc_webroot = '/nc'
+    const links = fileLinks({ file_id: 12, path: '/Docs/Q3 plan #2.md', type: 'file' }, 'alice', 'https://cloud.example.org')
+    expect(links).toEqual({
+      permalink: 'https://cloud.example.org/nc/index.php/f/12',
+      preview: '/nc/index.php/core/preview?fileId=12&x=64&y=64&a=1',
+      files: '/nc/index.php/apps/files/files/12?dir=%2FDocs&openfile=true',
+      download: '/nc/remote.php/dav/files/alice/Docs/Q3%20plan%20%232.md',
+    })
+    expect(fileLinks({ file_id: 3, path: '/Notes/a.md', type: 'note' }, 'alice', '').preview).toBe('')
+    expect(fileLinks({ file_id: 'x' }, 'alice')).toEqual({})
   })
 })
 

@@ -2,7 +2,6 @@ process.env.TZ = 'UTC'
 
 import { describe, expect, it } from 'vitest'
 import {
-  describeStatus,
   docKind,
   formatDate,
   formatDateTime,
@@ -15,6 +14,7 @@ import {
   resultSummary,
   skippedNotice,
 } from '../../src/lib/format.js'
+import { describeStatus, indexingSummary } from '../../src/lib/statustext.js'
 import busy from '../fixtures/status-busy.json'
 import kube from '../fixtures/search-kubernetes.json'
 
@@ -95,12 +95,9 @@ describe('docKind', () => {
 describe('search result text', () => {
   it('says which leg is off and why', () => {
     expect(skippedNotice(kube.skipped_legs[0])).toBe('Semantic search is off: no embedding model is configured')
-    expect(skippedNotice({ leg: 'keyword' })).toBe('Keyword search is off.')
-    expect(skippedNotice({ leg: 'rerank', reason: 'x' })).toBe('rerank search is off: x')
-    // The server may already say it; it is said once.
-    expect(skippedNotice({ leg: 'semantic', reason: 'semantic search is off: no embedding model is configured' })).toBe('Semantic search is off: no embedding model is configured')
-    expect(skippedNotice({ leg: 'semantic', reason: 'Semantic search is off.' })).toBe('Semantic search is off.')
-    expect(skippedNotice({ leg: 'fuzzy', reason: 'semantic search is off: x' })).toBe('Fuzzy search is off: semantic search is off: x')
+    // Without a code the panel knows, its own words, never the server's.
+    expect(skippedNotice({ leg: 'keyword' })).toBe('Keyword search is off: it could not run right now')
+    expect(skippedNotice({ leg: 'rerank', reason: 'x' })).toBe('rerank search is off: it could not run right now')
   })
   it('summarizes a result page', () => {
     expect(resultSummary(kube, 'en-US')).toBe('2 results for “kuberntes upgrade” in 12 ms')
@@ -133,12 +130,14 @@ describe('describeStatus', () => {
     expect(got.progress).toMatchObject({ done: 1239, total: 1244, text: '1,239 of 1,244 files processed' })
     expect(got.queue.text).toBe('120 jobs waiting · 2.5 jobs/s · about 48 s left')
     expect(got.scan).toMatchObject({ running: true, text: 'Scanning: 1 of 4 users done, 900 files seen, 120 queued', fraction: 0.25 })
+    // The server's English is not shown: the state by name or code.
     expect(got.components).toEqual([
-      { name: 'embedder', label: 'Embedder', ok: false, error: 'Ollama at http://ollama:11434 is not reachable' },
-      { name: 'nats', label: 'Queue (NATS)', ok: true, error: '' },
-      { name: 'nextcloud', label: 'Nextcloud', ok: true, error: '' },
-      { name: 'store', label: 'Index store', ok: true, error: '' },
+      { name: 'embedder', label: 'Embedder', ok: false, note: false, state: 'the embedding model is not answering' },
+      { name: 'nats', label: 'Queue (NATS)', ok: true, note: false, state: 'working' },
+      { name: 'nextcloud', label: 'Nextcloud', ok: true, note: false, state: 'working' },
+      { name: 'store', label: 'Index store', ok: true, note: false, state: 'working' },
     ])
+    expect(got.health).toBe('Some parts of the search are not working right now; an administrator can see why.')
     expect(got.problems).toEqual([
       { fileId: 55, path: '/Documents/scan.pdf', status: 'failed', reason: 'extract: the PDF is encrypted', updated: 'Oct 1, 2024, 10:00 AM' },
       { fileId: 56, path: '/Photos/huge.tiff', status: 'skipped', reason: 'larger than 50 MB', updated: 'Oct 1, 2024, 9:00 AM' },
@@ -169,7 +168,7 @@ describe('describeStatus', () => {
   it('copes with an empty or partial report', () => {
     const got = describeStatus({ queue: { pending: 3, error: 'nats: timeout' }, scan: { running: false } }, 'en-US')
     expect(got.progress.text).toBe('No files found yet')
-    expect(got.queue).toMatchObject({ pending: 3, text: '3 jobs waiting', error: 'nats: timeout' })
+    expect(got.queue).toMatchObject({ pending: 3, text: '3 jobs waiting', error: 'The queue is not answering.' })
     expect(got.scan.text).toBe('No scan has run yet')
     expect(got.components).toEqual([])
     expect(got.problems).toEqual([])
@@ -195,15 +194,62 @@ describe('describeStatus', () => {
       ],
     }, 'en-US')
     expect(got.queue).toMatchObject({ pending: 7, paused: true, text: '7 jobs waiting · paused: no embedding host answers' })
-    expect(got.components.map((c) => [c.label, c.ok, c.error])).toEqual([
-      ['Embedder', false, 'no embedding host answers'],
-      ['Ollama at http://gpu1:11434', false, 'host unreachable'],
-      ['Ollama at http://gpu2:11434', true, ''],
-      ['Index store', true, ''],
+    expect(got.components.map((c) => [c.label, c.ok, c.state])).toEqual([
+      ['Embedder', false, 'the embedding model is not answering'],
+      ['Ollama at http://gpu1:11434', false, 'not answering'],
+      ['Ollama at http://gpu2:11434', true, 'working'],
+      ['Index store', true, 'working'],
     ])
   })
 
   it('names a failing component without an error text', () => {
-    expect(describeStatus({ components: { store: { ok: false } } }).components[0].error).toBe('unavailable')
+    expect(describeStatus({ components: { store: { ok: false } } }).components[0].state).toBe('the search index is not answering')
+    expect(describeStatus({ components: { rerank: { ok: false, error: 'gpu on fire' } } }).components[0].state).toBe('not working')
+  })
+
+  it('says component states by their codes, a missing OCR language as a note', () => {
+    const got = describeStatus({ components: {
+      ocr: { ok: true, code: 'ocr_languages_missing', note: 'OCR languages not installed (install tesseract-ocr-<code>): fra', detail: ['fra', 'spa'] },
+      settings: { ok: false, code: 'settings_unreadable', error: 'the admin settings could not be read from Nextcloud: timeout' },
+    } }, 'en-US')
+    expect(got.components).toEqual([
+      { name: 'ocr', label: 'Text recognition (OCR)', ok: true, note: true, state: 'working; fra, spa are not installed, so text in those languages is not recognised' },
+      { name: 'settings', label: 'Admin settings', ok: false, note: false, state: 'could not be read from Nextcloud' },
+    ])
+    expect(JSON.stringify(got)).not.toContain('tesseract')
+  })
+
+  it('shows users who are not admins their own files, not the components', () => {
+    const got = describeStatus(busy, 'en-US', { admin: false })
+    expect(got.components).toEqual([])
+    expect(got.health).toBe('Some parts of the search are not working right now; an administrator can see why.')
+    expect(describeStatus({ components: { store: { ok: true } } }, 'en-US', { admin: false }).health).toBe('Everything the search needs is working.')
+  })
+
+  it('says whether live updates are on, with the delays, and how to turn them on', () => {
+    const on = describeStatus({ live: { enabled: true, deliveries_last_hour: 42, delay_p50_seconds: 2.4, delay_p95_seconds: 95 } }, 'en-US')
+    expect(on.live).toEqual({ on: true, text: 'Live updates are on: 42 changes arrived in the last hour. Half of them reached the app within 2 s, 95 % within 2 min of the change.' })
+    const off = describeStatus({ live: { enabled: false, reason_code: 'webhook_listeners_disabled', reason: 'webhook_listeners is disabled' } }, 'en-US')
+    expect(off.live.text).toContain('Run “occ app:enable webhook_listeners”')
+    expect(describeStatus({ live: { enabled: false, reason_code: 'webhook_listeners_disabled' } }, 'en-US', { admin: false }).live.text).toBe('Changes to your files are found by the regular scan, not at once.')
+    expect(describeStatus({}, 'en-US').live).toBe(null)
+  })
+
+  it('shows the progress of a rebuild for a new model', () => {
+    const got = describeStatus({ files: { indexed: 300 }, rebuild: { model: 'bge-m3', done: 120, total: 300, progress: 0.4 } }, 'en-US')
+    expect(got.rebuild).toMatchObject({ model: 'bge-m3', fraction: 0.4, text: 'Rebuilding the index for the embedding model bge-m3: 120 of 300 files (40%). Searches use the current index until the new one has caught up.' })
+    expect(got.busy).toBe(true)
+    expect(describeStatus({ rebuild: { model: '', done: 1, total: 2 } }, 'en-US').rebuild.text).toContain('without an embedding model: 1 of 2 files (50%)')
+  })
+})
+
+describe('indexingSummary', () => {
+  it('says when indexing is under way, paused, scanning for the first time or rebuilding, and how far', () => {
+    expect(indexingSummary({ files: { indexed: 10, pending: 0 } }, 'en-US')).toBe(null)
+    expect(indexingSummary({ files: { indexed: 14, pending: 43 }, queue: { pending: 43 } }, 'en-US')).toEqual({ kind: 'running', fraction: 14 / 57, text: 'Indexing is under way: 14 of 57 of your files are processed (25%). Search finds what is indexed.' })
+    expect(indexingSummary({ files: { indexed: 14, pending: 43 }, queue: { pending: 43, eta_seconds: 130 } }, 'en-US').text).toContain('about 2 min left')
+    expect(indexingSummary({ files: { indexed: 1, pending: 3 }, queue: { pending: 3, paused: true } }, 'en-US').kind).toBe('paused')
+    expect(indexingSummary({ files: { indexed: 5, pending: 0 }, scan: { running: true, files_seen: 5 } }, 'en-US').kind).toBe('scan')
+    expect(indexingSummary({ files: { indexed: 300 }, rebuild: { model: 'bge-m3', done: 1, total: 4 } }, 'de-DE')).toMatchObject({ kind: 'rebuild', fraction: 0.25 })
   })
 })

@@ -1,7 +1,7 @@
 // The map's and Find similar's notes in the user's language: the server's
 // note_code is translated (l10n/<lang>.json), with the count in its plural
-// form; an unknown code, or one missing a detail it needs, falls back to
-// the server's words.
+// form; an unknown code, or one missing a detail it needs, gives a general
+// sentence in the user's language, never the server's English.
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { flushPromises, mount } from '@vue/test-utils'
 import { getLanguage, register, setLanguage, unregister } from '@nextcloud/l10n'
@@ -42,12 +42,12 @@ describe('vizNote', () => {
     expect(vizNote(viz.chunks_without_embeddings)).toBe('3 chunks have no embedding yet and are not shown.')
     expect(vizNote({ ...viz.chunks_without_embeddings, note_count: 1 })).toBe('1 chunk has no embedding yet and is not shown.')
   })
-  it("falls back to the server's words", () => {
-    expect(vizNote({ note_code: 'store_busy', note: 'The store is busy.' })).toBe('The store is busy.') // a new code
-    expect(vizNote({ note: 'Older server.' })).toBe('Older server.') // no code
-    expect(vizNote({ note_code: 'toString', note: 'x' })).toBe('x') // not an inherited property
-    expect(vizNote({ ...viz.embedder_failed, note_reason_code: 'gpu_on_fire' })).toBe(viz.embedder_failed.note) // a new reason
-    expect(vizNote({ ...viz.chunks_without_embeddings, note_count: undefined })).toBe(viz.chunks_without_embeddings.note)
+  it("says a general sentence for what it does not know, not the server's words", () => {
+    expect(vizNote({ space: 'keyword', note_code: 'store_busy', note: 'The store is busy.' })).toBe('The map shows the keyword (BM25) vectors instead of embeddings.') // a new code
+    expect(vizNote({ space: 'semantic', note: 'Older server.' })).toBe('Some chunks are not shown.') // no code
+    expect(vizNote({ space: 'keyword', note_code: 'toString', note: 'x' })).toBe('The map shows the keyword (BM25) vectors instead of embeddings.') // not an inherited property
+    expect(vizNote({ ...viz.embedder_failed, space: 'keyword', note_reason_code: 'gpu_on_fire' })).toBe('The map shows the keyword (BM25) vectors instead of embeddings.') // a new reason
+    expect(vizNote({ ...viz.chunks_without_embeddings, space: 'semantic', note_count: undefined })).toBe('Some chunks are not shown.')
     expect(vizNote({ space: 'semantic' })).toBe('')
     expect(vizNote(null)).toBe('')
   })
@@ -59,9 +59,9 @@ describe('similarNote', () => {
     expect(similarNote(similar.no_embeddings)).toBe(similar.no_embeddings.note)
     expect(similarNote({ ...similar.no_embeddings, sources: [{ file_id: 1 }] })).toBe('This file has no embeddings yet, so its words were compared (keyword search).')
   })
-  it("falls back to the server's words", () => {
-    expect(similarNote({ note_code: 'new_code', note: 'Something new.' })).toBe('Something new.')
-    expect(similarNote({ note: 'Older server.' })).toBe('Older server.')
+  it("says a general sentence for what it does not know, not the server's words", () => {
+    expect(similarNote({ note_code: 'new_code', note: 'Something new.' })).toBe('The files’ words were compared (keyword search).')
+    expect(similarNote({ note: 'Older server.' })).toBe('The files’ words were compared (keyword search).')
     expect(similarNote({ space: 'semantic', note: '' })).toBe('')
   })
 })
@@ -102,14 +102,14 @@ for (const [lang, want] of [
       expect(vizNote(viz.chunks_without_embeddings)).toBe(want.three)
       expect(similarNote({ ...similar.no_embeddings, sources: [{ file_id: 1 }] })).toBe(want.similarOne)
       expect(similarNote(similar.no_embeddings)).toBe(want.similarTwo)
-      expect(vizNote({ note_code: 'store_busy', note: 'The store is busy.' })).toBe('The store is busy.')
-      expect(similarNote({ note_code: 'new_code', note: 'Something new.' })).toBe('Something new.')
+      expect(vizNote({ space: 'keyword', note_code: 'store_busy', note: 'The store is busy.' })).not.toBe('The map shows the keyword (BM25) vectors instead of embeddings.')
+      expect(similarNote({ note_code: 'new_code', note: 'Something new.' })).not.toBe('The files’ words were compared (keyword search).')
     })
   })
 }
 
 describe('the map and Find similar show the note by its code', () => {
-  it('in German, with the count; the server words for an unknown code', async () => {
+  it('in German, with the count, also for an unknown code', async () => {
     setLanguage('de')
     register(APP_ID, de.translations)
     const maps = [
@@ -122,7 +122,7 @@ describe('the map and Find similar show the note by its code', () => {
     expect(w.get('.hs-viz__note').text()).toBe('1 Abschnitt hat noch kein Embedding und wird nicht gezeigt.')
     await w.setProps({ params: 'q=y' })
     await flushPromises()
-    expect(w.get('.hs-viz__note').text()).toBe('Server words.')
+    expect(w.get('.hs-viz__note').text()).toBe(de.translations['The map shows the keyword (BM25) vectors instead of embeddings.'])
     w.unmount()
 
     const res = { sources: [{ file_id: 12, title: 'Plan', path: '/Plan.md' }], space: 'keyword', note_code: 'no_embeddings', note: 'These files have no embeddings yet, so their words were compared (keyword search).', results: [], skipped_legs: [], verification: { checked: 0, dropped: 0, unverified: [] } }

@@ -119,11 +119,29 @@ describe('encodeState and decodeState', () => {
     expect(got.opts).toEqual(o)
   })
   it('ignores unknown and bad values', () => {
-    const got = decodeState('#q=x&algorithm=magic&fusion=nope&semantic_weight=abc&keyword_weight=&top_k=7&from=soon&extra=1')
-    expect(got).toEqual({ q: 'x', opts: defaultOptions() })
+    const got = decodeState('#q=x&algorithm=magic&fusion=nope&semantic_weight=abc&keyword_weight=&top_k=7&from=soon&extra=1&kind=<b>&modified=century&owner=bob&sort=size')
+    expect(got).toEqual({ q: 'x', exact: false, opts: defaultOptions() })
   })
   it('reads an empty fragment', () => {
-    expect(decodeState('')).toEqual({ q: '', opts: defaultOptions() })
-    expect(decodeState(undefined)).toEqual({ q: '', opts: defaultOptions() })
+    expect(decodeState('')).toEqual({ q: '', exact: false, opts: defaultOptions() })
+    expect(decodeState(undefined)).toEqual({ q: '', exact: false, opts: defaultOptions() })
+  })
+  it('keeps the result filters and the order in the URL', () => {
+    const o = opts({ kind: 'pdf', mimes: ['application/pdf'], modified: 'week', owner: 'others', sort: 'modified' })
+    const frag = encodeState('plan', o)
+    expect(frag).toBe('q=plan&kind=pdf&mime=application%2Fpdf&modified=week&owner=others&sort=modified')
+    expect(decodeState('#' + frag + '&exact=1')).toEqual({ q: 'plan', exact: true, opts: o })
+  })
+})
+
+describe('the result filters in the request', () => {
+  const now = Date.parse('2026-03-10T12:00:00Z')
+  it('sends kind, folder, time, owner and order, paging, counts and weak matches', () => {
+    const p = buildSearchParams('plan', opts({ kind: 'pdf', mimes: ['application/pdf'], modified: 'week', owner: 'me', sort: 'modified' }), { offset: 10, facets: true, includeWeak: true, exact: true, now })
+    expect(Object.fromEntries(p)).toMatchObject({ types: 'file', mime: 'application/pdf', modified_after: '2026-03-03T12:00:00Z', owner: 'me', sort: 'modified', offset: '10', facets: '1', include_weak: '1', no_correction: '1' })
+    expect(Object.fromEntries(buildSearchParams('plan', opts({ kind: 'note' }), { now }))).toMatchObject({ types: 'note' })
+    expect(Object.fromEntries(buildSearchParams('plan', opts({ modified: 'older' }), { now }))).toMatchObject({ modified_before: '2025-03-10T12:00:00Z' })
+    // The options' own dates and the facet: the narrower bound wins.
+    expect(buildSearchParams('plan', opts({ modified: 'year', modifiedFrom: '2026-03-01' }), { now }).get('modified_after')).toBe(new Date(2026, 2, 1).toISOString().replace(/\.\d{3}Z$/, 'Z'))
   })
 })

@@ -21,6 +21,14 @@ describe('assistant configurations', () => {
     expect(JSON.parse(byId.cursor.text)).toEqual({ mcpServers: { 'nextcloud-search': { url, headers: { Authorization: 'Bearer s3cr3t' } } } })
     expect(JSON.parse(byId.vscode.text)).toEqual({ servers: { 'nextcloud-search': { type: 'http', url, headers: { Authorization: 'Bearer s3cr3t' } } } })
   })
+  it('without a secret, only the URL: the client signs in itself (OAuth)', () => {
+    const oauth = Object.fromEntries(clientConfigs(url, '').map((c) => [c.id, c]))
+    expect(oauth['claude-code'].text).toBe(`claude mcp add --transport http nextcloud-search ${url}`)
+    expect(JSON.parse(oauth['claude-desktop'].text).mcpServers['nextcloud-search']).toEqual({ command: 'npx', args: ['-y', 'mcp-remote', url] })
+    expect(JSON.parse(oauth.cursor.text)).toEqual({ mcpServers: { 'nextcloud-search': { url } } })
+    expect(JSON.parse(oauth.vscode.text)).toEqual({ servers: { 'nextcloud-search': { type: 'http', url } } })
+    expect(Object.values(oauth).some((c) => c.text.includes('Authorization'))).toBe(false)
+  })
   it('quotes for the shell', () => {
     expect(shellQuote("it's")).toBe(`'it'\\''s'`)
     expect(shellQuote('https://a/b')).toBe('https://a/b')
