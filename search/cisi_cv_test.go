@@ -44,6 +44,9 @@ const cvFolds = 5
 //
 //	go test -run '^$' -bench QualityCV -benchtime 1x -timeout 60m ./search/
 func BenchmarkQualityCV(b *testing.B) {
+	if testing.Short() && !benchsmoke.On() {
+		b.Skip("the cross-validation takes minutes: scripts/bench quality runs it")
+	}
 	c := readCISI(b)
 	idxGrid, fbGrid := cvGrids()
 	if benchsmoke.On() { // the test command's smoke: a slice of the collection, a corner of the grids
