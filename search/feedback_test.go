@@ -39,7 +39,8 @@ func TestFeedbackReranks(t *testing.T) {
 		t.Run(kind.name, func(t *testing.T) {
 			st := kind.open(t)
 			mustIndex(t, st, jaguarDocs...)
-			svc := mustService(t, st, func(o *search.Options) { o.Embedder = nil })
+			fb := fiveDocs()
+			svc := mustService(t, st, func(o *search.Options) { o.Embedder, o.Feedback = nil, &fb })
 			for _, alg := range []string{hs.AlgorithmKeyword, hs.AlgorithmHybrid} {
 				req := hs.SearchRequest{Query: "jaguar speed", Algorithm: alg, Explain: true}
 				req.Feedback = no()
@@ -70,6 +71,14 @@ func TestFeedbackReranks(t *testing.T) {
 	}
 }
 
+// fiveDocs returns the default feedback from five documents, as many as
+// jaguarDocs has about the animal.
+func fiveDocs() search.Feedback {
+	fb := search.DefaultFeedback()
+	fb.Docs = 5
+	return fb
+}
+
 // relevanceOf returns the relevance of file id in res, or -1.
 func relevanceOf(res hs.SearchResult, id hs.FileID) float64 {
 	for _, r := range res.Results {
@@ -90,21 +99,22 @@ func TestFeedbackSkipped(t *testing.T) {
 		doc{ID: 80, Path: "/Wildlife/Form D40.md", Text: "Form D40: jaguar sightings with speed and place, filed by the rangers."})
 	st := openLocal(t)
 	mustIndex(t, st, docs...)
-	strict := search.DefaultFeedback()
+	five := fiveDocs()
+	strict := fiveDocs()
 	strict.MinMatch = 0.9
-	many := search.DefaultFeedback()
-	many.Docs = 10
+	many := fiveDocs()
+	many.Docs = 20
 	for _, tc := range []struct {
 		name  string
 		fb    *search.Feedback
 		query string
 		ask   *bool
 	}{
-		{"identifier", nil, "jaguar speed D40", yes()},
-		{"phrase", nil, `"big cat" speed`, yes()},
+		{"identifier", &five, "jaguar speed D40", yes()},
+		{"phrase", &five, `"big cat" speed`, yes()},
 		{"weak first round", &strict, "jaguar speed zebra giraffe", yes()},
 		{"too few files", &many, "jaguar speed", yes()},
-		{"default", nil, "jaguar speed", nil},
+		{"default", &five, "jaguar speed", nil},
 		{"off", &search.Feedback{}, "jaguar speed", yes()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,7 +129,7 @@ func TestFeedbackSkipped(t *testing.T) {
 		})
 	}
 	// The same query runs feedback when nothing stops it.
-	svc := mustService(t, st, func(o *search.Options) { o.Embedder = nil })
+	svc := mustService(t, st, func(o *search.Options) { o.Embedder, o.Feedback = nil, &five })
 	if res := mustSearch(t, svc, "alice", hs.SearchRequest{Query: "jaguar speed", Feedback: yes(), Explain: true}); len(res.Expanded) == 0 {
 		t.Error("feedback did not run for an ordinary query")
 	}
