@@ -41,9 +41,11 @@ type Feedback struct {
 // feedback lifts hybrid search without a model from 0.3986 to 0.4066
 // nDCG@10 (5-fold cross-validation, 1.007× the better BM25 reference,
 // short of the 1.06× issue 27 asks for; MAP@30 0.184 to 0.204), 7 of 76
-// queries lose more than 0.1, and it costs about 5.6 ms more p50 at
-// 10,000 chunks (BenchmarkHybridSearch, feedback=off and on), above the
-// 1.5 ms a default may cost.
+// queries lose more than 0.1, and it costs about 4.5 ms more p50 at
+// 10,000 chunks (BenchmarkHybridSearch, feedback=off and on: 1.0 and
+// 5.5 ms), above the 1.5 ms a default may cost; most of it (about 85 %)
+// is analysing the feedback chunks' text again (language detection,
+// stemming), since the stores return no term vectors.
 const FeedbackByDefault = false
 
 // DefaultFeedback returns the feedback parameters a Service uses unless
