@@ -20,27 +20,27 @@ import (
 const cvFolds = 5
 
 // BenchmarkQualityCV measures on CISI, with 5-fold cross-validation, what
-// the keyword index's parameters (analysis.BM25F: k1, b, the title
-// weight) and pseudo-relevance feedback (search.Feedback) are worth,
-// against the two references (bleve's BM25 and the textbook BM25, whose
-// parameters stay Lucene's k1 1.2, b 0.75). The 76 judged queries are
-// shuffled (fixed seed) into 5 folds; for each fold the parameters are
-// chosen on the other four, by mean nDCG@10 of hybrid search without a
-// semantic leg (rrf), and the fold is scored with them: no query is
-// ever scored with parameters chosen on it. The choice is made in two
-// steps on the training queries: the index parameters without feedback
-// over the whole grid, then, among the 3 best of them, the index
-// parameters and feedback together. The same choice scores the fold's
-// queries with one typo each, and keyword search alone.
+// pseudo-relevance feedback (search.Feedback) and, with CV_INDEX_GRID
+// set, the keyword index's parameters (analysis.BM25F: k1, b, the title
+// weight) are worth, against the two references (bleve's BM25 and the
+// textbook BM25, whose parameters stay Lucene's k1 1.2, b 0.75). The 76
+// judged queries are shuffled (fixed seed) into 5 folds; for each fold
+// the parameters are chosen on the other four, by mean nDCG@10 of hybrid
+// search without a semantic leg (rrf), and the fold is scored with them:
+// no query is ever scored with parameters chosen on it. The choice is
+// made in two steps on the training queries: the index parameters
+// without feedback over the index grid, then, among the 3 best of them,
+// the index parameters and feedback together (cvGrids). The same choice
+// scores the fold's queries with one typo each, and keyword search alone.
 //
 // It prints the table (nDCG@10, P@10, MAP@30, recall@30, as written and
 // with one typo per query), each fold's choice, the ratio to the better
 // reference, per-query wins and losses (against the better reference and
-// against today's defaults before this evaluation, k1 1.2, b 0.75, title
-// 2, no feedback) and, last, the parameters the same procedure chooses on
-// all 76 queries: those are the defaults (analysis.DefaultBM25F,
-// search.DefaultFeedback). The collection is indexed once per parameter
-// set, without dense vectors. About 5 minutes on 2 idle cores.
+// against the defaults without feedback, "before") and, last, the
+// parameters the same procedure chooses on all 76 queries: those are
+// search.DefaultFeedback. The collection is indexed once per parameter
+// set, without dense vectors. About 2 minutes on 2 busy cores (7 with
+// CV_INDEX_GRID).
 //
 //	go test -run '^$' -bench QualityCV -benchtime 1x -timeout 60m ./search/
 func BenchmarkQualityCV(b *testing.B) {
