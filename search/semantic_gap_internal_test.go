@@ -27,10 +27,7 @@ type coneEmb struct {
 }
 
 func (c coneEmb) tilt(v []float32) []float32 {
-	out := make([]float32, len(v))
-	for i := range v {
-		out[i] = v[i]
-	}
+	out := append([]float32(nil), v...)
 	out[0] += float32(c.a)
 	analysis.Normalize(out)
 	return out

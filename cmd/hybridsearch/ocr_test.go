@@ -156,7 +156,12 @@ func TestTextNotStuckBehindScan(t *testing.T) {
 	if ix := env.lookup(t, scan.ID); ix.state.Status == hs.StatusIndexed {
 		t.Logf("the scan was already recognised (fast machine); the lane test in queue shows the ordering")
 	}
-	env.awaitFileWithin(t, "the scan recognised", scan.ID, 40*time.Second, isIndexed(scan.ETag))
+	// The scan finishing is a liveness check, not a speed one: 40 pages of
+	// tesseract take ~20 s on two idle cores and several times that under
+	// load, so the bound is generous and the time is logged.
+	recognising := time.Now()
+	env.awaitFileWithin(t, "the scan recognised", scan.ID, 3*time.Minute, isIndexed(scan.ETag))
+	t.Logf("the 40-page scan recognised %s later", time.Since(recognising).Round(time.Second))
 	ix := env.lookup(t, scan.ID)
 	if len(ix.points) == 0 || !ix.points[0].Chunk.OCR {
 		t.Errorf("scan points %d, first %+v; want recognised chunks", len(ix.points), ix.points)

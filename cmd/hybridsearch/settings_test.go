@@ -69,8 +69,12 @@ func TestAdminFormRegisteredAndValid(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(body, `id="ollama_host_field"`) || !strings.Contains(body, `<option value="rrf" selected>`) {
 		t.Errorf("admin settings page = %d, lacks the app's fields:\n%s", resp.StatusCode, body)
 	}
+	// Fields whose default is empty: nothing excluded, no OCR language
+	// list, Ollama's own keep-alive, no chat model, the chat host following
+	// OLLAMA_HOST.
+	emptyByDefault := map[string]bool{"EXCLUDE_PATHS": true, "EXCLUDE_MIME": true, "OCR_LANGUAGES": true, "EMBED_KEEP_ALIVE": true, "OLLAMA_CHAT_MODEL": true, "OLLAMA_CHAT_HOST": true}
 	for _, a := range adminFields {
-		if v, ok := env.Sim.DeclarativeValue("hybrid_search", fieldID(a.env), ""); !ok || v == "" && a.env != "EXCLUDE_PATHS" && a.env != "EXCLUDE_MIME" && a.env != "OCR_LANGUAGES" && a.env != "EMBED_KEEP_ALIVE" {
+		if v, ok := env.Sim.DeclarativeValue("hybrid_search", fieldID(a.env), ""); !ok || v == "" && !emptyByDefault[a.env] {
 			t.Errorf("field %s shows %q (%v): want the environment's value", fieldID(a.env), v, ok)
 		}
 	}

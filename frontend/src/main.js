@@ -29,10 +29,12 @@ async function start() {
   const ctl = new AbortController()
   const timer = setTimeout(() => ctl.abort(), settingsWait)
   let semantic = null // whether an embedding model is configured; null when unknown
+  let ask = null // {enabled, model} when a chat model answers questions
   try {
     const settings = await client.settings(ctl.signal)
     setServerDefaults(settings)
     if (typeof settings?.semantic === 'boolean') semantic = settings.semantic
+    if (settings?.ask?.enabled === true) ask = { enabled: true, model: String(settings.ask.model ?? '') }
   } catch {
     // The rules' defaults; the first search says what is wrong, if anything.
   } finally {
@@ -46,6 +48,7 @@ async function start() {
     admin: isAdmin(window),
     user: currentUser(document),
     semantic,
+    ask,
     similar: similarIds(window.location.search),
   }).mount(mountPoint(document))
 }

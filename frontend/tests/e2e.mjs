@@ -6,16 +6,19 @@
 // panel, searches (typo, German, Japanese), checks highlights, keyboard
 // navigation, filters, error states and the index status against GET
 // api/status, the weight sliders, the vector-space map, the comparison of
-// algorithms, app tokens, the admin settings taking effect, "Find similar"
+// algorithms, the Ask mode (e2e-ask.mjs: only with a chat model, named in
+// the admin settings; streamed answer, citations, passages, stop), app
+// tokens, the admin settings taking effect, "Find similar"
 // from the Files app's action menu, the file viewer, the user's dark theme
 // and the German and Japanese UI (the user's language, with the app's
 // translations loaded by the simulator as AppAPI does), saves screenshots
 // (PANEL_SCREENSHOT, default <repo>/.artifacts/e2e/panel.png, plus -full,
 // -ja, -map, -compare, -dark, -dark-user, -settings, -files-menu, -similar,
-// -viewer, -assistant, -de, -ui-ja, -status, -mobile, -mobile-assistant and
+// -viewer, -ask, -mobile-ask, -assistant, -de, -ui-ja, -status, -mobile, -mobile-assistant and
 // -mobile-status variants), then stops the demo with SIGTERM.
 //
-// Usage: npm run test:e2e   (env: CHROMIUM, HYBRIDSEARCH_BIN, PANEL_SCREENSHOT)
+// Usage: npm run test:e2e   (env: CHROMIUM, HYBRIDSEARCH_BIN, PANEL_SCREENSHOT;
+// E2E_ONLY=ask runs only the Ask mode's checks, for work on them)
 // Prints "ok - …" / "FAIL - …" per check and ends with "e2e: N passed, N failed".
 
 import { execFile, spawn } from 'node:child_process'
@@ -25,6 +28,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { chromium } from 'playwright-core'
+import { askChecks } from './e2e-ask.mjs'
 import { axeView, keystrokeToResults, searchPageChecks, secondVisitBytes } from './e2e-search-page.mjs'
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
@@ -43,6 +47,7 @@ const CHROMIUM_ARGS = [
 ]
 const TOTAL_TIMEOUT_MS = 480_000 // a hard stop; a normal run takes 90–180 s
 const API_WAIT_MS = 30_000
+const ONLY = process.env.E2E_ONLY ?? ''
 
 const results = { passed: 0, failed: 0 }
 const cleanups = []
@@ -331,6 +336,12 @@ async function main() {
     const r = await waitForSearchAPI(page)
     assert(r.status === 200, `GET api/search?q=ping answered ${r.status}: ${JSON.stringify(r.body)}`)
   })
+
+  if (apiReady) {
+    await askChecks({ check, assert, page, context, ready, adminSetting, api, isViewer, log,
+      shot: (name) => page.screenshot({ path: SCREENSHOT.replace(/\.png$/, `${name}.png`), fullPage: true }) })
+  }
+  if (ONLY === 'ask') return end()
 
   if (apiReady) {
     let kube
@@ -1062,20 +1073,24 @@ async function main() {
     await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-mobile.png'), fullPage: true })
   })
 
-  await check('no script errors in the page', async () => {
-    assert(pageErrors.length === 0, pageErrors.slice(0, 3).join(' | '))
-  })
+  await end()
 
-  await context.close()
+  async function end() {
+    await check('no script errors in the page', async () => {
+      assert(pageErrors.length === 0, pageErrors.slice(0, 3).join(' | '))
+    })
 
-  await check('demo stops on SIGTERM', async () => {
-    demo.proc.kill('SIGTERM')
-    const timeout = new Promise((res) => setTimeout(() => res(null), 30_000))
-    const got = await Promise.race([demo.exited, timeout])
-    assert(got, 'demo did not exit within 30 s of SIGTERM')
-    stopped = true
-    assert(got.code === 0, `demo exited with code ${got.code}, signal ${got.signal}`)
-  })
+    await context.close()
+
+    await check('demo stops on SIGTERM', async () => {
+      demo.proc.kill('SIGTERM')
+      const timeout = new Promise((res) => setTimeout(() => res(null), 30_000))
+      const got = await Promise.race([demo.exited, timeout])
+      assert(got, 'demo did not exit within 30 s of SIGTERM')
+      stopped = true
+      assert(got.code === 0, `demo exited with code ${got.code}, signal ${got.signal}`)
+    })
+  }
 }
 
 const watchdog = setTimeout(() => {

@@ -1,6 +1,7 @@
 // The app's JSON API, reached through AppAPI's proxy as the signed-in user.
 
 import axios from '@nextcloud/axios'
+import { abortError, askErrorText, readEvents } from './ask.js'
 import { t } from './l10n.js'
 
 /**
@@ -10,12 +11,14 @@ import { t } from './l10n.js'
  * own (English) words, which the panel logs but does not show.
  */
 export class ApiError extends Error {
-  constructor(message, status = 0, kind = '', detail = '') {
+  constructor(message, status = 0, kind = '', detail = '', code = '') {
     super(message)
     this.name = 'ApiError'
     this.status = status
     this.kind = kind
     this.detail = detail
+    // code is the reason code of a failed question (api/ask: ask_off, busy, …).
+    this.code = code
   }
 }
 
@@ -53,19 +56,17 @@ export function retryable(e) {
   return !e?.status || e.status >= 500 || e.status === 429
 }
 
-/** abortError is what a cancelled request rejects with, as fetch does. */
-function abortError() {
-  const e = new Error('The request was cancelled.')
-  e.name = 'AbortError'
-  return e
-}
-
 /**
  * createClient returns the API client. base is the proxy prefix ending in
  * "/"; http is an axios instance (default @nextcloud/axios, which sends the
  * requesttoken Nextcloud expects and follows its renewals).
  */
 export function createClient({ base, http = axios }) {
+  function unreachable(e, signal) {
+    if (e?.name === 'AbortError' || e?.name === 'CanceledError' || e?.code === 'ERR_CANCELED' || signal?.aborted) return abortError()
+    return new ApiError(t('Could not reach the app. Check your connection and try again.'), 0, 'network', e?.message || String(e))
+  }
+
   async function request(method, path, { signal, data } = {}) {
     let res
     try {
@@ -80,8 +81,7 @@ export function createClient({ base, http = axios }) {
         validateStatus: () => true,
       })
     } catch (e) {
-      if (e?.name === 'AbortError' || e?.name === 'CanceledError' || e?.code === 'ERR_CANCELED' || signal?.aborted) throw abortError()
-      throw new ApiError(t('Could not reach the app. Check your connection and try again.'), 0, 'network', e?.message || String(e))
+      throw unreachable(e, signal)
     }
     const text = typeof res.data === 'string' ? res.data : res.data == null ? '' : JSON.stringify(res.data)
     let body = null
@@ -133,10 +133,90 @@ export function createClient({ base, http = axios }) {
     issueToken(name, ttlDays = 0) {
       return request('POST', 'api/tokens', { data: { name, ttl_days: ttlDays } })
     },
+    /**
+     * ask runs POST api/ask for body {question, path_prefix, algorithm}
+     * and reads the answer as it is written (server-sent events over
+     * fetch's stream; a proxy may bundle events): onEvent(name, data) gets
+     * each event (passages, text, done, error) with its JSON data. It
+     * resolves with the whole Answer (the done event); it rejects with an
+     * ApiError whose code is the server's (ask_off, busy, model_timeout,
+     * …) when the question fails before or during the answer, and with an
+     * AbortError when signal aborts (the server then stops the model).
+     */
+    async ask(body, { signal, onEvent } = {}) {
+      let res
+      try {
+        res = await http.request({
+          method: 'POST',
+          url: base + 'api/ask',
+          data: { ...body, stream: true },
+          signal,
+          adapter: 'fetch',
+          responseType: 'stream',
+          headers: { Accept: 'text/event-stream', 'Content-Type': 'application/json' },
+          validateStatus: () => true,
+        })
+      } catch (e) {
+        throw unreachable(e, signal)
+      }
+      const type = String(res.headers?.['content-type'] ?? '')
+      if (res.status < 200 || res.status >= 300 || !type.startsWith('text/event-stream')) {
+        let failure = null
+        try {
+          failure = JSON.parse(await streamText(res.data))
+        } catch (e) {
+          if (signal?.aborted) throw abortError()
+        }
+        const detail = typeof failure?.error === 'string' ? failure.error : ''
+        if (detail) console.warn(`hybrid_search: POST api/ask answered ${res.status}: ${detail}`)
+        const ok = res.status >= 200 && res.status < 300
+        const fallback = ok ? t('The app sent an answer that is not an event stream.') : errorMessage(res.status, res.statusText, failure)
+        const code = typeof failure?.code === 'string' ? failure.code : ''
+        throw new ApiError(code ? askErrorText(code, detail, fallback) : fallback, res.status, failure?.kind ?? '', detail, code)
+      }
+      let answer = null
+      let failure = null
+      try {
+        await readEvents(res.data, (name, raw) => {
+          let data
+          try {
+            data = JSON.parse(raw)
+          } catch {
+            return // not ours: every event of the app is one line of JSON
+          }
+          if (name === 'done') answer = data
+          else if (name === 'error') failure = data
+          onEvent?.(name, data)
+        }, signal)
+      } catch (e) {
+        if (e?.name === 'AbortError' || signal?.aborted) throw abortError()
+        throw new ApiError(t('The answer broke off: the connection to the app was lost. Try again.'), 0, 'network', e?.message || String(e))
+      }
+      if (failure) {
+        const code = typeof failure.code === 'string' ? failure.code : ''
+        throw new ApiError(askErrorText(code, failure.error), res.status, failure.kind ?? '', failure.error ?? '', code)
+      }
+      if (!answer) throw new ApiError(t('The answer broke off before its end. Try again.'), res.status, 'network')
+      return answer
+    },
     /** revokeToken revokes one of the user's tokens (DELETE api/tokens/:id). */
     async revokeToken(id) {
       await request('DELETE', `api/tokens/${encodeURIComponent(id)}`)
     },
+  }
+}
+
+/** streamText reads a response body (a ReadableStream, or text) whole. */
+async function streamText(data) {
+  if (typeof data === 'string') return data
+  if (!data?.getReader) return data == null ? '' : JSON.stringify(data)
+  const reader = data.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return text + decoder.decode()
+    text += decoder.decode(value, { stream: true })
   }
 }
 

@@ -1,6 +1,6 @@
 // The page's URL fragment holds the panel's state: the search (query,
 // options, filters; query.js encodeState) and the section shown
-// (section=assistant|status), so a reload or a shared link shows the same.
+// (section=assistant|status) and its mode (mode=ask: ask your files), so a reload or a shared link shows the same.
 
 /** SECTIONS are the panel's sections, the first the default. */
 export const SECTIONS = ['search', 'assistant', 'status']
@@ -19,6 +19,19 @@ export function withState(state, section) {
   const p = new URLSearchParams(state ?? '')
   p.delete('section')
   if (section && section !== SECTIONS[0]) p.set('section', section)
+  return p.toString()
+}
+
+/** readMode returns the search section's mode in a fragment: "ask" (mode=ask) or "search". */
+export function readMode(fragment) {
+  return new URLSearchParams((fragment ?? '').replace(/^#/, '')).get('mode') === 'ask' ? 'ask' : 'search'
+}
+
+/** withMode returns the fragment with its mode set (mode=ask) or removed. */
+export function withMode(fragment, mode) {
+  const p = new URLSearchParams((fragment ?? '').replace(/^#/, ''))
+  if (mode === 'ask') p.set('mode', 'ask')
+  else p.delete('mode')
   return p.toString()
 }
 
