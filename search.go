@@ -60,6 +60,11 @@ type SearchRequest struct {
 	// NoCorrection looks the query's words up as typed: no typo
 	// correction (SearchResult.Corrections).
 	NoCorrection bool `json:"no_correction,omitempty"`
+	// Feedback asks for pseudo-relevance feedback on the keyword leg
+	// (true) or forbids it (false): the words the best results share are
+	// added to the query to rank the keyword leg's candidates again.
+	// Absent: the server's default (off; see the search package).
+	Feedback *bool `json:"feedback,omitempty"`
 }
 
 // Sort orders of a search (SearchRequest.Sort).
@@ -112,6 +117,10 @@ type SearchResult struct {
 	// results (one of the Reason* codes); Reason says it in English.
 	ReasonCode string `json:"reason_code,omitempty"`
 	Reason     string `json:"reason,omitempty"`
+	// Expanded lists, with Explain, the words pseudo-relevance feedback
+	// added to the keyword query, taken from the user's own best results,
+	// most weighty first; empty when feedback did not run.
+	Expanded []string `json:"expanded,omitempty"`
 }
 
 // Why a search could not use its query (SearchResult.ReasonCode).

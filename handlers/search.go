@@ -28,8 +28,10 @@ type Searcher interface {
 // types (note,file), mime (comma list), path_prefix, modified_after and
 // modified_before (RFC 3339 or YYYY-MM-DD), explain=1, offset (paging),
 // sort (relevance|modified), owner (me|others), facets=1 (counts by
-// facet), include_weak=1 (the weak matches too, marked) and
-// no_correction=1 (the words as typed, no typo correction). The search
+// facet), include_weak=1 (the weak matches too, marked),
+// no_correction=1 (the words as typed, no typo correction) and
+// feedback=1 or feedback=0 (pseudo-relevance feedback on or off; absent:
+// the server's default). The search
 // service checks the request against the search rules (hs.SearchRules).
 func (s *Server) handleSearch(c echo.Context) error {
 	var req hs.SearchRequest
@@ -92,6 +94,14 @@ func (s *Server) searchFromQuery(c echo.Context) (hs.SearchRequest, error) {
 	}
 	if req.Query == "" {
 		req.Query = q.Get("query")
+	}
+	switch v := q.Get("feedback"); v {
+	case "":
+	case "1", "true", "0", "false":
+		on := v == "1" || v == "true"
+		req.Feedback = &on
+	default:
+		return req, hs.Errorf(hs.EINVALID, "feedback=%s: want 1 or 0", hs.Quote(v))
 	}
 	num := func(name string) (float64, bool, error) {
 		v := q.Get(name)

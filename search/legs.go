@@ -30,7 +30,10 @@ type legResult struct {
 	sparse *sparseQuery     // the query of a keyword or fuzzy leg
 	fuzzy  []fuzzyMatch     // how each fuzzy hit matches the fuzzy words
 	base   semanticBaseline // the semantic leg's baseline
-	err    error
+	// feedback is set when pseudo-relevance feedback re-ranked the
+	// keyword leg's hits (feedback.go).
+	feedback *feedbackResult
+	err      error
 }
 
 // idle reports whether a wanted leg had nothing to look up: a keyword
@@ -109,6 +112,7 @@ func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legR
 			fz.hits, fz.fuzzy = verifyFuzzy(fuzzyWords(p.query.Words, kw.sparse), fz.hits, s.fuzzyMinShare(ctx, p, kw))
 		}
 	}
+	s.feedback(ctx, user, p, kw)
 	wg.Wait()
 	if p.verbatim() && kw.err == nil {
 		// rank looks for the query's identifiers and phrases in every
@@ -241,6 +245,7 @@ func (p *plan) lists(legs [3]legResult) ([]LegList, []hs.SkippedLeg, error) {
 			l.Scores = append(l.Scores, float64(h.Score))
 		}
 		l.Match = matches(r, l.Scores)
+		r.feedback.firstRoundMatch(r.sparse, l.Keys, l.Match)
 		if r.leg == hs.AlgorithmSemantic && p.fusion != "" && len(l.Scores) > 0 {
 			// A semantic leg barely above chance for this query barely
 			// counts (semanticBaseline.confidence).

@@ -26,6 +26,7 @@ type plan struct {
 	threshold  float64
 	filter     hs.Filter
 	explain    bool
+	feedback   *bool // the request's choice; nil: the service's default
 	match      *matcher
 	// Paging, order and counts (hs.SearchRequest).
 	offset, resultWindow int
@@ -58,6 +59,7 @@ func newPlan(r hs.SearchRules, req hs.SearchRequest) (*plan, error) {
 		threshold:  req.ScoreThreshold,
 		filter:     req.Filter,
 		explain:    req.Explain,
+		feedback:   req.Feedback,
 		query:      analysis.ParseQuery(req.Query),
 
 		offset:       req.Offset,

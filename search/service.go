@@ -100,6 +100,10 @@ type Options struct {
 	// long each whole search took, by algorithm.
 	ObserveLeg    func(leg string, d time.Duration)
 	ObserveSearch func(algorithm string, d time.Duration)
+	// Feedback, if non-nil, replaces DefaultFeedback, the parameters of
+	// pseudo-relevance feedback on the keyword leg; a zero Feedback turns
+	// it off even for requests that ask for it.
+	Feedback *Feedback
 }
 
 // Service answers searches. It is safe for concurrent use.
@@ -118,6 +122,7 @@ type Service struct {
 	refs      *referenceCache // the reference texts' vectors, for users with few chunks
 	obsLeg    func(leg string, d time.Duration)
 	obsSearch func(algorithm string, d time.Duration)
+	fb        Feedback // pseudo-relevance feedback (feedback.go)
 	// base are the rules of Options; rules are those in force: base with
 	// the admin's defaults (SetDefaults).
 	base  hs.SearchRules
@@ -145,6 +150,10 @@ func New(o Options) (*Service, error) {
 
 		obsLeg:    o.ObserveLeg,
 		obsSearch: o.ObserveSearch,
+		fb:        DefaultFeedback(),
+	}
+	if o.Feedback != nil {
+		s.fb = *o.Feedback
 	}
 	s.rules.Store(&s.base)
 	if s.log == nil {
@@ -252,6 +261,9 @@ func (s *Service) finish(ctx context.Context, user hs.UserID, p *plan, legs [3]l
 	res.Total, res.WeakCount, res.Facets = n.total, n.weak, n.facets
 	if p.fusion == hs.FusionAuto {
 		res.Shape = p.query.Shape.String()
+	}
+	if p.explain && legs[1].feedback != nil {
+		res.Expanded = legs[1].feedback.words
 	}
 	return res, nil
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,14 +27,18 @@ import (
 // in the front matter) put into the simulator, indexed by the real
 // pipeline (webhooks, queue, WebDAV, extraction, chunking, analysis, the
 // local store) and searched through POST /api/search without a semantic
-// leg (no Ollama). In the same run the bleve reference
-// (qualitytest.Bleve: bleve v2.5.7, English analyzer, BM25) searches the
-// same documents. It prints, for keyword, fuzzy and hybrid (rrf, linear,
-// auto) and the reference: nDCG@10, P@10, MAP@30, recall@30 and page
+// leg (no Ollama). In the same run two references search the same
+// documents: bleve's BM25 (qualitytest.Bleve: bleve v2.5.7, English
+// analyzer, a scorch index) and the textbook BM25 on the app's own terms
+// (qualitytest.TextbookBM25, k1 1.2, b 0.75). It prints, for keyword,
+// fuzzy, hybrid (rrf, linear, auto), keyword and hybrid rrf with
+// pseudo-relevance feedback (the request option "feedback": true) and
+// the references: nDCG@10, P@10, MAP@30, recall@30 and page
 // stability (the share of queries whose first 10 results are the same for
 // top_k 10, 20, 30 and 50); then the same with one random typo per query
-// (fixed seed); then how many results 20 random-letter queries return. It
-// never fails on a figure. CISI_DIR overrides the collection's folder; the
+// (fixed seed); the ratios to each reference; then how many results 20
+// random-letter queries return. It never fails on a figure. The
+// cross-validated figures are search.BenchmarkQualityCV's. CISI_DIR overrides the collection's folder; the
 // benchmark is skipped when the collection is missing.
 //
 //	go test -run '^$' -bench Quality -benchtime 1x ./cmd/hybridsearch
@@ -58,14 +63,17 @@ func BenchmarkQuality(b *testing.B) {
 	for i, f := range files {
 		ids[f.ID] = c.Docs[i].ID
 	}
-	ref, err := qualitytest.NewBleve(c.Docs)
+	ref, err := qualitytest.NewBleve(filepath.Join(b.TempDir(), "bleve"), c.Docs)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { ref.Close() })
+	textbook := qualitytest.NewTextbookBM25(c.Docs)
+	refNames := []string{"bleve BM25", "textbook BM25"}
 	api := &searchAPI{b: b, url: env.appURL() + "/api/search", ids: ids,
 		auth: base64.StdEncoding.EncodeToString([]byte("alice:" + env.Main.Config.AppSecret))}
 
+	feedback := true
 	runs := []struct {
 		name string
 		req  hs.SearchRequest
@@ -75,6 +83,8 @@ func BenchmarkQuality(b *testing.B) {
 		{"hybrid rrf", hs.SearchRequest{Fusion: hs.FusionRRF}},
 		{"hybrid linear", hs.SearchRequest{Fusion: hs.FusionLinear}},
 		{"hybrid auto", hs.SearchRequest{Fusion: hs.FusionAuto}},
+		{"keyword+feedback", hs.SearchRequest{Algorithm: hs.AlgorithmKeyword, Feedback: &feedback}},
+		{"hybrid+feedback", hs.SearchRequest{Fusion: hs.FusionRRF, Feedback: &feedback}},
 	}
 	b.ResetTimer()
 	for range b.N {
@@ -84,7 +94,7 @@ func BenchmarkQuality(b *testing.B) {
 		var ndcg [2][]float64 // by typo, then run (the reference last)
 		for typo := range 2 {
 			rng := rand.New(rand.NewPCG(10, 10))
-			scores := make([]qualitytest.Scores, len(runs)+1)
+			scores := make([]qualitytest.Scores, len(runs)+len(refNames))
 			for _, q := range c.Queries {
 				text := q.Text
 				if typo == 1 {
@@ -108,24 +118,37 @@ func BenchmarkQuality(b *testing.B) {
 				scores[len(runs)].Add(got, q.Rel)
 				ref10, _ := ref.Search(text, 10)
 				scores[len(runs)].AddStability(samePrefix([][]string{ref10, got}, 10))
+				got = textbook.Search(text, 50)
+				scores[len(runs)+1].Add(got, q.Rel)
+				scores[len(runs)+1].AddStability(samePrefix([][]string{textbook.Search(text, 10), got}, 10))
 			}
 			fmt.Fprintf(out, "\n%s\n%-16s %8s %6s %7s %9s %10s\n", map[int]string{0: "as written", 1: "one random typo per query (seed 10)"}[typo],
 				"run", "nDCG@10", "P@10", "MAP@30", "recall@30", "stability")
 			for i, s := range scores {
-				name := "bleve reference"
+				name := ""
 				if i < len(runs) {
 					name = runs[i].name
+				} else {
+					name = refNames[i-len(runs)]
 				}
 				n, p, m, r, st := s.Mean()
 				ndcg[typo] = append(ndcg[typo], n)
 				fmt.Fprintf(out, "%-16s %8.3f %6.3f %7.3f %9.3f %10.3f\n", name, n, p, m, r, st)
 			}
 		}
-		refAt := len(runs)
-		kw, hyb := ndcg[0][0], ndcg[0][2]
-		fmt.Fprintf(out, "\nkeyword / reference nDCG@10: %.3f; hybrid rrf / keyword: %.3f\n", kw/ndcg[0][refAt], hyb/kw)
-		fmt.Fprintf(out, "typo loss of nDCG@10: reference %.3f, keyword %.3f, hybrid rrf %.3f (target: at most half the reference's)\n",
-			ndcg[0][refAt]-ndcg[1][refAt], ndcg[0][0]-ndcg[1][0], ndcg[0][2]-ndcg[1][2])
+		bleveAt, textAt := len(runs), len(runs)+1
+		kw, hyb, hybFB := ndcg[0][0], ndcg[0][2], ndcg[0][6]
+		for typo := range 2 {
+			fmt.Fprintf(out, "\n%s:", []string{"as written", "one typo"}[typo])
+			for _, at := range []int{bleveAt, textAt} {
+				ref := ndcg[typo][at]
+				fmt.Fprintf(out, " keyword / %s %.3f, hybrid rrf / it %.3f, hybrid+feedback / it %.3f;",
+					refNames[at-len(runs)], ndcg[typo][0]/ref, ndcg[typo][2]/ref, ndcg[typo][6]/ref)
+			}
+		}
+		fmt.Fprintf(out, "\nhybrid rrf / keyword: %.3f\n", hyb/kw)
+		fmt.Fprintf(out, "typo loss of nDCG@10: %s %.3f, %s %.3f, keyword %.3f, hybrid rrf %.3f (target: at most half the references')\n",
+			refNames[0], ndcg[0][bleveAt]-ndcg[1][bleveAt], refNames[1], ndcg[0][textAt]-ndcg[1][textAt], ndcg[0][0]-ndcg[1][0], ndcg[0][2]-ndcg[1][2])
 		nonsense := qualitytest.RandomLetters(rand.New(rand.NewPCG(20, 20)), 20)
 		fmt.Fprintf(out, "results for 20 random-letter queries:")
 		for _, r := range runs {
@@ -140,9 +163,11 @@ func BenchmarkQuality(b *testing.B) {
 		fmt.Fprintln(out)
 		fmt.Fprint(os.Stdout, out.String())
 		b.ReportMetric(kw, "keyword-nDCG@10")
-		b.ReportMetric(ndcg[0][refAt], "bleve-nDCG@10")
-		b.ReportMetric(kw/ndcg[0][refAt], "keyword/bleve")
+		b.ReportMetric(ndcg[0][bleveAt], "bleve-nDCG@10")
+		b.ReportMetric(ndcg[0][textAt], "textbook-nDCG@10")
+		b.ReportMetric(kw/max(ndcg[0][bleveAt], ndcg[0][textAt]), "keyword/better-ref")
 		b.ReportMetric(hyb, "hybrid-nDCG@10")
+		b.ReportMetric(hybFB, "hybrid+feedback-nDCG@10")
 	}
 }
 
