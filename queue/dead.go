@@ -25,8 +25,8 @@ type DeadLetter struct {
 	Failed   time.Time             `json:"failed"`
 }
 
-// bury records a dead letter for job and marks the file's state failed.
-// Errors are logged here: the job is terminated either way.
+// bury records a dead letter for job and marks the file's state failed
+// (markFailed). Errors are logged here: the job is terminated either way.
 func (q *Queue) bury(ctx context.Context, key string, job hybridsearch.IndexJob, herr error, attempts int, log *slog.Logger) {
 	d := DeadLetter{Key: key, Job: job, Error: herr.Error(), Kind: hybridsearch.ErrorKind(herr), Attempts: attempts, Failed: time.Now().UTC()}
 	data, err := json.Marshal(d)
@@ -44,13 +44,22 @@ func (q *Queue) bury(ctx context.Context, key string, job hybridsearch.IndexJob,
 }
 
 // markFailed sets an existing file state to StatusFailed; a file with no
-// state yet is left alone (the dead letter records it).
+// state yet is left alone (the dead letter records it), and so is a file
+// indexed for its readers: its entry stays searchable and in step with
+// later changes of who reads it (the pipeline writes readers to the index
+// of indexed files only), whatever one job failed on (one reader's calls
+// refused, a new version that could not be read, which the next change
+// or scan tries again).
 func (q *Queue) markFailed(ctx context.Context, id hybridsearch.FileID, d DeadLetter, log *slog.Logger) {
 	st, rev, err := q.States().Get(ctx, id)
 	if err != nil {
 		if hybridsearch.ErrorKind(err) != hybridsearch.ENOTFOUND {
 			log.Warn("file state not marked failed", slog.Any("error", err))
 		}
+		return
+	}
+	if st.Status == hybridsearch.StatusIndexed {
+		log.Info("file stays indexed for its readers; the dead letter records the failed job")
 		return
 	}
 	st.Status, st.Error, st.Attempts, st.Updated = hybridsearch.StatusFailed, d.Error, d.Attempts, d.Failed

@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -95,6 +96,36 @@ func TestRunTermsPermanentErrors(t *testing.T) {
 				t.Errorf("dead letters = %+v, want none for a permanent error", dl)
 			}
 		})
+	}
+}
+
+// TestRunDeadLetterKeepsIndexedFile: a job that fails for good on a file
+// indexed for its readers (here one reader's calls refused: a user just
+// deleted, whom the user list still vouches for) leaves the file indexed,
+// so later reader changes still reach its index entry.
+func TestRunDeadLetterKeepsIndexedFile(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{MaxDeliver: 3})
+	states := q.States()
+	indexed := hybridsearch.FileState{ID: 1, Status: hybridsearch.StatusIndexed, ETag: "e1", Chunks: 2,
+		Readers: []hybridsearch.UserID{"alice", "bob"}, Paths: map[hybridsearch.UserID]string{"alice": "/plan.md", "bob": "/plan.md"}}
+	if err := states.Put(t.Context(), indexed); err != nil {
+		t.Fatal(err)
+	}
+	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+		return hybridsearch.Errorf(hybridsearch.EUNAUTHORIZED, "find file 1 as bob: 401 Unauthorized")
+	})
+	job := fileJob(1, "")
+	job.User, job.Reason = "bob", hybridsearch.ReasonScan
+	mustPublish(t, q, job)
+	awaitTrue(t, 10*time.Second, "a dead letter", func() bool {
+		dead, _ := q.DeadLetters(context.Background())
+		return len(dead) == 1
+	})
+	awaitPending(t, q, 0, 5*time.Second)
+	st, _, err := states.Get(t.Context(), 1)
+	if err != nil || st.Status != hybridsearch.StatusIndexed || st.Chunks != 2 || !slices.Equal(st.Readers, indexed.Readers) {
+		t.Errorf("file state after a dead letter = %+v, %v; want it indexed as before", st, err)
 	}
 }
 
