@@ -45,11 +45,12 @@ func (q *Queue) bury(ctx context.Context, key string, job hybridsearch.IndexJob,
 
 // markFailed sets an existing file state to StatusFailed; a file with no
 // state yet is left alone (the dead letter records it), and so is a file
-// indexed for its readers: its entry stays searchable and in step with
-// later changes of who reads it (the pipeline writes readers to the index
-// of indexed files only), whatever one job failed on (one reader's calls
-// refused, a new version that could not be read, which the next change
-// or scan tries again).
+// indexed for its readers whose job failed because Nextcloud refused that
+// job's user (a reader just deleted, whom the user list still vouched
+// for): the file is fine for its other readers, and its entry must stay in
+// step with later changes of who reads it (the pipeline writes readers to
+// the index of indexed files only). A failure of the file itself (a new
+// version that cannot be read) still marks it failed, for the admin to see.
 func (q *Queue) markFailed(ctx context.Context, id hybridsearch.FileID, d DeadLetter, log *slog.Logger) {
 	st, rev, err := q.States().Get(ctx, id)
 	if err != nil {
@@ -58,8 +59,8 @@ func (q *Queue) markFailed(ctx context.Context, id hybridsearch.FileID, d DeadLe
 		}
 		return
 	}
-	if st.Status == hybridsearch.StatusIndexed {
-		log.Info("file stays indexed for its readers; the dead letter records the failed job")
+	if st.Status == hybridsearch.StatusIndexed && d.Kind == hybridsearch.EUNAUTHORIZED {
+		log.Info("file stays indexed for its other readers; the dead letter records the refused job", "user_id", d.Job.User)
 		return
 	}
 	st.Status, st.Error, st.Attempts, st.Updated = hybridsearch.StatusFailed, d.Error, d.Attempts, d.Failed

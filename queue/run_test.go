@@ -129,6 +129,29 @@ func TestRunDeadLetterKeepsIndexedFile(t *testing.T) {
 	}
 }
 
+// TestRunDeadLetterMarksBrokenFileFailed: a job that fails for good on
+// the file itself (its new version cannot be read) marks an indexed file
+// failed, so the admin sees it.
+func TestRunDeadLetterMarksBrokenFileFailed(t *testing.T) {
+	t.Parallel()
+	q, _, _ := mustOpen(t, Options{MaxDeliver: 3})
+	states := q.States()
+	if err := states.Put(t.Context(), hybridsearch.FileState{ID: 1, Status: hybridsearch.StatusIndexed, ETag: "e1", Chunks: 2,
+		Readers: []hybridsearch.UserID{"alice"}, Paths: map[hybridsearch.UserID]string{"alice": "/plan.md"}}); err != nil {
+		t.Fatal(err)
+	}
+	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+		return hybridsearch.Errorf(hybridsearch.EINTERNAL, "extract: the PDF is damaged")
+	})
+	job := fileJob(1, "")
+	job.User = "alice"
+	mustPublish(t, q, job)
+	awaitTrue(t, 10*time.Second, "the file marked failed", func() bool {
+		st, _, err := states.Get(t.Context(), 1)
+		return err == nil && st.Status == hybridsearch.StatusFailed && strings.Contains(st.Error, "damaged")
+	})
+}
+
 func TestRunDeadLetterAndRetry(t *testing.T) {
 	t.Parallel()
 	q, _, _ := mustOpen(t, Options{MaxDeliver: 3})
