@@ -22,14 +22,14 @@
 // Prints "ok - …" / "FAIL - …" per check and ends with "e2e: N passed, N failed".
 
 import { execFile, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { chromium } from 'playwright-core'
 import { askChecks } from './e2e-ask.mjs'
-import { axeView, keystrokeToResults, searchPageChecks, secondVisitBytes } from './e2e-search-page.mjs'
+import { axeView, keystrokeToResults, pollInPage, searchPageChecks, secondVisitBytes } from './e2e-search-page.mjs'
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium'
@@ -94,7 +94,11 @@ function startDemo(bin, dataDir) {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || 'info' },
   })
+  // The whole log is kept beside the screenshots (LOG_LEVEL=debug for more).
+  mkdirSync(dirname(SCREENSHOT), { recursive: true })
+  const logFile = createWriteStream(join(dirname(SCREENSHOT), 'demo.log'))
   createInterface({ input: proc.stderr }).on('line', (line) => {
+    logFile.write(line + '\n')
     stderrTail.push(line)
     if (stderrTail.length > 60) stderrTail.shift()
   })
@@ -802,19 +806,19 @@ async function main() {
         const u = new URL(r.res.url())
         assert(u.searchParams.get('fusion') === 'linear' && u.searchParams.get('keyword_weight') === '0.6', `the search asked ${u.search}`)
         // The excluded folder leaves the index within seconds (a scan).
-        await page.waitForFunction(async () => {
+        await pollInPage(page, async () => {
           const base = `${window._oc_webroot || ''}/index.php/apps/app_api/proxy/hybrid_search/`
           const res = await fetch(base + 'api/search?q=Apfelkuchen&algorithm=keyword', { headers: { Accept: 'application/json' } })
           const body = await res.json()
           return !body.results.some((d) => d.path.includes('/Rezepte/'))
-        }, null, { timeout: 20_000, polling: 500 })
+        }, null, { timeout: 20_000, polling: 500, what: 'the excluded folder leaving the index' })
         return 'linear 0.2/0.6/0.2 in the panel and its searches; /Notes/Rezepte left the index'
       } finally {
         for (const [f, v] of [['exclude_paths', ''], ['search_fusion', 'rrf'], ['search_weight_semantic', '0.5'], ['search_weight_keyword', '0.3'], ['search_weight_fuzzy', '0.2']]) {
           await adminSetting(admin, f, v).catch(() => {})
         }
         await admin.close()
-        await page.waitForFunction(async () => {
+        await pollInPage(page, async () => {
           const base = `${window._oc_webroot || ''}/index.php/apps/app_api/proxy/hybrid_search/`
           const s = await (await fetch(base + 'api/settings', { headers: { Accept: 'application/json' } })).json()
           const r = await (await fetch(base + 'api/search?q=Apfelkuchen&algorithm=keyword', { headers: { Accept: 'application/json' } })).json()
