@@ -3,7 +3,6 @@ package main
 import (
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -144,22 +143,8 @@ func writeTinyQwen(t *testing.T, path string, contextLength int) {
 		"tokenizer.ggml.eos_token_id":            uint32(258),
 		"tokenizer.ggml.add_bos_token":           false,
 	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	var ts []*ggml.Tensor
-	add := func(name string, shape ...uint64) {
-		n := uint64(1)
-		for _, d := range shape {
-			n *= d
-		}
-		vals := make([]float32, n)
-		for i := range vals {
-			vals[i] = float32(rng.NormFloat64() * 0.2)
-			if strings.HasSuffix(name, "norm.weight") {
-				vals[i] = 1
-			}
-		}
-		ts = append(ts, &ggml.Tensor{Name: name, Kind: 0, Shape: shape, WriterTo: f32s(vals)})
-	}
+	ts := &randomTensors{rng: rand.New(rand.NewPCG(3, 4))}
+	add := ts.add
 	vocab := uint64(len(tokens))
 	add("token_embd.weight", embd, vocab)
 	add("output_norm.weight", embd)
@@ -175,12 +160,5 @@ func writeTinyQwen(t *testing.T, path string, contextLength int) {
 	add("blk.0.ffn_gate.weight", embd, ff)
 	add("blk.0.ffn_up.weight", embd, ff)
 	add("blk.0.ffn_down.weight", ff, embd)
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := ggml.WriteGGUF(f, kv, ts); err != nil {
-		t.Fatalf("write GGUF: %v", err)
-	}
+	writeGGUF(t, path, kv, ts.ts)
 }

@@ -278,24 +278,8 @@ func writeTinyBERT(t *testing.T, path string, contextLength int) {
 		"tokenizer.ggml.add_bos_token":      true,
 		"tokenizer.ggml.add_eos_token":      true,
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	var ts []*ggml.Tensor
-	add := func(name string, shape ...uint64) {
-		n := uint64(1)
-		for _, d := range shape {
-			n *= d
-		}
-		vals := make([]float32, n)
-		for i := range vals {
-			vals[i] = float32(rng.NormFloat64() * 0.2)
-			if strings.HasSuffix(name, "norm.weight") {
-				vals[i] = 1
-			} else if strings.HasSuffix(name, "norm.bias") {
-				vals[i] = 0
-			}
-		}
-		ts = append(ts, &ggml.Tensor{Name: name, Kind: 0, Shape: shape, WriterTo: f32s(vals)})
-	}
+	ts := &randomTensors{rng: rand.New(rand.NewPCG(1, 2))}
+	add := ts.add
 	add("token_embd.weight", embd, uint64(len(tokens)))
 	add("token_types.weight", embd, 2)
 	add("position_embd.weight", embd, uint64(contextLength))
@@ -313,6 +297,45 @@ func writeTinyBERT(t *testing.T, path string, contextLength int) {
 	add("blk.0.ffn_down.bias", embd)
 	add("blk.0.layer_output_norm.weight", embd)
 	add("blk.0.layer_output_norm.bias", embd)
+	writeGGUF(t, path, kv, ts.ts)
+}
+
+// f32s writes float32s in little-endian order.
+type f32s []float32
+
+func (v f32s) WriteTo(w io.Writer) (int64, error) {
+	return int64(4 * len(v)), binary.Write(w, binary.LittleEndian, []float32(v))
+}
+
+// randomTensors collects GGUF tensors of random weights for a tiny test
+// model: normal values of spread 0.2, norm weights 1 and norm biases 0.
+type randomTensors struct {
+	rng *rand.Rand
+	ts  []*ggml.Tensor
+}
+
+// add appends the tensor name of the given shape.
+func (r *randomTensors) add(name string, shape ...uint64) {
+	n := uint64(1)
+	for _, d := range shape {
+		n *= d
+	}
+	vals := make([]float32, n)
+	for i := range vals {
+		vals[i] = float32(r.rng.NormFloat64() * 0.2) // drawn for every value, so the weights stay as they were
+		if strings.HasSuffix(name, "norm.weight") {
+			vals[i] = 1
+		} else if strings.HasSuffix(name, "norm.bias") {
+			vals[i] = 0
+		}
+	}
+	r.ts = append(r.ts, &ggml.Tensor{Name: name, Kind: 0, Shape: shape, WriterTo: f32s(vals)})
+}
+
+// writeGGUF writes a model file of kv and ts to path with Ollama's own
+// GGUF writer.
+func writeGGUF(t *testing.T, path string, kv ggml.KV, ts []*ggml.Tensor) {
+	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -321,11 +344,4 @@ func writeTinyBERT(t *testing.T, path string, contextLength int) {
 	if err := ggml.WriteGGUF(f, kv, ts); err != nil {
 		t.Fatalf("write GGUF: %v", err)
 	}
-}
-
-// f32s writes float32s in little-endian order.
-type f32s []float32
-
-func (v f32s) WriteTo(w io.Writer) (int64, error) {
-	return int64(4 * len(v)), binary.Write(w, binary.LittleEndian, []float32(v))
 }
