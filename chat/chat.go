@@ -20,6 +20,7 @@ import (
 	"github.com/ollama/ollama/types/model"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/internal/ollamamsg"
 )
 
 // Defaults for Options.
@@ -268,9 +269,6 @@ type callerError struct{ err error }
 
 func (e *callerError) Error() string { return e.err.Error() }
 
-// maxServerMessage caps how much of Ollama's own error text is kept.
-const maxServerMessage = 200
-
 // classify turns an error of the Ollama client into one with a root kind.
 // ctx is the caller's context, rctx the request's.
 func (o *Ollama) classify(ctx, rctx context.Context, op string, err error) error {
@@ -280,9 +278,7 @@ func (o *Ollama) classify(ctx, rctx context.Context, op string, err error) error
 	var se api.StatusError
 	if errors.As(err, &se) {
 		msg := se.ErrorMessage
-		if len(msg) > maxServerMessage {
-			msg = msg[:maxServerMessage] + "..."
-		}
+		msg = ollamamsg.Clip(msg)
 		cause := errors.New(msg)
 		switch code := se.StatusCode; {
 		case code == http.StatusNotFound:
@@ -317,8 +313,6 @@ func (o *Ollama) classify(ctx, rctx context.Context, op string, err error) error
 	// A line {"error": ...} in the middle of a stream comes back as a
 	// plain error with Ollama's text: the runner failed while answering.
 	msg := err.Error()
-	if len(msg) > maxServerMessage {
-		msg = msg[:maxServerMessage] + "..."
-	}
+	msg = ollamamsg.Clip(msg)
 	return hs.Errorf(hs.EUNAVAILABLE, "chat: ollama %s on %s failed: %s", op, o.host, msg)
 }
