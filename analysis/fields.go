@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // Version names the analyzer: how text becomes index terms and vector
@@ -180,18 +180,18 @@ func DocumentTerms(text string) []string {
 
 // PointVectors returns ChunkVectors of a stored chunk: the file's title and
 // path, the chunk's headings and text. It is the indexer's SparseFunc.
-func PointVectors(meta hybridsearch.FileMeta, c hybridsearch.Chunk) (bm25, trigram SparseVector) {
+func PointVectors(meta hs.FileMeta, c hs.Chunk) (bm25, trigram SparseVector) {
 	return DefaultBM25F().PointVectors(meta, c)
 }
 
 // PointFields returns the fields of a stored chunk: the file's title and
 // path, the chunk's headings and text.
-func PointFields(meta hybridsearch.FileMeta, c hybridsearch.Chunk) Fields {
+func PointFields(meta hs.FileMeta, c hs.Chunk) Fields {
 	return Fields{Title: meta.Title, Path: meta.Path, Headings: c.Headings, Body: c.Text}
 }
 
 // PointVectors returns ChunkVectors of a stored chunk (PointFields) with
 // the parameters p.
-func (p BM25F) PointVectors(meta hybridsearch.FileMeta, c hybridsearch.Chunk) (bm25, trigram SparseVector) {
+func (p BM25F) PointVectors(meta hs.FileMeta, c hs.Chunk) (bm25, trigram SparseVector) {
 	return p.ChunkVectors(PointFields(meta, c))
 }

@@ -1,13 +1,13 @@
 package nextcloud
 
 import (
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // EventPathToUserPath splits a webhook node path "/<uid>/files/<rel>" into
 // the user and "/<rel>" ("/" for the files root itself). ok is false for
 // anything outside a user's files tree, such as "/alice/files_trashbin/…",
 // "/alice/files_versions/…" or "/appdata_<id>/…", and for paths with "..".
-func EventPathToUserPath(p string) (user hybridsearch.UserID, rel string, ok bool) {
-	return hybridsearch.SplitNodePath(p)
+func EventPathToUserPath(p string) (user hs.UserID, rel string, ok bool) {
+	return hs.SplitNodePath(p)
 }

@@ -3,7 +3,7 @@ package nextcloud_test
 import (
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
 )
 
@@ -11,7 +11,7 @@ func TestEventPathToUserPath(t *testing.T) {
 	tests := []struct {
 		name     string
 		in       string
-		wantUser hybridsearch.UserID
+		wantUser hs.UserID
 		wantRel  string
 		wantOK   bool
 	}{

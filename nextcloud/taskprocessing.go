@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // Task Processing, as an ExApp provider sees it. AppAPI registers an
@@ -142,7 +142,7 @@ type Task struct {
 	Status string
 	// User is the user who scheduled the task; "" for a task without one
 	// (userId null).
-	User     hybridsearch.UserID
+	User     hs.UserID
 	AppID    string
 	CustomID string
 	Input    map[string]any
@@ -167,7 +167,7 @@ type taskJSON struct {
 func (t taskJSON) task() (Task, error) {
 	out := Task{ID: t.ID, Type: t.Type, Status: t.Status, AppID: t.AppID}
 	if t.UserID != nil {
-		out.User = hybridsearch.UserID(*t.UserID)
+		out.User = hs.UserID(*t.UserID)
 	}
 	if t.CustomID != nil {
 		out.CustomID = *t.CustomID
@@ -208,10 +208,10 @@ const taskOCS = "/ocs/v2.php/taskprocessing"
 // user.
 func (c *Client) RegisterTaskProvider(ctx context.Context, p TaskProvider) error {
 	if p.ID == "" || p.Name == "" || p.TaskType == "" {
-		return errorf(hybridsearch.EINVALID, "register task provider: an id, a name and a task type are required")
+		return errorf(hs.EINVALID, "register task provider: an id, a name and a task type are required")
 	}
 	if p.CustomTaskType != nil && p.CustomTaskType.ID != p.TaskType {
-		return errorf(hybridsearch.EINVALID, "register task provider %s: the custom task type's id must be its task type", p.ID)
+		return errorf(hs.EINVALID, "register task provider %s: the custom task type's id must be its task type", p.ID)
 	}
 	body := map[string]any{"provider": p.wire(), "customTaskType": nil}
 	if t := p.CustomTaskType; t != nil {
@@ -262,7 +262,7 @@ func (c *Client) NextTask(ctx context.Context, providers, taskTypes []string) (*
 	}
 	t, err := data.Task.task()
 	if err != nil {
-		return nil, "", errorf(hybridsearch.EINTERNAL, "%s: decode task: %w", r.op(), err)
+		return nil, "", errorf(hs.EINTERNAL, "%s: decode task: %w", r.op(), err)
 	}
 	return &t, data.Provider.Name, nil
 }
@@ -301,7 +301,7 @@ func (c *Client) taskCall(ctx context.Context, id int64, what string, body any) 
 	}
 	t, err := data.Task.task()
 	if err != nil {
-		return Task{}, errorf(hybridsearch.EINTERNAL, "POST %s: decode task: %w", path, err)
+		return Task{}, errorf(hs.EINTERNAL, "POST %s: decode task: %w", path, err)
 	}
 	return t, nil
 }

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
 )
 
@@ -93,15 +93,15 @@ func TestTaskProviderFlow(t *testing.T) {
 	if info, _ := sim.Task(id); info.UserFacingError != "The chat model is not reachable." || info.ErrorMessage != "ollama: connection refused" {
 		t.Errorf("failed task %+v", info)
 	}
-	if _, err := e.c.SetTaskProgress(ctx, 99999, 0.1); hybridsearch.ErrorKind(err) != hybridsearch.ENOTFOUND {
+	if _, err := e.c.SetTaskProgress(ctx, 99999, 0.1); hs.ErrorKind(err) != hs.ENOTFOUND {
 		t.Errorf("progress of an unknown task: %v, want not found", err)
 	}
 
 	if err := e.c.UnregisterTaskProvider(ctx, testProvider.ID); err != nil {
 		t.Fatalf("UnregisterTaskProvider: %v", err)
 	}
-	wantKind(t, "unregister again", e.c.UnregisterTaskProvider(ctx, testProvider.ID), hybridsearch.ENOTFOUND)
+	wantKind(t, "unregister again", e.c.UnregisterTaskProvider(ctx, testProvider.ID), hs.ENOTFOUND)
 	bad := testProvider
 	bad.CustomTaskType = &nextcloud.TaskType{ID: "other"}
-	wantKind(t, "mismatched custom type", e.c.RegisterTaskProvider(ctx, bad), hybridsearch.EINVALID)
+	wantKind(t, "mismatched custom type", e.c.RegisterTaskProvider(ctx, bad), hs.EINVALID)
 }

@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // webhooksPath is webhook_listeners' OCS base.
@@ -106,8 +106,8 @@ var ErrWebhookListenersDisabled = errors.New("the Nextcloud app webhook_listener
 // collection route (list, create, delete by app), which exists whenever
 // the app is enabled, into ErrWebhookListenersDisabled.
 func webhooksMissing(err error) error {
-	if hybridsearch.ErrorKind(err) == hybridsearch.ENOTFOUND {
-		return errorf(hybridsearch.EUNAVAILABLE, "%w (%s)", ErrWebhookListenersDisabled, hybridsearch.ErrorMessage(err))
+	if hs.ErrorKind(err) == hs.ENOTFOUND {
+		return errorf(hs.EUNAVAILABLE, "%w (%s)", ErrWebhookListenersDisabled, hs.ErrorMessage(err))
 	}
 	return err
 }
@@ -138,7 +138,7 @@ func (c *Client) GetWebhook(ctx context.Context, id int) (Webhook, error) {
 // events) and for unknown auth methods.
 func (c *Client) CreateWebhook(ctx context.Context, s WebhookSpec) (Webhook, error) {
 	if s.URI == "" || s.Event == "" {
-		return Webhook{}, errorf(hybridsearch.EINVALID, "create webhook: uri and event are required")
+		return Webhook{}, errorf(hs.EINVALID, "create webhook: uri and event are required")
 	}
 	method := s.HTTPMethod
 	if method == "" {
@@ -176,7 +176,7 @@ func (c *Client) DeleteWebhook(ctx context.Context, id int) error {
 		return err
 	}
 	if !jsonBool(deleted) {
-		return errorf(hybridsearch.ENOTFOUND, "%s %s: no such webhook", http.MethodDelete, path)
+		return errorf(hs.ENOTFOUND, "%s %s: no such webhook", http.MethodDelete, path)
 	}
 	return nil
 }
@@ -185,7 +185,7 @@ func (c *Client) DeleteWebhook(ctx context.Context, id int) error {
 // returns how many there were.
 func (c *Client) DeleteWebhooksByApp(ctx context.Context, appID string) (int, error) {
 	if appID == "" {
-		return 0, errorf(hybridsearch.EINVALID, "delete webhooks by app: empty app id")
+		return 0, errorf(hs.EINVALID, "delete webhooks by app: empty app id")
 	}
 	var n json.RawMessage
 	err := c.ocs(ctx, "", http.MethodDelete, webhooksPath+"/byappid/"+url.PathEscape(appID), nil, nil, &n)

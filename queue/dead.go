@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -17,18 +17,18 @@ import (
 // DeadLetter is a job that failed with a retryable error on every one of
 // its MaxDeliver attempts and is no longer queued.
 type DeadLetter struct {
-	Key      string                `json:"key"` // JobKey of Job
-	Job      hybridsearch.IndexJob `json:"job"`
-	Error    string                `json:"error"`    // the last error, as logged
-	Kind     string                `json:"kind"`     // its error kind
-	Attempts int                   `json:"attempts"` // deliveries made
-	Failed   time.Time             `json:"failed"`
+	Key      string      `json:"key"` // JobKey of Job
+	Job      hs.IndexJob `json:"job"`
+	Error    string      `json:"error"`    // the last error, as logged
+	Kind     string      `json:"kind"`     // its error kind
+	Attempts int         `json:"attempts"` // deliveries made
+	Failed   time.Time   `json:"failed"`
 }
 
 // bury records a dead letter for job and marks the file's state failed
 // (markFailed). Errors are logged here: the job is terminated either way.
-func (q *Queue) bury(ctx context.Context, key string, job hybridsearch.IndexJob, herr error, attempts int, log *slog.Logger) {
-	d := DeadLetter{Key: key, Job: job, Error: herr.Error(), Kind: hybridsearch.ErrorKind(herr), Attempts: attempts, Failed: time.Now().UTC()}
+func (q *Queue) bury(ctx context.Context, key string, job hs.IndexJob, herr error, attempts int, log *slog.Logger) {
+	d := DeadLetter{Key: key, Job: job, Error: herr.Error(), Kind: hs.ErrorKind(herr), Attempts: attempts, Failed: time.Now().UTC()}
 	data, err := json.Marshal(d)
 	if err == nil {
 		_, err = q.dead.Put(ctx, key, data)
@@ -51,19 +51,19 @@ func (q *Queue) bury(ctx context.Context, key string, job hybridsearch.IndexJob,
 // step with later changes of who reads it (the pipeline writes readers to
 // the index of indexed files only). A failure of the file itself (a new
 // version that cannot be read) still marks it failed, for the admin to see.
-func (q *Queue) markFailed(ctx context.Context, id hybridsearch.FileID, d DeadLetter, log *slog.Logger) {
+func (q *Queue) markFailed(ctx context.Context, id hs.FileID, d DeadLetter, log *slog.Logger) {
 	st, rev, err := q.States().Get(ctx, id)
 	if err != nil {
-		if hybridsearch.ErrorKind(err) != hybridsearch.ENOTFOUND {
+		if hs.ErrorKind(err) != hs.ENOTFOUND {
 			log.Warn("file state not marked failed", slog.Any("error", err))
 		}
 		return
 	}
-	if st.Status == hybridsearch.StatusIndexed && d.Kind == hybridsearch.EUNAUTHORIZED {
+	if st.Status == hs.StatusIndexed && d.Kind == hs.EUNAUTHORIZED {
 		log.Info("file stays indexed for its other readers; the dead letter records the refused job", "user_id", d.Job.User)
 		return
 	}
-	st.Status, st.Error, st.Attempts, st.Updated = hybridsearch.StatusFailed, d.Error, d.Attempts, d.Failed
+	st.Status, st.Error, st.Attempts, st.Updated = hs.StatusFailed, d.Error, d.Attempts, d.Failed
 	if err := q.States().Update(ctx, st, rev); err != nil {
 		log.Warn("file state not marked failed", slog.Any("error", err))
 	}
@@ -90,7 +90,7 @@ func (q *Queue) DeadLetters(ctx context.Context) ([]DeadLetter, error) {
 
 // RetryDeadLetter queues the dead letter of file id again, with reason
 // ReasonRetry, and removes the record. ENOTFOUND when there is none.
-func (q *Queue) RetryDeadLetter(ctx context.Context, id hybridsearch.FileID) error {
+func (q *Queue) RetryDeadLetter(ctx context.Context, id hs.FileID) error {
 	return q.RetryDeadLetterKey(ctx, fileKey(id))
 }
 
@@ -99,17 +99,17 @@ func (q *Queue) RetryDeadLetter(ctx context.Context, id hybridsearch.FileID) err
 func (q *Queue) RetryDeadLetterKey(ctx context.Context, key string) error {
 	e, err := q.dead.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrInvalidKey) {
-		return hybridsearch.Errorf(hybridsearch.ENOTFOUND, "queue: no dead letter %s", key)
+		return hs.Errorf(hs.ENOTFOUND, "queue: no dead letter %s", key)
 	}
 	if err != nil {
 		return unavailable(fmt.Errorf("queue: retry dead letter %s: %w", key, err))
 	}
 	var d DeadLetter
 	if err := json.Unmarshal(e.Value(), &d); err != nil {
-		return hybridsearch.Errorf(hybridsearch.EINTERNAL, "queue: retry dead letter %s: %w", key, err)
+		return hs.Errorf(hs.EINTERNAL, "queue: retry dead letter %s: %w", key, err)
 	}
 	job := d.Job
-	job.Reason = hybridsearch.ReasonRetry
+	job.Reason = hs.ReasonRetry
 	job.Time = time.Now().UTC()
 	if err := q.Publish(ctx, job); err != nil {
 		return err
@@ -173,7 +173,7 @@ func (q *Queue) buryAbandoned(ctx context.Context, stream jetstream.Stream, a ma
 	if env, err := decodeEnvelope(raw.Data); err == nil {
 		if key, err := JobKey(env.IndexJob); err == nil {
 			attempts := max(int(a.Deliveries), env.Attempt)
-			herr := hybridsearch.Errorf(hybridsearch.EINTERNAL, "no decision after %d deliveries (worker lost or ack timeout)", a.Deliveries)
+			herr := hs.Errorf(hs.EINTERNAL, "no decision after %d deliveries (worker lost or ack timeout)", a.Deliveries)
 			q.bury(ctx, key, env.IndexJob, herr, attempts, log.With("key", key, "file_id", env.FileID))
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/queue/natstest"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -109,26 +109,26 @@ func awaitPending(t testing.TB, q *Queue, want int, within time.Duration) {
 	})
 }
 
-func mustPublish(t testing.TB, q *Queue, jobs ...hybridsearch.IndexJob) {
+func mustPublish(t testing.TB, q *Queue, jobs ...hs.IndexJob) {
 	t.Helper()
 	if err := q.Publish(t.Context(), jobs...); err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
 }
 
-func fileJob(id hybridsearch.FileID, event string) hybridsearch.IndexJob {
-	return hybridsearch.IndexJob{FileID: id, User: "alice", Path: "/doc.md", Event: event,
-		Reason: hybridsearch.ReasonEvent, Time: time.Now().UTC()}
+func fileJob(id hs.FileID, event string) hs.IndexJob {
+	return hs.IndexJob{FileID: id, User: "alice", Path: "/doc.md", Event: event,
+		Reason: hs.ReasonEvent, Time: time.Now().UTC()}
 }
 
 // calls records handler calls.
 type calls struct {
 	mu   sync.Mutex
-	jobs []hybridsearch.IndexJob
+	jobs []hs.IndexJob
 	at   []time.Time
 }
 
-func (c *calls) add(job hybridsearch.IndexJob) int {
+func (c *calls) add(job hs.IndexJob) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.jobs = append(c.jobs, job)
@@ -142,10 +142,10 @@ func (c *calls) count() int {
 	return len(c.jobs)
 }
 
-func (c *calls) snapshot() ([]hybridsearch.IndexJob, []time.Time) {
+func (c *calls) snapshot() ([]hs.IndexJob, []time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]hybridsearch.IndexJob(nil), c.jobs...), append([]time.Time(nil), c.at...)
+	return append([]hs.IndexJob(nil), c.jobs...), append([]time.Time(nil), c.at...)
 }
 
 func contextWithTimeout(t testing.TB, d time.Duration) (context.Context, context.CancelFunc) {

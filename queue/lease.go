@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
@@ -27,7 +27,7 @@ const (
 
 // ErrLeaseHeld is the error (kind ECONFLICT) Lease returns, wrapped, when
 // another holder has the lease. Run retries such a job after its backoff.
-var ErrLeaseHeld = &hybridsearch.Error{Kind: hybridsearch.ECONFLICT, Message: "lease held by another worker"}
+var ErrLeaseHeld = &hs.Error{Kind: hs.ECONFLICT, Message: "lease held by another worker"}
 
 // leaseValue is what a lease entry holds.
 type leaseValue struct {
@@ -75,7 +75,7 @@ func (q *Queue) takeLease(ctx context.Context, key string, val []byte, ttl time.
 	case err == nil:
 		return rev, nil
 	case errors.Is(err, jetstream.ErrInvalidKey):
-		return 0, hybridsearch.Errorf(hybridsearch.EINVALID, "queue: lease %q: bad key", key)
+		return 0, hs.Errorf(hs.EINVALID, "queue: lease %q: bad key", key)
 	case !errors.Is(err, jetstream.ErrKeyExists):
 		return 0, unavailable(fmt.Errorf("queue: lease %s: %w", key, err))
 	}

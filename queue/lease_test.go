@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // leaseModes runs a test against both lease implementations: per-key TTL
@@ -35,7 +35,7 @@ func TestLeaseExcludesOthers(t *testing.T) {
 			t.Fatalf("Lease: %v", err)
 		}
 		_, err = q.Lease(t.Context(), "f.1", 5*time.Second)
-		if !errors.Is(err, ErrLeaseHeld) || hybridsearch.ErrorKind(err) != hybridsearch.ECONFLICT {
+		if !errors.Is(err, ErrLeaseHeld) || hs.ErrorKind(err) != hs.ECONFLICT {
 			t.Fatalf("second Lease: %v, want ErrLeaseHeld (ECONFLICT)", err)
 		}
 		other, err := q.Lease(t.Context(), "f.2", 5*time.Second)
@@ -57,7 +57,7 @@ func TestLeaseBadKey(t *testing.T) {
 	t.Parallel()
 	q, _, _ := mustOpen(t, Options{})
 	for _, key := range []string{"", "a b", "f.*"} {
-		if _, err := q.Lease(t.Context(), key, time.Second); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+		if _, err := q.Lease(t.Context(), key, time.Second); hs.ErrorKind(err) != hs.EINVALID {
 			t.Errorf("Lease(%q): %v, want EINVALID", key, err)
 		}
 	}

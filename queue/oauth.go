@@ -8,7 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // Records is one JetStream key-value bucket of small records (the OAuth
@@ -41,9 +41,9 @@ func (r *Records) Create(ctx context.Context, key string, value []byte) (uint64,
 	rev, err := r.kv.Create(ctx, key, value)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyExists):
-		return 0, hybridsearch.Errorf(hybridsearch.ECONFLICT, "queue: %s: %s exists", r.name, key)
+		return 0, hs.Errorf(hs.ECONFLICT, "queue: %s: %s exists", r.name, key)
 	case errors.Is(err, jetstream.ErrInvalidKey):
-		return 0, hybridsearch.Errorf(hybridsearch.EINVALID, "queue: %s: bad key", r.name)
+		return 0, hs.Errorf(hs.EINVALID, "queue: %s: bad key", r.name)
 	case err != nil:
 		return 0, unavailable(fmt.Errorf("queue: %s: create: %w", r.name, err))
 	}
@@ -56,7 +56,7 @@ func (r *Records) Get(ctx context.Context, key string) ([]byte, uint64, error) {
 	e, err := r.kv.Get(ctx, key)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound), errors.Is(err, jetstream.ErrInvalidKey), errors.Is(err, jetstream.ErrKeyDeleted):
-		return nil, 0, hybridsearch.Errorf(hybridsearch.ENOTFOUND, "queue: %s: no record", r.name)
+		return nil, 0, hs.Errorf(hs.ENOTFOUND, "queue: %s: no record", r.name)
 	case err != nil:
 		return nil, 0, unavailable(fmt.Errorf("queue: %s: get: %w", r.name, err))
 	}
@@ -71,9 +71,9 @@ func (r *Records) Update(ctx context.Context, key string, value []byte, rev uint
 	case err == nil:
 		return n, nil
 	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
-		return 0, hybridsearch.Errorf(hybridsearch.ECONFLICT, "queue: %s: %s changed", r.name, key)
+		return 0, hs.Errorf(hs.ECONFLICT, "queue: %s: %s changed", r.name, key)
 	case errors.Is(err, jetstream.ErrInvalidKey):
-		return 0, hybridsearch.Errorf(hybridsearch.EINVALID, "queue: %s: bad key", r.name)
+		return 0, hs.Errorf(hs.EINVALID, "queue: %s: bad key", r.name)
 	}
 	return 0, unavailable(fmt.Errorf("queue: %s: update: %w", r.name, err))
 }

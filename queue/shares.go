@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -36,46 +36,46 @@ func (q *Queue) ShareLists(ctx context.Context) (*ShareLists, error) {
 	return &ShareLists{kv: kv}, nil
 }
 
-func shareKey(user hybridsearch.UserID) (string, error) {
+func shareKey(user hs.UserID) (string, error) {
 	if user == "" {
-		return "", hybridsearch.Errorf(hybridsearch.EINVALID, "queue: shares: empty user")
+		return "", hs.Errorf(hs.EINVALID, "queue: shares: empty user")
 	}
 	return base64.RawURLEncoding.EncodeToString([]byte(user)), nil
 }
 
 // Get returns user's stored share list; ENOTFOUND when none was stored.
-func (s *ShareLists) Get(ctx context.Context, user hybridsearch.UserID) ([]hybridsearch.Share, error) {
+func (s *ShareLists) Get(ctx context.Context, user hs.UserID) ([]hs.Share, error) {
 	key, err := shareKey(user)
 	if err != nil {
 		return nil, err
 	}
 	e, err := s.kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return nil, hybridsearch.Errorf(hybridsearch.ENOTFOUND, "queue: no share list for %s", user)
+		return nil, hs.Errorf(hs.ENOTFOUND, "queue: no share list for %s", user)
 	}
 	if err != nil {
 		return nil, unavailable(fmt.Errorf("queue: get shares of %s: %w", user, err))
 	}
-	var list []hybridsearch.Share
+	var list []hs.Share
 	if err := json.Unmarshal(e.Value(), &list); err != nil {
-		return nil, hybridsearch.Errorf(hybridsearch.EINTERNAL, "queue: get shares of %s: %w", user, err)
+		return nil, hs.Errorf(hs.EINTERNAL, "queue: get shares of %s: %w", user, err)
 	}
 	return list, nil
 }
 
 // Put stores user's share list. A list that encodes to more than 512 KiB
 // is ETOOLARGE and not stored.
-func (s *ShareLists) Put(ctx context.Context, user hybridsearch.UserID, list []hybridsearch.Share) error {
+func (s *ShareLists) Put(ctx context.Context, user hs.UserID, list []hs.Share) error {
 	key, err := shareKey(user)
 	if err != nil {
 		return err
 	}
 	data, err := json.Marshal(list)
 	if err != nil {
-		return hybridsearch.Errorf(hybridsearch.EINVALID, "queue: put shares of %s: %w", user, err)
+		return hs.Errorf(hs.EINVALID, "queue: put shares of %s: %w", user, err)
 	}
 	if len(data) > maxShareList {
-		return hybridsearch.Errorf(hybridsearch.ETOOLARGE, "queue: put shares of %s: %d shares are more than one list holds", user, len(list))
+		return hs.Errorf(hs.ETOOLARGE, "queue: put shares of %s: %d shares are more than one list holds", user, len(list))
 	}
 	if _, err := s.kv.Put(ctx, key, data); err != nil {
 		return unavailable(fmt.Errorf("queue: put shares of %s: %w", user, err))

@@ -9,7 +9,7 @@ import (
 	"log/slog"
 	"strconv"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -26,36 +26,36 @@ func (q *Queue) States() *States {
 	return &States{kv: q.files, log: q.log}
 }
 
-func stateKey(id hybridsearch.FileID) (string, error) {
+func stateKey(id hs.FileID) (string, error) {
 	if id <= 0 {
-		return "", hybridsearch.Errorf(hybridsearch.EINVALID, "queue: state: bad file id %d", id)
+		return "", hs.Errorf(hs.EINVALID, "queue: state: bad file id %d", id)
 	}
 	return strconv.FormatInt(int64(id), 10), nil
 }
 
 // Get returns the state of file id and its revision for Update.
 // ENOTFOUND when the file has no state.
-func (s *States) Get(ctx context.Context, id hybridsearch.FileID) (hybridsearch.FileState, uint64, error) {
+func (s *States) Get(ctx context.Context, id hs.FileID) (hs.FileState, uint64, error) {
 	key, err := stateKey(id)
 	if err != nil {
-		return hybridsearch.FileState{}, 0, err
+		return hs.FileState{}, 0, err
 	}
 	e, err := s.kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return hybridsearch.FileState{}, 0, hybridsearch.Errorf(hybridsearch.ENOTFOUND, "queue: no state for file %d", id)
+		return hs.FileState{}, 0, hs.Errorf(hs.ENOTFOUND, "queue: no state for file %d", id)
 	}
 	if err != nil {
-		return hybridsearch.FileState{}, 0, unavailable(fmt.Errorf("queue: get state %d: %w", id, err))
+		return hs.FileState{}, 0, unavailable(fmt.Errorf("queue: get state %d: %w", id, err))
 	}
 	st, err := decodeState(e.Value())
 	if err != nil {
-		return hybridsearch.FileState{}, 0, hybridsearch.Errorf(hybridsearch.EINTERNAL, "queue: get state %d: %w", id, err)
+		return hs.FileState{}, 0, hs.Errorf(hs.EINTERNAL, "queue: get state %d: %w", id, err)
 	}
 	return st, e.Revision(), nil
 }
 
 // Put stores st under st.ID, whatever was there.
-func (s *States) Put(ctx context.Context, st hybridsearch.FileState) error {
+func (s *States) Put(ctx context.Context, st hs.FileState) error {
 	key, data, err := encodeState(st)
 	if err != nil {
 		return err
@@ -69,7 +69,7 @@ func (s *States) Put(ctx context.Context, st hybridsearch.FileState) error {
 // Update stores st only if the stored revision is still rev (from Get);
 // rev 0 means "only if there is no state yet". ECONFLICT otherwise: the
 // caller reads again and retries.
-func (s *States) Update(ctx context.Context, st hybridsearch.FileState, rev uint64) error {
+func (s *States) Update(ctx context.Context, st hs.FileState, rev uint64) error {
 	key, data, err := encodeState(st)
 	if err != nil {
 		return err
@@ -80,7 +80,7 @@ func (s *States) Update(ctx context.Context, st hybridsearch.FileState, rev uint
 		_, err = s.kv.Update(ctx, key, data, rev)
 	}
 	if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-		return hybridsearch.Errorf(hybridsearch.ECONFLICT, "queue: update state %s: changed since revision %d", key, rev)
+		return hs.Errorf(hs.ECONFLICT, "queue: update state %s: changed since revision %d", key, rev)
 	}
 	if err != nil {
 		return unavailable(fmt.Errorf("queue: update state %s: %w", key, err))
@@ -90,7 +90,7 @@ func (s *States) Update(ctx context.Context, st hybridsearch.FileState, rev uint
 
 // Delete removes the state of file id; deleting a missing state is not an
 // error.
-func (s *States) Delete(ctx context.Context, id hybridsearch.FileID) error {
+func (s *States) Delete(ctx context.Context, id hs.FileID) error {
 	key, err := stateKey(id)
 	if err != nil {
 		return err
@@ -105,7 +105,7 @@ func (s *States) Delete(ctx context.Context, id hybridsearch.FileID) error {
 // them from the server rather than loading the bucket into memory. It stops
 // at and returns fn's first error. An unreadable entry is logged and
 // skipped.
-func (s *States) List(ctx context.Context, fn func(hybridsearch.FileState) error) error {
+func (s *States) List(ctx context.Context, fn func(hs.FileState) error) error {
 	err := eachEntry(ctx, s.kv, func(e jetstream.KeyValueEntry) error {
 		st, err := decodeState(e.Value())
 		if err != nil {
@@ -128,8 +128,8 @@ type legacyState struct {
 
 // decodeState reads a stored state, counting the chunks of one written
 // with chunk hashes.
-func decodeState(b []byte) (hybridsearch.FileState, error) {
-	var st hybridsearch.FileState
+func decodeState(b []byte) (hs.FileState, error) {
+	var st hs.FileState
 	if err := json.Unmarshal(b, &st); err != nil {
 		return st, err
 	}
@@ -142,14 +142,14 @@ func decodeState(b []byte) (hybridsearch.FileState, error) {
 	return st, nil
 }
 
-func encodeState(st hybridsearch.FileState) (string, []byte, error) {
+func encodeState(st hs.FileState) (string, []byte, error) {
 	key, err := stateKey(st.ID)
 	if err != nil {
 		return "", nil, err
 	}
 	data, err := json.Marshal(st)
 	if err != nil {
-		return "", nil, hybridsearch.Errorf(hybridsearch.EINVALID, "queue: state %s: %w", key, err)
+		return "", nil, hs.Errorf(hs.EINVALID, "queue: state %s: %w", key, err)
 	}
 	return key, data, nil
 }

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -38,14 +38,14 @@ func (q *Queue) Tokens(ctx context.Context) (*TokenStore, error) {
 }
 
 // userPrefix is the key prefix of user's tokens.
-func userPrefix(user hybridsearch.UserID) (string, error) {
+func userPrefix(user hs.UserID) (string, error) {
 	if user == "" {
-		return "", hybridsearch.Errorf(hybridsearch.EINVALID, "queue: token: empty user")
+		return "", hs.Errorf(hs.EINVALID, "queue: token: empty user")
 	}
 	return base64.RawURLEncoding.EncodeToString([]byte(user)), nil
 }
 
-func tokenKey(user hybridsearch.UserID, id string) (string, error) {
+func tokenKey(user hs.UserID, id string) (string, error) {
 	p, err := userPrefix(user)
 	if err != nil {
 		return "", err
@@ -53,21 +53,21 @@ func tokenKey(user hybridsearch.UserID, id string) (string, error) {
 	if id == "" || len(id) > 64 || strings.ContainsFunc(id, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
 	}) {
-		return "", hybridsearch.Errorf(hybridsearch.EINVALID, "queue: token: bad id %q", id)
+		return "", hs.Errorf(hs.EINVALID, "queue: token: bad id %q", id)
 	}
 	return p + "." + id, nil
 }
 
 // Create stores a new record; ECONFLICT if one with the same user and id
 // exists.
-func (s *TokenStore) Create(ctx context.Context, t hybridsearch.Token) error {
+func (s *TokenStore) Create(ctx context.Context, t hs.Token) error {
 	key, data, err := encodeToken(t)
 	if err != nil {
 		return err
 	}
 	_, err = s.kv.Create(ctx, key, data)
 	if errors.Is(err, jetstream.ErrKeyExists) {
-		return hybridsearch.Errorf(hybridsearch.ECONFLICT, "queue: create token %s: exists", t.ID)
+		return hs.Errorf(hs.ECONFLICT, "queue: create token %s: exists", t.ID)
 	}
 	if err != nil {
 		return unavailable(fmt.Errorf("queue: create token %s: %w", t.ID, err))
@@ -76,7 +76,7 @@ func (s *TokenStore) Create(ctx context.Context, t hybridsearch.Token) error {
 }
 
 // Put stores t over any record with its user and id.
-func (s *TokenStore) Put(ctx context.Context, t hybridsearch.Token) error {
+func (s *TokenStore) Put(ctx context.Context, t hs.Token) error {
 	key, data, err := encodeToken(t)
 	if err != nil {
 		return err
@@ -89,31 +89,31 @@ func (s *TokenStore) Put(ctx context.Context, t hybridsearch.Token) error {
 
 // Get returns user's token record id; ENOTFOUND if there is none (also
 // for an id that is not well-formed, which no record can have).
-func (s *TokenStore) Get(ctx context.Context, user hybridsearch.UserID, id string) (hybridsearch.Token, error) {
+func (s *TokenStore) Get(ctx context.Context, user hs.UserID, id string) (hs.Token, error) {
 	key, err := tokenKey(user, id)
 	if err != nil {
-		if hybridsearch.ErrorKind(err) == hybridsearch.EINVALID && user != "" {
-			return hybridsearch.Token{}, hybridsearch.Errorf(hybridsearch.ENOTFOUND, "queue: no token %q", id)
+		if hs.ErrorKind(err) == hs.EINVALID && user != "" {
+			return hs.Token{}, hs.Errorf(hs.ENOTFOUND, "queue: no token %q", id)
 		}
-		return hybridsearch.Token{}, err
+		return hs.Token{}, err
 	}
 	e, err := s.kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return hybridsearch.Token{}, hybridsearch.Errorf(hybridsearch.ENOTFOUND, "queue: no token %q", id)
+		return hs.Token{}, hs.Errorf(hs.ENOTFOUND, "queue: no token %q", id)
 	}
 	if err != nil {
-		return hybridsearch.Token{}, unavailable(fmt.Errorf("queue: get token %s: %w", id, err))
+		return hs.Token{}, unavailable(fmt.Errorf("queue: get token %s: %w", id, err))
 	}
-	var t hybridsearch.Token
+	var t hs.Token
 	if err := json.Unmarshal(e.Value(), &t); err != nil {
-		return hybridsearch.Token{}, hybridsearch.Errorf(hybridsearch.EINTERNAL, "queue: get token %s: %w", id, err)
+		return hs.Token{}, hs.Errorf(hs.EINTERNAL, "queue: get token %s: %w", id, err)
 	}
 	return t, nil
 }
 
 // List returns user's token records, oldest first (ties by id). An
 // unreadable record is logged and skipped.
-func (s *TokenStore) List(ctx context.Context, user hybridsearch.UserID) ([]hybridsearch.Token, error) {
+func (s *TokenStore) List(ctx context.Context, user hs.UserID) ([]hs.Token, error) {
 	prefix, err := userPrefix(user)
 	if err != nil {
 		return nil, err
@@ -125,7 +125,7 @@ func (s *TokenStore) List(ctx context.Context, user hybridsearch.UserID) ([]hybr
 		return nil, unavailable(fmt.Errorf("queue: list tokens: %w", err))
 	}
 	defer func() { _ = w.Stop() }()
-	out := []hybridsearch.Token{}
+	out := []hs.Token{}
 	for {
 		select {
 		case <-ctx.Done():
@@ -135,7 +135,7 @@ func (s *TokenStore) List(ctx context.Context, user hybridsearch.UserID) ([]hybr
 				return nil, unavailable(errors.New("queue: list tokens: watch closed"))
 			}
 			if e == nil { // initial values done
-				slices.SortFunc(out, func(a, b hybridsearch.Token) int {
+				slices.SortFunc(out, func(a, b hs.Token) int {
 					if c := a.Created.Compare(b.Created); c != 0 {
 						return c
 					}
@@ -143,7 +143,7 @@ func (s *TokenStore) List(ctx context.Context, user hybridsearch.UserID) ([]hybr
 				})
 				return out, nil
 			}
-			var t hybridsearch.Token
+			var t hs.Token
 			if err := json.Unmarshal(e.Value(), &t); err != nil {
 				s.log.Warn("token record unreadable; skipped", "key", e.Key(), slog.Any("error", err))
 				continue
@@ -155,7 +155,7 @@ func (s *TokenStore) List(ctx context.Context, user hybridsearch.UserID) ([]hybr
 
 // Delete removes user's record id; deleting a missing record is not an
 // error.
-func (s *TokenStore) Delete(ctx context.Context, user hybridsearch.UserID, id string) error {
+func (s *TokenStore) Delete(ctx context.Context, user hs.UserID, id string) error {
 	key, err := tokenKey(user, id)
 	if err != nil {
 		return err
@@ -166,14 +166,14 @@ func (s *TokenStore) Delete(ctx context.Context, user hybridsearch.UserID, id st
 	return nil
 }
 
-func encodeToken(t hybridsearch.Token) (string, []byte, error) {
+func encodeToken(t hs.Token) (string, []byte, error) {
 	key, err := tokenKey(t.User, t.ID)
 	if err != nil {
 		return "", nil, err
 	}
 	data, err := json.Marshal(t)
 	if err != nil {
-		return "", nil, hybridsearch.Errorf(hybridsearch.EINVALID, "queue: token %s: %w", t.ID, err)
+		return "", nil, hs.Errorf(hs.EINVALID, "queue: token %s: %w", t.ID, err)
 	}
 	return key, data, nil
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 func TestTokenStore(t *testing.T) {
@@ -19,10 +19,10 @@ func TestTokenStore(t *testing.T) {
 	if _, err := q.Tokens(ctx); err != nil {
 		t.Fatalf("Tokens again: %v", err)
 	}
-	kindOf := hybridsearch.ErrorKind
+	kindOf := hs.ErrorKind
 	now := time.Now().UTC().Truncate(time.Second)
-	tok := func(user hybridsearch.UserID, id string, created time.Time) hybridsearch.Token {
-		return hybridsearch.Token{ID: id, User: user, Name: "n " + id, Scope: hybridsearch.TokenScope, Created: created, Expires: created.Add(time.Hour)}
+	tok := func(user hs.UserID, id string, created time.Time) hs.Token {
+		return hs.Token{ID: id, User: user, Name: "n " + id, Scope: hs.TokenScope, Created: created, Expires: created.Add(time.Hour)}
 	}
 
 	if got, err := s.List(ctx, "alice"); err != nil || len(got) != 0 {
@@ -30,7 +30,7 @@ func TestTokenStore(t *testing.T) {
 	}
 	// A user id that needs encoding (dots, @, spaces) and one that is a
 	// prefix of another must not see each other's tokens.
-	users := []hybridsearch.UserID{"alice", "alice.b@example.com", "al", "Bob Builder"}
+	users := []hs.UserID{"alice", "alice.b@example.com", "al", "Bob Builder"}
 	for i, u := range users {
 		for j, id := range []string{"t2", "t1"} {
 			if err := s.Create(ctx, tok(u, id, now.Add(time.Duration(i*10+(1-j))*time.Second))); err != nil {
@@ -38,7 +38,7 @@ func TestTokenStore(t *testing.T) {
 			}
 		}
 	}
-	if err := s.Create(ctx, tok("alice", "t1", now)); kindOf(err) != hybridsearch.ECONFLICT {
+	if err := s.Create(ctx, tok("alice", "t1", now)); kindOf(err) != hs.ECONFLICT {
 		t.Errorf("Create of an existing id = %v, want ECONFLICT", err)
 	}
 	for _, u := range users {
@@ -52,7 +52,7 @@ func TestTokenStore(t *testing.T) {
 	}
 
 	got, err := s.Get(ctx, "alice", "t1")
-	if err != nil || got.Name != "n t1" || got.Scope != hybridsearch.TokenScope || !got.Created.Equal(now) {
+	if err != nil || got.Name != "n t1" || got.Scope != hs.TokenScope || !got.Created.Equal(now) {
 		t.Errorf("Get = %+v, %v", got, err)
 	}
 	got.Revoked, got.RevokedAt = true, now
@@ -62,7 +62,7 @@ func TestTokenStore(t *testing.T) {
 	if again, err := s.Get(ctx, "alice", "t1"); err != nil || !again.Revoked || !again.RevokedAt.Equal(now) {
 		t.Errorf("Get after Put = %+v, %v; want revoked", again, err)
 	}
-	if _, err := s.Get(ctx, "bob", "t1"); kindOf(err) != hybridsearch.ENOTFOUND {
+	if _, err := s.Get(ctx, "bob", "t1"); kindOf(err) != hs.ENOTFOUND {
 		t.Errorf("Get of another user's id = %v, want ENOTFOUND", err)
 	}
 	if err := s.Delete(ctx, "alice", "t1"); err != nil {
@@ -71,7 +71,7 @@ func TestTokenStore(t *testing.T) {
 	if err := s.Delete(ctx, "alice", "t1"); err != nil {
 		t.Errorf("Delete again: %v", err)
 	}
-	if _, err := s.Get(ctx, "alice", "t1"); kindOf(err) != hybridsearch.ENOTFOUND {
+	if _, err := s.Get(ctx, "alice", "t1"); kindOf(err) != hs.ENOTFOUND {
 		t.Errorf("Get after Delete = %v, want ENOTFOUND", err)
 	}
 	if got, _ := s.List(ctx, "alice"); len(got) != 1 || got[0].ID != "t2" {
@@ -83,13 +83,13 @@ func TestTokenStore(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"create with empty user", s.Create(ctx, tok("", "x", now)), hybridsearch.EINVALID},
-		{"create with a dotted id", s.Create(ctx, tok("alice", "a.b", now)), hybridsearch.EINVALID},
-		{"create with a wildcard id", s.Create(ctx, tok("alice", "*", now)), hybridsearch.EINVALID},
-		{"put with empty id", s.Put(ctx, tok("alice", "", now)), hybridsearch.EINVALID},
-		{"delete with empty user", s.Delete(ctx, "", "t2"), hybridsearch.EINVALID},
-		{"get of a malformed id", func() error { _, err := s.Get(ctx, "alice", "a>b"); return err }(), hybridsearch.ENOTFOUND},
-		{"list of the empty user", func() error { _, err := s.List(ctx, ""); return err }(), hybridsearch.EINVALID},
+		{"create with empty user", s.Create(ctx, tok("", "x", now)), hs.EINVALID},
+		{"create with a dotted id", s.Create(ctx, tok("alice", "a.b", now)), hs.EINVALID},
+		{"create with a wildcard id", s.Create(ctx, tok("alice", "*", now)), hs.EINVALID},
+		{"put with empty id", s.Put(ctx, tok("alice", "", now)), hs.EINVALID},
+		{"delete with empty user", s.Delete(ctx, "", "t2"), hs.EINVALID},
+		{"get of a malformed id", func() error { _, err := s.Get(ctx, "alice", "a>b"); return err }(), hs.ENOTFOUND},
+		{"list of the empty user", func() error { _, err := s.List(ctx, ""); return err }(), hs.EINVALID},
 	}
 	for _, tt := range bad {
 		if got := kindOf(tt.err); got != tt.want {
@@ -108,10 +108,10 @@ func TestTokenStoreUnavailable(t *testing.T) {
 	srv.Shutdown()
 	ctx, cancel := contextWithTimeout(t, time.Second)
 	defer cancel()
-	if _, err := s.Get(ctx, "alice", "t1"); hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
+	if _, err := s.Get(ctx, "alice", "t1"); hs.ErrorKind(err) != hs.EUNAVAILABLE {
 		t.Errorf("Get with NATS down: %v, want EUNAVAILABLE", err)
 	}
-	if _, err := q.Tokens(ctx); hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
+	if _, err := q.Tokens(ctx); hs.ErrorKind(err) != hs.EUNAVAILABLE {
 		t.Errorf("Tokens with NATS down: %v, want EUNAVAILABLE", err)
 	}
 }
@@ -134,20 +134,20 @@ func TestForgetUsers(t *testing.T) {
 		t.Fatalf("token users of an empty bucket = %v, %v", u, err)
 	}
 	now := time.Now().UTC().Truncate(time.Second)
-	for _, u := range []hybridsearch.UserID{"bob", "bob.b@example.com", "alice"} {
+	for _, u := range []hs.UserID{"bob", "bob.b@example.com", "alice"} {
 		for _, id := range []string{"t1", "g1"} {
-			if err := toks.Create(ctx, hybridsearch.Token{ID: id, User: u, Scope: hybridsearch.TokenScope, Created: now, Expires: now.Add(time.Hour)}); err != nil {
+			if err := toks.Create(ctx, hs.Token{ID: id, User: u, Scope: hs.TokenScope, Created: now, Expires: now.Add(time.Hour)}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := lists.Put(ctx, u, []hybridsearch.Share{{ID: "1", FileID: 5, Path: "/x"}}); err != nil {
+		if err := lists.Put(ctx, u, []hs.Share{{ID: "1", FileID: 5, Path: "/x"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := []hybridsearch.UserID{"alice", "bob", "bob.b@example.com"}
-	for name, users := range map[string]func() ([]hybridsearch.UserID, error){
-		"tokens": func() ([]hybridsearch.UserID, error) { return toks.Users(ctx) },
-		"shares": func() ([]hybridsearch.UserID, error) { return lists.Users(ctx) },
+	want := []hs.UserID{"alice", "bob", "bob.b@example.com"}
+	for name, users := range map[string]func() ([]hs.UserID, error){
+		"tokens": func() ([]hs.UserID, error) { return toks.Users(ctx) },
+		"shares": func() ([]hs.UserID, error) { return lists.Users(ctx) },
 	} {
 		if got, err := users(); err != nil || !slices.Equal(got, want) {
 			t.Errorf("users with %s = %v, %v; want %v", name, got, err, want)
@@ -165,10 +165,10 @@ func TestForgetUsers(t *testing.T) {
 	if got, _ := toks.List(ctx, "bob"); len(got) != 0 {
 		t.Errorf("bob's tokens after Forget: %+v", got)
 	}
-	if _, err := lists.Get(ctx, "bob"); hybridsearch.ErrorKind(err) != hybridsearch.ENOTFOUND {
+	if _, err := lists.Get(ctx, "bob"); hs.ErrorKind(err) != hs.ENOTFOUND {
 		t.Errorf("bob's share list after Forget: %v", err)
 	}
-	want = []hybridsearch.UserID{"alice", "bob.b@example.com"}
+	want = []hs.UserID{"alice", "bob.b@example.com"}
 	if got, _ := toks.Users(ctx); !slices.Equal(got, want) {
 		t.Errorf("token users after Forget = %v, want %v", got, want)
 	}

@@ -7,17 +7,17 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Users lists the users that have token records, sorted.
-func (s *TokenStore) Users(ctx context.Context) ([]hybridsearch.UserID, error) {
+func (s *TokenStore) Users(ctx context.Context) ([]hs.UserID, error) {
 	return keyUsers(ctx, s.kv, "tokens", func(key string) string { p, _, _ := strings.Cut(key, "."); return p })
 }
 
 // Forget deletes every token record of user (app tokens and OAuth grants).
-func (s *TokenStore) Forget(ctx context.Context, user hybridsearch.UserID) error {
+func (s *TokenStore) Forget(ctx context.Context, user hs.UserID) error {
 	list, err := s.List(ctx, user)
 	if err != nil {
 		return err
@@ -31,12 +31,12 @@ func (s *TokenStore) Forget(ctx context.Context, user hybridsearch.UserID) error
 }
 
 // Users lists the users that have a stored share list, sorted.
-func (s *ShareLists) Users(ctx context.Context) ([]hybridsearch.UserID, error) {
+func (s *ShareLists) Users(ctx context.Context) ([]hs.UserID, error) {
 	return keyUsers(ctx, s.kv, "shares", func(key string) string { return key })
 }
 
 // Forget deletes user's stored share list; a missing one is not an error.
-func (s *ShareLists) Forget(ctx context.Context, user hybridsearch.UserID) error {
+func (s *ShareLists) Forget(ctx context.Context, user hs.UserID) error {
 	key, err := shareKey(user)
 	if err != nil {
 		return err
@@ -49,21 +49,21 @@ func (s *ShareLists) Forget(ctx context.Context, user hybridsearch.UserID) error
 
 // keyUsers lists, sorted, the users whose base64url-encoded ids prefix
 // takes from the keys of kv (the bucket of what).
-func keyUsers(ctx context.Context, kv jetstream.KeyValue, what string, prefix func(key string) string) ([]hybridsearch.UserID, error) {
+func keyUsers(ctx context.Context, kv jetstream.KeyValue, what string, prefix func(key string) string) ([]hs.UserID, error) {
 	keys, err := kv.ListKeys(ctx)
 	if err != nil {
 		return nil, unavailable(fmt.Errorf("queue: users with %s: %w", what, err))
 	}
 	defer func() { _ = keys.Stop() }()
-	seen := map[hybridsearch.UserID]bool{}
+	seen := map[hs.UserID]bool{}
 	for k := range keys.Keys() {
 		u, err := base64.RawURLEncoding.DecodeString(prefix(k))
 		if err != nil || len(u) == 0 {
 			continue // not a key this package wrote
 		}
-		seen[hybridsearch.UserID(u)] = true
+		seen[hs.UserID(u)] = true
 	}
-	out := make([]hybridsearch.UserID, 0, len(seen))
+	out := make([]hs.UserID, 0, len(seen))
 	for u := range seen {
 		out = append(out, u)
 	}

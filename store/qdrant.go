@@ -14,7 +14,7 @@ import (
 	"github.com/qdrant/go-client/qdrant"
 	"google.golang.org/grpc"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // DefaultQdrantTimeout bounds each Qdrant call when QdrantOptions.Timeout
@@ -91,12 +91,12 @@ func OpenQdrant(ctx context.Context, o QdrantOptions) (*Qdrant, error) {
 		return nil, err
 	}
 	if o.Dim < 0 {
-		return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant: negative dimension %d", o.Dim)
+		return nil, hs.Errorf(hs.EINVALID, "store: qdrant: negative dimension %d", o.Dim)
 	}
 	name := o.Collection
 	if name == "" {
 		if o.Dim == 0 || o.Model == "" {
-			return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant: a collection name, or the model and dimension, are required")
+			return nil, hs.Errorf(hs.EINVALID, "store: qdrant: a collection name, or the model and dimension, are required")
 		}
 		name = CollectionName(o.Model, o.Dim)
 	}
@@ -151,13 +151,13 @@ func qdrantConfig(o QdrantOptions) (*qdrant.Config, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" ||
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
-		return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant: URL %q is not http(s)://host[:port]", raw)
+		return nil, hs.Errorf(hs.EINVALID, "store: qdrant: URL %q is not http(s)://host[:port]", raw)
 	}
 	port := 6334
 	if p := u.Port(); p != "" {
 		port, err = strconv.Atoi(p)
 		if err != nil || port <= 0 || port > 65535 {
-			return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant: URL %q has a bad port", raw)
+			return nil, hs.Errorf(hs.EINVALID, "store: qdrant: URL %q has a bad port", raw)
 		}
 	}
 	return &qdrant.Config{
@@ -209,7 +209,7 @@ func (q *Qdrant) bootstrap(ctx context.Context, model string) error {
 // creates it at the same time is not an error.
 func (q *Qdrant) create(ctx context.Context, model string) error {
 	if q.dim <= 0 {
-		return hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant collection %q does not exist and no dimension is set to create it", q.collection)
+		return hs.Errorf(hs.EINVALID, "store: qdrant collection %q does not exist and no dimension is set to create it", q.collection)
 	}
 	idf := func() *qdrant.SparseVectorParams {
 		return &qdrant.SparseVectorParams{Modifier: qdrant.Modifier_Idf.Enum()}
@@ -310,7 +310,7 @@ func (q *Qdrant) check(ctx context.Context, model string) error {
 	for _, ix := range payloadIndexes {
 		have, ok := info.GetPayloadSchema()[ix.field]
 		if ok && have.GetDataType() != ix.schema {
-			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant collection %q indexes %q as %s, want %s",
+			return hs.Errorf(hs.EINVALID, "store: qdrant collection %q indexes %q as %s, want %s",
 				q.collection, ix.field, have.GetDataType(), ix.schema)
 		}
 		want := indexParams(ix.field, ix.typ)
@@ -396,7 +396,7 @@ func indexParamsMatch(have, want *qdrant.PayloadIndexParams) bool {
 // adapter writes.
 func (q *Qdrant) checkConfig(info *qdrant.CollectionInfo, model string) error {
 	bad := func(format string, args ...any) error {
-		return hybridsearch.Errorf(hybridsearch.EINVALID, "store: qdrant collection %q "+format, append([]any{q.collection}, args...)...)
+		return hs.Errorf(hs.EINVALID, "store: qdrant collection %q "+format, append([]any{q.collection}, args...)...)
 	}
 	params := info.GetConfig().GetParams()
 	dense := params.GetVectorsConfig().GetParamsMap().GetMap()[VectorDense]
@@ -487,7 +487,7 @@ func (q *Qdrant) call(ctx context.Context, op string, fn func(ctx context.Contex
 	q.mu.RLock()
 	defer q.mu.RUnlock()
 	if q.closed {
-		return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "store: qdrant %s: store closed", op)
+		return hs.Errorf(hs.EUNAVAILABLE, "store: qdrant %s: store closed", op)
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("store: qdrant %s: %w", op, err)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/qdrant/go-client/qdrant"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // DefaultDocFreqTTL is how long Qdrant.SparseDocFreq reuses the statistics
@@ -119,7 +119,7 @@ func (q *Qdrant) readDocFreq(ctx context.Context, vector string, indices []uint3
 		return err
 	}
 	if len(res) != len(indices) {
-		return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "store: qdrant document frequencies of %s: %d answers to %d queries", vector, len(res), len(indices))
+		return hs.Errorf(hs.EUNAVAILABLE, "store: qdrant document frequencies of %s: %d answers to %d queries", vector, len(res), len(indices))
 	}
 	for i, ix := range indices {
 		got[ix] = 0
@@ -135,7 +135,7 @@ func (q *Qdrant) readDocFreq(ctx context.Context, vector string, indices []uint3
 // docFreqOf inverts Qdrant's IDF: the number of points holding index ix,
 // given the score of the query {ix: 1} on a point whose vector is v, among
 // total points. It is at least 1 (a point holds ix) and at most total.
-func docFreqOf(score float32, v hybridsearch.SparseVector, ix uint32, total int) int {
+func docFreqOf(score float32, v hs.SparseVector, ix uint32, total int) int {
 	j, ok := slices.BinarySearch(v.Indices, ix)
 	if !ok || v.Values[j] <= 0 || score <= 0 {
 		return 1

@@ -10,7 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // qdrantError maps an error of a Qdrant call to an error kind:
@@ -25,31 +25,31 @@ func qdrantError(ctx context.Context, op string, err error) error {
 	}
 	var rate *qdrant.QdrantResourceExhaustedError
 	if errors.As(err, &rate) {
-		return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err,
+		return hs.WrapError(hs.EUNAVAILABLE, err,
 			fmt.Sprintf("store: qdrant %s: rate limited, retry after %d s", op, rate.RetryAfterS))
 	}
 	st, _ := status.FromError(err)
-	kind, what := hybridsearch.EINTERNAL, "failed"
+	kind, what := hs.EINTERNAL, "failed"
 	switch {
 	case isTooLarge(err):
 		// Retrying the same message cannot help.
-		return hybridsearch.WrapError(hybridsearch.ETOOLARGE, err, fmt.Sprintf("store: qdrant %s: message over the gRPC size limit", op))
+		return hs.WrapError(hs.ETOOLARGE, err, fmt.Sprintf("store: qdrant %s: message over the gRPC size limit", op))
 	}
 	switch st.Code() {
 	case codes.Unavailable, codes.ResourceExhausted, codes.Aborted, codes.Canceled:
-		kind, what = hybridsearch.EUNAVAILABLE, "qdrant is unavailable"
+		kind, what = hs.EUNAVAILABLE, "qdrant is unavailable"
 	case codes.DeadlineExceeded:
-		kind, what = hybridsearch.EUNAVAILABLE, "qdrant timed out"
+		kind, what = hs.EUNAVAILABLE, "qdrant timed out"
 	case codes.InvalidArgument:
-		kind, what = hybridsearch.EINVALID, st.Message()
+		kind, what = hs.EINVALID, st.Message()
 	case codes.NotFound:
-		kind, what = hybridsearch.ENOTFOUND, st.Message()
+		kind, what = hs.ENOTFOUND, st.Message()
 	case codes.Unauthenticated, codes.PermissionDenied:
-		kind, what = hybridsearch.EUNAUTHORIZED, "qdrant refused the API key"
+		kind, what = hs.EUNAUTHORIZED, "qdrant refused the API key"
 	case codes.AlreadyExists:
-		kind, what = hybridsearch.ECONFLICT, st.Message()
+		kind, what = hs.ECONFLICT, st.Message()
 	}
-	return hybridsearch.WrapError(kind, err, fmt.Sprintf("store: qdrant %s: %s", op, what))
+	return hs.WrapError(kind, err, fmt.Sprintf("store: qdrant %s: %s", op, what))
 }
 
 // isTooLarge reports whether err is gRPC refusing a message over its size
@@ -61,7 +61,7 @@ func isTooLarge(err error) bool {
 	}
 	st, ok := status.FromError(err)
 	if !ok {
-		var e *hybridsearch.Error
+		var e *hs.Error
 		if errors.As(err, &e) && e.Err != nil {
 			return isTooLarge(e.Err)
 		}

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 func TestQdrantConfig(t *testing.T) {
@@ -62,7 +62,7 @@ func TestPointOfDeprecatedVectorFields(t *testing.T) {
 	if !slices.Equal(p.Trigram.Indices, []uint32{4}) {
 		t.Errorf("trigram = %v", p.Trigram)
 	}
-	if p.File.ID != 12 || p.Chunk.FileID != 12 || !slices.Equal(p.File.Readers, []hybridsearch.UserID{"alice"}) {
+	if p.File.ID != 12 || p.Chunk.FileID != 12 || !slices.Equal(p.File.Readers, []hs.UserID{"alice"}) {
 		t.Errorf("file = %+v", p.File)
 	}
 }
@@ -77,19 +77,19 @@ func TestQdrantErrorMapping(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"unavailable", live, status.Error(codes.Unavailable, "down"), hybridsearch.EUNAVAILABLE},
-		{"wrapped by the client", live, fmt.Errorf("Query() failed: %w", status.Error(codes.InvalidArgument, "Wrong input")), hybridsearch.EINVALID},
-		{"rate limited", live, &qdrant.QdrantResourceExhaustedError{Reason: "slow down", RetryAfterS: 3}, hybridsearch.EUNAVAILABLE},
-		{"timeout", live, status.Error(codes.DeadlineExceeded, "deadline"), hybridsearch.EUNAVAILABLE},
-		{"aborted", live, status.Error(codes.Aborted, "conflict"), hybridsearch.EUNAVAILABLE},
-		{"exists", live, status.Error(codes.AlreadyExists, "exists"), hybridsearch.ECONFLICT},
-		{"not a status", live, errors.New("boom"), hybridsearch.EINTERNAL},
-		{"caller gave up", cancelled, status.Error(codes.Canceled, "context canceled"), hybridsearch.EINTERNAL},
+		{"unavailable", live, status.Error(codes.Unavailable, "down"), hs.EUNAVAILABLE},
+		{"wrapped by the client", live, fmt.Errorf("Query() failed: %w", status.Error(codes.InvalidArgument, "Wrong input")), hs.EINVALID},
+		{"rate limited", live, &qdrant.QdrantResourceExhaustedError{Reason: "slow down", RetryAfterS: 3}, hs.EUNAVAILABLE},
+		{"timeout", live, status.Error(codes.DeadlineExceeded, "deadline"), hs.EUNAVAILABLE},
+		{"aborted", live, status.Error(codes.Aborted, "conflict"), hs.EUNAVAILABLE},
+		{"exists", live, status.Error(codes.AlreadyExists, "exists"), hs.ECONFLICT},
+		{"not a status", live, errors.New("boom"), hs.EINTERNAL},
+		{"caller gave up", cancelled, status.Error(codes.Canceled, "context canceled"), hs.EINTERNAL},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := qdrantError(tt.ctx, "op", tt.err)
-			if got := hybridsearch.ErrorKind(err); got != tt.want {
+			if got := hs.ErrorKind(err); got != tt.want {
 				t.Errorf("qdrantError(%v) kind = %q, want %q", tt.err, got, tt.want)
 			}
 			if tt.ctx.Err() != nil && !errors.Is(err, context.Canceled) {
@@ -110,14 +110,14 @@ func TestDocFreqOf(t *testing.T) {
 			}
 			for _, v := range []float32{0.05, 1, 1.7} {
 				score := float32(IDF(n, total)) * v
-				got := docFreqOf(score, hybridsearch.SparseVector{Indices: []uint32{4, 7}, Values: []float32{2, v}}, 7, total)
+				got := docFreqOf(score, hs.SparseVector{Indices: []uint32{4, 7}, Values: []float32{2, v}}, 7, total)
 				if got != n {
 					t.Errorf("docFreqOf(N %d, n %d, v %v) = %d", total, n, v, got)
 				}
 			}
 		}
 	}
-	if got := docFreqOf(1, hybridsearch.SparseVector{Indices: []uint32{4}, Values: []float32{2}}, 7, 10); got != 1 {
+	if got := docFreqOf(1, hs.SparseVector{Indices: []uint32{4}, Values: []float32{2}}, 7, 10); got != 1 {
 		t.Errorf("docFreqOf without the index = %d, want 1 (a point holds it)", got)
 	}
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/qdrant/go-client/qdrant"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 	"github.com/hybrid-search/hybridsearch/store/qdranttest"
 )
@@ -52,7 +52,7 @@ func TestOpenQdrantMigratesOldCollection(t *testing.T) {
 		t.Fatalf("the old collection's hnsw = %v, want Qdrant's default m=16", h)
 	}
 	s := mustOpenQdrant(t, o)
-	meta := hybridsearch.FileMeta{ID: 1, Path: "/a.md", Readers: []hybridsearch.UserID{"alice"}}
+	meta := hs.FileMeta{ID: 1, Path: "/a.md", Readers: []hs.UserID{"alice"}}
 	mustWriteQ(t, s, meta, qpoint(meta, 0, []float32{1, 0, 0, 0}), qpoint(meta, 1, []float32{0, 1, 0, 0}), qpoint(meta, 2, []float32{0, 0, 1, 0}))
 
 	info, err = c.GetCollectionInfo(t.Context(), name)

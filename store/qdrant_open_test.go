@@ -9,7 +9,7 @@ import (
 
 	"github.com/qdrant/go-client/qdrant"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 	"github.com/hybrid-search/hybridsearch/store/qdranttest"
 )
@@ -181,7 +181,7 @@ func TestOpenQdrantRefusesOtherCollections(t *testing.T) {
 			if err == nil {
 				s.Close()
 			}
-			if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID || !strings.Contains(err.Error(), o.Collection) || !strings.Contains(err.Error(), tt.want) {
+			if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), o.Collection) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("OpenQdrant = %v, want EINVALID naming %q and saying %q", err, o.Collection, tt.want)
 			}
 		})
@@ -222,7 +222,7 @@ func TestOpenQdrantBadOptions(t *testing.T) {
 			if err == nil {
 				s.Close()
 			}
-			if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+			if hs.ErrorKind(err) != hs.EINVALID {
 				t.Errorf("OpenQdrant(%+v) = %v, want EINVALID", tt.o, err)
 			}
 		})
@@ -240,7 +240,7 @@ func TestOpenQdrantUnreachable(t *testing.T) {
 	if err == nil {
 		s.Close()
 	}
-	if hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
+	if hs.ErrorKind(err) != hs.EUNAVAILABLE {
 		t.Errorf("OpenQdrant(closed port) = %v, want EUNAVAILABLE", err)
 	}
 }
@@ -280,7 +280,7 @@ func TestQdrantCallTimeout(t *testing.T) {
 	if err == nil {
 		s.Close()
 	}
-	if hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
+	if hs.ErrorKind(err) != hs.EUNAVAILABLE {
 		t.Errorf("OpenQdrant(silent server) = %v, want EUNAVAILABLE", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
@@ -297,7 +297,7 @@ func TestQdrantAPIKey(t *testing.T) {
 	if err == nil {
 		s.Close()
 	}
-	if hybridsearch.ErrorKind(err) != hybridsearch.EUNAUTHORIZED {
+	if hs.ErrorKind(err) != hs.EUNAUTHORIZED {
 		t.Errorf("OpenQdrant without the API key = %v, want EUNAUTHORIZED", err)
 	}
 	o.APIKey = "secret"

@@ -13,7 +13,7 @@ import (
 	"github.com/qdrant/go-client/qdrant"
 	"google.golang.org/grpc/codes"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 	"github.com/hybrid-search/hybridsearch/store/qdranttest"
 )
@@ -24,11 +24,11 @@ func TestQdrantSearchRequests(t *testing.T) {
 	m := qmeta(1, "/Documents/a.md", "alice")
 	mustWriteQ(t, s, m, qpoint(m, 0, []float32{1, 0, 0, 0}))
 	after, before := time.Unix(1700000000, 500_000_000), time.Unix(1800000000, 1)
-	f := hybridsearch.Filter{
-		Types: []hybridsearch.DocType{hybridsearch.DocNote}, MIMEs: []string{"text/markdown", "text/plain"},
+	f := hs.Filter{
+		Types: []hs.DocType{hs.DocNote}, MIMEs: []string{"text/markdown", "text/plain"},
 		PathPrefix: "/Documents/", ModifiedAfter: after, ModifiedBefore: before,
 	}
-	sq := hybridsearch.SparseVector{Indices: []uint32{9, 1}, Values: []float32{0.5, 1}}
+	sq := hs.SparseVector{Indices: []uint32{9, 1}, Values: []float32{0.5, 1}}
 	calls := []struct {
 		name  string
 		call  func(ctx context.Context) error
@@ -89,8 +89,8 @@ func TestQdrantSearchRequests(t *testing.T) {
 		t.Errorf("a search without text asks for payload %v", fields)
 	}
 	n = len(srv.Requests())
-	hit := hybridsearch.Hit{Point: hybridsearch.Point{Chunk: hybridsearch.Chunk{FileID: 1, No: 0}, File: m}}
-	if got, err := s.ReadChunks(t.Context(), "alice", []hybridsearch.Hit{hit}); err != nil || len(got) != 1 {
+	hit := hs.Hit{Point: hs.Point{Chunk: hs.Chunk{FileID: 1, No: 0}, File: m}}
+	if got, err := s.ReadChunks(t.Context(), "alice", []hs.Hit{hit}); err != nil || len(got) != 1 {
 		t.Fatalf("ReadChunks = %v, %v", got, err)
 	}
 	for _, r := range srv.Requests()[n:] {
@@ -143,15 +143,15 @@ func TestQdrantModifiedBetweenSeconds(t *testing.T) {
 	at := func(sec, nsec int64) time.Time { return time.Unix(sec, nsec) }
 	tests := []struct {
 		name   string
-		filter hybridsearch.Filter
+		filter hs.Filter
 		found  bool
 	}{
-		{"after half a second before", hybridsearch.Filter{ModifiedAfter: at(1700000000, 500_000_000)}, true},
-		{"after the same second", hybridsearch.Filter{ModifiedAfter: at(1700000001, 0)}, false},
-		{"after a fraction into it", hybridsearch.Filter{ModifiedAfter: at(1700000001, 1)}, false},
-		{"before a fraction after", hybridsearch.Filter{ModifiedBefore: at(1700000001, 1)}, true},
-		{"before the same second", hybridsearch.Filter{ModifiedBefore: at(1700000001, 0)}, false},
-		{"before a fraction before", hybridsearch.Filter{ModifiedBefore: at(1700000000, 999_999_999)}, false},
+		{"after half a second before", hs.Filter{ModifiedAfter: at(1700000000, 500_000_000)}, true},
+		{"after the same second", hs.Filter{ModifiedAfter: at(1700000001, 0)}, false},
+		{"after a fraction into it", hs.Filter{ModifiedAfter: at(1700000001, 1)}, false},
+		{"before a fraction after", hs.Filter{ModifiedBefore: at(1700000001, 1)}, true},
+		{"before the same second", hs.Filter{ModifiedBefore: at(1700000001, 0)}, false},
+		{"before a fraction before", hs.Filter{ModifiedBefore: at(1700000000, 999_999_999)}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,34 +168,34 @@ func TestQdrantArgumentErrorsSendNothing(t *testing.T) {
 	s := mustOpenQdrant(t, fakeOptions(srv))
 	ctx := t.Context()
 	v := []float32{1, 0, 0, 0}
-	sq := hybridsearch.SparseVector{Indices: []uint32{1}, Values: []float32{1}}
+	sq := hs.SparseVector{Indices: []uint32{1}, Values: []float32{1}}
 	calls := []struct {
 		name string
 		call func() error
 	}{
-		{"dense, empty user", func() error { _, err := s.SearchDense(ctx, "", v, 10, hybridsearch.Filter{}); return err }},
-		{"bm25, empty user", func() error { _, err := s.SearchSparse(ctx, "", "bm25", sq, 10, hybridsearch.Filter{}); return err }},
-		{"trigram, empty user", func() error { _, err := s.SearchSparse(ctx, "", "trigram", sq, 10, hybridsearch.Filter{}); return err }},
+		{"dense, empty user", func() error { _, err := s.SearchDense(ctx, "", v, 10, hs.Filter{}); return err }},
+		{"bm25, empty user", func() error { _, err := s.SearchSparse(ctx, "", "bm25", sq, 10, hs.Filter{}); return err }},
+		{"trigram, empty user", func() error { _, err := s.SearchSparse(ctx, "", "trigram", sq, 10, hs.Filter{}); return err }},
 		{"files, empty user", func() error { _, err := s.Files(ctx, ""); return err }},
-		{"dense, k 0", func() error { _, err := s.SearchDense(ctx, "alice", v, 0, hybridsearch.Filter{}); return err }},
-		{"dense, wrong dimension", func() error { _, err := s.SearchDense(ctx, "alice", v[:3], 10, hybridsearch.Filter{}); return err }},
+		{"dense, k 0", func() error { _, err := s.SearchDense(ctx, "alice", v, 0, hs.Filter{}); return err }},
+		{"dense, wrong dimension", func() error { _, err := s.SearchDense(ctx, "alice", v[:3], 10, hs.Filter{}); return err }},
 		{"dense, NaN", func() error {
-			_, err := s.SearchDense(ctx, "alice", []float32{float32(math.NaN()), 0, 0, 0}, 10, hybridsearch.Filter{})
+			_, err := s.SearchDense(ctx, "alice", []float32{float32(math.NaN()), 0, 0, 0}, 10, hs.Filter{})
 			return err
 		}},
 		{"sparse, unknown vector", func() error {
-			_, err := s.SearchSparse(ctx, "alice", "dense", sq, 10, hybridsearch.Filter{})
+			_, err := s.SearchSparse(ctx, "alice", "dense", sq, 10, hs.Filter{})
 			return err
 		}},
 		{"write, wrong dimension", func() error {
 			m := qmeta(1, "/a.md", "alice")
-			return s.WriteFile(ctx, m, []hybridsearch.Point{qpoint(m, 0, []float32{1, 2})})
+			return s.WriteFile(ctx, m, []hs.Point{qpoint(m, 0, []float32{1, 2})})
 		}},
 	}
 	for _, tt := range calls {
 		t.Run(tt.name, func(t *testing.T) {
 			n := len(srv.Requests())
-			if err := tt.call(); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+			if err := tt.call(); hs.ErrorKind(err) != hs.EINVALID {
 				t.Errorf("error = %v, want EINVALID", err)
 			}
 			if got := srv.Requests()[n:]; len(got) != 0 {
@@ -210,15 +210,15 @@ func TestQdrantErrorKinds(t *testing.T) {
 		code codes.Code
 		want string
 	}{
-		{codes.Unavailable, hybridsearch.EUNAVAILABLE},
-		{codes.DeadlineExceeded, hybridsearch.EUNAVAILABLE},
-		{codes.ResourceExhausted, hybridsearch.EUNAVAILABLE},
-		{codes.InvalidArgument, hybridsearch.EINVALID},
-		{codes.NotFound, hybridsearch.ENOTFOUND},
-		{codes.PermissionDenied, hybridsearch.EUNAUTHORIZED},
-		{codes.Unauthenticated, hybridsearch.EUNAUTHORIZED},
-		{codes.Internal, hybridsearch.EINTERNAL},
-		{codes.Unimplemented, hybridsearch.EINTERNAL},
+		{codes.Unavailable, hs.EUNAVAILABLE},
+		{codes.DeadlineExceeded, hs.EUNAVAILABLE},
+		{codes.ResourceExhausted, hs.EUNAVAILABLE},
+		{codes.InvalidArgument, hs.EINVALID},
+		{codes.NotFound, hs.ENOTFOUND},
+		{codes.PermissionDenied, hs.EUNAUTHORIZED},
+		{codes.Unauthenticated, hs.EUNAUTHORIZED},
+		{codes.Internal, hs.EINTERNAL},
+		{codes.Unimplemented, hs.EINTERNAL},
 	}
 	srv := qdranttest.NewServer(t)
 	s := mustOpenQdrant(t, fakeOptions(srv))
@@ -228,11 +228,11 @@ func TestQdrantErrorKinds(t *testing.T) {
 		call   func(ctx context.Context) error
 	}{
 		{qdrant.Points_Query_FullMethodName, func(ctx context.Context) error {
-			_, err := s.SearchDense(ctx, "alice", []float32{1, 0, 0, 0}, 10, hybridsearch.Filter{})
+			_, err := s.SearchDense(ctx, "alice", []float32{1, 0, 0, 0}, 10, hs.Filter{})
 			return err
 		}},
 		{qdrant.Points_Upsert_FullMethodName, func(ctx context.Context) error {
-			return s.WriteFile(ctx, m, []hybridsearch.Point{qpoint(m, 0, []float32{1, 0, 0, 0})})
+			return s.WriteFile(ctx, m, []hs.Point{qpoint(m, 0, []float32{1, 0, 0, 0})})
 		}},
 		{qdrant.Points_Delete_FullMethodName, func(ctx context.Context) error { return s.DeleteFile(ctx, 1) }},
 		{qdrant.Points_Scroll_FullMethodName, func(ctx context.Context) error { _, err := s.Files(ctx, "alice"); return err }},
@@ -244,7 +244,7 @@ func TestQdrantErrorKinds(t *testing.T) {
 			t.Run(fmt.Sprintf("%s %s", op.method, tt.code), func(t *testing.T) {
 				srv.FailNext(op.method, tt.code)
 				err := op.call(t.Context())
-				if got := hybridsearch.ErrorKind(err); got != tt.want {
+				if got := hs.ErrorKind(err); got != tt.want {
 					t.Errorf("error = %v (kind %q), want kind %q", err, got, tt.want)
 				}
 				if err != nil && !strings.HasPrefix(err.Error(), "store: qdrant ") {
@@ -262,8 +262,8 @@ func TestQdrantWriteFailsBetweenSteps(t *testing.T) {
 	mustWriteQ(t, s, m, qpoint(m, 0, []float32{1, 0, 0, 0}), qpoint(m, 1, []float32{0, 1, 0, 0}))
 
 	srv.FailNext(qdrant.Points_Delete_FullMethodName, codes.Unavailable)
-	one := []hybridsearch.Point{qpoint(m, 0, []float32{0, 0, 1, 0})}
-	if err := s.WriteFile(t.Context(), m, one); hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
+	one := []hs.Point{qpoint(m, 0, []float32{0, 0, 1, 0})}
+	if err := s.WriteFile(t.Context(), m, one); hs.ErrorKind(err) != hs.EUNAVAILABLE {
 		t.Fatalf("WriteFile with a failing delete = %v, want EUNAVAILABLE", err)
 	}
 	if got := chunkNos(t, s, 1); !slices.Equal(got, []int{0, 1}) {
@@ -280,7 +280,7 @@ func TestQdrantWriteSparseChunkNumbers(t *testing.T) {
 	s := mustOpenQdrant(t, fakeOptions(srv))
 	m := qmeta(7, "/a.md", "alice")
 	write := func(nos ...int) {
-		var pts []hybridsearch.Point
+		var pts []hs.Point
 		for _, no := range nos {
 			pts = append(pts, qpoint(m, no, []float32{1, float32(no), 0, 0}))
 		}
@@ -303,7 +303,7 @@ func TestQdrantLargeFile(t *testing.T) {
 	s := mustOpenQdrant(t, fakeOptions(srv))
 	m := qmeta(3, "/big.md", "alice")
 	const n = 600 // several upsert batches and scroll pages
-	pts := make([]hybridsearch.Point, n)
+	pts := make([]hs.Point, n)
 	hashes := make([]string, n)
 	for i := range pts {
 		pts[i] = qpoint(m, n-1-i, []float32{1, float32(i), 0, 0})
@@ -346,7 +346,7 @@ func TestQdrantMetadataRoundTrip(t *testing.T) {
 		t.Fatalf("FilePoints = %v, %v", got, err)
 	}
 	f := got[0].File
-	if !slices.Equal(f.Readers, []hybridsearch.UserID{"alice", "bob"}) {
+	if !slices.Equal(f.Readers, []hs.UserID{"alice", "bob"}) {
 		t.Errorf("readers = %q, want sorted, unique, non-empty", f.Readers)
 	}
 	if want := time.Date(2026, 3, 1, 11, 0, 0, 0, time.UTC); f.Modified != want {
@@ -368,7 +368,7 @@ func TestQdrantCancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	n := len(srv.Requests())
-	_, err := s.SearchDense(ctx, "alice", []float32{1, 0, 0, 0}, 10, hybridsearch.Filter{})
+	_, err := s.SearchDense(ctx, "alice", []float32{1, 0, 0, 0}, 10, hs.Filter{})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("SearchDense(cancelled) = %v, want context.Canceled", err)
 	}
@@ -391,10 +391,10 @@ func TestQdrantClosed(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close() = %v, want nil", err)
 	}
-	if err := s.Health(t.Context()); hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
+	if err := s.Health(t.Context()); hs.ErrorKind(err) != hs.EUNAVAILABLE {
 		t.Errorf("Health() after Close = %v, want EUNAVAILABLE", err)
 	}
-	if _, err := s.Files(t.Context(), "alice"); hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
+	if _, err := s.Files(t.Context(), "alice"); hs.ErrorKind(err) != hs.EUNAVAILABLE {
 		t.Errorf("Files() after Close = %v, want EUNAVAILABLE", err)
 	}
 }
@@ -403,7 +403,7 @@ func TestQdrantUpdateFileMetaNotFound(t *testing.T) {
 	srv := qdranttest.NewServer(t)
 	s := mustOpenQdrant(t, fakeOptions(srv))
 	err := s.UpdateFileMeta(t.Context(), qmeta(9, "/none.md", "alice"))
-	if hybridsearch.ErrorKind(err) != hybridsearch.ENOTFOUND {
+	if hs.ErrorKind(err) != hs.ENOTFOUND {
 		t.Errorf("UpdateFileMeta(absent) = %v, want ENOTFOUND", err)
 	}
 	if got := srv.RequestsFor(qdrant.Points_SetPayload_FullMethodName); len(got) != 0 {
@@ -412,28 +412,28 @@ func TestQdrantUpdateFileMetaNotFound(t *testing.T) {
 }
 
 // qmeta returns the metadata of a test file.
-func qmeta(id hybridsearch.FileID, path string, readers ...hybridsearch.UserID) hybridsearch.FileMeta {
-	return hybridsearch.FileMeta{
-		ID: id, Path: path, Title: path, MIME: "text/markdown", Type: hybridsearch.DocFile,
+func qmeta(id hs.FileID, path string, readers ...hs.UserID) hs.FileMeta {
+	return hs.FileMeta{
+		ID: id, Path: path, Title: path, MIME: "text/markdown", Type: hs.DocFile,
 		Modified: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), ETag: "e", Size: 10, Readers: readers,
 	}
 }
 
 // qpoint returns chunk no of a file with a dense vector (nil for none) and
 // one bm25 and trigram index.
-func qpoint(m hybridsearch.FileMeta, no int, dense []float32) hybridsearch.Point {
+func qpoint(m hs.FileMeta, no int, dense []float32) hs.Point {
 	text := fmt.Sprintf("chunk %d of %d", no, m.ID)
-	return hybridsearch.Point{
-		ID:      hybridsearch.PointID(m.ID, no),
-		Chunk:   hybridsearch.Chunk{FileID: m.ID, No: no, Text: text, Hash: fmt.Sprintf("%x", text)},
+	return hs.Point{
+		ID:      hs.PointID(m.ID, no),
+		Chunk:   hs.Chunk{FileID: m.ID, No: no, Text: text, Hash: fmt.Sprintf("%x", text)},
 		File:    m,
 		Dense:   dense,
-		BM25:    hybridsearch.SparseVector{Indices: []uint32{1}, Values: []float32{1}},
-		Trigram: hybridsearch.SparseVector{Indices: []uint32{2}, Values: []float32{1}},
+		BM25:    hs.SparseVector{Indices: []uint32{1}, Values: []float32{1}},
+		Trigram: hs.SparseVector{Indices: []uint32{2}, Values: []float32{1}},
 	}
 }
 
-func mustWriteQ(t *testing.T, s *store.Qdrant, m hybridsearch.FileMeta, pts ...hybridsearch.Point) {
+func mustWriteQ(t *testing.T, s *store.Qdrant, m hs.FileMeta, pts ...hs.Point) {
 	t.Helper()
 	if err := s.WriteFile(t.Context(), m, pts); err != nil {
 		t.Fatalf("WriteFile(%d) = %v", m.ID, err)
@@ -442,7 +442,7 @@ func mustWriteQ(t *testing.T, s *store.Qdrant, m hybridsearch.FileMeta, pts ...h
 
 // chunkNos returns the chunk numbers of a file, in the order FilePoints
 // returns them.
-func chunkNos(t *testing.T, s *store.Qdrant, id hybridsearch.FileID) []int {
+func chunkNos(t *testing.T, s *store.Qdrant, id hs.FileID) []int {
 	t.Helper()
 	pts, err := s.FilePoints(t.Context(), id, true)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/qdrant/go-client/qdrant"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // metaFields are the payload fields a file's metadata is read back from;
@@ -23,11 +23,11 @@ var metaFields = []string{"file_id", "path", "title", "mime", "type", "mtime", "
 // (ReaderPrefixes) serves Filter.PathPrefix as the searching user sees
 // the file. A uid has no "/" and a path starts with one, so the pair is
 // unambiguous.
-func readerKey(user hybridsearch.UserID, p string) string { return string(user) + ":" + p }
+func readerKey(user hs.UserID, p string) string { return string(user) + ":" + p }
 
 // ReaderPrefixes returns the reader_prefixes keywords of meta: for every
 // reader with a known path, readerKey of each of PathPrefixes(path).
-func ReaderPrefixes(meta hybridsearch.FileMeta) []string {
+func ReaderPrefixes(meta hs.FileMeta) []string {
 	var out []string
 	for _, u := range meta.Readers {
 		if p := meta.PathOf(u); p != "" {
@@ -45,14 +45,14 @@ var pointFields = append([]string{"chunk_no", "text", "start", "end", "headings"
 // cleanFileMeta returns meta with sorted, unique, non-empty readers of its
 // own and the modification time in UTC, cut to whole seconds as Qdrant
 // keeps it.
-func cleanFileMeta(meta hybridsearch.FileMeta) hybridsearch.FileMeta {
+func cleanFileMeta(meta hs.FileMeta) hs.FileMeta {
 	meta = CleanMeta(meta)
 	meta.Modified = time.Unix(meta.Modified.Unix(), 0).UTC()
 	return meta
 }
 
 // metaPayload returns the payload of a file's metadata.
-func metaPayload(meta hybridsearch.FileMeta) map[string]*qdrant.Value {
+func metaPayload(meta hs.FileMeta) map[string]*qdrant.Value {
 	readers := make([]string, len(meta.Readers))
 	var paths []string
 	for i, u := range meta.Readers {
@@ -78,7 +78,7 @@ func metaPayload(meta hybridsearch.FileMeta) map[string]*qdrant.Value {
 
 // pointPayload returns the whole payload of a point: its chunk and its
 // file's metadata.
-func pointPayload(meta hybridsearch.FileMeta, c hybridsearch.Chunk) map[string]*qdrant.Value {
+func pointPayload(meta hs.FileMeta, c hs.Chunk) map[string]*qdrant.Value {
 	p := metaPayload(meta)
 	p["chunk_no"] = qdrant.NewValueInt(int64(c.No))
 	p["text"] = qdrant.NewValueString(c.Text)
@@ -96,12 +96,12 @@ func pointPayload(meta hybridsearch.FileMeta, c hybridsearch.Chunk) map[string]*
 // pointVectors returns the named vectors of a point: the dense vector
 // normalised, the sparse ones sorted; empty vectors are left out, as a
 // point without them.
-func pointVectors(p hybridsearch.Point) *qdrant.Vectors {
+func pointVectors(p hs.Point) *qdrant.Vectors {
 	m := make(map[string]*qdrant.Vector, 3)
 	if len(p.Dense) > 0 {
 		m[VectorDense] = qdrant.NewVectorDense(Normalized(p.Dense))
 	}
-	for name, v := range map[string]hybridsearch.SparseVector{VectorBM25: p.BM25, VectorTrigram: p.Trigram} {
+	for name, v := range map[string]hs.SparseVector{VectorBM25: p.BM25, VectorTrigram: p.Trigram} {
 		if len(v.Indices) > 0 {
 			v = SortedSparse(v)
 			m[name] = qdrant.NewVectorSparse(v.Indices, v.Values)
@@ -112,11 +112,11 @@ func pointVectors(p hybridsearch.Point) *qdrant.Vectors {
 
 // pointOf reads a point back from its id, payload and, if present, its
 // vectors.
-func pointOf(id *qdrant.PointId, payload map[string]*qdrant.Value, vectors *qdrant.VectorsOutput) hybridsearch.Point {
+func pointOf(id *qdrant.PointId, payload map[string]*qdrant.Value, vectors *qdrant.VectorsOutput) hs.Point {
 	meta := metaOf(payload)
-	p := hybridsearch.Point{
+	p := hs.Point{
 		ID: id.GetUuid(),
-		Chunk: hybridsearch.Chunk{
+		Chunk: hs.Chunk{
 			FileID:   meta.ID,
 			No:       int(intValue(payload["chunk_no"])),
 			Text:     payload["text"].GetStringValue(),
@@ -139,27 +139,27 @@ func pointOf(id *qdrant.PointId, payload map[string]*qdrant.Value, vectors *qdra
 }
 
 // metaOf reads a file's metadata from a payload.
-func metaOf(payload map[string]*qdrant.Value) hybridsearch.FileMeta {
-	var readers []hybridsearch.UserID
+func metaOf(payload map[string]*qdrant.Value) hs.FileMeta {
+	var readers []hs.UserID
 	for _, u := range stringsOf(payload["readers"]) {
-		readers = append(readers, hybridsearch.UserID(u))
+		readers = append(readers, hs.UserID(u))
 	}
-	var paths map[hybridsearch.UserID]string
+	var paths map[hs.UserID]string
 	for _, kv := range stringsOf(payload["reader_paths"]) {
 		if i := strings.Index(kv, ":/"); i > 0 {
 			if paths == nil {
-				paths = map[hybridsearch.UserID]string{}
+				paths = map[hs.UserID]string{}
 			}
-			paths[hybridsearch.UserID(kv[:i])] = kv[i+1:]
+			paths[hs.UserID(kv[:i])] = kv[i+1:]
 		}
 	}
-	return hybridsearch.FileMeta{
+	return hs.FileMeta{
 		Paths:    paths,
-		ID:       hybridsearch.FileID(intValue(payload["file_id"])),
+		ID:       hs.FileID(intValue(payload["file_id"])),
 		Path:     payload["path"].GetStringValue(),
 		Title:    payload["title"].GetStringValue(),
 		MIME:     payload["mime"].GetStringValue(),
-		Type:     hybridsearch.DocType(payload["type"].GetStringValue()),
+		Type:     hs.DocType(payload["type"].GetStringValue()),
 		Modified: time.Unix(intValue(payload["mtime"]), 0).UTC(),
 		ETag:     payload["etag"].GetStringValue(),
 		Size:     intValue(payload["size"]),
@@ -178,15 +178,15 @@ func denseOf(v *qdrant.VectorOutput) []float32 {
 
 // sparseOf returns a sparse vector as Qdrant returns it, in the current or
 // the deprecated fields; nil slices when v is nil or empty.
-func sparseOf(v *qdrant.VectorOutput) hybridsearch.SparseVector {
-	var out hybridsearch.SparseVector
+func sparseOf(v *qdrant.VectorOutput) hs.SparseVector {
+	var out hs.SparseVector
 	if s := v.GetSparse(); s != nil {
-		out = hybridsearch.SparseVector{Indices: s.GetIndices(), Values: s.GetValues()}
+		out = hs.SparseVector{Indices: s.GetIndices(), Values: s.GetValues()}
 	} else if ix := v.GetIndices(); ix != nil { //nolint:staticcheck // see denseOf
-		out = hybridsearch.SparseVector{Indices: ix.GetData(), Values: v.GetData()} //nolint:staticcheck // see denseOf
+		out = hs.SparseVector{Indices: ix.GetData(), Values: v.GetData()} //nolint:staticcheck // see denseOf
 	}
 	if len(out.Indices) == 0 {
-		return hybridsearch.SparseVector{}
+		return hs.SparseVector{}
 	}
 	return SortedSparse(out)
 }

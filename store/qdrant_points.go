@@ -9,7 +9,7 @@ import (
 	"github.com/qdrant/go-client/qdrant"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // Page sizes of the adapter's requests. Upserts and scroll pages are
@@ -48,13 +48,13 @@ func (q *Qdrant) scrollLimit(withVectors bool) int {
 // (the point id is the file and chunk number), and leaves the file's other
 // points; TrimFile removes those past the end. The metadata of those
 // others is not changed. Checks are WriteFile's.
-func (q *Qdrant) UpsertPoints(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error {
+func (q *Qdrant) UpsertPoints(ctx context.Context, meta hs.FileMeta, points []hs.Point) error {
 	if err := CheckWrite(meta, points); err != nil {
 		return err
 	}
 	for _, p := range points {
 		if len(p.Dense) > 0 && len(p.Dense) != q.dim {
-			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", meta.ID, len(p.Dense), q.dim)
+			return hs.Errorf(hs.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", meta.ID, len(p.Dense), q.dim)
 		}
 	}
 	_, err := q.upsert(ctx, cleanFileMeta(meta), points)
@@ -63,7 +63,7 @@ func (q *Qdrant) UpsertPoints(ctx context.Context, meta hybridsearch.FileMeta, p
 
 // TrimFile removes the file's points whose chunk number is keep or more;
 // keep 0 removes the file. An absent file is not an error.
-func (q *Qdrant) TrimFile(ctx context.Context, id hybridsearch.FileID, keep int) error {
+func (q *Qdrant) TrimFile(ctx context.Context, id hs.FileID, keep int) error {
 	f := fileFilter(id)
 	if keep > 0 {
 		f.Must = append(f.Must, qdrant.NewRange("chunk_no", &qdrant.Range{Gte: qdrant.PtrOf(float64(keep))}))
@@ -78,13 +78,13 @@ func (q *Qdrant) TrimFile(ctx context.Context, id hybridsearch.FileID, keep int)
 // stored normalised. It returns an EINVALID error when a point does not
 // belong to meta (see CheckWrite) or its dense dimension is not the
 // collection's. Writing no points deletes the file.
-func (q *Qdrant) WriteFile(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error {
+func (q *Qdrant) WriteFile(ctx context.Context, meta hs.FileMeta, points []hs.Point) error {
 	if err := CheckWrite(meta, points); err != nil {
 		return err
 	}
 	for _, p := range points {
 		if len(p.Dense) > 0 && len(p.Dense) != q.dim {
-			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the collection has %d", meta.ID, len(p.Dense), q.dim)
+			return hs.Errorf(hs.EINVALID, "store: dense vector of file %d has dimension %d, the collection has %d", meta.ID, len(p.Dense), q.dim)
 		}
 	}
 	ids, err := q.upsert(ctx, cleanFileMeta(meta), points)
@@ -103,8 +103,8 @@ func (q *Qdrant) WriteFile(ctx context.Context, meta hybridsearch.FileMeta, poin
 // upsert writes points in chunk order with File set to meta, in requests of
 // at most upsertBatch points and about pageBytes, each waited for, and
 // returns their ids.
-func (q *Qdrant) upsert(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) ([]*qdrant.PointId, error) {
-	points = slices.SortedFunc(slices.Values(points), func(a, b hybridsearch.Point) int { return cmp.Compare(a.Chunk.No, b.Chunk.No) })
+func (q *Qdrant) upsert(ctx context.Context, meta hs.FileMeta, points []hs.Point) ([]*qdrant.PointId, error) {
+	points = slices.SortedFunc(slices.Values(points), func(a, b hs.Point) int { return cmp.Compare(a.Chunk.No, b.Chunk.No) })
 	ids := make([]*qdrant.PointId, len(points))
 	var structs []*qdrant.PointStruct
 	size := 0
@@ -140,7 +140,7 @@ func (q *Qdrant) upsert(ctx context.Context, meta hybridsearch.FileMeta, points 
 // UpdateFileMeta sets the metadata payload of every point of the file to
 // meta without touching vectors or text. It returns an ENOTFOUND error
 // when the file has no points.
-func (q *Qdrant) UpdateFileMeta(ctx context.Context, meta hybridsearch.FileMeta) error {
+func (q *Qdrant) UpdateFileMeta(ctx context.Context, meta hs.FileMeta) error {
 	op := fmt.Sprintf("update file %d", meta.ID)
 	var n uint64
 	err := q.call(ctx, op, func(ctx context.Context, c *qdrant.Client) (err error) {
@@ -151,7 +151,7 @@ func (q *Qdrant) UpdateFileMeta(ctx context.Context, meta hybridsearch.FileMeta)
 		return err
 	}
 	if n == 0 {
-		return hybridsearch.Errorf(hybridsearch.ENOTFOUND, "store: file %d is not in the index", meta.ID)
+		return hs.Errorf(hs.ENOTFOUND, "store: file %d is not in the index", meta.ID)
 	}
 	req := &qdrant.SetPayloadPoints{
 		CollectionName: q.collection,
@@ -166,7 +166,7 @@ func (q *Qdrant) UpdateFileMeta(ctx context.Context, meta hybridsearch.FileMeta)
 }
 
 // DeleteFile removes the file's points; an absent file is not an error.
-func (q *Qdrant) DeleteFile(ctx context.Context, id hybridsearch.FileID) error {
+func (q *Qdrant) DeleteFile(ctx context.Context, id hs.FileID) error {
 	return q.deletePoints(ctx, fmt.Sprintf("delete file %d", id), fileFilter(id))
 }
 
@@ -183,8 +183,8 @@ func (q *Qdrant) deletePoints(ctx context.Context, op string, f *qdrant.Filter) 
 // FilePoints returns the file's points in chunk order, with their
 // (normalised) dense and sparse vectors when withVectors is set; none for
 // an absent file.
-func (q *Qdrant) FilePoints(ctx context.Context, id hybridsearch.FileID, withVectors bool) ([]hybridsearch.Point, error) {
-	var out []hybridsearch.Point
+func (q *Qdrant) FilePoints(ctx context.Context, id hs.FileID, withVectors bool) ([]hs.Point, error) {
+	var out []hs.Point
 	err := q.scroll(ctx, fmt.Sprintf("file points %d", id), q.scrollLimit(withVectors), &qdrant.ScrollPoints{
 		Filter:      fileFilter(id),
 		WithPayload: qdrant.NewWithPayloadInclude(pointFields...),
@@ -193,7 +193,7 @@ func (q *Qdrant) FilePoints(ctx context.Context, id hybridsearch.FileID, withVec
 		out = append(out, pointOf(p.GetId(), p.GetPayload(), p.GetVectors()))
 		return true
 	})
-	slices.SortFunc(out, func(a, b hybridsearch.Point) int { return cmp.Compare(a.Chunk.No, b.Chunk.No) })
+	slices.SortFunc(out, func(a, b hs.Point) int { return cmp.Compare(a.Chunk.No, b.Chunk.No) })
 	return out, err
 }
 
@@ -228,12 +228,12 @@ func (q *Qdrant) VectorsByHash(ctx context.Context, hashes []string) (map[string
 
 // Files returns the metadata of every file whose readers include user,
 // ordered by file id. It returns an EINVALID error for the empty user.
-func (q *Qdrant) Files(ctx context.Context, user hybridsearch.UserID) ([]hybridsearch.FileMeta, error) {
+func (q *Qdrant) Files(ctx context.Context, user hs.UserID) ([]hs.FileMeta, error) {
 	if err := CheckUser(user); err != nil {
 		return nil, err
 	}
-	seen := make(map[hybridsearch.FileID]bool)
-	var out []hybridsearch.FileMeta
+	seen := make(map[hs.FileID]bool)
+	var out []hs.FileMeta
 	err := q.scroll(ctx, "files of "+string(user), scrollPage, &qdrant.ScrollPoints{
 		Filter:      &qdrant.Filter{Must: []*qdrant.Condition{readersCondition(user)}},
 		WithPayload: qdrant.NewWithPayloadInclude(metaFields...),
@@ -249,7 +249,7 @@ func (q *Qdrant) Files(ctx context.Context, user hybridsearch.UserID) ([]hybrids
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b hybridsearch.FileMeta) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b hs.FileMeta) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
@@ -293,12 +293,12 @@ func (q *Qdrant) scroll(ctx context.Context, op string, limit int, req *qdrant.S
 }
 
 // fileFilter selects a file's points.
-func fileFilter(id hybridsearch.FileID) *qdrant.Filter {
+func fileFilter(id hs.FileID) *qdrant.Filter {
 	return &qdrant.Filter{Must: []*qdrant.Condition{qdrant.NewMatchInt("file_id", int64(id))}}
 }
 
 // readersCondition selects the points user may read: the security filter
 // of every search and listing.
-func readersCondition(user hybridsearch.UserID) *qdrant.Condition {
+func readersCondition(user hs.UserID) *qdrant.Condition {
 	return qdrant.NewMatchKeyword("readers", string(user))
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/qdrant/go-client/qdrant"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // samplePage is the number of points with vectors per scroll request of
@@ -21,7 +21,7 @@ const samplePage = 128
 // the user may not read are left out; repeated ids are returned once. It
 // returns an EINVALID error for the empty user or an id that is not a
 // UUID, before sending anything.
-func (q *Qdrant) PointsByID(ctx context.Context, user hybridsearch.UserID, ids []string) ([]hybridsearch.Point, error) {
+func (q *Qdrant) PointsByID(ctx context.Context, user hs.UserID, ids []string) ([]hs.Point, error) {
 	if err := CheckUser(user); err != nil {
 		return nil, err
 	}
@@ -33,31 +33,31 @@ func (q *Qdrant) PointsByID(ctx context.Context, user hybridsearch.UserID, ids [
 			continue
 		}
 		if !isUUID(id) {
-			return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: points by id: %q is not a point id", id)
+			return nil, hs.Errorf(hs.EINVALID, "store: points by id: %q is not a point id", id)
 		}
 		at[id] = i
 		pids = append(pids, qdrant.NewID(id))
 	}
-	var out []hybridsearch.Point
+	var out []hs.Point
 	for start := 0; start < len(pids); start += samplePage {
 		batch := pids[start:min(start+samplePage, len(pids))]
 		f := &qdrant.Filter{Must: []*qdrant.Condition{readersCondition(user), qdrant.NewHasID(batch...)}}
-		err := q.scrollN(ctx, "points by id", f, len(batch), true, func(p hybridsearch.Point) { out = append(out, p) })
+		err := q.scrollN(ctx, "points by id", f, len(batch), true, func(p hs.Point) { out = append(out, p) })
 		if err != nil {
 			return nil, err
 		}
 	}
-	slices.SortFunc(out, func(a, b hybridsearch.Point) int { return cmp.Compare(at[a.ID], at[b.ID]) })
+	slices.SortFunc(out, func(a, b hs.Point) int { return cmp.Compare(at[a.ID], at[b.ID]) })
 	return out, nil
 }
 
 // SamplePoints returns, with their vectors, up to n of the points user may
 // read that pass f: those with the smallest point ids, in id order (Qdrant
-// scrolls in id order). Point ids are hashes (hybridsearch.PointID), so
+// scrolls in id order). Point ids are hashes (hs.PointID), so
 // this is an even spread over the user's files that stays the same between
 // calls while the index does. n above MaxSample is capped; n ≤ 0 returns
 // nothing. It returns an EINVALID error for the empty user.
-func (q *Qdrant) SamplePoints(ctx context.Context, user hybridsearch.UserID, n int, f hybridsearch.Filter) ([]hybridsearch.Point, error) {
+func (q *Qdrant) SamplePoints(ctx context.Context, user hs.UserID, n int, f hs.Filter) ([]hs.Point, error) {
 	if err := CheckUser(user); err != nil {
 		return nil, err
 	}
@@ -65,14 +65,14 @@ func (q *Qdrant) SamplePoints(ctx context.Context, user hybridsearch.UserID, n i
 	if n <= 0 {
 		return nil, nil
 	}
-	out := make([]hybridsearch.Point, 0, n)
-	err := q.scrollN(ctx, "sample points", searchFilter(user, f), n, true, func(p hybridsearch.Point) { out = append(out, p) })
+	out := make([]hs.Point, 0, n)
+	err := q.scrollN(ctx, "sample points", searchFilter(user, f), n, true, func(p hs.Point) { out = append(out, p) })
 	return out, err
 }
 
 // scrollN calls fn for up to n points that f selects, with their vectors
 // when vectors is set, in id order, in pages of at most samplePage points.
-func (q *Qdrant) scrollN(ctx context.Context, op string, f *qdrant.Filter, n int, vectors bool, fn func(hybridsearch.Point)) error {
+func (q *Qdrant) scrollN(ctx context.Context, op string, f *qdrant.Filter, n int, vectors bool, fn func(hs.Point)) error {
 	req := &qdrant.ScrollPoints{
 		CollectionName: q.collection,
 		Filter:         f,

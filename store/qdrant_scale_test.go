@@ -10,7 +10,7 @@ import (
 
 	"github.com/qdrant/go-client/qdrant"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 	"github.com/hybrid-search/hybridsearch/store/qdranttest"
 	"github.com/hybrid-search/hybridsearch/store/storetest"
@@ -46,7 +46,7 @@ func TestQdrantAtScale(t *testing.T) {
 		s := mustOpenQdrant(t, o)
 		raw := dialRaw(t, o)
 		coll := o.Collection
-		sc.Exact = func(t *testing.T, u hybridsearch.UserID, vec []float32, k int) []string {
+		sc.Exact = func(t *testing.T, u hs.UserID, vec []float32, k int) []string {
 			return exactIDs(t, raw, coll, u, vec, k)
 		}
 		sc.Settle = func(t *testing.T) { awaitIndexed(t, raw, coll) }
@@ -69,7 +69,7 @@ func dialRaw(tb testing.TB, o store.QdrantOptions) *qdrant.Client {
 }
 
 // exactIDs is Qdrant's exact (full scan) search among user's points.
-func exactIDs(t *testing.T, c *qdrant.Client, coll string, u hybridsearch.UserID, vec []float32, k int) []string {
+func exactIDs(t *testing.T, c *qdrant.Client, coll string, u hs.UserID, vec []float32, k int) []string {
 	t.Helper()
 	res, err := c.Query(t.Context(), &qdrant.QueryPoints{
 		CollectionName: coll,
@@ -86,7 +86,7 @@ func exactIDs(t *testing.T, c *qdrant.Client, coll string, u hybridsearch.UserID
 	var ids []string
 	for _, p := range res {
 		pl := p.GetPayload()
-		ids = append(ids, hybridsearch.PointID(hybridsearch.FileID(pl["file_id"].GetIntegerValue()), int(pl["chunk_no"].GetIntegerValue())))
+		ids = append(ids, hs.PointID(hs.FileID(pl["file_id"].GetIntegerValue()), int(pl["chunk_no"].GetIntegerValue())))
 	}
 	return ids
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/qdrant/go-client/qdrant"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // SearchDense returns the user's k points most similar to vec by cosine
@@ -16,17 +16,17 @@ import (
 // vector are skipped. It returns an EINVALID error for an empty user, k ≤ 0
 // (k above MaxK is capped) or a vector whose dimension is not the
 // collection's, before sending anything.
-func (q *Qdrant) SearchDense(ctx context.Context, user hybridsearch.UserID, vec []float32, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error) {
+func (q *Qdrant) SearchDense(ctx context.Context, user hs.UserID, vec []float32, k int, f hs.Filter) ([]hs.Hit, error) {
 	k, err := checkSearch(user, k)
 	if err != nil {
 		return nil, err
 	}
 	if len(vec) != q.dim {
-		return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: search dense: query has dimension %d, the collection has %d", len(vec), q.dim)
+		return nil, hs.Errorf(hs.EINVALID, "store: search dense: query has dimension %d, the collection has %d", len(vec), q.dim)
 	}
 	for _, x := range vec {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: search dense: non-finite query value")
+			return nil, hs.Errorf(hs.EINVALID, "store: search dense: non-finite query value")
 		}
 	}
 	return q.query(ctx, "search dense", &qdrant.QueryPoints{
@@ -43,7 +43,7 @@ func (q *Qdrant) SearchDense(ctx context.Context, user hybridsearch.UserID, vec 
 // ties broken by point id. Only points sharing an index with q are found;
 // an empty q finds nothing. It returns an EINVALID error for an empty user,
 // k ≤ 0, another vector name or a malformed q, before sending anything.
-func (q *Qdrant) SearchSparse(ctx context.Context, user hybridsearch.UserID, vector string, sq hybridsearch.SparseVector, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error) {
+func (q *Qdrant) SearchSparse(ctx context.Context, user hs.UserID, vector string, sq hs.SparseVector, k int, f hs.Filter) ([]hs.Hit, error) {
 	k, err := checkSearch(user, k)
 	if err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ func (q *Qdrant) SearchSparse(ctx context.Context, user hybridsearch.UserID, vec
 // query runs a search and turns its points into hits ordered by score,
 // then point id; with omitText their chunks hold FileID and No alone (the
 // payload asked for is the chunk number and the file's metadata).
-func (q *Qdrant) query(ctx context.Context, op string, req *qdrant.QueryPoints, omitText bool) ([]hybridsearch.Hit, error) {
+func (q *Qdrant) query(ctx context.Context, op string, req *qdrant.QueryPoints, omitText bool) ([]hs.Hit, error) {
 	req.CollectionName = q.collection
 	req.WithPayload = qdrant.NewWithPayloadInclude(pointFields...)
 	if omitText {
@@ -84,11 +84,11 @@ func (q *Qdrant) query(ctx context.Context, op string, req *qdrant.QueryPoints, 
 	if err != nil || len(res) == 0 {
 		return nil, err
 	}
-	hits := make([]hybridsearch.Hit, len(res))
+	hits := make([]hs.Hit, len(res))
 	for i, p := range res {
-		hits[i] = hybridsearch.Hit{Point: pointOf(p.GetId(), p.GetPayload(), nil), Score: p.GetScore()}
+		hits[i] = hs.Hit{Point: pointOf(p.GetId(), p.GetPayload(), nil), Score: p.GetScore()}
 	}
-	slices.SortStableFunc(hits, func(a, b hybridsearch.Hit) int {
+	slices.SortStableFunc(hits, func(a, b hs.Hit) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
 		}
@@ -106,26 +106,26 @@ var leanFields = append([]string{"chunk_no"}, metaFields...)
 // leaving out hits whose point is gone or that user may not read. A hit
 // names its point by Point.File.ID and Point.Chunk.No; the rest of it is
 // kept as given. It returns an EINVALID error for the empty user.
-func (q *Qdrant) ReadChunks(ctx context.Context, user hybridsearch.UserID, hits []hybridsearch.Hit) ([]hybridsearch.Hit, error) {
+func (q *Qdrant) ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error) {
 	if err := CheckUser(user); err != nil {
 		return nil, err
 	}
 	ids := make([]*qdrant.PointId, 0, len(hits))
 	for _, h := range hits {
-		ids = append(ids, qdrant.NewID(hybridsearch.PointID(h.Point.File.ID, h.Point.Chunk.No)))
+		ids = append(ids, qdrant.NewID(hs.PointID(h.Point.File.ID, h.Point.Chunk.No)))
 	}
-	chunks := make(map[string]hybridsearch.Chunk, len(hits))
+	chunks := make(map[string]hs.Chunk, len(hits))
 	for start := 0; start < len(ids); start += samplePage {
 		batch := ids[start:min(start+samplePage, len(ids))]
 		f := &qdrant.Filter{Must: []*qdrant.Condition{readersCondition(user), qdrant.NewHasID(batch...)}}
-		err := q.scrollN(ctx, "read chunks", f, len(batch), false, func(p hybridsearch.Point) { chunks[p.ID] = p.Chunk })
+		err := q.scrollN(ctx, "read chunks", f, len(batch), false, func(p hs.Point) { chunks[p.ID] = p.Chunk })
 		if err != nil {
 			return nil, err
 		}
 	}
-	out := make([]hybridsearch.Hit, 0, len(hits))
+	out := make([]hs.Hit, 0, len(hits))
 	for _, h := range hits {
-		id := hybridsearch.PointID(h.Point.File.ID, h.Point.Chunk.No)
+		id := hs.PointID(h.Point.File.ID, h.Point.Chunk.No)
 		if c, ok := chunks[id]; ok {
 			h.Point.ID, h.Point.Chunk = id, c
 			out = append(out, h)
@@ -136,7 +136,7 @@ func (q *Qdrant) ReadChunks(ctx context.Context, user hybridsearch.UserID, hits 
 
 // checkSearch checks the arguments every search shares and returns k
 // capped at MaxK.
-func checkSearch(user hybridsearch.UserID, k int) (int, error) {
+func checkSearch(user hs.UserID, k int) (int, error) {
 	if err := CheckUser(user); err != nil {
 		return 0, err
 	}
@@ -147,7 +147,7 @@ func checkSearch(user hybridsearch.UserID, k int) (int, error) {
 // contains user, and every set field of f (type in Types, MIME in MIMEs,
 // PathPrefix among user's prefixes in reader_prefixes, mtime strictly
 // between ModifiedAfter and ModifiedBefore).
-func searchFilter(user hybridsearch.UserID, f hybridsearch.Filter) *qdrant.Filter {
+func searchFilter(user hs.UserID, f hs.Filter) *qdrant.Filter {
 	must := []*qdrant.Condition{readersCondition(user)}
 	if len(f.Types) > 0 {
 		types := make([]string, len(f.Types))

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // Defaults for the limits of an Extractor whose fields are zero.
@@ -135,38 +135,38 @@ const sniffLen = 3072
 // encrypted or hostile file, binary data declared as text, or a parse that
 // outlived Timeout; ETOOLARGE for an input over MaxInputBytes;
 // EUNAVAILABLE when reading r fails or ctx ends. Extract does not close r.
-func (x *Extractor) Extract(ctx context.Context, name, mime string, r io.Reader) (hybridsearch.Text, error) {
+func (x *Extractor) Extract(ctx context.Context, name, mime string, r io.Reader) (hs.Text, error) {
 	return x.extract(ctx, name, mime, r, false)
 }
 
 // extract is Extract, recognising text in images and scanned pages when
 // ocr is set (ExtractOCR).
-func (x *Extractor) extract(ctx context.Context, name, mime string, r io.Reader, ocr bool) (hybridsearch.Text, error) {
+func (x *Extractor) extract(ctx context.Context, name, mime string, r io.Reader, ocr bool) (hs.Text, error) {
 	lim := x.limits()
 	if s, ok := r.(interface{ Size() int64 }); ok && s.Size() > lim.maxInput {
-		return hybridsearch.Text{}, tooLarge(name, lim.maxInput)
+		return hs.Text{}, tooLarge(name, lim.maxInput)
 	}
 	f := formatFor(name, mime)
 	data, err := readLimited(ctx, r, sniffLen)
 	if err != nil {
-		return hybridsearch.Text{}, readError(name, err)
+		return hs.Text{}, readError(name, err)
 	}
 	if len(data) == 0 {
 		if f == fmtUnknown {
-			return hybridsearch.Text{Extractor: "empty"}, nil
+			return hs.Text{Extractor: "empty"}, nil
 		}
-		return hybridsearch.Text{Extractor: string(f)}, nil
+		return hs.Text{Extractor: string(f)}, nil
 	}
 	if f == fmtUnknown && genericTypes[mediaType(mime)] {
 		f = sniff(data)
 	}
 	if f == fmtUnknown {
-		return hybridsearch.Text{}, unsupported(name, mime)
+		return hs.Text{}, unsupported(name, mime)
 	}
 	if len(data) == sniffLen && (f == fmtText || f == fmtMarkdown) && lim.maxInput > streamMin {
 		more, err := readLimited(ctx, r, streamMin-sniffLen)
 		if err != nil {
-			return hybridsearch.Text{}, readError(name, err)
+			return hs.Text{}, readError(name, err)
 		}
 		data = append(data, more...)
 		if len(data) == streamMin {
@@ -176,16 +176,16 @@ func (x *Extractor) extract(ctx context.Context, name, mime string, r io.Reader,
 	if len(data) == sniffLen {
 		rest, err := readLimited(ctx, r, lim.maxInput+1-sniffLen)
 		if err != nil {
-			return hybridsearch.Text{}, readError(name, err)
+			return hs.Text{}, readError(name, err)
 		}
 		data = append(data, rest...)
 	}
 	if int64(len(data)) > lim.maxInput {
-		return hybridsearch.Text{}, tooLarge(name, lim.maxInput)
+		return hs.Text{}, tooLarge(name, lim.maxInput)
 	}
 	if f == fmtZip {
 		if f = sniffZip(data); f == fmtUnknown {
-			return hybridsearch.Text{}, unsupported(name, mime)
+			return hs.Text{}, unsupported(name, mime)
 		}
 	}
 	return x.run(ctx, name, f, data, lim, ocr)
@@ -195,7 +195,7 @@ func (x *Extractor) extract(ctx context.Context, name, mime string, r io.Reader,
 // timeout it returns at once and the result is dropped; every parser
 // looks at its context between steps (pdf-go through the file reads of
 // its library, see pdfSource), so the abandoned parse stops soon after.
-func (x *Extractor) run(ctx context.Context, name string, f format, data []byte, lim limits, ocr bool) (hybridsearch.Text, error) {
+func (x *Extractor) run(ctx context.Context, name string, f format, data []byte, lim limits, ocr bool) (hs.Text, error) {
 	if ocr && (f == fmtPDF || f == fmtImage) {
 		_, _, lim.timeout, _ = x.ocrLimits() // recognition takes longer than parsing
 	}
@@ -218,7 +218,7 @@ func (x *Extractor) run(ctx context.Context, name string, f format, data []byte,
 		}
 		defer func() {
 			if p := recover(); p != nil {
-				done <- hybridsearch.WrapError(hybridsearch.EINVALID,
+				done <- hs.WrapError(hs.EINVALID,
 					fmt.Errorf("panic: %v\n%s", p, debug.Stack()),
 					fmt.Sprintf("extract %s: %s parser crashed", name, f))
 			}
@@ -236,19 +236,19 @@ func (x *Extractor) run(ctx context.Context, name string, f format, data []byte,
 	}
 	switch {
 	case ctx.Err() != nil:
-		return hybridsearch.Text{}, hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, ctx.Err(),
+		return hs.Text{}, hs.WrapError(hs.EUNAVAILABLE, ctx.Err(),
 			fmt.Sprintf("extract %s: stopped", name))
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-		return hybridsearch.Text{}, hybridsearch.Errorf(hybridsearch.EINVALID, "extract %s: timed out after %s", name, seconds(lim.timeout))
+		return hs.Text{}, hs.Errorf(hs.EINVALID, "extract %s: timed out after %s", name, seconds(lim.timeout))
 	case errors.Is(err, errTruncated):
 		j.extractor += TruncatedSuffix
-	case err != nil && hybridsearch.ErrorKind(err) == hybridsearch.EINTERNAL:
-		return hybridsearch.Text{}, hybridsearch.WrapError(hybridsearch.EINVALID, err,
+	case err != nil && hs.ErrorKind(err) == hs.EINTERNAL:
+		return hs.Text{}, hs.WrapError(hs.EINVALID, err,
 			fmt.Sprintf("extract %s: corrupt %s", name, f))
 	case err != nil:
-		return hybridsearch.Text{}, err
+		return hs.Text{}, err
 	}
-	return hybridsearch.Text{Body: j.b.String(), Pages: j.b.pages, Title: j.title, Extractor: j.extractor}, nil
+	return hs.Text{Body: j.b.String(), Pages: j.b.pages, Title: j.title, Extractor: j.extractor}, nil
 }
 
 // findPoppler resolves PDFToText and pdfinfo beside it.
@@ -304,17 +304,17 @@ func seconds(d time.Duration) string {
 }
 
 func tooLarge(name string, limit int64) error {
-	return hybridsearch.Errorf(hybridsearch.ETOOLARGE, "extract %s: too large: over %d bytes", name, limit)
+	return hs.Errorf(hs.ETOOLARGE, "extract %s: too large: over %d bytes", name, limit)
 }
 
 func unsupported(name, mime string) error {
 	if mime == "" {
 		mime = "(none)"
 	}
-	return &hybridsearch.Error{Kind: hybridsearch.EINVALID, Err: ErrUnsupported,
+	return &hs.Error{Kind: hs.EINVALID, Err: ErrUnsupported,
 		Message: fmt.Sprintf("extract %s: unsupported type %s", name, mime)}
 }
 
 func readError(name string, err error) error {
-	return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, fmt.Sprintf("extract %s: read", name))
+	return hs.WrapError(hs.EUNAVAILABLE, err, fmt.Sprintf("extract %s: read", name))
 }

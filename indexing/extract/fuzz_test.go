@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/indexing/extract"
 )
 
@@ -42,7 +42,7 @@ func checkExtract(t *testing.T, x *extract.Extractor, name string, data []byte) 
 	t.Helper()
 	got, err := x.Extract(context.Background(), name, "", bytes.NewReader(data))
 	if err != nil {
-		if k := hybridsearch.ErrorKind(err); k != hybridsearch.EINVALID {
+		if k := hs.ErrorKind(err); k != hs.EINVALID {
 			t.Fatalf("Extract(%s) = %v, kind %s; want EINVALID", name, err, k)
 		}
 		return

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/indexing/extract"
 	"github.com/hybrid-search/hybridsearch/indexing/extract/ocrtest"
 )
@@ -71,7 +71,7 @@ func TestOCRImages(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := x.Extract(context.Background(), tt.name, tt.mime, bytes.NewReader(tt.data))
-			if !errors.Is(err, hybridsearch.ErrNeedsOCR) {
+			if !errors.Is(err, hs.ErrNeedsOCR) {
 				t.Fatalf("Extract = %v, want ErrNeedsOCR (recognition runs on the OCR lane)", err)
 			}
 			text, err := x.ExtractOCR(context.Background(), tt.name, tt.mime, bytes.NewReader(tt.data))
@@ -110,7 +110,7 @@ func TestOCRScannedAndMixedPDF(t *testing.T) {
 		t.Errorf("scan: \"Fahrrad\" on page %d, want 2; body %q", p, text.Body)
 	}
 
-	if _, err := x.Extract(context.Background(), "mixed.pdf", "application/pdf", bytes.NewReader(mixed)); !errors.Is(err, hybridsearch.ErrNeedsOCR) {
+	if _, err := x.Extract(context.Background(), "mixed.pdf", "application/pdf", bytes.NewReader(mixed)); !errors.Is(err, hs.ErrNeedsOCR) {
 		t.Fatalf("mixed: Extract = %v, want ErrNeedsOCR", err)
 	}
 	text, err = x.ExtractOCR(context.Background(), "mixed.pdf", "application/pdf", bytes.NewReader(mixed))
@@ -167,13 +167,13 @@ func TestOCRLimits(t *testing.T) {
 
 	corrupt := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{0xff}, 300)...)
 	_, err = x.ExtractOCR(context.Background(), "broken.png", "image/png", bytes.NewReader(corrupt))
-	if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID || !strings.Contains(err.Error(), "corrupt image") {
+	if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), "corrupt image") {
 		t.Errorf("corrupt image: %v, want EINVALID corrupt image", err)
 	}
 
 	slow := &extract.Extractor{OCR: extract.OCR{PageTimeout: time.Millisecond}}
 	_, err = slow.ExtractOCR(context.Background(), "scan.pdf", "application/pdf", bytes.NewReader(m.tools.ScanPDF(t, m.en)))
-	if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID || !strings.Contains(err.Error(), "OCR failed on all 1 pages") {
+	if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), "OCR failed on all 1 pages") {
 		t.Errorf("page timeout: %v, want EINVALID OCR failed on all pages", err)
 	}
 
@@ -182,7 +182,7 @@ func TestOCRLimits(t *testing.T) {
 		t.Errorf("OCRStatus without tesseract = %v, want OCR unavailable: <reason>", err)
 	}
 	_, err = off.Extract(context.Background(), "invoice.png", "image/png", bytes.NewReader(m.en))
-	if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID || !strings.Contains(err.Error(), "OCR unavailable") {
+	if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), "OCR unavailable") {
 		t.Errorf("image without OCR: %v, want EINVALID OCR unavailable", err)
 	}
 	// A scanned PDF without OCR is indexed for what text it has.
@@ -192,7 +192,7 @@ func TestOCRLimits(t *testing.T) {
 }
 
 // pageOf is the page holding word, or 0.
-func pageOf(t hybridsearch.Text, word string) int {
+func pageOf(t hs.Text, word string) int {
 	i := strings.Index(t.Body, word)
 	if i < 0 {
 		return 0

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/ledongthuc/pdf"
 )
 
@@ -42,7 +42,7 @@ var errPopplerStart = errors.New("pdftotext did not start")
 func (j *job) pdfPoppler() error {
 	tmp, err := os.CreateTemp("", "extract-*.pdf")
 	if err != nil {
-		return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "extract: pdf temp file")
+		return hs.WrapError(hs.EUNAVAILABLE, err, "extract: pdf temp file")
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.Write(j.data)
@@ -50,7 +50,7 @@ func (j *job) pdfPoppler() error {
 		err = cerr
 	}
 	if err != nil {
-		return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "extract: pdf temp file")
+		return hs.WrapError(hs.EUNAVAILABLE, err, "extract: pdf temp file")
 	}
 	// UTF-8 holds at most 4 bytes per rune; what is past the budget is
 	// dropped while pdftotext runs on (the timeout still bounds it).

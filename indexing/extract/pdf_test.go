@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/indexing/extract"
 )
 
@@ -91,7 +91,7 @@ func TestPDFErrors(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(e.name+"/"+tt.name, func(t *testing.T) {
 				got, err := e.x.Extract(context.Background(), "x.pdf", "application/pdf", bytes.NewReader(tt.data))
-				if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID || !strings.Contains(err.Error(), tt.wantMsg) {
+				if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), tt.wantMsg) {
 					t.Fatalf("Extract = %q, %v; want EINVALID %q", got.Body, err, tt.wantMsg)
 				}
 			})

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // RawPDF is rawPDF for the package's external tests (the PDF fixtures).
@@ -62,7 +62,7 @@ func TestPDFCyclesStop(t *testing.T) {
 				x := &Extractor{PDFToText: "/nonexistent/pdftotext", Timeout: timeout, exited: func() { close(exited) }}
 				start := time.Now()
 				_, err := x.Extract(context.Background(), "cycle.pdf", "application/pdf", bytes.NewReader(tc.pdf))
-				if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+				if hs.ErrorKind(err) != hs.EINVALID {
 					t.Fatalf("Extract = %v, want EINVALID", err)
 				}
 				t.Logf("after %v: %v", time.Since(start), err)

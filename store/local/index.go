@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
@@ -18,7 +18,7 @@ const (
 
 // fileRec is a stored file: its metadata and its points' slots.
 type fileRec struct {
-	meta   hybridsearch.FileMeta
+	meta   hs.FileMeta
 	points []int32 // slots in chunk order
 	slots  []int32 // the same slots, sorted
 }
@@ -52,9 +52,9 @@ type index struct {
 	free  []int32    // slots ready for reuse
 	dead  []int32    // freed slots whose postings are not purged yet
 
-	files  map[hybridsearch.FileID]*fileRec
-	users  map[hybridsearch.UserID][]int32 // sorted slots each reader may see
-	hashes map[uint64][]int32              // hashKey of a chunk hash -> slots with a dense vector, unordered; keys may collide
+	files  map[hs.FileID]*fileRec
+	users  map[hs.UserID][]int32 // sorted slots each reader may see
+	hashes map[uint64][]int32    // hashKey of a chunk hash -> slots with a dense vector, unordered; keys may collide
 	seed   maphash.Seed
 	sparse [2]invIndex // store.VectorBM25, store.VectorTrigram
 	points int
@@ -64,8 +64,8 @@ type index struct {
 func newIndex(dir string) *index {
 	return &index{
 		dir:    dir,
-		files:  make(map[hybridsearch.FileID]*fileRec),
-		users:  make(map[hybridsearch.UserID][]int32),
+		files:  make(map[hs.FileID]*fileRec),
+		users:  make(map[hs.UserID][]int32),
 		hashes: make(map[uint64][]int32),
 		seed:   maphash.MakeSeed(),
 		sparse: [2]invIndex{newInvIndex(), newInvIndex()},
@@ -110,7 +110,7 @@ func (x *index) check(o *op) (noop bool, err error) {
 		}
 	case opMeta:
 		if f == nil {
-			return false, hybridsearch.Errorf(hybridsearch.ENOTFOUND, "store: file %d has no points", o.meta.ID)
+			return false, hs.Errorf(hs.ENOTFOUND, "store: file %d has no points", o.meta.ID)
 		}
 	case opDelete:
 		return f == nil, nil
@@ -125,7 +125,7 @@ func (x *index) check(o *op) (noop bool, err error) {
 func (x *index) checkDim(o *op) error {
 	for _, p := range o.points {
 		if p.dense != nil && x.dim != 0 && len(p.dense) != x.dim {
-			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", o.meta.ID, len(p.dense), x.dim)
+			return hs.Errorf(hs.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", o.meta.ID, len(p.dense), x.dim)
 		}
 	}
 	return nil
@@ -240,7 +240,7 @@ func (x *index) link(f *fileRec, o *op, p *plan, off int64, inWAL bool) {
 
 // updateMeta replaces f's metadata and moves its slots between the
 // readers' lists. An absent file is left absent.
-func (x *index) updateMeta(f *fileRec, meta hybridsearch.FileMeta) {
+func (x *index) updateMeta(f *fileRec, meta hs.FileMeta) {
 	if f == nil {
 		return
 	}
@@ -257,7 +257,7 @@ func (x *index) updateMeta(f *fileRec, meta hybridsearch.FileMeta) {
 	f.meta = meta
 }
 
-func (x *index) setUser(u hybridsearch.UserID, slots []int32) {
+func (x *index) setUser(u hs.UserID, slots []int32) {
 	if len(slots) == 0 {
 		delete(x.users, u)
 		return

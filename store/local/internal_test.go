@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // invariants returns the first broken invariant of the index, or nil. It
@@ -114,7 +114,7 @@ func (x *index) invariants() error {
 		dead[s] = true
 	}
 	for n, ix := range x.sparse {
-		vec := func(r pointIn) hybridsearch.SparseVector { return []hybridsearch.SparseVector{r.bm25, r.trigram}[n] }
+		vec := func(r pointIn) hs.SparseVector { return []hs.SparseVector{r.bm25, r.trigram}[n] }
 		docs := 0
 		for _, r := range recs {
 			if len(vec(r).Indices) > 0 {
@@ -168,11 +168,11 @@ func TestIndexInvariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	users := []hybridsearch.UserID{"alice", "bob", "carol"}
+	users := []hs.UserID{"alice", "bob", "carol"}
 	maxSlots, purges := 0, 0
 	for i := range 300 {
 		deadBefore := len(s.idx.dead)
-		id := hybridsearch.FileID(1 + rng.IntN(30))
+		id := hs.FileID(1 + rng.IntN(30))
 		switch rng.IntN(8) {
 		case 0:
 			if err := s.DeleteFile(context.Background(), id); err != nil {
@@ -183,22 +183,22 @@ func TestIndexInvariants(t *testing.T) {
 				t.Fatal(err)
 			}
 		case 1:
-			var readers []hybridsearch.UserID
+			var readers []hs.UserID
 			for _, u := range users {
 				if rng.IntN(2) == 0 {
 					readers = append(readers, u)
 				}
 			}
-			err := s.UpdateFileMeta(context.Background(), hybridsearch.FileMeta{ID: id, Readers: readers})
-			if err != nil && hybridsearch.ErrorKind(err) != hybridsearch.ENOTFOUND {
+			err := s.UpdateFileMeta(context.Background(), hs.FileMeta{ID: id, Readers: readers})
+			if err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
 				t.Fatal(err)
 			}
 		default:
-			meta := hybridsearch.FileMeta{ID: id, Readers: users[:rng.IntN(4)]}
-			var points []hybridsearch.Point
+			meta := hs.FileMeta{ID: id, Readers: users[:rng.IntN(4)]}
+			var points []hs.Point
 			for no := range rng.IntN(60) {
-				p := hybridsearch.Point{ID: hybridsearch.PointID(id, no), Chunk: hybridsearch.Chunk{FileID: id, No: no, Hash: fmt.Sprint(rng.IntN(40))}}
-				for _, v := range []*hybridsearch.SparseVector{&p.BM25, &p.Trigram} {
+				p := hs.Point{ID: hs.PointID(id, no), Chunk: hs.Chunk{FileID: id, No: no, Hash: fmt.Sprint(rng.IntN(40))}}
+				for _, v := range []*hs.SparseVector{&p.BM25, &p.Trigram} {
 					for _, term := range rng.Perm(50)[:rng.IntN(8)] {
 						v.Indices = append(v.Indices, uint32(term))
 						v.Values = append(v.Values, rng.Float32())

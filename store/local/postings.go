@@ -7,7 +7,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
@@ -62,7 +62,7 @@ func newInvIndex() invIndex {
 }
 
 // add indexes slot s's sparse vector.
-func (ix *invIndex) add(s int32, v hybridsearch.SparseVector) {
+func (ix *invIndex) add(s int32, v hs.SparseVector) {
 	if len(v.Indices) == 0 {
 		return
 	}

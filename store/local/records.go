@@ -5,7 +5,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // A point's record (what encoder.point writes: id, chunk, dense vector,
@@ -71,14 +71,14 @@ func (r *records) read(l recLoc, full bool, buf []byte) ([]byte, error) {
 }
 
 // decodeHead decodes a record's head (id and chunk) for file.
-func decodeHead(rec []byte, file hybridsearch.FileID) (string, hybridsearch.Chunk, error) {
+func decodeHead(rec []byte, file hs.FileID) (string, hs.Chunk, error) {
 	d := decoder{b: rec}
 	id, c := d.pointHead(file)
 	return id, c, d.err
 }
 
 // decodeRecord decodes a whole record for file.
-func decodeRecord(rec []byte, file hybridsearch.FileID) (pointIn, error) {
+func decodeRecord(rec []byte, file hs.FileID) (pointIn, error) {
 	d := decoder{b: rec}
 	p := d.point(file)
 	if d.err == nil && len(d.b) != 0 {

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // Files under a Store's directory.
@@ -64,7 +64,7 @@ func writeSnapshot(dir string, x *index, seq uint64) (snap *os.File, locs []recL
 		e.uvarint(uint64(x.points))
 	})
 	write(buf)
-	ids := make([]hybridsearch.FileID, 0, len(x.files))
+	ids := make([]hs.FileID, 0, len(x.files))
 	for id := range x.files {
 		ids = append(ids, id)
 	}
@@ -178,7 +178,7 @@ func loadSnapshot(dir string) (x *index, seq uint64, size int64, err error) {
 			return nil, 0, 0, err
 		}
 	}
-	var last hybridsearch.FileID // the file upsert frames continue
+	var last hs.FileID // the file upsert frames continue
 	for i := uint64(0); ; {
 		at := off
 		if frame, err = readFrame(r, frame); err == io.EOF && i == files {
