@@ -11,7 +11,9 @@ import (
 // (stdlib only); indexing, search and analysis import no transport;
 // adapters never import each other (the Qdrant adapter, store, never
 // imports the embedded store, store/local, which shares its contract);
-// Echo stays in handlers, the MCP SDK in mcp and Prometheus in metrics. Nextcloud's protocol
+// Echo stays in handlers, the MCP SDK in mcp and Prometheus in metrics (the
+// application, app, wires them, as cmd does); the product binary and app
+// link no simulator or test fake. Nextcloud's protocol
 // facts live in nextcloud: handlers may use only its dependency-free
 // nextcloud/appapi (header encoding, proxy and HaRP URLs), never the client.
 func TestDeps(t *testing.T) {
@@ -36,6 +38,7 @@ func TestDeps(t *testing.T) {
 			imports[p.ImportPath] = p.Deps
 		}
 	}
+	testOnly := []string{mod + "/nextcloud/ncsim", mod + "/store/qdranttest", mod + "/embedding/embeddingtest", mod + "/queue/natstest", mod + "/internal/e2etest"}
 	transports := []string{"net/http", "github.com/labstack/echo", "github.com/nats-io", "google.golang.org/grpc", "github.com/qdrant", "github.com/modelcontextprotocol"}
 	rules := []struct {
 		pkg       string
@@ -59,6 +62,12 @@ func TestDeps(t *testing.T) {
 		// through interfaces of its own, and to no transport.
 		{mod + "/answer", append([]string{mod + "/chat", mod + "/search", mod + "/store", mod + "/nextcloud", mod + "/embedding", "github.com/ollama"}, transports...)},
 		{mod + "/assistant", []string{mod + "/chat", mod + "/answer", mod + "/search", mod + "/store", mod + "/embedding", mod + "/queue", "github.com/labstack/echo", "github.com/ollama"}},
+		// The product binary (serve, worker, the CLI) and the application
+		// link no simulator and no test fake: the demo is its own command,
+		// cmd/hybridsearch-demo. Their tests may import them.
+		{mod + "/cmd/hybridsearch", testOnly},
+		{mod + "/app", testOnly},
+		{mod + "/cli", append([]string{mod + "/app"}, testOnly...)},
 	}
 	for _, r := range rules {
 		deps, ok := imports[r.pkg]
@@ -74,17 +83,18 @@ func TestDeps(t *testing.T) {
 		}
 	}
 	for pkg, deps := range imports {
+		wires := strings.HasPrefix(pkg, mod+"/cmd/") || pkg == mod+"/app"
 		for _, d := range deps {
 			if strings.HasPrefix(pkg, mod+"/handlers") && (d == mod+"/nextcloud" || strings.HasPrefix(d, mod+"/nextcloud/") && d != mod+"/nextcloud/appapi") {
 				t.Errorf("%s depends on %s; handlers may use only nextcloud/appapi", pkg, d)
 			}
-			if strings.HasPrefix(d, "github.com/labstack/echo") && !strings.HasPrefix(pkg, mod+"/handlers") && !strings.HasPrefix(pkg, mod+"/cmd/") {
+			if strings.HasPrefix(d, "github.com/labstack/echo") && !strings.HasPrefix(pkg, mod+"/handlers") && !wires {
 				t.Errorf("%s depends on Echo; only handlers may", pkg)
 			}
-			if strings.HasPrefix(d, "github.com/modelcontextprotocol") && pkg != mod+"/mcp" && !strings.HasPrefix(pkg, mod+"/cmd/") && !strings.HasPrefix(pkg, mod+"/handlers") {
+			if strings.HasPrefix(d, "github.com/modelcontextprotocol") && pkg != mod+"/mcp" && !wires && !strings.HasPrefix(pkg, mod+"/handlers") {
 				t.Errorf("%s depends on the MCP SDK; only mcp may", pkg)
 			}
-			if strings.HasPrefix(d, "github.com/prometheus/") && pkg != mod+"/metrics" && !strings.HasPrefix(pkg, mod+"/cmd/") {
+			if strings.HasPrefix(d, "github.com/prometheus/") && pkg != mod+"/metrics" && !wires {
 				t.Errorf("%s depends on the Prometheus client; only metrics may (the others report through their own func fields)", pkg)
 			}
 		}

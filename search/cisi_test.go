@@ -23,7 +23,7 @@ import (
 // references on the same documents: bleve's BM25 (qualitytest.Bleve) and
 // the textbook BM25 on the app's terms (qualitytest.TextbookBM25). It runs
 // only with CISI=1 and prints a table; the benchmarks of record are
-// BenchmarkQuality in cmd/hybridsearch (the whole pipeline and
+// BenchmarkQuality in app (the whole pipeline and
 // /api/search) and BenchmarkQualityCV here (5-fold cross-validation of the
 // parameters), both run by scripts/bench quality.
 //

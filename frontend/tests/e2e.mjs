@@ -1,6 +1,6 @@
 // End-to-end test of the search panel inside the simulated Nextcloud.
 //
-// Builds the app (or takes HYBRIDSEARCH_BIN), starts `hybridsearch demo` on a
+// Builds the demo (or takes HYBRIDSEARCH_BIN), starts `hybridsearch-demo` on a
 // free port, drives Debian's chromium (never a downloaded browser) through
 // playwright-core: signs in as alice through the login form, opens the
 // panel, searches (typo, German, Japanese), checks highlights, keyboard
@@ -82,14 +82,14 @@ function fail(msg) {
 
 async function buildBinary(dir) {
   if (process.env.HYBRIDSEARCH_BIN) return process.env.HYBRIDSEARCH_BIN
-  const bin = join(dir, 'hybridsearch')
-  await promisify(execFile)('go', ['build', '-o', bin, './cmd/hybridsearch'], { cwd: repo, maxBuffer: 16 << 20 })
+  const bin = join(dir, 'hybridsearch-demo')
+  await promisify(execFile)('go', ['build', '-o', bin, './cmd/hybridsearch-demo'], { cwd: repo, maxBuffer: 16 << 20 })
   return bin
 }
 
 // startDemo runs the demo and resolves with its READY info and the process.
 function startDemo(bin, dataDir) {
-  const proc = spawn(bin, ['demo', '--addr', '127.0.0.1:0', '--data', dataDir], {
+  const proc = spawn(bin, ['--addr', '127.0.0.1:0', '--data', dataDir], {
     cwd: repo,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || 'info' },

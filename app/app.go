@@ -1,0 +1,751 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"golang.org/x/sync/errgroup"
+
+	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/analysis"
+	"github.com/hybrid-search/hybridsearch/answer"
+	"github.com/hybrid-search/hybridsearch/assistant"
+	"github.com/hybrid-search/hybridsearch/embedding"
+	"github.com/hybrid-search/hybridsearch/exapp"
+	"github.com/hybrid-search/hybridsearch/frontend"
+	"github.com/hybrid-search/hybridsearch/handlers"
+	"github.com/hybrid-search/hybridsearch/indexing"
+	"github.com/hybrid-search/hybridsearch/indexing/chunk"
+	"github.com/hybrid-search/hybridsearch/indexing/extract"
+	"github.com/hybrid-search/hybridsearch/metrics"
+	"github.com/hybrid-search/hybridsearch/nextcloud"
+	"github.com/hybrid-search/hybridsearch/queue"
+	"github.com/hybrid-search/hybridsearch/search"
+	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/local"
+	"github.com/hybrid-search/hybridsearch/tokens"
+)
+
+// indexStore is what main needs of a store: *local.Store or *store.Qdrant.
+type indexStore interface {
+	indexing.ChunkWriter
+	search.DenseRetriever
+	search.SparseRetriever
+	search.ChunkReader
+	search.VectorReader
+	SparseDocFreq(ctx context.Context, vector string, indices []uint32) ([]int, int, error)
+	Health(ctx context.Context) error
+	Stats(ctx context.Context) (store.Stats, error)
+	Close() error
+}
+
+// Main wires every component and owns their lifetimes. Its fields are
+// exported so end-to-end tests can reach the components.
+type Main struct {
+	Config Config
+	Logger *slog.Logger
+
+	NATSServer *server.Server // embedded server; nil with NATS_URL
+	NATS       *nats.Conn
+	Queue      *queue.Queue
+	Nextcloud  *nextcloud.Client
+	// Store, Embedder, Pipeline, Reporter, Search and Viz are those of the
+	// engine built at start; Engine returns the one in use now (the admin
+	// settings may have changed the model since).
+	Store     indexStore
+	Embedder  *embedding.Ollama // nil when OLLAMA_HOST=off
+	Pipeline  *indexing.Pipeline
+	Scanner   *indexing.Scanner
+	Shares    *indexing.ShareRefresher // new shares before a search
+	Reporter  *indexing.Reporter
+	Search    *search.Service
+	Viz       *search.Viz
+	Tokens    *tokens.Service // bearer tokens for direct MCP access
+	Lifecycle *exapp.Lifecycle
+	// Answer answers questions from users' files and Assistant runs the
+	// Assistant's task providers (assistant.go); nil in a worker.
+	Answer    *answer.Service
+	Assistant *assistant.Service
+	Handlers  *handlers.Server
+	Metrics   *metrics.Metrics // this process's; served on /metrics
+	// Worker makes Run start a consumer-only process (hybridsearch worker).
+	Worker bool
+
+	httpServer  *http.Server
+	listener    net.Listener
+	opsServer   *http.Server // METRICS_ADDR
+	opsListener net.Listener
+	cancel      context.CancelFunc
+	live        indexing.Live            // whether webhooks are registered, and their delays
+	users       *nextcloud.UserDirectory // who Nextcloud has, for tokens and pipelines
+	reach       *indexing.Reach          // who a new file reaches through shared folders
+	group       errgroup.Group           // the components (see goComponent)
+	started     atomic.Bool              // every component runs
+	stopping    atomic.Bool              // Close has begun
+	failed      atomic.Pointer[failure]  // the first component that stopped by itself
+	closeOnce   sync.Once
+	closeErr    error
+	done        chan error
+
+	eng      atomic.Pointer[Engine]             // the indexing engine
+	serve    atomic.Pointer[Engine]             // the serving engine
+	rebuild  atomic.Pointer[rebuild]            // the indexing engine's new index, until it serves
+	retiring sync.WaitGroup                     // engines being closed
+	extract  extractor                          // shared by every engine's pipeline
+	rules    atomic.Pointer[indexing.Rules]     // exclusions in force, but the paused users
+	paused   atomic.Pointer[map[hs.UserID]bool] // users who paused indexing their files
+	scanTick chan struct{}                      // the scan interval changed
+	setMu    sync.Mutex                         // serializes applySettings
+	settings atomic.Pointer[settingsState]      // the admin settings as last applied
+	chat     atomic.Pointer[chatConfig]         // the chat model in use (assistant.go)
+}
+
+// NewMain returns a Main for cfg; Run starts it.
+func NewMain(cfg Config, logger *slog.Logger) *Main {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Main{Config: cfg, Logger: logger, Metrics: metrics.New(), done: make(chan error, 1), scanTick: make(chan struct{}, 1)}
+}
+
+// Run builds the components in dependency order and starts serving. It
+// returns once the app listens; background work lasts until Close. The
+// long-running components (HTTP server, queue workers, scanner, scan
+// ticker, settings watcher) run under one errgroup: when one of them stops
+// by itself, Main shuts everything down in order (as Close does) and Done
+// delivers that component's error.
+func (m *Main) Run(ctx context.Context) error {
+	cfg := m.Config
+	ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if err := m.checkWorker(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.PersistentStorage, 0o700); err != nil {
+		return fmt.Errorf("data directory %s: %w", cfg.PersistentStorage, err)
+	}
+	m.Nextcloud = &nextcloud.Client{
+		BaseURL: cfg.NextcloudURL, AppID: cfg.AppID, AppVersion: cfg.AppVersion,
+		AAVersion: cfg.AAVersion, Secret: cfg.AppSecret, Logger: m.Logger,
+	}
+	if err := m.openQueue(ctx); err != nil {
+		return err
+	}
+	// The admin settings as they are now (a short try: Nextcloud may not be
+	// up yet; the watcher applies them later then).
+	eff := m.initialSettings(ctx)
+	if err := m.startIndexing(ctx, eff); err != nil {
+		return err
+	}
+	first := &Engine{Config: eff, ownsStore: true}
+	if err := m.buildEngine(ctx, first, false); err != nil {
+		if sameEngine(eff, cfg) {
+			return err
+		}
+		// The admin's model cannot be opened now: start on the
+		// environment's; the watcher tries the admin's again.
+		m.Logger.Warn("the admin's embedding settings could not be applied at start; the environment's apply", "error", err)
+		st := *m.settings.Load()
+		st.swapErr, st.failures, st.retryAt = err, 1, time.Now().Add(cfg.SettingsInterval)
+		st.effective = withEngine(st.effective, cfg)
+		m.settings.Store(&st)
+		first = &Engine{Config: st.effective, ownsStore: true}
+		if err := m.buildEngine(ctx, first, false); err != nil {
+			return err
+		}
+	}
+	m.eng.Store(first)
+	m.serve.Store(first)
+	m.Scanner.SetIndexID(first.IndexID)
+	m.Store, m.Embedder, m.Pipeline, m.Reporter, m.Search, m.Viz = first.Store, first.Embedder, first.Pipeline, first.Reporter, first.Search, first.Viz
+	if m.Worker {
+		m.startWorkers(ctx)
+		if err := m.listenOps(); err != nil {
+			return err
+		}
+		m.started.Store(true)
+		return nil
+	}
+	if err := m.startAnswers(ctx, eff); err != nil {
+		return err
+	}
+	m.Lifecycle = exapp.New(ctx, m.Nextcloud, exapp.Options{
+		AppID: cfg.AppID, Version: cfg.AppVersion, DisplayName: cfg.AppDisplayName, Logger: m.Logger,
+		SettingsForms: []nextcloud.SettingsForm{adminForm(cfg), personalForm(cfg)},
+		FileActions:   []nextcloud.FileAction{exapp.SimilarAction},
+		Steps: []exapp.InitStep{
+			{Name: "reach Nextcloud", Run: func(ctx context.Context, _ func(float64)) error { return m.pingNextcloud(ctx) }},
+			{Name: "reach NATS", Run: func(ctx context.Context, _ func(float64)) error { return m.checkNATS(ctx) }},
+			{Name: "reach the index store", Run: func(ctx context.Context, _ func(float64)) error {
+				e := m.acquire()
+				defer e.release()
+				return e.Store.Health(ctx)
+			}},
+		},
+		// Init reports 100 once the app can serve: AppAPI marks an init that
+		// takes longer than init_timeout (40 minutes by default) as timed
+		// out, and a large instance cannot scan every file in that time. The
+		// first full scan runs on enable instead (after the webhooks are
+		// registered, so no change falls between them), its progress in the
+		// status; every re-enable scans again for changes made meanwhile.
+		// The Assistant's providers follow the app: registered on enable
+		// (a failure is logged; search works without them), removed on
+		// disable.
+		OnEnable: func(ctx context.Context) error {
+			m.Scanner.Request("")
+			if err := m.Assistant.Sync(ctx); err != nil {
+				m.Logger.Error("registering the Assistant's task providers failed", "error", err)
+			}
+			return nil
+		},
+		OnDisable:   m.Assistant.Remove,
+		SearchRules: m.Search.Rules(),
+		MCPURL:      cfg.MCPURL(),
+		Live:        &m.live,
+	})
+	mcpDeps, err := m.mcpDeps(ctx)
+	if err != nil {
+		return err
+	}
+	m.Handlers, err = handlers.New(handlers.Deps{
+		AppID: cfg.AppID, AppSecret: cfg.AppSecret, HaRPKey: cfg.HaRPSharedKey, Lifecycle: m.Lifecycle, Status: current{m}, Health: m.Health,
+		Publish: m.Queue, Assets: frontend.Assets(), Logger: m.Logger,
+		Search:   current{m},
+		Viz:      current{m},
+		Similar:  current{m},
+		Settings: current{m},
+		Ask:      m.Answer,
+		Tasks:    m.Assistant,
+		Rules:    m.Search.Rules(),
+		MCP:      mcpDeps,
+		Operator: &indexing.Control{Scanner: m.Scanner, States: m.Queue.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},
+		Observer: m.Metrics,
+		Live:     &m.live,
+		Ops:      m.ops(),
+	})
+	if err != nil {
+		return err
+	}
+	m.startWorkers(ctx)
+	m.goComponent(ctx, "webhook check", func(ctx context.Context) error {
+		m.Lifecycle.WatchLive(ctx, liveCheckInterval)
+		return nil
+	})
+	if err := m.listenOps(); err != nil {
+		return err
+	}
+	if err := m.listen(ctx); err != nil {
+		return err
+	}
+	m.started.Store(true)
+	return nil
+}
+
+// liveCheckInterval is how often the app checks that its webhooks are
+// registered and webhook_listeners is enabled (for the status's "live").
+const liveCheckInterval = 10 * time.Minute
+
+// openQueue starts the embedded NATS server (unless NATS_URL is set),
+// connects, and opens the work queue.
+func (m *Main) openQueue(ctx context.Context) error {
+	if m.Config.NATSURL == "" {
+		ns, err := queue.RunEmbedded(queue.EmbeddedOptions{StoreDir: filepath.Join(m.Config.PersistentStorage, "nats"), Logger: m.Logger})
+		if err != nil {
+			return err
+		}
+		m.NATSServer = ns
+	}
+	nc, err := queue.Connect(m.Config.NATSURL, m.NATSServer, "hybridsearch")
+	if err != nil {
+		return err
+	}
+	m.NATS = nc
+	ackWait := m.Config.AckWait
+	if ackWait <= 0 {
+		ackWait = 30 * time.Second
+	}
+	m.Queue, err = queue.Open(ctx, nc, queue.Options{
+		Workers: m.Config.Workers, OCRWorkers: max(m.Config.OCRWorkers, 1), Backoff: m.Config.RetryBackoff, Logger: m.Logger,
+		Replicas: m.Config.NATSReplicas,
+		// A job held by a process that died is redelivered after AckWait;
+		// live workers keep theirs with InProgress every AckWait/3.
+		AckWait: ackWait,
+		Outcome: m.Metrics.Job,
+	})
+	if err != nil {
+		return err
+	}
+	m.Metrics.WatchBacklog(m.Queue.Backlog)
+	return nil
+}
+
+// openEmbedder creates e's Ollama client unless its OLLAMA_HOST is off.
+// It does not need Ollama to be up: indexing waits and retries until it is.
+func (m *Main) openEmbedder(ctx context.Context, e *Engine) error {
+	if len(e.Config.OllamaHosts) == 0 {
+		m.Logger.Info("semantic search is off (OLLAMA_HOST=off): indexing for keyword and fuzzy search only")
+		return nil
+	}
+	o, err := embedding.NewOllama(embedding.OllamaOptions{Hosts: e.Config.OllamaHosts, Model: e.Config.EmbedModel,
+		KeepAlive: e.Config.EmbedKeepAlive, ContextNeeded: contextNeeded(e.Config.ChunkSize), Logger: m.Logger, Observe: m.Metrics.EmbedBatch})
+	if err != nil {
+		return err
+	}
+	e.Embedder = o
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if info, err := o.Probe(pctx); err != nil {
+		m.Logger.Warn("embedding model not reachable yet; files wait until it is", "model", e.Config.EmbedModel, "error", err)
+	} else {
+		m.Logger.Info("embedding model ready", "model", info.Model, "dim", info.Dim, "context_length", info.ContextLength)
+	}
+	return nil
+}
+
+// indexLayout is the version of what a file's index entry holds; files
+// recorded under an older one are indexed again by the next scan (their
+// vectors are reused). "+paths": each reader's own path (FileMeta.Paths).
+const indexLayout = "+paths"
+
+// indexID names the index of c's store and model, so file states written
+// for another store, model or analyzer version are indexed again.
+func indexID(c Config, semantic bool) string {
+	model := "none"
+	if semantic {
+		model = c.EmbedModel
+	}
+	if c.QdrantURL != "" {
+		return "qdrant/" + c.QdrantURL + "/" + model + "/" + analysis.Version + indexLayout
+	}
+	return "local/" + model + "/" + analysis.Version + indexLayout
+}
+
+// openStore opens e's store: Qdrant (QDRANT_URL) or the embedded local
+// store, one index per embedding model.
+func (m *Main) openStore(ctx context.Context, e *Engine) error {
+	model := "none"
+	if e.Embedder != nil {
+		model = e.Config.EmbedModel
+	}
+	e.IndexID = indexID(e.Config, e.Embedder != nil)
+	if e.Config.QdrantURL != "" {
+		dim := 0
+		if e.Embedder != nil {
+			d, err := e.Embedder.Dim(ctx)
+			if err != nil {
+				return fmt.Errorf("qdrant needs the embedding dimension: %w", err)
+			}
+			dim = d
+		}
+		q, err := store.OpenQdrant(ctx, store.QdrantOptions{URL: e.Config.QdrantURL, APIKey: e.Config.QdrantAPIKey, Model: model, Dim: dim, Logger: m.Logger})
+		if err != nil {
+			return err
+		}
+		e.Store = q
+		return nil
+	}
+	dir := filepath.Join(e.Config.PersistentStorage, "index", sanitize(model))
+	l, err := local.Open(dir, local.Options{Logger: m.Logger})
+	if err != nil {
+		return err
+	}
+	e.Store = l
+	return nil
+}
+
+// userListMaxAge is how long a user in Nextcloud's user list is trusted
+// to exist: a user deleted in Nextcloud loses their tokens within it
+// (plus one list request), and a full scan then forgets them.
+const userListMaxAge = 15 * time.Second
+
+// startIndexing sets up what every engine shares: the extractor, the
+// exclusion rules in force, the user directory, the scanner and the share
+// refresher.
+func (m *Main) startIndexing(ctx context.Context, cfg Config) error {
+	m.extract.setOCR(extract.OCR{Off: cfg.OCRWorkers == 0, Languages: cfg.OCRLanguages, PageTimeout: cfg.OCRPageTimeout, MaxPages: cfg.OCRMaxPages})
+	m.extract.setLimit(cfg.MaxFileSize)
+	rules := rulesOf(cfg)
+	m.rules.Store(&rules)
+	m.users = &nextcloud.UserDirectory{Client: m.Nextcloud, MaxAge: userListMaxAge}
+	lists, err := m.Queue.ShareLists(ctx)
+	if err != nil {
+		return err
+	}
+	records, err := m.Queue.Tokens(ctx)
+	if err != nil {
+		return err
+	}
+	m.Scanner = &indexing.Scanner{Tree: m.Nextcloud, Users: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish,
+		Rules: m.currentRules, Gone: m.users.Gone, Records: []indexing.UserRecords{records, lists}, Logger: m.Logger}
+	m.Shares = &indexing.ShareRefresher{
+		Shares: m.Nextcloud, Lists: lists, Tree: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish,
+		Rescan: m.Scanner.Request, MaxAge: cfg.ShareMaxAge, Logger: m.Logger,
+	}
+	m.Scanner.Baseline = m.Shares.Baseline
+	// A new file in a shared folder reaches its recipients without a scan.
+	m.reach = &indexing.Reach{Shares: m.Nextcloud, Lists: lists, Logger: m.Logger}
+	return nil
+}
+
+// buildPipeline assembles e's pipeline and reporter.
+func (m *Main) buildPipeline(e *Engine) {
+	cfg := e.Config
+	e.Pipeline = &indexing.Pipeline{
+		Files:        m.Nextcloud,
+		Extract:      &m.extract,
+		Chunk:        chunk.Chunker{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
+		Sparse:       analysis.PointVectors,
+		Store:        m.observed(e),
+		States:       m.Queue.States(),
+		Lease:        m.Queue,
+		Users:        m.users,
+		Enqueue:      m.Queue.Publish,
+		Rescan:       m.Scanner.Request,
+		CurrentRules: m.currentRules,
+		IndexID:      e.IndexID,
+		Recipients:   m.reach,
+		Logger:       m.Logger,
+	}
+	checks := map[string]indexing.Check{
+		"nats":      m.checkNATS,
+		"nextcloud": m.pingNextcloud,
+		"store":     e.Store.Health,
+		"settings":  m.checkSettings,
+		"ocr":       m.extract.checkOCR,
+	}
+	if e.Embedder != nil {
+		e.Pipeline.Embed = e.Embedder
+		checks["embedder"] = e.checkEmbedder
+	}
+	e.Reporter = &indexing.Reporter{
+		Version: Version, States: m.Queue.States(), Pending: m.Queue.Pending,
+		Scanner: m.Scanner, Pipeline: e.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin, Live: m.live.Status,
+		Rebuild: m.rebuilding,
+	}
+	if e.Embedder != nil {
+		e.Reporter.Embedders = e.embedderHosts
+	}
+}
+
+// contextNeeded is the most tokens one embedded input may take: a chunk
+// of chunkSize runes (at most about one token per rune, as CJK text in a
+// BERT vocabulary) plus the prefix, title and headings.
+func contextNeeded(chunkSize int) int { return chunkSize + 256 }
+
+// embedderHosts reports each of e's Ollama hosts' health for the status.
+func (e *Engine) embedderHosts(ctx context.Context) []hs.HostHealth {
+	if e.Embedder == nil {
+		return nil
+	}
+	return e.Embedder.HostsHealth(ctx)
+}
+
+// buildSearch assembles e's search engine over its store.
+func (m *Main) buildSearch(e *Engine) error {
+	obs := m.observed(e)
+	o := search.Options{
+		Dense: obs, Sparse: obs, Chunks: obs, Access: m.Nextcloud, Refresh: m.Shares, Requeue: m.Queue.Publish,
+		NextcloudURL: e.Config.NextcloudURL, Logger: m.Logger,
+		ObserveLeg: m.Metrics.SearchLeg, ObserveSearch: m.Metrics.Search,
+	}
+	if e.Embedder != nil {
+		o.Embedder = e.Embedder
+	}
+	var err error
+	if e.Search, err = search.New(o); err != nil {
+		return err
+	}
+	if err := e.Search.SetDefaults(search.Defaults{Fusion: e.Config.SearchFusion, Weights: e.Config.SearchWeights}); err != nil {
+		return err
+	}
+	if e.Viz, err = search.NewViz(e.Search, e.Store); err != nil {
+		return err
+	}
+	e.Similar, err = search.NewSimilar(e.Search, e.Store)
+	return err
+}
+
+// startWorkers runs the queue consumers (not in serve with WORKERS=0,
+// which leaves the jobs to hybridsearch worker processes) and the scans.
+func (m *Main) startWorkers(ctx context.Context) {
+	if m.Worker || m.Config.Workers > 0 {
+		m.goComponent(ctx, "indexing workers", func(ctx context.Context) error { return m.Queue.Run(ctx, m.process) })
+	} else {
+		m.Logger.Info("WORKERS=0: this process indexes nothing; hybridsearch worker processes take the jobs")
+	}
+	m.goComponent(ctx, "scanner", func(ctx context.Context) error {
+		m.Scanner.Run(ctx, 0) // scans on request; runScanTicker requests them
+		return nil
+	})
+	if !m.Worker { // full scans run in serve only
+		m.goComponent(ctx, "scan ticker", func(ctx context.Context) error {
+			m.runScanTicker(ctx, m.effective().ScanInterval)
+			return nil
+		})
+	}
+	m.goComponent(ctx, "settings watcher", func(ctx context.Context) error {
+		m.watchSettings(ctx)
+		return nil
+	})
+	m.goComponent(ctx, "pause watcher", func(ctx context.Context) error {
+		m.watchPauses(ctx)
+		return nil
+	})
+}
+
+// failure is the first component that stopped by itself.
+type failure struct {
+	component string
+	err       error
+}
+
+// goComponent runs fn under m's errgroup until ctx ends or Close begins.
+// A component that returns before then (with an error or without) has
+// failed: the first failure is logged, the health turns "failed", and Main
+// shuts down in order; Done then delivers the failure.
+func (m *Main) goComponent(ctx context.Context, name string, fn func(context.Context) error) {
+	m.group.Go(func() error {
+		err := fn(ctx)
+		if ctx.Err() != nil || m.stopping.Load() {
+			if err != nil {
+				m.Logger.Warn("component stopped with an error while shutting down", "component", name, "error", err)
+			}
+			return nil
+		}
+		if err == nil {
+			err = errors.New("stopped unexpectedly")
+		}
+		err = fmt.Errorf("%s: %w", name, err)
+		if m.failed.CompareAndSwap(nil, &failure{component: name, err: err}) {
+			m.Logger.Error("a component failed; shutting down", "component", name, "error", err)
+			go func() {
+				if cerr := m.Close(); cerr != nil {
+					m.Logger.Error("shutdown after a failure", "error", cerr)
+				}
+				m.done <- err
+			}()
+		}
+		return err
+	})
+}
+
+// Health reports whether every component runs: nil when they do, else
+// what is wrong ("starting", "stopping", or the component that failed).
+// /heartbeat answers with it.
+func (m *Main) Health() error {
+	if f := m.failed.Load(); f != nil {
+		return fmt.Errorf("failed: %s", f.component)
+	}
+	if m.stopping.Load() {
+		return errors.New("stopping")
+	}
+	if !m.started.Load() {
+		return errors.New("starting")
+	}
+	return nil
+}
+
+// listen opens the TCP address, or the HaRP unix socket when
+// HP_SHARED_KEY is set, and serves in the background.
+func (m *Main) listen(ctx context.Context) error {
+	cfg := m.Config
+	var err error
+	if cfg.HaRPSharedKey != "" {
+		_ = os.Remove(cfg.HaRPSocket)
+		m.listener, err = net.Listen("unix", cfg.HaRPSocket)
+	} else {
+		m.listener, err = net.Listen("tcp", cfg.Addr())
+	}
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	m.httpServer = &http.Server{
+		Handler:           m.Handlers.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
+	}
+	srv, ln := m.httpServer, m.listener
+	m.goComponent(ctx, "http server", func(context.Context) error {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil // Close shut it down
+	})
+	return nil
+}
+
+// ListenAddr returns where the app listens ("127.0.0.1:23000" or the socket path).
+func (m *Main) ListenAddr() string {
+	if m.listener == nil {
+		return ""
+	}
+	return m.listener.Addr().String()
+}
+
+// Done delivers the error of the first component that stopped by itself,
+// once Main has shut down after it.
+func (m *Main) Done() <-chan error { return m.done }
+
+func (m *Main) checkNATS(ctx context.Context) error {
+	if m.NATS == nil || !m.NATS.IsConnected() {
+		return hs.Errorf(hs.EUNAVAILABLE, "nats: not connected")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := m.NATS.FlushWithContext(ctx); err != nil {
+		return hs.Errorf(hs.EUNAVAILABLE, "nats: %v", err)
+	}
+	return nil
+}
+
+func (m *Main) pingNextcloud(ctx context.Context) error {
+	_, err := m.Nextcloud.Ping(ctx)
+	return err
+}
+
+// checkEmbedder asks every Ollama host now (Health) and whether the model
+// is there (Probe, cached after the first success).
+func (e *Engine) checkEmbedder(ctx context.Context) error {
+	if err := e.Embedder.Health(ctx); err != nil {
+		return err
+	}
+	_, err := e.Embedder.Probe(ctx)
+	return err
+}
+
+// Close shuts down in reverse order under a timeout: HTTP first, then the
+// workers (they drain), then the store and NATS. It is safe to call on a
+// partly started Main, and more than once (later calls return the first
+// call's result).
+func (m *Main) Close() error {
+	m.closeOnce.Do(func() { m.closeErr = m.close() })
+	return m.closeErr
+}
+
+func (m *Main) close() error {
+	m.stopping.Store(true)
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	var errs []error
+	if m.Answer != nil {
+		m.Answer.Close() // streamed answers would hold the HTTP shutdown
+	}
+	for _, srv := range []*http.Server{m.httpServer, m.opsServer} {
+		if srv != nil {
+			if err := srv.Shutdown(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+			}
+		}
+	}
+	if m.cancel != nil {
+		m.cancel()
+	}
+	if m.Lifecycle != nil {
+		_ = m.Lifecycle.WaitInit(ctx)
+	}
+	_ = m.group.Wait() // failures are reported by goComponent
+	m.retiring.Wait()
+	serving := m.serve.Load()
+	for _, e := range []*Engine{serving, m.eng.Load()} {
+		if e == nil || e.Store == nil || e != serving && e.Store == serving.Store {
+			continue
+		}
+		if err := e.Store.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("store close: %w", err))
+		}
+		if serving == m.eng.Load() {
+			break
+		}
+	}
+	if m.NATS != nil {
+		if err := m.NATS.Drain(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
+			errs = append(errs, fmt.Errorf("nats drain: %w", err))
+		}
+		for m.NATS.IsDraining() && ctx.Err() == nil {
+			time.Sleep(10 * time.Millisecond)
+		}
+		m.NATS.Close()
+	}
+	if m.NATSServer != nil {
+		m.NATSServer.Shutdown()
+		m.NATSServer.WaitForShutdown()
+	}
+	if m.Config.HaRPSharedKey != "" {
+		_ = os.Remove(m.Config.HaRPSocket)
+	}
+	return errors.Join(errs...)
+}
+
+// extractor adds the format check to extract.Extractor, and lets the
+// largest file and the OCR languages change while the pipeline runs
+// (admin settings).
+type extractor struct {
+	cur atomic.Pointer[extract.Extractor]
+	mu  sync.Mutex
+	ocr extract.OCR // of every Extractor made
+}
+
+func (x *extractor) setLimit(maxBytes int64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.cur.Store(&extract.Extractor{MaxInputBytes: maxBytes, OCR: x.ocr})
+}
+
+// setOCR sets the OCR configuration of the extractors setLimit makes.
+func (x *extractor) setOCR(o extract.OCR) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.ocr = o
+}
+
+// setOCRLanguages changes the languages recognised, now and later.
+func (x *extractor) setOCRLanguages(langs []string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.ocr.Languages = slices.Clone(langs)
+	x.cur.Load().SetOCRLanguages(langs)
+}
+
+func (x *extractor) Extract(ctx context.Context, name, mime string, r io.Reader) (hs.Text, error) {
+	return x.cur.Load().Extract(ctx, name, mime, r)
+}
+
+func (x *extractor) ExtractOCR(ctx context.Context, name, mime string, r io.Reader) (hs.Text, error) {
+	return x.cur.Load().ExtractOCR(ctx, name, mime, r)
+}
+
+// checkOCR is the "ocr" component of the status: "OCR unavailable:
+// <reason>" when recognition cannot run, or the languages not installed.
+func (x *extractor) checkOCR(context.Context) error {
+	_, err := x.cur.Load().OCRStatus()
+	return err
+}
+
+func (*extractor) Supported(name, mime string) bool { return extract.Supported(name, mime) }
+
+// sanitize makes a model name usable as a directory name.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, s)
+}

@@ -1,0 +1,114 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/hybrid-search/hybridsearch/answer"
+	"github.com/hybrid-search/hybridsearch/assistant"
+	"github.com/hybrid-search/hybridsearch/chat"
+)
+
+// chatConfig is what picks the chat model: a change makes a new client.
+type chatConfig struct {
+	model, host string
+	context     int
+}
+
+// chatOf returns c's chat configuration; the host defaults to the first
+// Ollama host, and without one asking is off.
+func chatOf(c Config) chatConfig {
+	cc := chatConfig{model: c.ChatModel, host: c.ChatHost, context: c.ChatContext}
+	if cc.host == "" && len(c.OllamaHosts) > 0 {
+		cc.host = c.OllamaHosts[0]
+	}
+	if cc.host == "" {
+		cc.model = ""
+	}
+	return cc
+}
+
+// startAnswers builds the answer lane and the Assistant's providers (serve
+// only): questions search through the serving engine, and the providers
+// take their tasks from Nextcloud until ctx ends.
+func (m *Main) startAnswers(ctx context.Context, eff Config) error {
+	var err error
+	m.Answer, err = answer.New(answer.Options{Search: current{m}, Slots: m.Config.AskWorkers, Timeout: m.Config.AskTimeout, Logger: m.Logger})
+	if err != nil {
+		return err
+	}
+	m.Assistant, err = assistant.New(assistant.Options{AppID: m.Config.AppID, Tasks: m.Nextcloud, Search: current{m},
+		Ask: askLane{m.Answer}, Poll: m.Config.AssistantPoll, Logger: m.Logger})
+	if err != nil {
+		return err
+	}
+	m.applyChat(eff)
+	m.goComponent(ctx, "assistant", func(ctx context.Context) error {
+		m.Assistant.Run(ctx)
+		return nil
+	})
+	// After a restart nothing calls /enabled: bring the registrations in
+	// line with the configuration now (AppAPI refuses while disabled).
+	go m.syncAssistant(ctx)
+	return nil
+}
+
+// applyChat puts eff's chat model in use, or turns asking off, when its
+// configuration changed, and reports whether it did. It does no I/O: the
+// model is asked for its context with the first question.
+func (m *Main) applyChat(eff Config) bool {
+	cc := chatOf(eff)
+	if prev := m.chat.Load(); prev != nil && *prev == cc {
+		return false
+	}
+	m.chat.Store(&cc)
+	if cc.model == "" {
+		m.Answer.SetModel(nil)
+		m.Assistant.SetAsk(false)
+		m.Logger.Info("asking your files is off: no chat model (OLLAMA_CHAT_MODEL)")
+		return true
+	}
+	c, err := chat.New(chat.Options{Host: cc.host, Model: cc.model, NumCtx: cc.context, Logger: m.Logger})
+	if err != nil {
+		m.Answer.SetModel(nil)
+		m.Assistant.SetAsk(false)
+		m.Logger.Warn("the chat model cannot be used; asking your files is off", "model", cc.model, "error", err)
+		return true
+	}
+	m.Answer.SetModel(c)
+	m.Assistant.SetAsk(true)
+	m.Logger.Info("asking your files is on", "model", cc.model)
+	return true
+}
+
+// syncAssistant registers the Assistant's providers as the configuration
+// wants them, trying a few times while Nextcloud is unreachable.
+func (m *Main) syncAssistant(ctx context.Context) {
+	wait := time.Second
+	for attempt := 0; attempt < 5; attempt++ {
+		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		err := m.Assistant.Sync(sctx)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		m.Logger.Debug("registering the Assistant's task providers failed (the app may be disabled)", "error", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+// askLane lets the Assistant reserve answer slots.
+type askLane struct{ s *answer.Service }
+
+func (a askLane) Reserve() (assistant.Asking, bool) {
+	sl, ok := a.s.Reserve()
+	if !ok {
+		return nil, false
+	}
+	return sl, true
+}

@@ -1,0 +1,313 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/embedding"
+	"github.com/hybrid-search/hybridsearch/indexing"
+	"github.com/hybrid-search/hybridsearch/search"
+)
+
+// Engine is the part of the app that depends on the embedding model and
+// its Ollama hosts: the embedder, the store holding that model's index,
+// and the pipeline and search over them. When the admin settings change
+// the model or the hosts, Main builds a new Engine. It indexes at once;
+// searches stay on the previous engine until the new index has caught up
+// (a full scan queued every file and the queue emptied), so a new model
+// never leaves users with a half-filled index. An engine replaced in both
+// roles is closed once the last job or request using it ends. Its fields
+// are set before it is put in use and not changed after.
+type Engine struct {
+	Config   Config            // the settings it was built from
+	Embedder *embedding.Ollama // nil when semantic search is off
+	Store    indexStore
+	IndexID  string // names the store and model, recorded in file states
+	Pipeline *indexing.Pipeline
+	Reporter *indexing.Reporter
+	Search   *search.Service
+	Viz      *search.Viz
+	Similar  *search.Similar
+
+	mu        sync.Mutex
+	users     int           // jobs and requests using it
+	retired   bool          // replaced: no new users
+	idle      chan struct{} // closed when retired and unused
+	ownsStore bool          // closes Store when retired (false: the next engine took it over)
+}
+
+// Engine returns the engine that indexes now: the newest.
+func (m *Main) Engine() *Engine { return m.eng.Load() }
+
+// Serving returns the engine that answers searches now: the newest whose
+// index has caught up.
+func (m *Main) Serving() *Engine { return m.serve.Load() }
+
+// acquire returns the serving engine, held until release: it is not
+// closed before.
+func (m *Main) acquire() *Engine { return hold(&m.serve) }
+
+// acquireIndexing returns the indexing engine, held until release.
+func (m *Main) acquireIndexing() *Engine { return hold(&m.eng) }
+
+func hold(p *atomic.Pointer[Engine]) *Engine {
+	for {
+		e := p.Load()
+		e.mu.Lock()
+		if !e.retired {
+			e.users++
+			e.mu.Unlock()
+			return e
+		}
+		e.mu.Unlock() // replaced meanwhile: the new one is in p already
+	}
+}
+
+// release ends one use of e.
+func (e *Engine) release() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.users--
+	if e.retired && e.users == 0 {
+		close(e.idle)
+	}
+}
+
+// retireEngine stops new uses of e and closes its store (unless a newer
+// engine took it over) once the current uses ended.
+func (m *Main) retireEngine(e *Engine) {
+	e.mu.Lock()
+	e.retired = true
+	e.idle = make(chan struct{})
+	if e.users == 0 {
+		close(e.idle)
+	}
+	idle := e.idle
+	e.mu.Unlock()
+	m.retiring.Add(1)
+	go func() {
+		defer m.retiring.Done()
+		<-idle
+		e.mu.Lock()
+		owns := e.ownsStore
+		e.mu.Unlock()
+		if owns {
+			if err := e.Store.Close(); err != nil {
+				m.Logger.Warn("closing a previous index failed", "index", e.IndexID, "error", err)
+			}
+		}
+	}()
+}
+
+// buildEngine opens e's embedder and store (unless e.Store is set: the
+// previous engine's, when only the hosts changed) and builds the pipeline
+// and search over them. With probe, the embedding model must answer
+// first: a model that cannot be reached is not swapped in.
+func (m *Main) buildEngine(ctx context.Context, e *Engine, probe bool) error {
+	if err := m.openEmbedder(ctx, e); err != nil {
+		return err
+	}
+	if probe && e.Embedder != nil {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := e.Embedder.Probe(pctx)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	opened := e.Store == nil
+	if opened {
+		if err := m.openStore(ctx, e); err != nil {
+			return err
+		}
+	}
+	m.buildPipeline(e)
+	if err := m.buildSearch(e); err != nil {
+		if opened {
+			_ = e.Store.Close()
+		}
+		return err
+	}
+	return nil
+}
+
+// swapEngine builds an engine for cfg's model and hosts and makes it the
+// indexing engine. A new index (another model, or semantic search turned
+// on or off) is filled by a full scan and serves once it caught up; when
+// the index stays (only the hosts changed) the store passes to the new
+// engine, which serves at once if its predecessor did, or once the index
+// they share caught up.
+func (m *Main) swapEngine(ctx context.Context, cfg Config) error {
+	old := m.eng.Load()
+	e := &Engine{Config: cfg, ownsStore: true}
+	sameIndex := indexID(cfg, len(cfg.OllamaHosts) > 0) == old.IndexID
+	if sameIndex {
+		e.Store, e.IndexID = old.Store, old.IndexID
+	}
+	if err := m.buildEngine(ctx, e, true); err != nil {
+		return fmt.Errorf("switch to model %q on %v: %w", cfg.EmbedModel, cfg.OllamaHosts, err)
+	}
+	if sameIndex {
+		old.mu.Lock()
+		old.ownsStore = false
+		old.mu.Unlock()
+	}
+	m.eng.Store(e)
+	m.Scanner.SetIndexID(e.IndexID)
+	serving := m.serve.Load()
+	if sameIndex && old == serving {
+		m.serve.Store(e)
+		m.retireEngine(old)
+	} else {
+		if old != serving {
+			m.retireEngine(old) // a new index that never served
+		}
+		rb := m.rebuild.Load()
+		if !sameIndex || rb == nil {
+			model := ""
+			if e.Embedder != nil {
+				model = cfg.EmbedModel
+			}
+			rb = &rebuild{Rebuild: indexing.Rebuild{Model: model, To: e.IndexID}, asked: time.Now()}
+			m.rebuild.Store(rb)
+			m.Scanner.Request("") // every file, into the new index
+		}
+		m.retiring.Add(1)
+		go func() {
+			defer m.retiring.Done()
+			m.serveWhenCaughtUp(ctx, e, rb)
+		}()
+	}
+	m.Logger.Info("embedding settings applied", "model", cfg.EmbedModel, "hosts", cfg.OllamaHosts, "index", e.IndexID, "new_index", !sameIndex)
+	return nil
+}
+
+// rebuild is a new index being filled while another serves searches: what
+// the status tells of it, and when its full scan was asked for.
+type rebuild struct {
+	indexing.Rebuild
+	asked time.Time
+}
+
+// rebuilding returns the new index being filled, or nil (the status's
+// IndexStatus.Rebuild).
+func (m *Main) rebuilding() *indexing.Rebuild {
+	if rb := m.rebuild.Load(); rb != nil {
+		return &rb.Rebuild
+	}
+	return nil
+}
+
+// serveWhenCaughtUp makes e the serving engine once its index has caught
+// up with what the serving one holds (indexing.CaughtUp): a full scan
+// asked for by rb has queued every file and ended, and every file the
+// serving index holds is in e's, or was tried there and waits for a retry
+// (a file that keeps failing never holds the switch back). Should files
+// remain that nothing queued will bring (their users' scans failed), it
+// switches once the queue is empty. It gives up when e stops being the
+// indexing engine or ctx ends.
+func (m *Main) serveWhenCaughtUp(ctx context.Context, e *Engine, rb *rebuild) {
+	t := time.NewTicker(caughtUpPoll)
+	defer t.Stop()
+	var due time.Time // of the next count of the file states
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if m.eng.Load() != e {
+			return
+		}
+		p := m.Scanner.Progress()
+		if p.Running || !p.Started.After(rb.asked) || time.Now().Before(due) {
+			continue
+		}
+		if rb.Since.IsZero() {
+			next := *rb
+			next.Since = p.Started
+			m.rebuild.CompareAndSwap(rb, &next)
+			rb = &next
+		}
+		start := time.Now()
+		prog, err := indexing.RebuildStatus(ctx, m.Queue.States(), rb.Rebuild)
+		// Counting reads every state: at most a fifth of the time.
+		due = time.Now().Add(4 * time.Since(start))
+		if err != nil {
+			m.Logger.Warn("the new index's progress could not be read", "index", e.IndexID, "error", err)
+			continue
+		}
+		if !indexing.CaughtUp(prog) {
+			if n, err := m.Queue.Pending(ctx); err != nil || n > 0 {
+				continue
+			}
+			m.Logger.Warn("the new index lacks files that nothing queued will index (their users' scans failed?); it answers searches all the same",
+				"index", e.IndexID, "missing", prog.Total-prog.Done)
+		}
+		if prev := m.serve.Swap(e); prev != e {
+			m.retireEngine(prev)
+		}
+		m.rebuild.CompareAndSwap(rb, nil)
+		m.Logger.Info("the new index has caught up and now answers searches", "index", e.IndexID,
+			"files", prog.Total, "retrying", prog.Retrying, "after", time.Since(rb.asked).Round(time.Millisecond))
+		return
+	}
+}
+
+// caughtUpPoll is how often serveWhenCaughtUp looks.
+const caughtUpPoll = 250 * time.Millisecond
+
+// process runs one indexing job on the engine in use.
+func (m *Main) process(ctx context.Context, job hs.IndexJob) error {
+	e := m.acquireIndexing()
+	defer e.release()
+	return e.Pipeline.Process(ctx, job)
+}
+
+// current serves the handlers and the MCP endpoint from the engine in use
+// at each call.
+type current struct{ m *Main }
+
+func (c current) Search(ctx context.Context, user hs.UserID, req hs.SearchRequest) (hs.SearchResult, error) {
+	e := c.m.acquire()
+	defer e.release()
+	return e.Search.Search(ctx, user, req)
+}
+
+func (c current) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sample int) (hs.VizResult, error) {
+	e := c.m.acquire()
+	defer e.release()
+	return e.Viz.Viz(ctx, user, req, sample)
+}
+
+func (c current) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, topK int) (hs.SimilarResult, error) {
+	e := c.m.acquire()
+	defer e.release()
+	return e.Similar.Similar(ctx, user, ids, topK)
+}
+
+// SearchDefaults are the search defaults in force (the admin's), for the
+// MCP search tool.
+func (c current) SearchDefaults() hs.SearchDefaults {
+	e := c.m.acquire()
+	defer e.release()
+	return e.Search.Rules().Defaults
+}
+
+// FilePoints serves the MCP endpoint's nc_get_document.
+func (c current) FilePoints(ctx context.Context, id hs.FileID, withVectors bool) ([]hs.Point, error) {
+	e := c.m.acquire()
+	defer e.release()
+	return e.Store.FilePoints(ctx, id, withVectors)
+}
+
+// Status serves GET /api/status and nc_index_status.
+func (c current) Status(ctx context.Context, user hs.UserID, all bool) (hs.IndexStatus, error) {
+	e := c.m.acquireIndexing()
+	defer e.release()
+	return e.Reporter.Status(ctx, user, all)
+}

@@ -1,0 +1,49 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"testing"
+)
+
+// TestMain lets tests run the app in a child process: with
+// HYBRIDSEARCH_RUN_MAIN=1 the test binary runs "serve" as cmd/hybridsearch
+// does (Serve, exit 1 on an error), with HYBRIDSEARCH_RUN_QDRANTFAKE a
+// fake Qdrant.
+func TestMain(m *testing.M) {
+	if os.Getenv("HYBRIDSEARCH_RUN_MAIN") == "1" {
+		os.Exit(serveChild())
+	}
+	if addr := os.Getenv("HYBRIDSEARCH_RUN_QDRANTFAKE"); addr != "" {
+		runQdrantFake(addr)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// serveChild is "hybridsearch serve" in a child process.
+func serveChild() int {
+	if len(os.Args) < 2 || os.Args[1] != "serve" {
+		fmt.Fprintln(os.Stderr, "the test binary runs only serve, not", os.Args[1:])
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := Serve(ctx, os.Getenv, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "hybridsearch:", err)
+		return 1
+	}
+	return 0
+}
+
+// command runs the test binary as "hybridsearch" with args.
+func command(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "HYBRIDSEARCH_RUN_MAIN=1", "LOG_LEVEL=warn")
+	return cmd
+}

