@@ -3,38 +3,15 @@ package app
 import (
 	"context"
 	"errors"
-	"flag"
-	"fmt"
 	"io"
 )
-
-// workerUsage explains hybridsearch worker.
-const workerUsage = `Usage: hybridsearch worker
-
-Runs indexing consumers only: no API, no panel, no MCP; it serves
-/metrics, /healthz and /readyz on METRICS_ADDR (default :9090). Start any
-number beside one "hybridsearch serve" with the same environment: they share
-NATS (NATS_URL, required) and Qdrant (QDRANT_URL, required: the embedded
-local store belongs to one process) and the queue's durable consumer
-spreads the jobs over every process. Full reconciliation scans (at start,
-on enable, every SCAN_INTERVAL and from "hybridsearch scan") run in serve
-only; a worker runs only the rescans its own jobs ask for (a deleted
-folder). APP_PORT is not needed. With WORKERS=0, serve indexes nothing
-itself (it still scans and queues the jobs) and leaves all indexing to the
-workers.
-`
 
 // defaultWorkerMetricsAddr is the worker's METRICS_ADDR when unset.
 const defaultWorkerMetricsAddr = ":9090"
 
-// RunWorker runs a consumer-only process until ctx is cancelled.
-func RunWorker(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, workerUsage) }
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
+// RunWorker runs a consumer-only process ("hybridsearch worker") until ctx
+// is cancelled, configured by getenv, logging to stderr.
+func RunWorker(ctx context.Context, getenv func(string) string, stderr io.Writer) error {
 	cfg, err := LoadConfig(workerEnv(getenv))
 	if err != nil {
 		return err

@@ -131,7 +131,7 @@ func TestWorkerNeedsSharedNATSAndQdrant(t *testing.T) {
 		{map[string]string{"NATS_URL": "nats://127.0.0.1:1", "QDRANT_URL": "http://127.0.0.1:1", "WORKERS": "0"}, "WORKERS=0: a worker without indexing workers"},
 	} {
 		var stderr strings.Builder
-		err := RunWorker(t.Context(), nil, env(c.extra), &stderr)
+		err := RunWorker(t.Context(), env(c.extra), &stderr)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("worker with %v: %v; want an error with %q", c.extra, err, c.want)
 		}

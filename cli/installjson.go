@@ -32,11 +32,11 @@ func InstallJSON(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.Secret, "secret", "", "APP_SECRET the app was started with (default: AppAPI generates one)")
 	fs.StringVar(&o.L10nDir, "translations", "", "a folder on the Nextcloud server with the release's l10n/ (from hybrid_search-<version>.tar.gz)")
 	fs.StringVar(&o.Daemon, "daemon", "", "the deploy daemon's name (default manual_install)")
-	if err := fs.Parse(args); err != nil {
+	if err := ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("install-json: unexpected argument %q", fs.Arg(0))
+		return Usagef("install-json", "unexpected argument %q", fs.Arg(0))
 	}
 	b, err := appinfo.ManualInstallJSON(o)
 	if err != nil {

@@ -44,25 +44,24 @@ func Search(ctx context.Context, args []string, getenv func(string) string, stdo
 	explain := fl.Bool("explain", false, "show each leg's rank and score")
 	asJSON := fl.Bool("json", false, "print the raw JSON answer")
 	fl.Usage = func() { fmt.Fprint(stderr, searchUsage); fl.PrintDefaults() }
-	if err := fl.Parse(args); err != nil {
+	if err := ParseFlags(fl, args); err != nil {
 		return err
 	}
 	query := strings.Join(fl.Args(), " ")
 	if *user == "" || query == "" {
-		fl.Usage()
-		return fmt.Errorf("search: --user and a query are required")
+		return Usagef("search", "--user and a query are required")
 	}
 	req := hs.SearchRequest{Query: query, Algorithm: *algorithm, Fusion: *fusion, TopK: *topK, ScoreThreshold: *threshold, Explain: *explain}
 	if *weights != "" {
 		parts := strings.Split(*weights, ",")
 		if len(parts) != 3 {
-			return fmt.Errorf("search: --weights needs three numbers: semantic,keyword,fuzzy")
+			return Usagef("search", "--weights needs three numbers: semantic,keyword,fuzzy")
 		}
 		var w [3]float64
 		for i, p := range parts {
 			f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 			if err != nil {
-				return fmt.Errorf("search: --weights: %q is not a number", p)
+				return Usagef("search", "--weights: %q is not a number", p)
 			}
 			w[i] = f
 		}
@@ -82,7 +81,7 @@ func Search(ctx context.Context, args []string, getenv func(string) string, stdo
 		t, err := time.Parse(time.RFC3339, d.v)
 		if err != nil {
 			if t, err = time.Parse(time.DateOnly, d.v); err != nil {
-				return fmt.Errorf("search: %q is not a date (YYYY-MM-DD) or RFC 3339 time", d.v)
+				return Usagef("search", "%q is not a date (YYYY-MM-DD) or RFC 3339 time", d.v)
 			}
 		}
 		*d.dst = t
@@ -110,7 +109,7 @@ func Search(ctx context.Context, args []string, getenv func(string) string, stdo
 // printResults prints a ranked list: relevance, title, path, excerpt with
 // the highlighted terms in [brackets].
 func printResults(w io.Writer, res hs.SearchResult) {
-	fmt.Fprintf(w, "%d results for %q (%s", len(res.Results), res.Query, res.Algorithm)
+	fmt.Fprintf(w, "%s for %q (%s", plural(len(res.Results), "result"), res.Query, res.Algorithm)
 	if res.Fusion != "" {
 		fmt.Fprintf(w, ", %s, weights %.2f/%.2f/%.2f", res.Fusion, res.Weights.Semantic, res.Weights.Keyword, res.Weights.Fuzzy)
 	}
@@ -136,7 +135,7 @@ func printResults(w io.Writer, res hs.SearchResult) {
 		}
 	}
 	if len(res.Verification.Unverified) > 0 {
-		fmt.Fprintf(w, "\nnote: %d results could not be re-checked against Nextcloud just now\n", len(res.Verification.Unverified))
+		fmt.Fprintf(w, "\nnote: %s could not be re-checked against Nextcloud just now\n", plural(len(res.Verification.Unverified), "result"))
 	}
 }
 

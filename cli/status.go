@@ -40,12 +40,11 @@ func Status(ctx context.Context, args []string, getenv func(string) string, stdo
 	all := fl.Bool("all", false, "every user's counts (admins only)")
 	asJSON := fl.Bool("json", false, "print the raw JSON")
 	fl.Usage = func() { fmt.Fprint(stderr, statusUsage); fl.PrintDefaults() }
-	if err := fl.Parse(args); err != nil {
+	if err := ParseFlags(fl, args); err != nil {
 		return err
 	}
 	if *user == "" {
-		fl.Usage()
-		return fmt.Errorf("status: --user is required")
+		return Usagef("status", "--user is required")
 	}
 	c, err := newAPIClient(getenv)
 	if err != nil {
@@ -172,12 +171,11 @@ func Control(ctx context.Context, cmd string, args []string, getenv func(string)
 		"retry": "Queues every file that failed to index again, e.g. after a fix.",
 	}[cmd]
 	fl.Usage = func() { fmt.Fprintf(stderr, controlUsage, cmd, what); fl.PrintDefaults() }
-	if err := fl.Parse(args); err != nil {
+	if err := ParseFlags(fl, args); err != nil {
 		return err
 	}
 	if *user == "" {
-		fl.Usage()
-		return fmt.Errorf("%s: --user is required", cmd)
+		return Usagef(cmd, "--user is required")
 	}
 	c, err := newAPIClient(getenv)
 	if err != nil {

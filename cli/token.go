@@ -59,29 +59,36 @@ func Token(ctx context.Context, args []string, getenv func(string) string, stdou
 	asJSON := fl.Bool("json", false, "print JSON")
 	fl.Usage = func() { fmt.Fprint(stderr, tokenUsage); fl.PrintDefaults() }
 	if len(args) == 0 {
+		return Usagef("token", "say issue, list or revoke")
+	}
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 		fl.Usage()
-		return fmt.Errorf("token: say issue, list or revoke")
+		return flag.ErrHelp
 	}
 	cmd := args[0]
 	rest := args[1:]
 	if cmd == "revoke" {
 		rest = idLast(fl, rest)
 	}
-	if err := fl.Parse(rest); err != nil {
+	switch cmd {
+	case "issue", "list", "revoke":
+	default:
+		return Usagef("token", "unknown command %q (issue, list or revoke)", cmd)
+	}
+	if err := ParseFlags(fl, rest); err != nil {
 		return err
 	}
 	if *user == "" {
-		fl.Usage()
-		return fmt.Errorf("token %s: --user is required", cmd)
+		return Usagef("token", "%s: --user is required", cmd)
 	}
 	var id string
 	switch {
 	case cmd == "revoke" && fl.NArg() == 1:
 		id = fl.Arg(0)
 	case cmd == "revoke":
-		return fmt.Errorf("token revoke: give exactly one token id (see \"hybridsearch token list\")")
+		return Usagef("token", "revoke: give exactly one token id (\"hybridsearch token list --user %s\" shows them)", *user)
 	case fl.NArg() > 0:
-		return fmt.Errorf("token %s: unexpected argument %q", cmd, fl.Arg(0))
+		return Usagef("token", "%s: unexpected argument %q", cmd, fl.Arg(0))
 	}
 	c, err := newAPIClient(getenv)
 	if err != nil {
@@ -121,8 +128,7 @@ func Token(ctx context.Context, args []string, getenv func(string) string, stdou
 		fmt.Fprintf(stdout, "token %s revoked\n", id)
 		return nil
 	}
-	fl.Usage()
-	return fmt.Errorf("token: unknown command %q (issue, list or revoke)", cmd)
+	return nil
 }
 
 func printTokens(w io.Writer, user string, list []hs.Token) {

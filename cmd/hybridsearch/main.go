@@ -42,6 +42,22 @@ Run "hybridsearch COMMAND -h" for a command's flags.
 AppAPI sets the APP_* variables, NEXTCLOUD_URL and AA_VERSION when it deploys the app.
 `
 
+// workerUsage explains hybridsearch worker.
+const workerUsage = `Usage: hybridsearch worker
+
+Runs indexing consumers only: no API, no panel, no MCP; it serves
+/metrics, /healthz and /readyz on METRICS_ADDR (default :9090). Start any
+number beside one "hybridsearch serve" with the same environment: they share
+NATS (NATS_URL, required) and Qdrant (QDRANT_URL, required: the embedded
+local store belongs to one process) and the queue's durable consumer
+spreads the jobs over every process. Full reconciliation scans (at start,
+on enable, every SCAN_INTERVAL and from "hybridsearch scan") run in serve
+only; a worker runs only the rescans its own jobs ask for (a deleted
+folder). APP_PORT is not needed. With WORKERS=0, serve indexes nothing
+itself (it still scans and queues the jobs) and leaves all indexing to the
+workers.
+`
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
@@ -59,7 +75,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	case "serve":
 		err = runServe(ctx, args[1:], getenv, stderr)
 	case "worker":
-		err = app.RunWorker(ctx, args[1:], getenv, stderr)
+		err = runWorker(ctx, args[1:], getenv, stderr)
 	case "demo":
 		fmt.Fprintln(stderr, "hybridsearch: the demo is its own command now: go run ./cmd/hybridsearch-demo (or the hybridsearch-demo binary)")
 		return 2
@@ -78,8 +94,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	case "help", "-h", "--help":
 		fmt.Fprintf(stdout, usage, app.ConfigHelp())
 	default:
-		fmt.Fprintf(stderr, "hybridsearch: unknown command %q\n\n", args[0])
-		fmt.Fprintf(stderr, usage, app.ConfigHelp())
+		fmt.Fprintf(stderr, "hybridsearch: unknown command %q (see \"hybridsearch help\")\n", args[0])
 		return 2
 	}
 	if errors.Is(err, flag.ErrHelp) {
@@ -97,8 +112,25 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintf(stderr, usage, app.ConfigHelp()) }
-	if err := fs.Parse(args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("serve", "unexpected argument %q", fs.Arg(0))
+	}
 	return app.Serve(ctx, getenv, stderr)
+}
+
+// runWorker runs a consumer-only process until ctx is cancelled.
+func runWorker(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, workerUsage) }
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("worker", "unexpected argument %q", fs.Arg(0))
+	}
+	return app.RunWorker(ctx, getenv, stderr)
 }

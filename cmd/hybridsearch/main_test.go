@@ -61,3 +61,28 @@ func TestCommandLine(t *testing.T) {
 		})
 	}
 }
+
+// TestUsageErrorsAreOneLine: wrong arguments get one line saying what is
+// wrong, not the whole help.
+func TestUsageErrorsAreOneLine(t *testing.T) {
+	for _, tt := range []struct {
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"demo"}, 2, "go run ./cmd/hybridsearch-demo"},
+		{[]string{"serve", "--bogus"}, 1, "flag provided but not defined: -bogus"},
+		{[]string{"worker", "extra"}, 1, `unexpected argument "extra"`},
+		{[]string{"search", "kubernetes"}, 1, "--user and a query are required"},
+		{[]string{"status"}, 1, "--user is required"},
+		{[]string{"retry", "--bogus"}, 1, "flag provided but not defined: -bogus"},
+		{[]string{"token", "list"}, 1, "--user is required"},
+	} {
+		var out, errb strings.Builder
+		code := run(tt.args, func(string) string { return "" }, &out, &errb)
+		if code != tt.wantCode || !strings.Contains(errb.String(), tt.want) || strings.Count(errb.String(), "\n") != 1 || out.Len() > 0 {
+			t.Errorf("hybridsearch %q: exit %d, stdout %q, stderr %q; want exit %d and one line with %q", tt.args, code, out.String(), errb.String(), tt.wantCode, tt.want)
+		}
+	}
+}
