@@ -53,9 +53,9 @@ type indexStore interface {
 	Close() error
 }
 
-// Main wires every component and owns their lifetimes. Its fields are
+// App is the application: it wires every component and owns their lifetimes. Its fields are
 // exported so end-to-end tests can reach the components.
-type Main struct {
+type App struct {
 	Config Config
 	Logger *slog.Logger
 
@@ -114,21 +114,21 @@ type Main struct {
 	chat     atomic.Pointer[chatConfig]         // the chat model in use (assistant.go)
 }
 
-// NewMain returns a Main for cfg; Run starts it.
-func NewMain(cfg Config, logger *slog.Logger) *Main {
+// New returns an App for cfg; Run starts it.
+func New(cfg Config, logger *slog.Logger) *App {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Main{Config: cfg, Logger: logger, Metrics: metrics.New(), done: make(chan error, 1), scanTick: make(chan struct{}, 1)}
+	return &App{Config: cfg, Logger: logger, Metrics: metrics.New(), done: make(chan error, 1), scanTick: make(chan struct{}, 1)}
 }
 
 // Run builds the components in dependency order and starts serving. It
 // returns once the app listens; background work lasts until Close. The
 // long-running components (HTTP server, queue workers, scanner, scan
 // ticker, settings watcher) run under one errgroup: when one of them stops
-// by itself, Main shuts everything down in order (as Close does) and Done
+// by itself, App shuts everything down in order (as Close does) and Done
 // delivers that component's error.
-func (m *Main) Run(ctx context.Context) error {
+func (m *App) Run(ctx context.Context) error {
 	cfg := m.Config
 	ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if err := m.checkWorker(); err != nil {
@@ -260,7 +260,7 @@ const liveCheckInterval = 10 * time.Minute
 
 // openQueue starts the embedded NATS server (unless NATS_URL is set),
 // connects, and opens the work queue.
-func (m *Main) openQueue(ctx context.Context) error {
+func (m *App) openQueue(ctx context.Context) error {
 	if m.Config.NATSURL == "" {
 		ns, err := queue.RunEmbedded(queue.EmbeddedOptions{StoreDir: filepath.Join(m.Config.PersistentStorage, "nats"), Logger: m.Logger})
 		if err != nil {
@@ -294,7 +294,7 @@ func (m *Main) openQueue(ctx context.Context) error {
 
 // openEmbedder creates e's Ollama client unless its OLLAMA_HOST is off.
 // It does not need Ollama to be up: indexing waits and retries until it is.
-func (m *Main) openEmbedder(ctx context.Context, e *Engine) error {
+func (m *App) openEmbedder(ctx context.Context, e *Engine) error {
 	if len(e.Config.OllamaHosts) == 0 {
 		m.Logger.Info("semantic search is off (OLLAMA_HOST=off): indexing for keyword and fuzzy search only")
 		return nil
@@ -335,7 +335,7 @@ func indexID(c Config, semantic bool) string {
 
 // openStore opens e's store: Qdrant (QDRANT_URL) or the embedded local
 // store, one index per embedding model.
-func (m *Main) openStore(ctx context.Context, e *Engine) error {
+func (m *App) openStore(ctx context.Context, e *Engine) error {
 	model := "none"
 	if e.Embedder != nil {
 		model = e.Config.EmbedModel
@@ -374,7 +374,7 @@ const userListMaxAge = 15 * time.Second
 // startIndexing sets up what every engine shares: the extractor, the
 // exclusion rules in force, the user directory, the scanner and the share
 // refresher.
-func (m *Main) startIndexing(ctx context.Context, cfg Config) error {
+func (m *App) startIndexing(ctx context.Context, cfg Config) error {
 	m.extract.setOCR(extract.OCR{Off: cfg.OCRWorkers == 0, Languages: cfg.OCRLanguages, PageTimeout: cfg.OCRPageTimeout, MaxPages: cfg.OCRMaxPages})
 	m.extract.setLimit(cfg.MaxFileSize)
 	rules := rulesOf(cfg)
@@ -401,7 +401,7 @@ func (m *Main) startIndexing(ctx context.Context, cfg Config) error {
 }
 
 // buildPipeline assembles e's pipeline and reporter.
-func (m *Main) buildPipeline(e *Engine) {
+func (m *App) buildPipeline(e *Engine) {
 	cfg := e.Config
 	e.Pipeline = &indexing.Pipeline{
 		Files:        m.Nextcloud,
@@ -454,7 +454,7 @@ func (e *Engine) embedderHosts(ctx context.Context) []hs.HostHealth {
 }
 
 // buildSearch assembles e's search engine over its store.
-func (m *Main) buildSearch(e *Engine) error {
+func (m *App) buildSearch(e *Engine) error {
 	obs := m.observed(e)
 	o := search.Options{
 		Dense: obs, Sparse: obs, Chunks: obs, Access: m.Nextcloud, Refresh: m.Shares, Requeue: m.Queue.Publish,
@@ -480,7 +480,7 @@ func (m *Main) buildSearch(e *Engine) error {
 
 // startWorkers runs the queue consumers (not in serve with WORKERS=0,
 // which leaves the jobs to hybridsearch worker processes) and the scans.
-func (m *Main) startWorkers(ctx context.Context) {
+func (m *App) startWorkers(ctx context.Context) {
 	if m.Worker || m.Config.Workers > 0 {
 		m.goComponent(ctx, "indexing workers", func(ctx context.Context) error { return m.Queue.Run(ctx, m.process) })
 	} else {
@@ -514,9 +514,9 @@ type failure struct {
 
 // goComponent runs fn under m's errgroup until ctx ends or Close begins.
 // A component that returns before then (with an error or without) has
-// failed: the first failure is logged, the health turns "failed", and Main
+// failed: the first failure is logged, the health turns "failed", and App
 // shuts down in order; Done then delivers the failure.
-func (m *Main) goComponent(ctx context.Context, name string, fn func(context.Context) error) {
+func (m *App) goComponent(ctx context.Context, name string, fn func(context.Context) error) {
 	m.group.Go(func() error {
 		err := fn(ctx)
 		if ctx.Err() != nil || m.stopping.Load() {
@@ -545,7 +545,7 @@ func (m *Main) goComponent(ctx context.Context, name string, fn func(context.Con
 // Health reports whether every component runs: nil when they do, else
 // what is wrong ("starting", "stopping", or the component that failed).
 // /heartbeat answers with it.
-func (m *Main) Health() error {
+func (m *App) Health() error {
 	if f := m.failed.Load(); f != nil {
 		return fmt.Errorf("failed: %s", f.component)
 	}
@@ -560,7 +560,7 @@ func (m *Main) Health() error {
 
 // listen opens the TCP address, or the HaRP unix socket when
 // HP_SHARED_KEY is set, and serves in the background.
-func (m *Main) listen(ctx context.Context) error {
+func (m *App) listen(ctx context.Context) error {
 	cfg := m.Config
 	var err error
 	if cfg.HaRPSharedKey != "" {
@@ -592,7 +592,7 @@ func (m *Main) listen(ctx context.Context) error {
 }
 
 // ListenAddr returns where the app listens ("127.0.0.1:23000" or the socket path).
-func (m *Main) ListenAddr() string {
+func (m *App) ListenAddr() string {
 	if m.listener == nil {
 		return ""
 	}
@@ -600,10 +600,10 @@ func (m *Main) ListenAddr() string {
 }
 
 // Done delivers the error of the first component that stopped by itself,
-// once Main has shut down after it.
-func (m *Main) Done() <-chan error { return m.done }
+// once App has shut down after it.
+func (m *App) Done() <-chan error { return m.done }
 
-func (m *Main) checkNATS(ctx context.Context) error {
+func (m *App) checkNATS(ctx context.Context) error {
 	if m.NATS == nil || !m.NATS.IsConnected() {
 		return hs.Errorf(hs.EUNAVAILABLE, "nats: not connected")
 	}
@@ -615,7 +615,7 @@ func (m *Main) checkNATS(ctx context.Context) error {
 	return nil
 }
 
-func (m *Main) pingNextcloud(ctx context.Context) error {
+func (m *App) pingNextcloud(ctx context.Context) error {
 	_, err := m.Nextcloud.Ping(ctx)
 	return err
 }
@@ -632,14 +632,14 @@ func (e *Engine) checkEmbedder(ctx context.Context) error {
 
 // Close shuts down in reverse order under a timeout: HTTP first, then the
 // workers (they drain), then the store and NATS. It is safe to call on a
-// partly started Main, and more than once (later calls return the first
+// partly started App, and more than once (later calls return the first
 // call's result).
-func (m *Main) Close() error {
+func (m *App) Close() error {
 	m.closeOnce.Do(func() { m.closeErr = m.close() })
 	return m.closeErr
 }
 
-func (m *Main) close() error {
+func (m *App) close() error {
 	m.stopping.Store(true)
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()

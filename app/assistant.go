@@ -31,7 +31,7 @@ func chatOf(c Config) chatConfig {
 // startAnswers builds the answer lane and the Assistant's providers (serve
 // only): questions search through the serving engine, and the providers
 // take their tasks from Nextcloud until ctx ends.
-func (m *Main) startAnswers(ctx context.Context, eff Config) error {
+func (m *App) startAnswers(ctx context.Context, eff Config) error {
 	var err error
 	m.Answer, err = answer.New(answer.Options{Search: current{m}, Slots: m.Config.AskWorkers, Timeout: m.Config.AskTimeout, Logger: m.Logger})
 	if err != nil {
@@ -56,7 +56,7 @@ func (m *Main) startAnswers(ctx context.Context, eff Config) error {
 // applyChat puts eff's chat model in use, or turns asking off, when its
 // configuration changed, and reports whether it did. It does no I/O: the
 // model is asked for its context with the first question.
-func (m *Main) applyChat(eff Config) bool {
+func (m *App) applyChat(eff Config) bool {
 	cc := chatOf(eff)
 	if prev := m.chat.Load(); prev != nil && *prev == cc {
 		return false
@@ -83,7 +83,7 @@ func (m *Main) applyChat(eff Config) bool {
 
 // syncAssistant registers the Assistant's providers as the configuration
 // wants them, trying a few times while Nextcloud is unreachable.
-func (m *Main) syncAssistant(ctx context.Context) {
+func (m *App) syncAssistant(ctx context.Context) {
 	wait := time.Second
 	for attempt := 0; attempt < 5; attempt++ {
 		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)

@@ -12,7 +12,7 @@ import (
 
 // awaitFailure waits for Main to report a failed component and to have
 // shut down after it.
-func awaitFailure(t *testing.T, m *Main) error {
+func awaitFailure(t *testing.T, m *App) error {
 	t.Helper()
 	select {
 	case err := <-m.Done():
@@ -80,7 +80,7 @@ func TestHTTPServerFailureStopsApp(t *testing.T) {
 // exits 1 with one line naming the component); a signal is a clean stop.
 func TestServeUntilFailure(t *testing.T) {
 	logger := slog.New(slog.DiscardHandler)
-	failed := &Main{done: make(chan error, 1)}
+	failed := &App{done: make(chan error, 1)}
 	failed.done <- errors.New("indexing workers: queue: run: the NATS connection is closed")
 	err := ServeUntil(context.Background(), failed, logger)
 	if err == nil || !strings.Contains(err.Error(), "indexing workers") {
@@ -88,7 +88,7 @@ func TestServeUntilFailure(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := ServeUntil(ctx, &Main{done: make(chan error, 1)}, logger); err != nil {
+	if err := ServeUntil(ctx, &App{done: make(chan error, 1)}, logger); err != nil {
 		t.Errorf("serveUntil after a signal = %v, want nil", err)
 	}
 }

@@ -16,7 +16,7 @@ import (
 // Engine is the part of the app that depends on the embedding model and
 // its Ollama hosts: the embedder, the store holding that model's index,
 // and the pipeline and search over them. When the admin settings change
-// the model or the hosts, Main builds a new Engine. It indexes at once;
+// the model or the hosts, App builds a new Engine. It indexes at once;
 // searches stay on the previous engine until the new index has caught up
 // (a full scan queued every file and the queue emptied), so a new model
 // never leaves users with a half-filled index. An engine replaced in both
@@ -41,18 +41,18 @@ type Engine struct {
 }
 
 // Engine returns the engine that indexes now: the newest.
-func (m *Main) Engine() *Engine { return m.eng.Load() }
+func (m *App) Engine() *Engine { return m.eng.Load() }
 
 // Serving returns the engine that answers searches now: the newest whose
 // index has caught up.
-func (m *Main) Serving() *Engine { return m.serve.Load() }
+func (m *App) Serving() *Engine { return m.serve.Load() }
 
 // acquire returns the serving engine, held until release: it is not
 // closed before.
-func (m *Main) acquire() *Engine { return hold(&m.serve) }
+func (m *App) acquire() *Engine { return hold(&m.serve) }
 
 // acquireIndexing returns the indexing engine, held until release.
-func (m *Main) acquireIndexing() *Engine { return hold(&m.eng) }
+func (m *App) acquireIndexing() *Engine { return hold(&m.eng) }
 
 func hold(p *atomic.Pointer[Engine]) *Engine {
 	for {
@@ -79,7 +79,7 @@ func (e *Engine) release() {
 
 // retireEngine stops new uses of e and closes its store (unless a newer
 // engine took it over) once the current uses ended.
-func (m *Main) retireEngine(e *Engine) {
+func (m *App) retireEngine(e *Engine) {
 	e.mu.Lock()
 	e.retired = true
 	e.idle = make(chan struct{})
@@ -107,7 +107,7 @@ func (m *Main) retireEngine(e *Engine) {
 // previous engine's, when only the hosts changed) and builds the pipeline
 // and search over them. With probe, the embedding model must answer
 // first: a model that cannot be reached is not swapped in.
-func (m *Main) buildEngine(ctx context.Context, e *Engine, probe bool) error {
+func (m *App) buildEngine(ctx context.Context, e *Engine, probe bool) error {
 	if err := m.openEmbedder(ctx, e); err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func (m *Main) buildEngine(ctx context.Context, e *Engine, probe bool) error {
 // the index stays (only the hosts changed) the store passes to the new
 // engine, which serves at once if its predecessor did, or once the index
 // they share caught up.
-func (m *Main) swapEngine(ctx context.Context, cfg Config) error {
+func (m *App) swapEngine(ctx context.Context, cfg Config) error {
 	old := m.eng.Load()
 	e := &Engine{Config: cfg, ownsStore: true}
 	sameIndex := indexID(cfg, len(cfg.OllamaHosts) > 0) == old.IndexID
@@ -195,7 +195,7 @@ type rebuild struct {
 
 // rebuilding returns the new index being filled, or nil (the status's
 // IndexStatus.Rebuild).
-func (m *Main) rebuilding() *indexing.Rebuild {
+func (m *App) rebuilding() *indexing.Rebuild {
 	if rb := m.rebuild.Load(); rb != nil {
 		return &rb.Rebuild
 	}
@@ -210,7 +210,7 @@ func (m *Main) rebuilding() *indexing.Rebuild {
 // remain that nothing queued will bring (their users' scans failed), it
 // switches once the queue is empty. It gives up when e stops being the
 // indexing engine or ctx ends.
-func (m *Main) serveWhenCaughtUp(ctx context.Context, e *Engine, rb *rebuild) {
+func (m *App) serveWhenCaughtUp(ctx context.Context, e *Engine, rb *rebuild) {
 	t := time.NewTicker(caughtUpPoll)
 	defer t.Stop()
 	var due time.Time // of the next count of the file states
@@ -262,7 +262,7 @@ func (m *Main) serveWhenCaughtUp(ctx context.Context, e *Engine, rb *rebuild) {
 const caughtUpPoll = 250 * time.Millisecond
 
 // process runs one indexing job on the engine in use.
-func (m *Main) process(ctx context.Context, job hs.IndexJob) error {
+func (m *App) process(ctx context.Context, job hs.IndexJob) error {
 	e := m.acquireIndexing()
 	defer e.release()
 	return e.Pipeline.Process(ctx, job)
@@ -270,7 +270,7 @@ func (m *Main) process(ctx context.Context, job hs.IndexJob) error {
 
 // current serves the handlers and the MCP endpoint from the engine in use
 // at each call.
-type current struct{ m *Main }
+type current struct{ m *App }
 
 func (c current) Search(ctx context.Context, user hs.UserID, req hs.SearchRequest) (hs.SearchResult, error) {
 	e := c.m.acquire()

@@ -18,7 +18,7 @@ import (
 // and the app registered from info.xml and running in this process.
 type testEnv struct {
 	Sim   *ncsim.Server
-	Main  *Main
+	Main  *App
 	Alice ncsim.User
 	Bob   ncsim.User
 	// getenv is what Main was configured from, for restarts.
@@ -120,7 +120,7 @@ func (e *testEnv) start(t testing.TB) {
 	if e.quiet {
 		out, level = testWriter{t}, slog.LevelError
 	}
-	m := NewMain(cfg, slog.New(requestIDHandler{slog.NewTextHandler(out, &slog.HandlerOptions{Level: level})}))
+	m := New(cfg, slog.New(requestIDHandler{slog.NewTextHandler(out, &slog.HandlerOptions{Level: level})}))
 	if err := m.Run(context.Background()); err != nil {
 		_ = m.Close()
 		t.Fatalf("Main.Run: %v", err)

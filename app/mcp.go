@@ -28,7 +28,7 @@ func (c Config) MCPURL() string { return c.proxyBase() + "/mcp" }
 // mcpDeps builds the token service (over the HS_TOKENS bucket) and the MCP
 // endpoint over the engine in use (search, store, reporter) and
 // Nextcloud, and sets m.Tokens. It needs the queue and an engine.
-func (m *Main) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
+func (m *App) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 	cfg := m.Config
 	records, err := m.Queue.Tokens(ctx)
 	if err != nil {
@@ -74,7 +74,7 @@ var oauthBuckets = []struct {
 }
 
 // oauthServer builds the OAuth authorization server over oauthBuckets.
-func (m *Main) oauthServer(ctx context.Context) (*oauth.Server, error) {
+func (m *App) oauthServer(ctx context.Context) (*oauth.Server, error) {
 	var recs [4]oauth.Records
 	for i, b := range oauthBuckets {
 		r, err := m.Queue.Records(ctx, b.name, b.about, b.maxAge, b.maxBytes)
@@ -100,7 +100,7 @@ func (m *Main) oauthServer(ctx context.Context) (*oauth.Server, error) {
 
 // DirectMCPURL is the MCP endpoint on the app's own address, for bearer
 // tokens ("" before Run).
-func (m *Main) DirectMCPURL() string {
+func (m *App) DirectMCPURL() string {
 	if m.listener == nil || m.Config.HaRPSharedKey != "" {
 		return ""
 	}
@@ -109,7 +109,7 @@ func (m *Main) DirectMCPURL() string {
 
 // DemoTokens issues a bearer token named "demo" for each user, for the
 // demo's READY line.
-func (m *Main) DemoTokens(ctx context.Context, users ...hs.UserID) (map[hs.UserID]string, error) {
+func (m *App) DemoTokens(ctx context.Context, users ...hs.UserID) (map[hs.UserID]string, error) {
 	out := make(map[hs.UserID]string, len(users))
 	for _, u := range users {
 		raw, _, err := m.Tokens.Issue(ctx, u, "demo", 0)

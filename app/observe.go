@@ -32,7 +32,7 @@ type observedStore struct {
 }
 
 // observed wraps e's store for its pipeline and search.
-func (m *Main) observed(e *Engine) *observedStore {
+func (m *App) observed(e *Engine) *observedStore {
 	return &observedStore{indexStore: e.Store, kind: storeKind(e.Config), observe: m.Metrics.StoreOp, indexed: m.Metrics.Indexed}
 }
 
@@ -97,7 +97,7 @@ func (s *observedStore) ReadChunks(ctx context.Context, user hs.UserID, hits []h
 
 // ops are the operator endpoints: the metrics and the readiness checks
 // (NATS, the store and Nextcloud must answer; the embedder is reported).
-func (m *Main) ops() *handlers.Ops {
+func (m *App) ops() *handlers.Ops {
 	return &handlers.Ops{
 		Metrics: m.Metrics.Handler(),
 		Checks: []handlers.ReadyCheck{
@@ -122,7 +122,7 @@ func (m *Main) ops() *handlers.Ops {
 
 // listenOps serves the operator endpoints alone on METRICS_ADDR (the
 // worker's only listener; beside the HaRP socket for serve), if set.
-func (m *Main) listenOps() error {
+func (m *App) listenOps() error {
 	if m.Config.MetricsAddr == "" {
 		return nil
 	}
@@ -149,7 +149,7 @@ func (m *Main) listenOps() error {
 }
 
 // OpsAddr returns where METRICS_ADDR listens ("" when it is not set).
-func (m *Main) OpsAddr() string {
+func (m *App) OpsAddr() string {
 	if m.opsListener == nil {
 		return ""
 	}

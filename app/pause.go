@@ -38,13 +38,13 @@ func personalForm(env Config) nextcloud.SettingsForm {
 
 // pauseInterval is how often the users' pause settings are read: one
 // request per user each time, so less often than the admin settings.
-func (m *Main) pauseInterval() time.Duration {
+func (m *App) pauseInterval() time.Duration {
 	return 3 * m.Config.SettingsInterval
 }
 
 // watchPauses reads the users' pause settings every pauseInterval until
 // ctx ends.
-func (m *Main) watchPauses(ctx context.Context) {
+func (m *App) watchPauses(ctx context.Context) {
 	m.refreshPauses(ctx)
 	every(ctx, m.pauseInterval(), m.refreshPauses)
 }
@@ -52,7 +52,7 @@ func (m *Main) watchPauses(ctx context.Context) {
 // refreshPauses reads every user's pause setting and, for each user whose
 // setting changed, puts it in force and asks for a scan of their tree. A
 // user whose setting cannot be read keeps the last one known.
-func (m *Main) refreshPauses(ctx context.Context) {
+func (m *App) refreshPauses(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	users, err := m.Nextcloud.ListUsers(rctx)
@@ -94,7 +94,7 @@ func (m *Main) refreshPauses(ctx context.Context) {
 }
 
 // pausedUsers are the users whose indexing is paused.
-func (m *Main) pausedUsers() map[hs.UserID]bool {
+func (m *App) pausedUsers() map[hs.UserID]bool {
 	if p := m.paused.Load(); p != nil {
 		return *p
 	}
@@ -111,7 +111,7 @@ func isTrue(v string) bool {
 }
 
 // withPaused is r with the paused users.
-func (m *Main) withPaused(r indexing.Rules) indexing.Rules {
+func (m *App) withPaused(r indexing.Rules) indexing.Rules {
 	r.Paused = m.pausedUsers()
 	return r
 }

@@ -28,7 +28,7 @@ func Serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		logger.Warn("AppAPI registered another version of the app than this build; run occ app_api:app:update",
 			"app_version", cfg.AppVersion, "build_version", Version)
 	}
-	m := NewMain(cfg, logger)
+	m := New(cfg, logger)
 	if err := m.Run(ctx); err != nil {
 		_ = m.Close()
 		return err
@@ -40,7 +40,7 @@ func Serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 // ServeUntil waits until ctx ends (a signal), then shuts m down, or until
 // one of m's components fails, which shuts m down too and is returned, so
 // the process exits non-zero with one line naming the component.
-func ServeUntil(ctx context.Context, m *Main, logger *slog.Logger) error {
+func ServeUntil(ctx context.Context, m *App, logger *slog.Logger) error {
 	select {
 	case <-ctx.Done():
 	case err := <-m.Done():
@@ -62,5 +62,5 @@ func NewLogger(w io.Writer, level, format string) *slog.Logger {
 	return slog.New(requestIDHandler{slog.NewTextHandler(w, opts)})
 }
 
-// shutdownTimeout bounds Main.Close.
+// shutdownTimeout bounds App.Close.
 const shutdownTimeout = 20 * time.Second

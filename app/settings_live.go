@@ -15,7 +15,7 @@ import (
 // seconds: Nextcloud may not be up, or the app not yet enabled (AppAPI
 // refuses a disabled app's calls), and then the environment applies until
 // the watcher reads them.
-func (m *Main) initialSettings(ctx context.Context) Config {
+func (m *App) initialSettings(ctx context.Context) Config {
 	st := &settingsState{effective: m.Config, readAt: time.Now()}
 	rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
@@ -33,16 +33,16 @@ func (m *Main) initialSettings(ctx context.Context) Config {
 
 // effective is the configuration in force: the environment with the
 // admin's settings on top.
-func (m *Main) effective() Config { return m.settings.Load().effective }
+func (m *App) effective() Config { return m.settings.Load().effective }
 
 // currentRules are the exclusion rules in force.
-func (m *Main) currentRules() indexing.Rules { return m.withPaused(*m.rules.Load()) }
+func (m *App) currentRules() indexing.Rules { return m.withPaused(*m.rules.Load()) }
 
 // watchSettings reads the admin settings every SettingsInterval and applies
 // what changed, until ctx ends. Nextcloud does not tell an ExApp that its
 // declarative settings changed (AppAPI's SetValueListener only stores
 // them), so reading is the only way.
-func (m *Main) watchSettings(ctx context.Context) {
+func (m *App) watchSettings(ctx context.Context) {
 	every(ctx, m.Config.SettingsInterval, m.refreshSettings)
 }
 
@@ -61,7 +61,7 @@ func every(ctx context.Context, d time.Duration, f func(context.Context)) {
 }
 
 // refreshSettings reads the admin settings now and applies them.
-func (m *Main) refreshSettings(ctx context.Context) {
+func (m *App) refreshSettings(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	values, err := m.Nextcloud.GetAppConfig(rctx, adminKeys()...)
 	cancel()
@@ -86,7 +86,7 @@ func (m *Main) refreshSettings(ctx context.Context) {
 // change starts with them. It sends nothing while Nextcloud holds them
 // (exapp.Lifecycle.SetSearchRules) and tries again on the next read after
 // a failure. Callers hold setMu.
-func (m *Main) syncPanelState(ctx context.Context) {
+func (m *App) syncPanelState(ctx context.Context) {
 	if m.Lifecycle == nil {
 		return // a worker has no UI
 	}
@@ -105,7 +105,7 @@ func (m *Main) syncPanelState(ctx context.Context) {
 // scan, which queues files that the rules now decide differently about)
 // and the scan interval. A model that cannot be opened leaves the engine
 // in use and is tried again, less and less often. Callers hold setMu.
-func (m *Main) applySettings(ctx context.Context, prev *settingsState, values map[string]string) {
+func (m *App) applySettings(ctx context.Context, prev *settingsState, values map[string]string) {
 	now := time.Now()
 	if prev.readErr == nil && maps.Equal(prev.values, values) && (prev.swapErr == nil || now.Before(prev.retryAt)) {
 		return
@@ -157,7 +157,7 @@ func (m *Main) applySettings(ctx context.Context, prev *settingsState, values ma
 
 // runScanTicker requests a full scan every scan interval (0: none), taking
 // a new interval whenever the settings change it, until ctx ends.
-func (m *Main) runScanTicker(ctx context.Context, every time.Duration) {
+func (m *App) runScanTicker(ctx context.Context, every time.Duration) {
 	var t *time.Ticker
 	var tick <-chan time.Time
 	reset := func(d time.Duration) {
@@ -191,7 +191,7 @@ func (m *Main) runScanTicker(ctx context.Context, every time.Duration) {
 
 // checkSettings is the "settings" component of the status: an error names
 // the admin values that could not be used or read.
-func (m *Main) checkSettings(context.Context) error {
+func (m *App) checkSettings(context.Context) error {
 	st := m.settings.Load()
 	var msg, code string // the code of the gravest state
 	if len(st.problems) > 0 {

@@ -17,7 +17,7 @@ func RunWorker(ctx context.Context, getenv func(string) string, stderr io.Writer
 		return err
 	}
 	logger := NewLogger(stderr, cfg.LogLevel, cfg.LogFormat)
-	m := NewMain(cfg, logger)
+	m := New(cfg, logger)
 	m.Worker = true
 	if err := m.Run(ctx); err != nil {
 		_ = m.Close()
@@ -53,7 +53,7 @@ func workerEnv(getenv func(string) string) func(string) string {
 }
 
 // checkWorker refuses a worker without what it shares with serve.
-func (m *Main) checkWorker() error {
+func (m *App) checkWorker() error {
 	switch {
 	case !m.Worker:
 		return nil

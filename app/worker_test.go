@@ -20,7 +20,7 @@ import (
 // startWorker runs "hybridsearch worker" in-process with env's
 // environment (but for the name, value pairs of override), its operator
 // endpoints on a free loopback port.
-func startWorker(t *testing.T, env *testEnv, name string, override ...string) *Main {
+func startWorker(t *testing.T, env *testEnv, name string, override ...string) *App {
 	t.Helper()
 	getenv := func(k string) string {
 		for i := 0; i+1 < len(override); i += 2 {
@@ -36,7 +36,7 @@ func startWorker(t *testing.T, env *testEnv, name string, override ...string) *M
 	}
 	cfg.MetricsAddr = "127.0.0.1:0"
 	out := io.MultiWriter(testWriter{t}, env.Logs)
-	m := NewMain(cfg, slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelInfo})).With("process", name))
+	m := New(cfg, slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelInfo})).With("process", name))
 	m.Worker = true
 	if err := m.Run(context.Background()); err != nil {
 		_ = m.Close()
@@ -59,7 +59,7 @@ func TestServeAndTwoWorkers(t *testing.T) {
 	env := newTestEnv(t, envOptions{install: true, extra: map[string]string{
 		"NATS_URL": ns.ClientURL(), "QDRANT_URL": qd.URL(), "OLLAMA_HOST": ollama.URL, "EMBED_MODEL": "nomic-embed-text", "WORKERS": "1",
 	}})
-	workers := []*Main{startWorker(t, env, "w1"), startWorker(t, env, "w2")}
+	workers := []*App{startWorker(t, env, "w1"), startWorker(t, env, "w2")}
 	if workers[0].Handlers != nil || workers[0].httpServer != nil {
 		t.Fatal("a worker serves the app's API")
 	}

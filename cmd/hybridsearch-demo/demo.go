@@ -248,7 +248,7 @@ func demoRegistration(getenv func(string) string) (ncsim.ExAppRegistration, erro
 // simulator, the way "occ app_api:app:register" does, and starts it in
 // this process with the environment AppAPI would give it, on port (0: a
 // free one).
-func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, port int, getenv func(string) string, logger *slog.Logger) (*app.Main, error) {
+func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, port int, getenv func(string) string, logger *slog.Logger) (*app.App, error) {
 	reg, err := demoRegistration(getenv)
 	if err != nil {
 		return nil, err
@@ -302,7 +302,7 @@ func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, port i
 	if err := writePrivateFile(envFile, []byte(lines.String())); err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
-	m := app.NewMain(cfg, logger)
+	m := app.New(cfg, logger)
 	if err := m.Run(ctx); err != nil {
 		_ = m.Close()
 		return nil, fmt.Errorf("demo: starting the app: %w", err)
