@@ -17,7 +17,7 @@ import (
 // Config is everything the app reads from its environment, read once at
 // start-up by LoadConfig and then passed down as plain values.
 type Config struct {
-	// AppAPI (nextcloud-protocol.md §2).
+	// AppAPI (docs/nextcloud-protocol.md §2).
 	AppID             string
 	AppSecret         string
 	AppVersion        string
