@@ -17,6 +17,7 @@ var (
 	chromiumPath   = e2etest.ChromiumPath
 	artifactsDir   = e2etest.ArtifactsDir
 	runOAuthClient = e2etest.RunOAuthClient
+	command        = e2etest.Command
 
 	// The CLI commands, run against a test app.
 	runStatus  = cli.Status

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"syscall"
 	"testing"
+
+	"github.com/hybrid-search/hybridsearch/internal/e2etest"
 )
 
 // TestMain lets tests run the app in a child process: with
@@ -15,7 +16,7 @@ import (
 // does (Serve, exit 1 on an error), with HYBRIDSEARCH_RUN_QDRANTFAKE a
 // fake Qdrant.
 func TestMain(m *testing.M) {
-	if os.Getenv("HYBRIDSEARCH_RUN_MAIN") == "1" {
+	if os.Getenv(e2etest.RunMainEnv) == "1" {
 		os.Exit(serveChild())
 	}
 	if addr := os.Getenv("HYBRIDSEARCH_RUN_QDRANTFAKE"); addr != "" {
@@ -38,12 +39,4 @@ func serveChild() int {
 		return 1
 	}
 	return 0
-}
-
-// command runs the test binary as "hybridsearch" with args.
-func command(t *testing.T, args ...string) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "HYBRIDSEARCH_RUN_MAIN=1", "LOG_LEVEL=warn")
-	return cmd
 }

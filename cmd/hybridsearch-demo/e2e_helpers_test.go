@@ -14,6 +14,7 @@ var (
 	chromiumPath   = e2etest.ChromiumPath
 	artifactsDir   = e2etest.ArtifactsDir
 	runOAuthClient = e2etest.RunOAuthClient
+	command        = e2etest.Command
 )
 
 type (

@@ -2,27 +2,20 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/hybrid-search/hybridsearch/internal/e2etest"
 )
 
 // TestMain lets tests run the real command in a child process: with
 // HYBRIDSEARCH_RUN_MAIN=1 the test binary behaves like hybridsearch.
 func TestMain(m *testing.M) {
-	if os.Getenv("HYBRIDSEARCH_RUN_MAIN") == "1" {
+	if os.Getenv(e2etest.RunMainEnv) == "1" {
 		main()
 		return
 	}
 	os.Exit(m.Run())
-}
-
-// command runs the test binary as hybridsearch with args.
-func command(t *testing.T, args ...string) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "HYBRIDSEARCH_RUN_MAIN=1", "LOG_LEVEL=warn")
-	return cmd
 }
 
 func TestCommandLine(t *testing.T) {
@@ -43,19 +36,13 @@ func TestCommandLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := command(t, tt.args...)
+			cmd := e2etest.Command(t, tt.args...)
 			cmd.Env = append(cmd.Env, tt.env...)
-			out, err := cmd.CombinedOutput()
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if code != tt.wantCode || !strings.Contains(string(out), tt.wantOut) {
+			code, out := e2etest.ExitCode(t, cmd)
+			if code != tt.wantCode || !strings.Contains(out, tt.wantOut) {
 				t.Errorf("hybridsearch %v: exit %d, output:\n%s\nwant exit %d containing %q", tt.args, code, out, tt.wantCode, tt.wantOut)
 			}
-			if n := strings.Count(strings.TrimSpace(string(out)), "\n"); tt.wantCode == 1 && strings.Contains(tt.wantOut, "APP_") && n > 0 {
+			if n := strings.Count(strings.TrimSpace(out), "\n"); tt.wantCode == 1 && strings.Contains(tt.wantOut, "APP_") && n > 0 {
 				t.Errorf("config error should be one line, got %d lines", n+1)
 			}
 		})
