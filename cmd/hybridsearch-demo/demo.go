@@ -29,7 +29,7 @@ import (
 //go:embed all:sample
 var sample embed.FS
 
-const demoUsage = `Usage: hybridsearch demo [flags]
+const demoUsage = `Usage: hybridsearch-demo [flags]   (from a checkout: go run ./cmd/hybridsearch-demo [flags])
 
 Starts a simulated Nextcloud on --addr with users alice and bob, loads a
 sample folder (English, German and Japanese notes and files) into alice's
