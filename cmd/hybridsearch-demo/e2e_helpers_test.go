@@ -18,7 +18,6 @@ var (
 )
 
 type (
-	tsCall       = e2etest.TSCall
-	oauthRun     = e2etest.OAuthRun
-	reconnectRun = e2etest.ReconnectRun
+	tsCall   = e2etest.TSCall
+	oauthRun = e2etest.OAuthRun
 )
