@@ -9,7 +9,7 @@ import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const { chromium } = createRequire(join(repo, 'frontend/package.json'))('playwright-core')
 const [base, user, password, executablePath, screenshot] = process.argv.slice(2)
 const out = {}
