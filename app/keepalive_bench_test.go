@@ -29,7 +29,7 @@ import (
 // not served 10 s after indexing ended counts as unserved (with 30m,
 // Ollama would serve it 30 minutes after the app's last request). Run
 //
-//	go test -run '^$' -bench OllamaSecondClient -benchtime 5x ./cmd/hybridsearch
+//	go test -run '^$' -bench OllamaSecondClient -benchtime 5x ./app
 //
 // It reports the mean and worst wait of the served runs, how many runs
 // served the second client while indexing went on, and how many not at

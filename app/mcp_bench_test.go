@@ -40,7 +40,7 @@ import (
 // check is off, as in search's own benchmark, so the numbers isolate the
 // layers above the engine.
 //
-//	go test -run '^$' -bench MCPSearch -benchtime 500x ./cmd/hybridsearch
+//	go test -run '^$' -bench MCPSearch -benchtime 500x ./app
 
 const (
 	mcpBenchChunks  = 10_000

@@ -41,7 +41,7 @@ import (
 // cross-validated figures are search.BenchmarkQualityCV's. CISI_DIR overrides the collection's folder; the
 // benchmark is skipped when the collection is missing.
 //
-//	go test -run '^$' -bench Quality -benchtime 1x ./cmd/hybridsearch
+//	go test -run '^$' -bench Quality -benchtime 1x ./app
 func BenchmarkQuality(b *testing.B) {
 	c, err := qualitytest.ReadCISI(qualitytest.CISIDir(), hs.DefaultSearchRules().MaxQueryRunes)
 	if err != nil {

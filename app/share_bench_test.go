@@ -22,7 +22,7 @@ import (
 // With the default share list age (indexing.DefaultShareMaxAge) each run
 // takes about 50 s; run it with
 //
-//	go test -run '^$' -bench ShareVisibility -benchtime 5x ./cmd/hybridsearch
+//	go test -run '^$' -bench ShareVisibility -benchtime 5x ./app
 //
 // As a smoke the list age is 1 s. It reports the worst and mean time, and
 // the worst time past the list age (what the look, the indexing and the
