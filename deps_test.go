@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestDeps enforces the package rules of style.md: the root is vocabulary
+// TestDeps enforces the package rules of docs/style.md: the root is vocabulary
 // (stdlib only); indexing, search and analysis import no transport;
 // adapters never import each other (the Qdrant adapter, store, never
 // imports the embedded store, store/local, which shares its contract);

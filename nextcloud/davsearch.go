@@ -70,7 +70,7 @@ func (c *Client) FindByID(ctx context.Context, user hs.UserID, id hs.FileID) (hs
 // MaxFindIDs is how many file ids FindByIDs asks for in one SEARCH: its
 // where clause is one <d:or> of that many <d:eq>, inside the 100
 // operators Nextcloud's FileSearchBackend allows in a query
-// (nextcloud-protocol.md §7.2).
+// (docs/nextcloud-protocol.md §7.2).
 const MaxFindIDs = 50
 
 // FindByIDs returns the files among ids that user can see, as user sees

@@ -1,5 +1,5 @@
 // What oauth.mjs and mcpremote.mjs share: Debian's chromium as the user's
-// browser (the flags test-material.md lists for these machines), and a
+// browser (run as root, without a GPU or background traffic: the flags below), and a
 // tool result in a form to print.
 import { chromium } from "playwright-core";
 
