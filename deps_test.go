@@ -13,7 +13,9 @@ import (
 // imports the embedded store, store/local, which shares its contract);
 // Echo stays in handlers, the MCP SDK in mcp and Prometheus in metrics. Nextcloud's protocol
 // facts live in nextcloud: handlers may use only its dependency-free
-// nextcloud/appapi (header encoding, proxy and HaRP URLs), never the client.
+// nextcloud/appapi (header encoding, proxy and HaRP URLs) and
+// nextcloud/webhook (event classes, node paths, webhook parsing), never
+// the client.
 func TestDeps(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-json", "./...").Output()
 	if err != nil {
@@ -53,6 +55,7 @@ func TestDeps(t *testing.T) {
 		{mod + "/queue", []string{mod + "/store", mod + "/nextcloud", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
 		{mod + "/oauth", []string{mod + "/store", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", mod + "/tokens", mod + "/handlers", "github.com/labstack/echo", "github.com/nats-io"}},
 		{mod + "/nextcloud/appapi", []string{"github.com/", "golang.org/", "google.golang.org/", "net/http", mod + "/"}},
+		{mod + "/nextcloud/webhook", []string{mod + "/", "net/http"}}, // and no module but the root, below
 		{mod + "/embedding", []string{mod + "/store", mod + "/nextcloud", mod + "/queue", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
 		{mod + "/chat", []string{mod + "/store", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", mod + "/answer", "github.com/labstack/echo"}},
 		// answer writes answers: it talks to the search and the chat model
@@ -75,8 +78,11 @@ func TestDeps(t *testing.T) {
 	}
 	for pkg, deps := range imports {
 		for _, d := range deps {
-			if strings.HasPrefix(pkg, mod+"/handlers") && (d == mod+"/nextcloud" || strings.HasPrefix(d, mod+"/nextcloud/") && d != mod+"/nextcloud/appapi") {
-				t.Errorf("%s depends on %s; handlers may use only nextcloud/appapi", pkg, d)
+			if pkg == mod+"/nextcloud/webhook" && d != mod && strings.Contains(strings.Split(d, "/")[0], ".") {
+				t.Errorf("%s depends on %s; it may use only the standard library and the root", pkg, d)
+			}
+			if strings.HasPrefix(pkg, mod+"/handlers") && (d == mod+"/nextcloud" || strings.HasPrefix(d, mod+"/nextcloud/") && d != mod+"/nextcloud/appapi" && d != mod+"/nextcloud/webhook") {
+				t.Errorf("%s depends on %s; handlers may use only nextcloud/appapi and nextcloud/webhook", pkg, d)
 			}
 			if strings.HasPrefix(d, "github.com/labstack/echo") && !strings.HasPrefix(pkg, mod+"/handlers") && !strings.HasPrefix(pkg, mod+"/cmd/") {
 				t.Errorf("%s depends on Echo; only handlers may", pkg)
