@@ -9,8 +9,9 @@ import (
 
 // TestDeps enforces the package rules of style.md: the root is vocabulary
 // (stdlib only); indexing, search and analysis import no transport;
-// adapters never import each other (the Qdrant adapter, store, never
-// imports the embedded store, store/local, which shares its contract);
+// adapters never import each other (the Qdrant adapter, store/qdrant,
+// and the embedded store, store/local, share the contract in store, which
+// imports neither and no Qdrant client);
 // Echo stays in handlers, the MCP SDK in mcp and Prometheus in metrics. Nextcloud's protocol
 // facts live in nextcloud: handlers may use only its dependency-free
 // nextcloud/appapi (header encoding, proxy and HaRP URLs) and
@@ -49,8 +50,9 @@ func TestDeps(t *testing.T) {
 		{mod + "/indexing/chunk", transports},
 		{mod + "/indexing/extract", transports},
 		{mod + "/search", transports},
-		{mod + "/store", []string{mod + "/store/local", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
-		{mod + "/store/local", []string{mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo", "github.com/nats-io"}},
+		{mod + "/store", []string{mod + "/store/local", mod + "/store/qdrant", "github.com/qdrant", "google.golang.org/grpc", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
+		{mod + "/store/local", []string{mod + "/store/qdrant", "github.com/qdrant", "google.golang.org/grpc", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo", "github.com/nats-io"}},
+		{mod + "/store/qdrant", []string{mod + "/store/local", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo", "github.com/nats-io"}},
 		{mod + "/nextcloud", []string{mod + "/store", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
 		{mod + "/queue", []string{mod + "/store", mod + "/nextcloud", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
 		{mod + "/oauth", []string{mod + "/store", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", mod + "/tokens", mod + "/handlers", "github.com/labstack/echo", "github.com/nats-io"}},

@@ -15,7 +15,7 @@ import (
 )
 
 // VectorReader reads stored points with their vectors (local.Store and
-// store.Qdrant). Both methods must return only points whose readers
+// qdrant.Store). Both methods must return only points whose readers
 // include user.
 type VectorReader interface {
 	PointsByID(ctx context.Context, user hs.UserID, ids []string) ([]hs.Point, error)
