@@ -231,6 +231,7 @@ func (m *Main) Run(ctx context.Context) error {
 		Ask:      m.Answer,
 		Tasks:    m.Assistant,
 		Rules:    m.Search.Rules(),
+		Defaults: current{m}.SearchDefaults,
 		MCP:      mcpDeps,
 		Operator: &indexing.Control{Scanner: m.Scanner, States: m.Queue.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},
 		Observer: m.Metrics,
