@@ -246,7 +246,7 @@ func (r SearchRules) CheckWeights(w Weights) error {
 
 // RequestWeights reads the weights a request gives leg by leg (nil: not
 // given) into the weights it asks for, the same way on every transport
-// (GET /api/search, /api/viz and MCP's search tool). None given, or an
+// (GET and POST /api/search, /api/viz, MCP's search tool). None given, or an
 // algorithm other than hybrid (a single leg needs none), gives nil: the
 // search uses the defaults. Otherwise the legs not given keep their
 // defaults, r.Defaults.Weights (pass the defaults in force), and the three
