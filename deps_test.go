@@ -9,13 +9,16 @@ import (
 
 // TestDeps enforces the package rules of docs/style.md: the root is vocabulary
 // (stdlib only); indexing, search and analysis import no transport;
-// adapters never import each other (the Qdrant adapter, store, never
-// imports the embedded store, store/local, which shares its contract);
+// adapters never import each other (the Qdrant adapter, store/qdrant,
+// and the embedded store, store/local, share the contract in store, which
+// imports neither and no Qdrant client);
 // Echo stays in handlers, the MCP SDK in mcp and Prometheus in metrics (the
 // application, app, wires them, as cmd does); the product binary and app
 // link no simulator or test fake. Nextcloud's protocol
 // facts live in nextcloud: handlers may use only its dependency-free
-// nextcloud/appapi (header encoding, proxy and HaRP URLs), never the client.
+// nextcloud/appapi (header encoding, proxy and HaRP URLs) and
+// nextcloud/webhook (event classes, node paths, webhook parsing), never
+// the client; search and mcp build Nextcloud links with nextcloud/link.
 func TestDeps(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-json", "./...").Output()
 	if err != nil {
@@ -50,12 +53,16 @@ func TestDeps(t *testing.T) {
 		{mod + "/indexing/chunk", transports},
 		{mod + "/indexing/extract", transports},
 		{mod + "/search", transports},
-		{mod + "/store", []string{mod + "/store/local", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
-		{mod + "/store/local", []string{mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo", "github.com/nats-io"}},
+		{mod + "/store", []string{mod + "/store/local", mod + "/store/qdrant", "github.com/qdrant", "google.golang.org/grpc", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
+		{mod + "/store/local", []string{mod + "/store/qdrant", "github.com/qdrant", "google.golang.org/grpc", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo", "github.com/nats-io"}},
+		{mod + "/store/qdrant", []string{mod + "/store/local", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo", "github.com/nats-io"}},
 		{mod + "/nextcloud", []string{mod + "/store", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
 		{mod + "/queue", []string{mod + "/store", mod + "/nextcloud", mod + "/embedding", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
 		{mod + "/oauth", []string{mod + "/store", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", mod + "/tokens", mod + "/handlers", "github.com/labstack/echo", "github.com/nats-io"}},
 		{mod + "/nextcloud/appapi", []string{"github.com/", "golang.org/", "google.golang.org/", "net/http", mod + "/"}},
+		// and no module but the root, below:
+		{mod + "/nextcloud/webhook", []string{mod + "/", "net/http"}},
+		{mod + "/nextcloud/link", []string{mod + "/", "net/http"}},
 		{mod + "/embedding", []string{mod + "/store", mod + "/nextcloud", mod + "/queue", mod + "/indexing", mod + "/search", "github.com/labstack/echo"}},
 		{mod + "/chat", []string{mod + "/store", mod + "/nextcloud", mod + "/queue", mod + "/embedding", mod + "/indexing", mod + "/search", mod + "/answer", "github.com/labstack/echo"}},
 		// answer writes answers: it talks to the search and the chat model
@@ -85,8 +92,11 @@ func TestDeps(t *testing.T) {
 	for pkg, deps := range imports {
 		wires := strings.HasPrefix(pkg, mod+"/cmd/") || pkg == mod+"/app"
 		for _, d := range deps {
-			if strings.HasPrefix(pkg, mod+"/handlers") && (d == mod+"/nextcloud" || strings.HasPrefix(d, mod+"/nextcloud/") && d != mod+"/nextcloud/appapi") {
-				t.Errorf("%s depends on %s; handlers may use only nextcloud/appapi", pkg, d)
+			if (pkg == mod+"/nextcloud/webhook" || pkg == mod+"/nextcloud/link") && d != mod && strings.Contains(strings.Split(d, "/")[0], ".") {
+				t.Errorf("%s depends on %s; it may use only the standard library and the root", pkg, d)
+			}
+			if strings.HasPrefix(pkg, mod+"/handlers") && (d == mod+"/nextcloud" || strings.HasPrefix(d, mod+"/nextcloud/") && d != mod+"/nextcloud/appapi" && d != mod+"/nextcloud/webhook") {
+				t.Errorf("%s depends on %s; handlers may use only nextcloud/appapi and nextcloud/webhook", pkg, d)
 			}
 			if strings.HasPrefix(d, "github.com/labstack/echo") && !strings.HasPrefix(pkg, mod+"/handlers") && !wires {
 				t.Errorf("%s depends on Echo; only handlers may", pkg)

@@ -244,6 +244,46 @@ func (r SearchRules) CheckWeights(w Weights) error {
 	return nil
 }
 
+// RequestWeights reads the weights a request gives leg by leg (nil: not
+// given) into the weights it asks for, the same way on every transport
+// (GET and POST /api/search, /api/viz, MCP's search tool). None given, or an
+// algorithm other than hybrid (a single leg needs none), gives nil: the
+// search uses the defaults. Otherwise the legs not given keep their
+// defaults, r.Defaults.Weights (pass the defaults in force), and the three
+// are checked by CheckWeights, so semantic 0.9 alone sums to more than 1
+// with the defaults 0.3 and 0.2 and is refused. A broken rule is EINVALID
+// and lists the weights used by their parameter names, defaults marked.
+func (r SearchRules) RequestWeights(algorithm string, semantic, keyword, fuzzy *float64) (*Weights, error) {
+	if semantic == nil && keyword == nil && fuzzy == nil {
+		return nil, nil
+	}
+	if algorithm == "" {
+		algorithm = r.Defaults.Algorithm
+	}
+	if algorithm != AlgorithmHybrid {
+		return nil, nil
+	}
+	w := r.Defaults.Weights
+	var used []string
+	for _, x := range []struct {
+		name string
+		v    *float64
+		dst  *float64
+	}{{"semantic_weight", semantic, &w.Semantic}, {"keyword_weight", keyword, &w.Keyword}, {"fuzzy_weight", fuzzy, &w.Fuzzy}} {
+		note := ""
+		if x.v != nil {
+			*x.dst = *x.v
+		} else {
+			note = " (default)"
+		}
+		used = append(used, x.name+" "+FormatNumber(*x.dst)+note)
+	}
+	if err := r.CheckWeights(w); err != nil {
+		return nil, Errorf(EINVALID, "%s (%s)", ErrorMessage(err), strings.Join(used, ", "))
+	}
+	return &w, nil
+}
+
 // CheckVizSample checks the vector-space view's sample size and returns it
 // with the default for 0.
 func (r SearchRules) CheckVizSample(n int) (int, error) {

@@ -180,3 +180,47 @@ func TestQuoteAndFormatNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestWeights: legs not given keep their defaults; the three are
+// checked together.
+func TestRequestWeights(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	tests := []struct {
+		name    string
+		s, k, z *float64
+		want    hs.Weights
+		wantErr bool
+	}{
+		{"all given", f(0.2), f(0.2), f(0.6), hs.Weights{Semantic: 0.2, Keyword: 0.2, Fuzzy: 0.6}, false},
+		{"defaults fill in", nil, f(0.1), nil, hs.Weights{Semantic: 0.5, Keyword: 0.1, Fuzzy: 0.2}, false},
+		{"sum of 1", f(0.7), f(0.2), f(0.1), hs.Weights{Semantic: 0.7, Keyword: 0.2, Fuzzy: 0.1}, false},
+		{"sum above 1", f(2), f(1), f(1), hs.Weights{}, true},
+		{"sum above 1 with defaults", f(0.8), nil, nil, hs.Weights{}, true},
+		{"negative", f(-1), nil, nil, hs.Weights{}, true},
+		{"all zero", f(0), f(0), f(0), hs.Weights{}, true},
+	}
+	for _, tt := range tests {
+		got, err := hs.DefaultSearchRules().RequestWeights(hs.AlgorithmHybrid, tt.s, tt.k, tt.z)
+		if (err != nil) != tt.wantErr || (!tt.wantErr && (got == nil || *got != tt.want)) {
+			t.Errorf("%s: RequestWeights = %+v, %v; want %+v", tt.name, got, err, tt.want)
+		}
+		if err != nil && hs.ErrorKind(err) != hs.EINVALID {
+			t.Errorf("%s: kind %s", tt.name, hs.ErrorKind(err))
+		}
+	}
+}
+
+// TestRequestWeightsNone: no weight, or a single-leg algorithm, asks for
+// none (the search uses its defaults).
+func TestRequestWeightsNone(t *testing.T) {
+	r := hs.DefaultSearchRules()
+	high := 5.0
+	for _, tt := range []struct {
+		algorithm string
+		s         *float64
+	}{{"", nil}, {hs.AlgorithmHybrid, nil}, {hs.AlgorithmKeyword, &high}, {hs.AlgorithmSemantic, &high}} {
+		if w, err := r.RequestWeights(tt.algorithm, tt.s, nil, nil); w != nil || err != nil {
+			t.Errorf("RequestWeights(%q, %v) = %+v, %v; want nil, nil", tt.algorithm, tt.s, w, err)
+		}
+	}
+}

@@ -37,10 +37,11 @@ import (
 	"github.com/hybrid-search/hybridsearch/search"
 	"github.com/hybrid-search/hybridsearch/store"
 	"github.com/hybrid-search/hybridsearch/store/local"
+	"github.com/hybrid-search/hybridsearch/store/qdrant"
 	"github.com/hybrid-search/hybridsearch/tokens"
 )
 
-// indexStore is what main needs of a store: *local.Store or *store.Qdrant.
+// indexStore is what main needs of a store: *local.Store or *qdrant.Store.
 type indexStore interface {
 	indexing.ChunkWriter
 	search.DenseRetriever
@@ -230,6 +231,7 @@ func (m *App) Run(ctx context.Context) error {
 		Ask:      m.Answer,
 		Tasks:    m.Assistant,
 		Rules:    m.Search.Rules(),
+		Defaults: current{m}.SearchDefaults,
 		MCP:      mcpDeps,
 		Operator: &indexing.Control{Scanner: m.Scanner, States: m.Queue.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},
 		Observer: m.Metrics,
@@ -350,7 +352,7 @@ func (m *App) openStore(ctx context.Context, e *Engine) error {
 			}
 			dim = d
 		}
-		q, err := store.OpenQdrant(ctx, store.QdrantOptions{URL: e.Config.QdrantURL, APIKey: e.Config.QdrantAPIKey, Model: model, Dim: dim, Logger: m.Logger})
+		q, err := qdrant.Open(ctx, qdrant.Options{URL: e.Config.QdrantURL, APIKey: e.Config.QdrantAPIKey, Model: model, Dim: dim, Logger: m.Logger})
 		if err != nil {
 			return err
 		}

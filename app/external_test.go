@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/qdrant/go-client/qdrant"
+	qc "github.com/qdrant/go-client/qdrant"
 	"google.golang.org/grpc/codes"
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
 	"github.com/hybrid-search/hybridsearch/queue/natstest"
-	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/qdrant"
 	"github.com/hybrid-search/hybridsearch/store/qdranttest"
 )
 
@@ -32,8 +32,8 @@ func TestExternalNATSAndQdrant(t *testing.T) {
 	if env.Main.NATSServer != nil {
 		t.Fatal("an embedded NATS server started although NATS_URL is set")
 	}
-	if _, ok := env.Main.Store.(*store.Qdrant); !ok {
-		t.Fatalf("store is %T, want *store.Qdrant", env.Main.Store)
+	if _, ok := env.Main.Store.(*qdrant.Store); !ok {
+		t.Fatalf("store is %T, want *qdrant.Store", env.Main.Store)
 	}
 	f := env.Sim.PutFile("alice", "/q.md", []byte("# Qdrant\n\nStored in Qdrant: the okapi."))
 	ix := env.awaitFile(t, "indexed into qdrant", f.ID, isIndexed(f.ETag))
@@ -44,7 +44,7 @@ func TestExternalNATSAndQdrant(t *testing.T) {
 	if err != nil || len(pts[0].Dense) != 768 {
 		t.Fatalf("dense vector missing in qdrant: %v", err)
 	}
-	if n := len(qd.RequestsFor(qdrant.Points_Upsert_FullMethodName)); n == 0 {
+	if n := len(qd.RequestsFor(qc.Points_Upsert_FullMethodName)); n == 0 {
 		t.Error("no upsert reached qdrant")
 	}
 	// The job went through the external server's stream.
@@ -68,7 +68,7 @@ func TestStoreOutage(t *testing.T) {
 		"QDRANT_URL": qd.URL(), "OLLAMA_HOST": ollama.URL, "EMBED_MODEL": "nomic-embed-text",
 	}})
 	for i := 0; i < 3; i++ {
-		qd.FailNext(qdrant.Points_Upsert_FullMethodName, codes.Unavailable)
+		qd.FailNext(qc.Points_Upsert_FullMethodName, codes.Unavailable)
 	}
 	f := env.Sim.PutFile("alice", "/outage.md", []byte("Written while Qdrant refused writes: a dugong."))
 	env.awaitFile(t, "pending with the reason", f.ID, func(ix indexed) bool {

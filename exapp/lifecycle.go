@@ -12,6 +12,7 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
+	"github.com/hybrid-search/hybridsearch/nextcloud/webhook"
 )
 
 // Nextcloud is the part of the Nextcloud client the lifecycle uses. All
@@ -74,13 +75,13 @@ var SimilarAction = nextcloud.FileAction{
 
 // WebhookEvents are the file events the app registers webhooks for, with
 // the payload key whose path the filter checks (two-node events carry
-// source/target): the Register entries of hs.FileEvents, which the
+// source/target): the Register entries of webhook.FileEvents, which the
 // webhook intake accepts.
 var WebhookEvents = registeredEvents()
 
 func registeredEvents() []struct{ Class, PathKey string } {
 	var out []struct{ Class, PathKey string }
-	for _, e := range hs.FileEvents {
+	for _, e := range webhook.FileEvents {
 		if e.Register {
 			out = append(out, struct{ Class, PathKey string }{e.Class, e.PathKey})
 		}

@@ -45,10 +45,15 @@ type Deps struct {
 	// Rules are the search request rules (dates, limits); the zero value
 	// means hs.DefaultSearchRules(). The search service checks requests
 	// against the same rules and fills in its own defaults.
-	Rules  hs.SearchRules
-	MCP    *MCPDeps     // nil: no /mcp, metadata or token routes
-	Assets fs.FS        // required: the frontend build (js/, css/, img/)
-	Logger *slog.Logger // nil means slog.Default()
+	Rules hs.SearchRules
+	// Defaults, if non-nil, returns the search defaults in force at each
+	// request (an admin may change the default weights while the app
+	// runs); they fill the weights a request leaves out when it gives
+	// some, as in MCP. nil means Rules.Defaults.
+	Defaults func() hs.SearchDefaults
+	MCP      *MCPDeps     // nil: no /mcp, metadata or token routes
+	Assets   fs.FS        // required: the frontend build (js/, css/, img/)
+	Logger   *slog.Logger // nil means slog.Default()
 	// Health reports whether the app's components all run (nil) or what
 	// is wrong; /heartbeat answers from it. nil means always healthy.
 	Health func() error
@@ -78,6 +83,7 @@ type Server struct {
 	ask      Asker
 	tasks    TaskTrigger
 	rules    hs.SearchRules
+	defaults func() hs.SearchDefaults
 	mcp      *MCPDeps
 	assets   fs.FS
 	// assetCache holds the assets served so far (handleAsset).
@@ -113,7 +119,7 @@ func New(d Deps) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, harpKey: d.HaRPKey, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, ask: d.Ask, tasks: d.Tasks, rules: d.Rules.OrDefault(), assets: d.Assets, logger: d.Logger, health: d.Health, observer: d.Observer, live: d.Live, ops: d.Ops}, nil
+	return &Server{mcp: d.MCP, appID: d.AppID, secret: d.AppSecret, harpKey: d.HaRPKey, life: d.Lifecycle, status: d.Status, publish: d.Publish, operator: d.Operator, search: d.Search, viz: d.Viz, similar: d.Similar, simPage: d.SimilarPage, settings: d.Settings, ask: d.Ask, tasks: d.Tasks, rules: d.Rules.OrDefault(), defaults: d.Defaults, assets: d.Assets, logger: d.Logger, health: d.Health, observer: d.Observer, live: d.Live, ops: d.Ops}, nil
 }
 
 // Handler returns the app's complete HTTP handler.

@@ -48,7 +48,7 @@ type searchInput struct {
 func searchInputSchema(r hs.SearchRules) (*jsonschema.Schema, error) {
 	d := r.Defaults
 	weight := func(leg string, v float64) func(*jsonschema.Schema) {
-		return all(atLeast(0), describe(fmt.Sprintf("Weight of the %s leg in hybrid search, ≥ 0 (currently %s; an admin may change it). semantic_weight, keyword_weight and fuzzy_weight must sum to at most %s; those not given take their defaults. Ignored by the other algorithms and by fusion auto.",
+		return all(atLeast(0), describe(fmt.Sprintf("Weight of the %s leg in hybrid search, ≥ 0 (currently %s; an admin may change it). semantic_weight, keyword_weight and fuzzy_weight must sum to at most %s; those not given take their defaults. Ignored by the other algorithms; refused with fusion auto.",
 			leg, hs.FormatNumber(v), hs.FormatNumber(r.MaxWeightSum))))
 	}
 	date := "an RFC 3339 date (2026-01-31) or date-time (2026-01-31T09:00:00Z)"
@@ -170,8 +170,8 @@ func (h *handler) search(ctx context.Context, user hs.UserID, in searchInput) (s
 // request turns the arguments into a search request and checks it
 // against the rules, so a bad argument is named as the tool calls it. The
 // fusion and top_k stay as given (the search fills in the current
-// defaults); weights not given take the rules' defaults (the admin's, in
-// force now) when any is given.
+// defaults); weights are read by r.RequestWeights, as over HTTP (those not
+// given keep r's defaults, the admin's in force now).
 func (in searchInput) request(r hs.SearchRules) (hs.SearchRequest, error) {
 	req := hs.SearchRequest{
 		Query: strings.TrimSpace(in.Query), Algorithm: in.Algorithm, Fusion: in.Fusion,
@@ -180,20 +180,17 @@ func (in searchInput) request(r hs.SearchRules) (hs.SearchRequest, error) {
 	if req.Query == "" {
 		return req, hs.Errorf(hs.EINVALID, "query is empty")
 	}
-	if (req.Algorithm == "" || req.Algorithm == hs.AlgorithmHybrid) && (in.SemanticWeight != nil || in.KeywordWeight != nil || in.FuzzyWeight != nil) {
-		w, err := weights(r, in.SemanticWeight, in.KeywordWeight, in.FuzzyWeight)
-		if err != nil {
-			return req, err
-		}
-		req.Weights = &w
+	w, err := r.RequestWeights(req.Algorithm, in.SemanticWeight, in.KeywordWeight, in.FuzzyWeight)
+	if err != nil {
+		return req, err
 	}
+	req.Weights = w
 	for _, t := range in.DocTypes {
 		req.Filter.Types = append(req.Filter.Types, hs.DocType(t))
 	}
 	if p := strings.TrimSpace(in.PathPrefix); p != "" && p != "/" {
 		req.Filter.PathPrefix = "/" + strings.Trim(p, "/")
 	}
-	var err error
 	if req.Filter.ModifiedAfter, err = r.ParseTime("modified_after", in.ModifiedAfter); err != nil {
 		return req, err
 	}
@@ -204,31 +201,6 @@ func (in searchInput) request(r hs.SearchRules) (hs.SearchRequest, error) {
 		return req, err
 	}
 	return req, nil
-}
-
-// weights fills the weights not given with the rules' defaults and checks
-// them by the rules (each ≥ 0, a sum of at most 1, not all 0). A broken
-// rule is a tool error that lists the weights used, defaults marked.
-func weights(r hs.SearchRules, semantic, keyword, fuzzy *float64) (hs.Weights, error) {
-	w := r.Defaults.Weights
-	var used []string
-	for _, x := range []struct {
-		name string
-		v    *float64
-		dst  *float64
-	}{{"semantic_weight", semantic, &w.Semantic}, {"keyword_weight", keyword, &w.Keyword}, {"fuzzy_weight", fuzzy, &w.Fuzzy}} {
-		note := ""
-		if x.v != nil {
-			*x.dst = *x.v
-		} else {
-			note = " (default)"
-		}
-		used = append(used, x.name+" "+hs.FormatNumber(*x.dst)+note)
-	}
-	if err := r.CheckWeights(w); err != nil {
-		return w, hs.Errorf(hs.EINVALID, "%s (%s)", hs.ErrorMessage(err), strings.Join(used, ", "))
-	}
-	return w, nil
 }
 
 // excerpt is up to excerptRunes of a chunk around its first highlight,

@@ -144,5 +144,5 @@
 // The package does no I/O of its own and imports no transport; it talks
 // to the small interfaces it declares (QueryEmbedder, DenseRetriever,
 // SparseRetriever, SparseStats, DenseSampler, AccessChecker), which
-// local.Store, store.Qdrant, embedding.Ollama and nextcloud.Client satisfy.
+// local.Store, qdrant.Store, embedding.Ollama and nextcloud.Client satisfy.
 package search

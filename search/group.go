@@ -2,11 +2,11 @@ package search
 
 import (
 	"path"
-	"strconv"
 	"strings"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/nextcloud/link"
 )
 
 // maxMore is how many matching chunks besides the best one a document
@@ -99,7 +99,7 @@ func (s *Service) render(p *plan, page []*docGroup) []hs.DocumentResult {
 			MIME:      d.meta.MIME,
 			Type:      d.meta.Type,
 			Modified:  d.modified(),
-			Link:      s.link(d.meta),
+			Link:      link.Document(s.baseURL, d.meta),
 			Relevance: d.relevance,
 			Weak:      d.weak != "",
 			Owner:     d.owner,
@@ -164,15 +164,4 @@ func (p *plan) excerpt(c hs.Point) hs.Excerpt {
 		}
 	}
 	return e
-}
-
-// link returns the URL that opens a file or note in Nextcloud: the Files
-// app's permalink /index.php/f/<id>, or the Notes app's
-// /index.php/apps/notes/note/<id> (a note's id is its file id).
-func (s *Service) link(m hs.FileMeta) string {
-	id := strconv.FormatInt(int64(m.ID), 10)
-	if m.Type == hs.DocNote {
-		return s.baseURL + "/index.php/apps/notes/note/" + id
-	}
-	return s.baseURL + "/index.php/f/" + id
 }

@@ -18,8 +18,8 @@ import (
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
 	"github.com/hybrid-search/hybridsearch/indexing/chunk"
 	"github.com/hybrid-search/hybridsearch/search"
-	"github.com/hybrid-search/hybridsearch/store"
 	"github.com/hybrid-search/hybridsearch/store/local"
+	"github.com/hybrid-search/hybridsearch/store/qdrant"
 	"github.com/hybrid-search/hybridsearch/store/qdranttest"
 )
 
@@ -174,9 +174,9 @@ func openQdrant(tb testing.TB) testStore {
 func openQdrantServer(tb testing.TB) (testStore, *qdranttest.Server) {
 	tb.Helper()
 	srv := qdranttest.NewServer(tb)
-	s, err := store.OpenQdrant(tb.Context(), store.QdrantOptions{URL: srv.URL(), Dim: testDim, Model: "nomic-embed-text", Timeout: 10 * time.Second, Logger: testLogger(tb)})
+	s, err := qdrant.Open(tb.Context(), qdrant.Options{URL: srv.URL(), Dim: testDim, Model: "nomic-embed-text", Timeout: 10 * time.Second, Logger: testLogger(tb)})
 	if err != nil {
-		tb.Fatalf("OpenQdrant = %v", err)
+		tb.Fatalf("qdrant.Open = %v", err)
 	}
 	tb.Cleanup(func() { s.Close() })
 	return s, srv

@@ -12,7 +12,7 @@ import (
 )
 
 // DenseSampler returns an even sample of the user's points with their
-// vectors (local.Store and store.Qdrant: their first n points by id, which
+// vectors (local.Store and qdrant.Store: their first n points by id, which
 // are hashes). When the DenseRetriever also implements it, the semantic
 // leg measures each query against the user's own chunks (see
 // semanticBaseline).

@@ -62,7 +62,7 @@ type Options struct {
 	// leg off ("semantic search is off"), and hybrid searches answer from
 	// keyword and fuzzy alone.
 	Embedder QueryEmbedder
-	// Dense and Sparse are the store (local.Store or store.Qdrant); both
+	// Dense and Sparse are the store (local.Store or qdrant.Store); both
 	// are required.
 	Dense  DenseRetriever
 	Sparse SparseRetriever

@@ -14,6 +14,7 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
+	"github.com/hybrid-search/hybridsearch/nextcloud/link"
 )
 
 // Limits of a similar search.
@@ -87,7 +88,7 @@ func (m *Similar) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, 
 	res := hs.SimilarResult{Verification: ver}
 	for _, d := range sources {
 		res.Sources = append(res.Sources, hs.SimilarSource{FileID: d.meta.ID, Title: d.meta.Title, Path: cmp.Or(d.path, d.meta.Path),
-			MIME: d.meta.MIME, Type: d.meta.Type, Link: m.s.link(d.meta)})
+			MIME: d.meta.MIME, Type: d.meta.Type, Link: link.Document(m.s.baseURL, d.meta)})
 	}
 	exclude := map[hs.FileID]bool{}
 	for _, d := range sources {

@@ -16,7 +16,7 @@ import (
 )
 
 // Store is the method set under test, shared by local.Store and
-// store.Qdrant.
+// qdrant.Store.
 type Store interface {
 	WriteFile(ctx context.Context, meta hs.FileMeta, points []hs.Point) error
 	UpsertPoints(ctx context.Context, meta hs.FileMeta, points []hs.Point) error

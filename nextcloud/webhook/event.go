@@ -1,4 +1,4 @@
-package hybridsearch
+package webhook
 
 import "strings"
 

@@ -1,4 +1,4 @@
-package store
+package qdrant
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/qdrant/go-client/qdrant"
+	qc "github.com/qdrant/go-client/qdrant"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -23,7 +23,7 @@ func qdrantError(ctx context.Context, op string, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return fmt.Errorf("store: qdrant %s: %w", op, cerr)
 	}
-	var rate *qdrant.QdrantResourceExhaustedError
+	var rate *qc.QdrantResourceExhaustedError
 	if errors.As(err, &rate) {
 		return hs.WrapError(hs.EUNAVAILABLE, err,
 			fmt.Sprintf("store: qdrant %s: rate limited, retry after %d s", op, rate.RetryAfterS))

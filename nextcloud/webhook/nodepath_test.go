@@ -1,13 +1,16 @@
-package nextcloud_test
+package webhook_test
 
 import (
 	"testing"
 
 	hs "github.com/hybrid-search/hybridsearch"
-	"github.com/hybrid-search/hybridsearch/nextcloud"
+	"github.com/hybrid-search/hybridsearch/nextcloud/webhook"
 )
 
-func TestEventPathToUserPath(t *testing.T) {
+// unicodeName is a file name outside ASCII.
+const unicodeName = "Übersicht 日本.md"
+
+func TestSplitNodePath(t *testing.T) {
 	tests := []struct {
 		name     string
 		in       string
@@ -30,14 +33,26 @@ func TestEventPathToUserPath(t *testing.T) {
 		{"empty user", "//files/x.md", "", "", false},
 		{"dotdot", "/alice/files/../../bob/files/x.md", "", "", false},
 		{"empty", "", "", "", false},
+		{"unicode user", "/bob@example.org/files/ü 日本.txt", "bob@example.org", "/ü 日本.txt", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			user, rel, ok := nextcloud.EventPathToUserPath(tt.in)
+			user, rel, ok := webhook.SplitNodePath(tt.in)
 			if user != tt.wantUser || rel != tt.wantRel || ok != tt.wantOK {
-				t.Errorf("EventPathToUserPath(%q) = %q, %q, %t, want %q, %q, %t",
+				t.Errorf("SplitNodePath(%q) = %q, %q, %t, want %q, %q, %t",
 					tt.in, user, rel, ok, tt.wantUser, tt.wantRel, tt.wantOK)
 			}
 		})
+	}
+}
+
+func TestSplitNodePathRejectsDotDot(t *testing.T) {
+	for _, p := range []string{"/alice/files/../bob/files/x", "/alice/files/a/../../x", "/alice/filesx/a"} {
+		if _, _, ok := webhook.SplitNodePath(p); ok {
+			t.Errorf("SplitNodePath(%q) ok, want refused", p)
+		}
+	}
+	if _, rel, ok := webhook.SplitNodePath("/alice/files//a//b/"); !ok || rel != "/a/b" {
+		t.Errorf("SplitNodePath cleans paths: got %q, %v", rel, ok)
 	}
 }

@@ -1,12 +1,12 @@
-package store_test
+package qdrant_test
 
 import (
 	"testing"
 
-	"github.com/qdrant/go-client/qdrant"
+	qc "github.com/qdrant/go-client/qdrant"
 
 	hs "github.com/hybrid-search/hybridsearch"
-	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/qdrant"
 	"github.com/hybrid-search/hybridsearch/store/qdranttest"
 )
 
@@ -20,27 +20,27 @@ func TestOpenQdrantMigratesOldCollection(t *testing.T) {
 	srv := qdranttest.NewServer(t)
 	o := fakeOptions(srv)
 	o.Logger = qdrantLogger(t)
-	name := store.CollectionName(o.Model, o.Dim)
+	name := qdrant.CollectionName(o.Model, o.Dim)
 	c := rawClient(t, srv)
-	idf := func() *qdrant.SparseVectorParams {
-		return &qdrant.SparseVectorParams{Modifier: qdrant.Modifier_Idf.Enum()}
+	idf := func() *qc.SparseVectorParams {
+		return &qc.SparseVectorParams{Modifier: qc.Modifier_Idf.Enum()}
 	}
-	if err := c.CreateCollection(t.Context(), &qdrant.CreateCollection{
+	if err := c.CreateCollection(t.Context(), &qc.CreateCollection{
 		CollectionName:      name,
-		VectorsConfig:       qdrant.NewVectorsConfigMap(map[string]*qdrant.VectorParams{"dense": {Size: uint64(o.Dim), Distance: qdrant.Distance_Cosine}}),
-		SparseVectorsConfig: qdrant.NewSparseVectorsConfig(map[string]*qdrant.SparseVectorParams{"bm25": idf(), "trigram": idf()}),
-		Metadata:            qdrant.NewValueMap(map[string]any{"model": o.Model, "dim": o.Dim, "schema": store.QdrantSchema}),
+		VectorsConfig:       qc.NewVectorsConfigMap(map[string]*qc.VectorParams{"dense": {Size: uint64(o.Dim), Distance: qc.Distance_Cosine}}),
+		SparseVectorsConfig: qc.NewSparseVectorsConfig(map[string]*qc.SparseVectorParams{"bm25": idf(), "trigram": idf()}),
+		Metadata:            qc.NewValueMap(map[string]any{"model": o.Model, "dim": o.Dim, "schema": qdrant.Schema}),
 	}); err != nil {
 		t.Fatal(err)
 	}
-	old := map[string]qdrant.FieldType{
-		"readers": qdrant.FieldType_FieldTypeKeyword, "file_id": qdrant.FieldType_FieldTypeInteger,
-		"mime": qdrant.FieldType_FieldTypeKeyword, "type": qdrant.FieldType_FieldTypeKeyword,
-		"mtime": qdrant.FieldType_FieldTypeInteger, "path_prefixes": qdrant.FieldType_FieldTypeKeyword, "reader_prefixes": qdrant.FieldType_FieldTypeKeyword,
-		"hash": qdrant.FieldType_FieldTypeKeyword,
+	old := map[string]qc.FieldType{
+		"readers": qc.FieldType_FieldTypeKeyword, "file_id": qc.FieldType_FieldTypeInteger,
+		"mime": qc.FieldType_FieldTypeKeyword, "type": qc.FieldType_FieldTypeKeyword,
+		"mtime": qc.FieldType_FieldTypeInteger, "path_prefixes": qc.FieldType_FieldTypeKeyword, "reader_prefixes": qc.FieldType_FieldTypeKeyword,
+		"hash": qc.FieldType_FieldTypeKeyword,
 	}
 	for f, typ := range old {
-		if _, err := c.CreateFieldIndex(t.Context(), &qdrant.CreateFieldIndexCollection{CollectionName: name, FieldName: f, FieldType: typ.Enum()}); err != nil {
+		if _, err := c.CreateFieldIndex(t.Context(), &qc.CreateFieldIndexCollection{CollectionName: name, FieldName: f, FieldType: typ.Enum()}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -59,8 +59,8 @@ func TestOpenQdrantMigratesOldCollection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := info.GetConfig().GetHnswConfig(); h.M == nil || h.GetM() != 0 || h.GetPayloadM() != store.TenantPayloadM {
-		t.Errorf("hnsw after opening = %v, want m=0, payload_m=%d", h, store.TenantPayloadM)
+	if h := info.GetConfig().GetHnswConfig(); h.M == nil || h.GetM() != 0 || h.GetPayloadM() != qdrant.TenantPayloadM {
+		t.Errorf("hnsw after opening = %v, want m=0, payload_m=%d", h, qdrant.TenantPayloadM)
 	}
 	for f := range old {
 		p := info.GetPayloadSchema()[f].GetParams()
@@ -70,7 +70,7 @@ func TestOpenQdrantMigratesOldCollection(t *testing.T) {
 		} else if in := p.GetIntegerIndexParams(); in != nil {
 			hnsw = in.EnableHnsw
 		}
-		isReaders := f == store.TenantField
+		isReaders := f == qdrant.TenantField
 		if (tenant != nil && *tenant) != isReaders || hnsw == nil || *hnsw != isReaders {
 			t.Errorf("index %q after opening: is_tenant %v, enable_hnsw %v; want %v, %v", f, tenant, hnsw, isReaders, isReaders)
 		}
@@ -79,16 +79,16 @@ func TestOpenQdrantMigratesOldCollection(t *testing.T) {
 		t.Errorf("Stats = %+v, %v; want the 3 points", st, err)
 	}
 
-	updates := len(srv.RequestsFor(qdrant.Collections_Update_FullMethodName))
-	indexes := len(srv.RequestsFor(qdrant.Points_CreateFieldIndex_FullMethodName))
+	updates := len(srv.RequestsFor(qc.Collections_Update_FullMethodName))
+	indexes := len(srv.RequestsFor(qc.Points_CreateFieldIndex_FullMethodName))
 	if updates != 1 {
 		t.Errorf("%d collection updates, want 1", updates)
 	}
 	mustOpenQdrant(t, o)
-	if n := len(srv.RequestsFor(qdrant.Collections_Update_FullMethodName)); n != updates {
+	if n := len(srv.RequestsFor(qc.Collections_Update_FullMethodName)); n != updates {
 		t.Errorf("opening the migrated collection again sent %d more updates", n-updates)
 	}
-	if n := len(srv.RequestsFor(qdrant.Points_CreateFieldIndex_FullMethodName)); n != indexes {
+	if n := len(srv.RequestsFor(qc.Points_CreateFieldIndex_FullMethodName)); n != indexes {
 		t.Errorf("opening the migrated collection again sent %d more index requests", n-indexes)
 	}
 }

@@ -1,4 +1,4 @@
-package store
+package qdrant
 
 //lint:file-ignore SA1019 Qdrant servers before 1.14 fill only the deprecated vector fields (denseOf, sparseOf)
 
@@ -6,9 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/qdrant/go-client/qdrant"
+	qc "github.com/qdrant/go-client/qdrant"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
 )
 
 // metaFields are the payload fields a file's metadata is read back from;
@@ -31,7 +32,7 @@ func ReaderPrefixes(meta hs.FileMeta) []string {
 	var out []string
 	for _, u := range meta.Readers {
 		if p := meta.PathOf(u); p != "" {
-			for _, pre := range PathPrefixes(p) {
+			for _, pre := range store.PathPrefixes(p) {
 				out = append(out, readerKey(u, pre))
 			}
 		}
@@ -46,13 +47,13 @@ var pointFields = append([]string{"chunk_no", "text", "start", "end", "headings"
 // own and the modification time in UTC, cut to whole seconds as Qdrant
 // keeps it.
 func cleanFileMeta(meta hs.FileMeta) hs.FileMeta {
-	meta = CleanMeta(meta)
+	meta = store.CleanMeta(meta)
 	meta.Modified = time.Unix(meta.Modified.Unix(), 0).UTC()
 	return meta
 }
 
 // metaPayload returns the payload of a file's metadata.
-func metaPayload(meta hs.FileMeta) map[string]*qdrant.Value {
+func metaPayload(meta hs.FileMeta) map[string]*qc.Value {
 	readers := make([]string, len(meta.Readers))
 	var paths []string
 	for i, u := range meta.Readers {
@@ -61,34 +62,34 @@ func metaPayload(meta hs.FileMeta) map[string]*qdrant.Value {
 			paths = append(paths, readerKey(u, p))
 		}
 	}
-	return map[string]*qdrant.Value{
+	return map[string]*qc.Value{
 		"reader_paths":    stringList(paths),
 		"reader_prefixes": stringList(ReaderPrefixes(meta)),
-		"file_id":         qdrant.NewValueInt(int64(meta.ID)),
-		"path":            qdrant.NewValueString(meta.Path),
-		"title":           qdrant.NewValueString(meta.Title),
-		"mime":            qdrant.NewValueString(meta.MIME),
-		"type":            qdrant.NewValueString(string(meta.Type)),
-		"mtime":           qdrant.NewValueInt(meta.Modified.Unix()),
-		"etag":            qdrant.NewValueString(meta.ETag),
-		"size":            qdrant.NewValueInt(meta.Size),
+		"file_id":         qc.NewValueInt(int64(meta.ID)),
+		"path":            qc.NewValueString(meta.Path),
+		"title":           qc.NewValueString(meta.Title),
+		"mime":            qc.NewValueString(meta.MIME),
+		"type":            qc.NewValueString(string(meta.Type)),
+		"mtime":           qc.NewValueInt(meta.Modified.Unix()),
+		"etag":            qc.NewValueString(meta.ETag),
+		"size":            qc.NewValueInt(meta.Size),
 		"readers":         stringList(readers),
 	}
 }
 
 // pointPayload returns the whole payload of a point: its chunk and its
 // file's metadata.
-func pointPayload(meta hs.FileMeta, c hs.Chunk) map[string]*qdrant.Value {
+func pointPayload(meta hs.FileMeta, c hs.Chunk) map[string]*qc.Value {
 	p := metaPayload(meta)
-	p["chunk_no"] = qdrant.NewValueInt(int64(c.No))
-	p["text"] = qdrant.NewValueString(c.Text)
-	p["start"] = qdrant.NewValueInt(int64(c.Start))
-	p["end"] = qdrant.NewValueInt(int64(c.End))
+	p["chunk_no"] = qc.NewValueInt(int64(c.No))
+	p["text"] = qc.NewValueString(c.Text)
+	p["start"] = qc.NewValueInt(int64(c.Start))
+	p["end"] = qc.NewValueInt(int64(c.End))
 	p["headings"] = stringList(c.Headings)
-	p["page"] = qdrant.NewValueInt(int64(c.Page))
-	p["hash"] = qdrant.NewValueString(c.Hash)
+	p["page"] = qc.NewValueInt(int64(c.Page))
+	p["hash"] = qc.NewValueString(c.Hash)
 	if c.OCR {
-		p["ocr"] = qdrant.NewValueBool(true) // absent on text that was not recognised
+		p["ocr"] = qc.NewValueBool(true) // absent on text that was not recognised
 	}
 	return p
 }
@@ -96,23 +97,23 @@ func pointPayload(meta hs.FileMeta, c hs.Chunk) map[string]*qdrant.Value {
 // pointVectors returns the named vectors of a point: the dense vector
 // normalised, the sparse ones sorted; empty vectors are left out, as a
 // point without them.
-func pointVectors(p hs.Point) *qdrant.Vectors {
-	m := make(map[string]*qdrant.Vector, 3)
+func pointVectors(p hs.Point) *qc.Vectors {
+	m := make(map[string]*qc.Vector, 3)
 	if len(p.Dense) > 0 {
-		m[VectorDense] = qdrant.NewVectorDense(Normalized(p.Dense))
+		m[store.VectorDense] = qc.NewVectorDense(store.Normalized(p.Dense))
 	}
-	for name, v := range map[string]hs.SparseVector{VectorBM25: p.BM25, VectorTrigram: p.Trigram} {
+	for name, v := range map[string]hs.SparseVector{store.VectorBM25: p.BM25, store.VectorTrigram: p.Trigram} {
 		if len(v.Indices) > 0 {
-			v = SortedSparse(v)
-			m[name] = qdrant.NewVectorSparse(v.Indices, v.Values)
+			v = store.SortedSparse(v)
+			m[name] = qc.NewVectorSparse(v.Indices, v.Values)
 		}
 	}
-	return qdrant.NewVectorsMap(m)
+	return qc.NewVectorsMap(m)
 }
 
 // pointOf reads a point back from its id, payload and, if present, its
 // vectors.
-func pointOf(id *qdrant.PointId, payload map[string]*qdrant.Value, vectors *qdrant.VectorsOutput) hs.Point {
+func pointOf(id *qc.PointId, payload map[string]*qc.Value, vectors *qc.VectorsOutput) hs.Point {
 	meta := metaOf(payload)
 	p := hs.Point{
 		ID: id.GetUuid(),
@@ -130,16 +131,16 @@ func pointOf(id *qdrant.PointId, payload map[string]*qdrant.Value, vectors *qdra
 		File: meta,
 	}
 	named := vectors.GetVectors().GetVectors()
-	if v := named[VectorDense]; v != nil {
+	if v := named[store.VectorDense]; v != nil {
 		p.Dense = denseOf(v)
 	}
-	p.BM25 = sparseOf(named[VectorBM25])
-	p.Trigram = sparseOf(named[VectorTrigram])
+	p.BM25 = sparseOf(named[store.VectorBM25])
+	p.Trigram = sparseOf(named[store.VectorTrigram])
 	return p
 }
 
 // metaOf reads a file's metadata from a payload.
-func metaOf(payload map[string]*qdrant.Value) hs.FileMeta {
+func metaOf(payload map[string]*qc.Value) hs.FileMeta {
 	var readers []hs.UserID
 	for _, u := range stringsOf(payload["readers"]) {
 		readers = append(readers, hs.UserID(u))
@@ -169,7 +170,7 @@ func metaOf(payload map[string]*qdrant.Value) hs.FileMeta {
 
 // denseOf returns a dense vector as Qdrant returns it, in the current or
 // the deprecated field.
-func denseOf(v *qdrant.VectorOutput) []float32 {
+func denseOf(v *qc.VectorOutput) []float32 {
 	if d := v.GetDense(); d != nil {
 		return d.GetData()
 	}
@@ -178,7 +179,7 @@ func denseOf(v *qdrant.VectorOutput) []float32 {
 
 // sparseOf returns a sparse vector as Qdrant returns it, in the current or
 // the deprecated fields; nil slices when v is nil or empty.
-func sparseOf(v *qdrant.VectorOutput) hs.SparseVector {
+func sparseOf(v *qc.VectorOutput) hs.SparseVector {
 	var out hs.SparseVector
 	if s := v.GetSparse(); s != nil {
 		out = hs.SparseVector{Indices: s.GetIndices(), Values: s.GetValues()}
@@ -188,20 +189,20 @@ func sparseOf(v *qdrant.VectorOutput) hs.SparseVector {
 	if len(out.Indices) == 0 {
 		return hs.SparseVector{}
 	}
-	return SortedSparse(out)
+	return store.SortedSparse(out)
 }
 
 // stringList returns a list value of strings.
-func stringList(ss []string) *qdrant.Value {
-	vs := make([]*qdrant.Value, len(ss))
+func stringList(ss []string) *qc.Value {
+	vs := make([]*qc.Value, len(ss))
 	for i, s := range ss {
-		vs[i] = qdrant.NewValueString(s)
+		vs[i] = qc.NewValueString(s)
 	}
-	return qdrant.NewValueFromList(vs...)
+	return qc.NewValueFromList(vs...)
 }
 
 // stringsOf returns the strings of a list value, nil for an empty one.
-func stringsOf(v *qdrant.Value) []string {
+func stringsOf(v *qc.Value) []string {
 	var out []string
 	for _, x := range v.GetListValue().GetValues() {
 		out = append(out, x.GetStringValue())
@@ -211,8 +212,8 @@ func stringsOf(v *qdrant.Value) []string {
 
 // intValue returns an integer payload value, also when it arrives as a
 // double (a payload written through REST by another client).
-func intValue(v *qdrant.Value) int64 {
-	if d, ok := v.GetKind().(*qdrant.Value_DoubleValue); ok {
+func intValue(v *qc.Value) int64 {
+	if d, ok := v.GetKind().(*qc.Value_DoubleValue); ok {
 		return int64(d.DoubleValue)
 	}
 	return v.GetIntegerValue()

@@ -1,10 +1,10 @@
-package store_test
+package qdrant_test
 
 import (
 	"slices"
 	"testing"
 
-	"github.com/qdrant/go-client/qdrant"
+	qc "github.com/qdrant/go-client/qdrant"
 
 	"github.com/hybrid-search/hybridsearch/store"
 	"github.com/hybrid-search/hybridsearch/store/qdranttest"
@@ -17,15 +17,15 @@ func TestQdrantDocFreqCache(t *testing.T) {
 	s := mustOpenQdrant(t, fakeOptions(srv))
 	ctx := t.Context()
 	calls := func() (batches, counts int, last []uint32) {
-		for _, m := range srv.RequestsFor(qdrant.Points_QueryBatch_FullMethodName) {
+		for _, m := range srv.RequestsFor(qc.Points_QueryBatch_FullMethodName) {
 			batches++
 			last = nil
-			for _, q := range m.(*qdrant.QueryBatchPoints).GetQueryPoints() {
+			for _, q := range m.(*qc.QueryBatchPoints).GetQueryPoints() {
 				last = append(last, q.GetQuery().GetNearest().GetSparse().GetIndices()...)
 			}
 		}
-		for _, m := range srv.RequestsFor(qdrant.Points_Count_FullMethodName) {
-			if len(m.(*qdrant.CountPoints).GetFilter().GetMust()) > 0 {
+		for _, m := range srv.RequestsFor(qc.Points_Count_FullMethodName) {
+			if len(m.(*qc.CountPoints).GetFilter().GetMust()) > 0 {
 				counts++
 			}
 		}

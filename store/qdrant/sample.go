@@ -1,4 +1,4 @@
-package store
+package qdrant
 
 import (
 	"cmp"
@@ -6,9 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/qdrant/go-client/qdrant"
+	qc "github.com/qdrant/go-client/qdrant"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
 )
 
 // samplePage is the number of points with vectors per scroll request of
@@ -21,12 +22,12 @@ const samplePage = 128
 // the user may not read are left out; repeated ids are returned once. It
 // returns an EINVALID error for the empty user or an id that is not a
 // UUID, before sending anything.
-func (q *Qdrant) PointsByID(ctx context.Context, user hs.UserID, ids []string) ([]hs.Point, error) {
-	if err := CheckUser(user); err != nil {
+func (q *Store) PointsByID(ctx context.Context, user hs.UserID, ids []string) ([]hs.Point, error) {
+	if err := store.CheckUser(user); err != nil {
 		return nil, err
 	}
 	at := make(map[string]int, len(ids))
-	var pids []*qdrant.PointId
+	var pids []*qc.PointId
 	for i, id := range ids {
 		id = strings.ToLower(id) // Qdrant answers with lowercase UUIDs
 		if _, dup := at[id]; dup {
@@ -36,12 +37,12 @@ func (q *Qdrant) PointsByID(ctx context.Context, user hs.UserID, ids []string) (
 			return nil, hs.Errorf(hs.EINVALID, "store: points by id: %q is not a point id", id)
 		}
 		at[id] = i
-		pids = append(pids, qdrant.NewID(id))
+		pids = append(pids, qc.NewID(id))
 	}
 	var out []hs.Point
 	for start := 0; start < len(pids); start += samplePage {
 		batch := pids[start:min(start+samplePage, len(pids))]
-		f := &qdrant.Filter{Must: []*qdrant.Condition{readersCondition(user), qdrant.NewHasID(batch...)}}
+		f := &qc.Filter{Must: []*qc.Condition{readersCondition(user), qc.NewHasID(batch...)}}
 		err := q.scrollN(ctx, "points by id", f, len(batch), true, func(p hs.Point) { out = append(out, p) })
 		if err != nil {
 			return nil, err
@@ -57,11 +58,11 @@ func (q *Qdrant) PointsByID(ctx context.Context, user hs.UserID, ids []string) (
 // this is an even spread over the user's files that stays the same between
 // calls while the index does. n above MaxSample is capped; n ≤ 0 returns
 // nothing. It returns an EINVALID error for the empty user.
-func (q *Qdrant) SamplePoints(ctx context.Context, user hs.UserID, n int, f hs.Filter) ([]hs.Point, error) {
-	if err := CheckUser(user); err != nil {
+func (q *Store) SamplePoints(ctx context.Context, user hs.UserID, n int, f hs.Filter) ([]hs.Point, error) {
+	if err := store.CheckUser(user); err != nil {
 		return nil, err
 	}
-	n = min(n, MaxSample)
+	n = min(n, store.MaxSample)
 	if n <= 0 {
 		return nil, nil
 	}
@@ -72,18 +73,18 @@ func (q *Qdrant) SamplePoints(ctx context.Context, user hs.UserID, n int, f hs.F
 
 // scrollN calls fn for up to n points that f selects, with their vectors
 // when vectors is set, in id order, in pages of at most samplePage points.
-func (q *Qdrant) scrollN(ctx context.Context, op string, f *qdrant.Filter, n int, vectors bool, fn func(hs.Point)) error {
-	req := &qdrant.ScrollPoints{
+func (q *Store) scrollN(ctx context.Context, op string, f *qc.Filter, n int, vectors bool, fn func(hs.Point)) error {
+	req := &qc.ScrollPoints{
 		CollectionName: q.collection,
 		Filter:         f,
-		WithPayload:    qdrant.NewWithPayloadInclude(pointFields...),
-		WithVectors:    qdrant.NewWithVectors(vectors),
+		WithPayload:    qc.NewWithPayloadInclude(pointFields...),
+		WithVectors:    qc.NewWithVectors(vectors),
 	}
 	for n > 0 {
-		req.Limit = qdrant.PtrOf(uint32(min(n, samplePage)))
-		var page []*qdrant.RetrievedPoint
-		var next *qdrant.PointId
-		err := q.call(ctx, op, func(ctx context.Context, c *qdrant.Client) (err error) {
+		req.Limit = qc.PtrOf(uint32(min(n, samplePage)))
+		var page []*qc.RetrievedPoint
+		var next *qc.PointId
+		err := q.call(ctx, op, func(ctx context.Context, c *qc.Client) (err error) {
 			page, next, err = c.ScrollAndOffset(ctx, req)
 			return err
 		})

@@ -6,32 +6,6 @@ import (
 	hs "github.com/hybrid-search/hybridsearch"
 )
 
-func TestSplitNodePath(t *testing.T) {
-	tests := []struct {
-		in       string
-		wantUser hs.UserID
-		wantRel  string
-		wantOK   bool
-	}{
-		{"/alice/files/Notes/a.md", "alice", "/Notes/a.md", true},
-		{"/alice/files", "alice", "/", true},
-		{"/alice/files/", "alice", "/", true},
-		{"/bob@example.org/files/ü 日本.txt", "bob@example.org", "/ü 日本.txt", true},
-		{"/alice/files_trashbin/files/a.d1", "", "", false},
-		{"/alice/files_versions/a.v1", "", "", false},
-		{"/appdata_oc/preview/1.png", "", "", false},
-		{"alice/files/a", "", "", false},
-		{"//files/a", "", "", false},
-		{"", "", "", false},
-	}
-	for _, tt := range tests {
-		u, rel, ok := hs.SplitNodePath(tt.in)
-		if u != tt.wantUser || rel != tt.wantRel || ok != tt.wantOK {
-			t.Errorf("SplitNodePath(%q) = %q, %q, %v; want %q, %q, %v", tt.in, u, rel, ok, tt.wantUser, tt.wantRel, tt.wantOK)
-		}
-	}
-}
-
 func TestErrorKinds(t *testing.T) {
 	err := hs.Errorf(hs.ENOTFOUND, "file %d: %w", 3, hs.Errorf(hs.EUNAVAILABLE, "down"))
 	if err.Error() != "file 3: down" {
@@ -57,17 +31,6 @@ func TestErrorKinds(t *testing.T) {
 type errPlain string
 
 func (e errPlain) Error() string { return string(e) }
-
-func TestSplitNodePathRejectsDotDot(t *testing.T) {
-	for _, p := range []string{"/alice/files/../bob/files/x", "/alice/files/a/../../x", "/alice/filesx/a"} {
-		if _, _, ok := hs.SplitNodePath(p); ok {
-			t.Errorf("SplitNodePath(%q) ok, want refused", p)
-		}
-	}
-	if _, rel, ok := hs.SplitNodePath("/alice/files//a//b/"); !ok || rel != "/a/b" {
-		t.Errorf("SplitNodePath cleans paths: got %q, %v", rel, ok)
-	}
-}
 
 func TestRedactEndpoints(t *testing.T) {
 	tests := []struct{ in, want string }{

@@ -1,4 +1,4 @@
-package store
+package qdrant
 
 import (
 	"context"
@@ -7,13 +7,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/qdrant/go-client/qdrant"
+	qc "github.com/qdrant/go-client/qdrant"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
 )
 
 // DefaultDocFreqTTL is how long Qdrant.SparseDocFreq reuses the statistics
-// it read when QdrantOptions.DocFreqTTL is zero: a few seconds, so a burst
+// it read when Options.DocFreqTTL is zero: a few seconds, so a burst
 // of searches costs one round trip while every process sharing the
 // collection sees new documents soon.
 const DefaultDocFreqTTL = 5 * time.Second
@@ -48,9 +49,9 @@ const docFreqMaxCached = 1 << 16
 // the IDF Qdrant weighs the next search with, including points deleted but
 // not yet purged from an optimized segment, which an exact payload count
 // would miss; nothing is stored for them. Answers are reused for
-// QdrantOptions.DocFreqTTL.
-func (q *Qdrant) SparseDocFreq(ctx context.Context, vector string, indices []uint32) ([]int, int, error) {
-	if err := CheckSparseName(vector); err != nil {
+// Options.DocFreqTTL.
+func (q *Store) SparseDocFreq(ctx context.Context, vector string, indices []uint32) ([]int, int, error) {
+	if err := store.CheckSparseName(vector); err != nil {
 		return nil, 0, err
 	}
 	c := q.docFreqCache(vector)
@@ -83,13 +84,13 @@ func (q *Qdrant) SparseDocFreq(ctx context.Context, vector string, indices []uin
 }
 
 // countVectors counts the points that have the named vector.
-func (q *Qdrant) countVectors(ctx context.Context, vector string) (int, error) {
+func (q *Store) countVectors(ctx context.Context, vector string) (int, error) {
 	var n uint64
-	err := q.call(ctx, "count "+vector+" vectors", func(ctx context.Context, c *qdrant.Client) (err error) {
-		n, err = c.Count(ctx, &qdrant.CountPoints{
+	err := q.call(ctx, "count "+vector+" vectors", func(ctx context.Context, c *qc.Client) (err error) {
+		n, err = c.Count(ctx, &qc.CountPoints{
 			CollectionName: q.collection,
-			Filter:         &qdrant.Filter{Must: []*qdrant.Condition{qdrant.NewHasVector(vector)}},
-			Exact:          qdrant.PtrOf(true),
+			Filter:         &qc.Filter{Must: []*qc.Condition{qc.NewHasVector(vector)}},
+			Exact:          qc.PtrOf(true),
 		})
 		return err
 	})
@@ -98,21 +99,21 @@ func (q *Qdrant) countVectors(ctx context.Context, vector string) (int, error) {
 
 // readDocFreq reads the document frequencies of indices (see
 // SparseDocFreq) into got.
-func (q *Qdrant) readDocFreq(ctx context.Context, vector string, indices []uint32, total int, got map[uint32]int) error {
-	reqs := make([]*qdrant.QueryPoints, len(indices))
+func (q *Store) readDocFreq(ctx context.Context, vector string, indices []uint32, total int, got map[uint32]int) error {
+	reqs := make([]*qc.QueryPoints, len(indices))
 	for i, ix := range indices {
-		reqs[i] = &qdrant.QueryPoints{
+		reqs[i] = &qc.QueryPoints{
 			CollectionName: q.collection,
-			Query:          qdrant.NewQuerySparse([]uint32{ix}, []float32{1}),
-			Using:          qdrant.PtrOf(vector),
-			Limit:          qdrant.PtrOf(uint64(1)),
-			WithPayload:    qdrant.NewWithPayload(false),
-			WithVectors:    qdrant.NewWithVectorsInclude(vector),
+			Query:          qc.NewQuerySparse([]uint32{ix}, []float32{1}),
+			Using:          qc.PtrOf(vector),
+			Limit:          qc.PtrOf(uint64(1)),
+			WithPayload:    qc.NewWithPayload(false),
+			WithVectors:    qc.NewWithVectorsInclude(vector),
 		}
 	}
-	var res []*qdrant.BatchResult
-	err := q.call(ctx, "document frequencies of "+vector, func(ctx context.Context, c *qdrant.Client) (err error) {
-		res, err = c.QueryBatch(ctx, &qdrant.QueryBatchPoints{CollectionName: q.collection, QueryPoints: reqs})
+	var res []*qc.BatchResult
+	err := q.call(ctx, "document frequencies of "+vector, func(ctx context.Context, c *qc.Client) (err error) {
+		res, err = c.QueryBatch(ctx, &qc.QueryBatchPoints{CollectionName: q.collection, QueryPoints: reqs})
 		return err
 	})
 	if err != nil {
@@ -155,7 +156,7 @@ type docFreqCache struct {
 }
 
 // docFreqCache returns the cache of a vector, creating it.
-func (q *Qdrant) docFreqCache(vector string) *docFreqCache {
+func (q *Store) docFreqCache(vector string) *docFreqCache {
 	q.dfMu.Lock()
 	defer q.dfMu.Unlock()
 	if q.dfCache == nil {

@@ -1,4 +1,4 @@
-package handlers
+package webhook_test
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/nextcloud/webhook"
 )
 
 // FuzzWebhook feeds arbitrary bodies to the webhook parser: it must never
@@ -27,17 +28,17 @@ func FuzzWebhook(f *testing.F) {
 	}
 	now := time.Unix(1700000000, 0)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		env, err := parseWebhook(body)
+		env, err := webhook.Parse(body)
 		if err != nil {
 			if hs.ErrorKind(err) != hs.EINVALID {
-				t.Fatalf("parseWebhook = %v, kind %s; want EINVALID", err, hs.ErrorKind(err))
+				t.Fatalf("Parse = %v, kind %s; want EINVALID", err, hs.ErrorKind(err))
 			}
 			return
 		}
-		jobs, err := webhookJobs(env, now)
+		jobs, err := webhook.Jobs(env, now)
 		if err != nil {
 			if hs.ErrorKind(err) != hs.EINVALID {
-				t.Fatalf("webhookJobs = %v, kind %s; want EINVALID", err, hs.ErrorKind(err))
+				t.Fatalf("Jobs = %v, kind %s; want EINVALID", err, hs.ErrorKind(err))
 			}
 			return
 		}

@@ -1,15 +1,17 @@
-package hybridsearch
+package webhook
 
 import (
 	"path"
 	"strings"
+
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // SplitNodePath turns an event path "/<uid>/files/<rel>" into the user and
 // the cleaned "/<rel>". ok is false for anything outside a user's files:
 // trash ("/<uid>/files_trashbin/..."), versions, appdata, paths with ".."
 // segments, or malformed paths.
-func SplitNodePath(p string) (user UserID, rel string, ok bool) {
+func SplitNodePath(p string) (user hs.UserID, rel string, ok bool) {
 	rest, found := strings.CutPrefix(p, "/")
 	if !found {
 		return "", "", false
@@ -27,5 +29,5 @@ func SplitNodePath(p string) (user UserID, rel string, ok bool) {
 			return "", "", false
 		}
 	}
-	return UserID(uid), path.Clean("/" + rest), true
+	return hs.UserID(uid), path.Clean("/" + rest), true
 }

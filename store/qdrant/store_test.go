@@ -1,4 +1,4 @@
-package store_test
+package qdrant_test
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qdrant/go-client/qdrant"
+	qc "github.com/qdrant/go-client/qdrant"
 
-	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/qdrant"
 	"github.com/hybrid-search/hybridsearch/store/qdranttest"
 	"github.com/hybrid-search/hybridsearch/store/storetest"
 )
@@ -29,7 +29,7 @@ func TestQdrantContract(t *testing.T) {
 		}
 		var n atomic.Int64
 		storetest.Run(t, func(t *testing.T) storetest.Store {
-			o := store.QdrantOptions{
+			o := qdrant.Options{
 				URL:        url,
 				APIKey:     os.Getenv("QDRANT_TEST_API_KEY"),
 				Collection: fmt.Sprintf("hybridsearch_test_%d_%d", time.Now().UnixNano(), n.Add(1)),
@@ -58,23 +58,23 @@ func TestQdrantContract(t *testing.T) {
 // contain a (non-empty) user, every delete must name one file.
 func checkScoped(t *testing.T, srv *qdranttest.Server) {
 	t.Helper()
-	for _, m := range srv.RequestsFor(qdrant.Points_Query_FullMethodName) {
-		if f := m.(*qdrant.QueryPoints).GetFilter(); mustKeyword(f, "readers") == "" {
+	for _, m := range srv.RequestsFor(qc.Points_Query_FullMethodName) {
+		if f := m.(*qc.QueryPoints).GetFilter(); mustKeyword(f, "readers") == "" {
 			t.Errorf("query without a readers filter: %v", f)
 		}
 	}
 	// The statistics of SparseDocFreq are read without a filter, and so
 	// must return neither payload nor another vector than the one counted.
-	for _, m := range srv.RequestsFor(qdrant.Points_QueryBatch_FullMethodName) {
-		for _, q := range m.(*qdrant.QueryBatchPoints).GetQueryPoints() {
+	for _, m := range srv.RequestsFor(qc.Points_QueryBatch_FullMethodName) {
+		for _, q := range m.(*qc.QueryBatchPoints).GetQueryPoints() {
 			names := q.GetWithVectors().GetInclude().GetNames()
 			if q.GetWithPayload().GetEnable() || q.GetWithPayload().GetInclude() != nil || len(names) != 1 || names[0] != q.GetUsing() || q.GetLimit() != 1 {
 				t.Errorf("batch query reads more than one point's counted vector: %v", q)
 			}
 		}
 	}
-	for _, m := range srv.RequestsFor(qdrant.Points_Delete_FullMethodName) {
-		if f := m.(*qdrant.DeletePoints).GetPoints().GetFilter(); !mustHasFileID(f) {
+	for _, m := range srv.RequestsFor(qc.Points_Delete_FullMethodName) {
+		if f := m.(*qc.DeletePoints).GetPoints().GetFilter(); !mustHasFileID(f) {
 			t.Errorf("delete without a file_id filter: %v", m)
 		}
 	}
@@ -82,7 +82,7 @@ func checkScoped(t *testing.T, srv *qdranttest.Server) {
 
 // mustKeyword returns the keyword a filter's must list requires of field,
 // "" if it has no such condition.
-func mustKeyword(f *qdrant.Filter, field string) string {
+func mustKeyword(f *qc.Filter, field string) string {
 	for _, c := range f.GetMust() {
 		if fc := c.GetField(); fc.GetKey() == field && fc.GetMatch().GetKeyword() != "" {
 			return fc.GetMatch().GetKeyword()
@@ -92,10 +92,10 @@ func mustKeyword(f *qdrant.Filter, field string) string {
 }
 
 // mustHasFileID reports whether a filter's must list pins file_id.
-func mustHasFileID(f *qdrant.Filter) bool {
+func mustHasFileID(f *qc.Filter) bool {
 	for _, c := range f.GetMust() {
 		if fc := c.GetField(); fc.GetKey() == "file_id" {
-			if _, ok := fc.GetMatch().GetMatchValue().(*qdrant.Match_Integer); ok {
+			if _, ok := fc.GetMatch().GetMatchValue().(*qc.Match_Integer); ok {
 				return true
 			}
 		}
@@ -109,19 +109,19 @@ const opsDim = 4
 
 // fakeOptions returns options for a store on the fake, with dimension
 // opsDim.
-func fakeOptions(srv *qdranttest.Server) store.QdrantOptions {
-	return store.QdrantOptions{URL: srv.URL(), Dim: opsDim, Model: "nomic-embed-text:v1.5", Timeout: 5 * time.Second}
+func fakeOptions(srv *qdranttest.Server) qdrant.Options {
+	return qdrant.Options{URL: srv.URL(), Dim: opsDim, Model: "nomic-embed-text:v1.5", Timeout: 5 * time.Second}
 }
 
 // mustOpenQdrant opens the adapter and closes it at cleanup.
-func mustOpenQdrant(tb testing.TB, o store.QdrantOptions) *store.Qdrant {
+func mustOpenQdrant(tb testing.TB, o qdrant.Options) *qdrant.Store {
 	tb.Helper()
 	if o.Logger == nil {
 		o.Logger = qdrantLogger(tb)
 	}
-	s, err := store.OpenQdrant(tb.Context(), o)
+	s, err := qdrant.Open(tb.Context(), o)
 	if err != nil {
-		tb.Fatalf("OpenQdrant(%s) = %v", o.URL, err)
+		tb.Fatalf("Open(%s) = %v", o.URL, err)
 	}
 	tb.Cleanup(func() {
 		if err := s.Close(); err != nil {
@@ -132,9 +132,9 @@ func mustOpenQdrant(tb testing.TB, o store.QdrantOptions) *store.Qdrant {
 }
 
 // dropCollection deletes a test collection on a real Qdrant.
-func dropCollection(tb testing.TB, o store.QdrantOptions) {
+func dropCollection(tb testing.TB, o qdrant.Options) {
 	host, port, tls := splitURL(tb, o.URL)
-	c, err := qdrant.NewClient(&qdrant.Config{Host: host, Port: port, APIKey: o.APIKey, UseTLS: tls, SkipCompatibilityCheck: true})
+	c, err := qc.NewClient(&qc.Config{Host: host, Port: port, APIKey: o.APIKey, UseTLS: tls, SkipCompatibilityCheck: true})
 	if err != nil {
 		tb.Errorf("connect to delete %s: %v", o.Collection, err)
 		return

@@ -1,4 +1,4 @@
-package store_test
+package qdrant_test
 
 import (
 	"context"
@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qdrant/go-client/qdrant"
+	qc "github.com/qdrant/go-client/qdrant"
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/qdrant"
 	"github.com/hybrid-search/hybridsearch/store/qdranttest"
 	"github.com/hybrid-search/hybridsearch/store/storetest"
 )
@@ -23,14 +24,14 @@ import (
 // without it, at a small scale against the fake, which is exact.
 func TestQdrantAtScale(t *testing.T) {
 	addr := os.Getenv("QDRANT_TEST_ADDR")
-	var o store.QdrantOptions
+	var o qdrant.Options
 	sc := storetest.Scale{Users: 3, PointsPerUser: 100, Queries: 5}
 	if addr != "" {
 		url := addr
 		if !strings.Contains(url, "://") {
 			url = "http://" + url
 		}
-		o = store.QdrantOptions{URL: url, APIKey: os.Getenv("QDRANT_TEST_API_KEY"), Dim: storetest.Dim, Model: "test-model", DocFreqTTL: -1}
+		o = qdrant.Options{URL: url, APIKey: os.Getenv("QDRANT_TEST_API_KEY"), Dim: storetest.Dim, Model: "test-model", DocFreqTTL: -1}
 		sc = storetest.Scale{Users: 4, PointsPerUser: 6000, Queries: 25}
 	}
 	open := func(t *testing.T) storetest.Store {
@@ -57,10 +58,10 @@ func TestQdrantAtScale(t *testing.T) {
 
 // dialRaw connects the go-client to o's Qdrant, for what the adapter does
 // not do (exact search, collection status).
-func dialRaw(tb testing.TB, o store.QdrantOptions) *qdrant.Client {
+func dialRaw(tb testing.TB, o qdrant.Options) *qc.Client {
 	tb.Helper()
 	host, port, tls := splitURL(tb, o.URL)
-	c, err := qdrant.NewClient(&qdrant.Config{Host: host, Port: port, APIKey: o.APIKey, UseTLS: tls, SkipCompatibilityCheck: true, PoolSize: 1})
+	c, err := qc.NewClient(&qc.Config{Host: host, Port: port, APIKey: o.APIKey, UseTLS: tls, SkipCompatibilityCheck: true, PoolSize: 1})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -69,16 +70,16 @@ func dialRaw(tb testing.TB, o store.QdrantOptions) *qdrant.Client {
 }
 
 // exactIDs is Qdrant's exact (full scan) search among user's points.
-func exactIDs(t *testing.T, c *qdrant.Client, coll string, u hs.UserID, vec []float32, k int) []string {
+func exactIDs(t *testing.T, c *qc.Client, coll string, u hs.UserID, vec []float32, k int) []string {
 	t.Helper()
-	res, err := c.Query(t.Context(), &qdrant.QueryPoints{
+	res, err := c.Query(t.Context(), &qc.QueryPoints{
 		CollectionName: coll,
-		Query:          qdrant.NewQueryDense(vec),
-		Using:          qdrant.PtrOf(store.VectorDense),
-		Filter:         &qdrant.Filter{Must: []*qdrant.Condition{qdrant.NewMatchKeyword(store.TenantField, string(u))}},
-		Params:         &qdrant.SearchParams{Exact: qdrant.PtrOf(true)},
-		Limit:          qdrant.PtrOf(uint64(k)),
-		WithPayload:    qdrant.NewWithPayloadInclude("file_id", "chunk_no"),
+		Query:          qc.NewQueryDense(vec),
+		Using:          qc.PtrOf(store.VectorDense),
+		Filter:         &qc.Filter{Must: []*qc.Condition{qc.NewMatchKeyword(qdrant.TenantField, string(u))}},
+		Params:         &qc.SearchParams{Exact: qc.PtrOf(true)},
+		Limit:          qc.PtrOf(uint64(k)),
+		WithPayload:    qc.NewWithPayloadInclude("file_id", "chunk_no"),
 	})
 	if err != nil {
 		t.Fatalf("exact query: %v", err)
@@ -93,7 +94,7 @@ func exactIDs(t *testing.T, c *qdrant.Client, coll string, u hs.UserID, vec []fl
 
 // awaitIndexed waits until Qdrant has indexed what was written: status
 // green, optimizers done.
-func awaitIndexed(t *testing.T, c *qdrant.Client, coll string) {
+func awaitIndexed(t *testing.T, c *qc.Client, coll string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
@@ -103,7 +104,7 @@ func awaitIndexed(t *testing.T, c *qdrant.Client, coll string) {
 		if err != nil {
 			t.Fatalf("collection info: %v", err)
 		}
-		if info.GetStatus() == qdrant.CollectionStatus_Green && info.GetOptimizerStatus().GetOk() {
+		if info.GetStatus() == qc.CollectionStatus_Green && info.GetOptimizerStatus().GetOk() {
 			t.Logf("collection %s: %d points, %d vectors indexed, %d segments", coll, info.GetPointsCount(), info.GetIndexedVectorsCount(), info.GetSegmentsCount())
 			return
 		}

@@ -1,4 +1,4 @@
-package store
+package qdrant
 
 import (
 	"cmp"
@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/qdrant/go-client/qdrant"
+	qc "github.com/qdrant/go-client/qdrant"
 	"google.golang.org/protobuf/proto"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
 )
 
 // Page sizes of the adapter's requests. Upserts and scroll pages are
@@ -30,13 +31,13 @@ const (
 // pointBytes estimates the wire size of a point with all its vectors: the
 // dense vector, up to about 1,000 sparse entries, up to 4 KiB of text and
 // headings in the payload.
-func (q *Qdrant) pointBytes() int {
+func (q *Store) pointBytes() int {
 	return 4*q.dim + 8*1000 + 6<<10
 }
 
 // scrollLimit is the first page size of a scroll: by the estimate when
 // vectors come along, else scrollPage (payloads alone are small).
-func (q *Qdrant) scrollLimit(withVectors bool) int {
+func (q *Store) scrollLimit(withVectors bool) int {
 	if !withVectors {
 		return scrollPage
 	}
@@ -48,8 +49,8 @@ func (q *Qdrant) scrollLimit(withVectors bool) int {
 // (the point id is the file and chunk number), and leaves the file's other
 // points; TrimFile removes those past the end. The metadata of those
 // others is not changed. Checks are WriteFile's.
-func (q *Qdrant) UpsertPoints(ctx context.Context, meta hs.FileMeta, points []hs.Point) error {
-	if err := CheckWrite(meta, points); err != nil {
+func (q *Store) UpsertPoints(ctx context.Context, meta hs.FileMeta, points []hs.Point) error {
+	if err := store.CheckWrite(meta, points); err != nil {
 		return err
 	}
 	for _, p := range points {
@@ -63,10 +64,10 @@ func (q *Qdrant) UpsertPoints(ctx context.Context, meta hs.FileMeta, points []hs
 
 // TrimFile removes the file's points whose chunk number is keep or more;
 // keep 0 removes the file. An absent file is not an error.
-func (q *Qdrant) TrimFile(ctx context.Context, id hs.FileID, keep int) error {
+func (q *Store) TrimFile(ctx context.Context, id hs.FileID, keep int) error {
 	f := fileFilter(id)
 	if keep > 0 {
-		f.Must = append(f.Must, qdrant.NewRange("chunk_no", &qdrant.Range{Gte: qdrant.PtrOf(float64(keep))}))
+		f.Must = append(f.Must, qc.NewRange("chunk_no", &qc.Range{Gte: qc.PtrOf(float64(keep))}))
 	}
 	return q.deletePoints(ctx, fmt.Sprintf("trim file %d", id), f)
 }
@@ -78,8 +79,8 @@ func (q *Qdrant) TrimFile(ctx context.Context, id hs.FileID, keep int) error {
 // stored normalised. It returns an EINVALID error when a point does not
 // belong to meta (see CheckWrite) or its dense dimension is not the
 // collection's. Writing no points deletes the file.
-func (q *Qdrant) WriteFile(ctx context.Context, meta hs.FileMeta, points []hs.Point) error {
-	if err := CheckWrite(meta, points); err != nil {
+func (q *Store) WriteFile(ctx context.Context, meta hs.FileMeta, points []hs.Point) error {
+	if err := store.CheckWrite(meta, points); err != nil {
 		return err
 	}
 	for _, p := range points {
@@ -95,7 +96,7 @@ func (q *Qdrant) WriteFile(ctx context.Context, meta hs.FileMeta, points []hs.Po
 	// be 0..n-1, so select them by id rather than by a chunk number range.
 	f := fileFilter(meta.ID)
 	if len(ids) > 0 {
-		f.MustNot = []*qdrant.Condition{qdrant.NewHasID(ids...)}
+		f.MustNot = []*qc.Condition{qc.NewHasID(ids...)}
 	}
 	return q.deletePoints(ctx, fmt.Sprintf("write file %d", meta.ID), f)
 }
@@ -103,25 +104,25 @@ func (q *Qdrant) WriteFile(ctx context.Context, meta hs.FileMeta, points []hs.Po
 // upsert writes points in chunk order with File set to meta, in requests of
 // at most upsertBatch points and about pageBytes, each waited for, and
 // returns their ids.
-func (q *Qdrant) upsert(ctx context.Context, meta hs.FileMeta, points []hs.Point) ([]*qdrant.PointId, error) {
+func (q *Store) upsert(ctx context.Context, meta hs.FileMeta, points []hs.Point) ([]*qc.PointId, error) {
 	points = slices.SortedFunc(slices.Values(points), func(a, b hs.Point) int { return cmp.Compare(a.Chunk.No, b.Chunk.No) })
-	ids := make([]*qdrant.PointId, len(points))
-	var structs []*qdrant.PointStruct
+	ids := make([]*qc.PointId, len(points))
+	var structs []*qc.PointStruct
 	size := 0
 	flush := func() error {
 		if len(structs) == 0 {
 			return nil
 		}
-		req := &qdrant.UpsertPoints{CollectionName: q.collection, Wait: qdrant.PtrOf(true), Points: structs}
+		req := &qc.UpsertPoints{CollectionName: q.collection, Wait: qc.PtrOf(true), Points: structs}
 		structs, size = nil, 0
-		return q.call(ctx, fmt.Sprintf("write file %d", meta.ID), func(ctx context.Context, c *qdrant.Client) error {
+		return q.call(ctx, fmt.Sprintf("write file %d", meta.ID), func(ctx context.Context, c *qc.Client) error {
 			_, err := c.Upsert(ctx, req)
 			return err
 		})
 	}
 	for i, p := range points {
-		ids[i] = qdrant.NewID(p.ID)
-		ps := &qdrant.PointStruct{Id: ids[i], Vectors: pointVectors(p), Payload: pointPayload(meta, p.Chunk)}
+		ids[i] = qc.NewID(p.ID)
+		ps := &qc.PointStruct{Id: ids[i], Vectors: pointVectors(p), Payload: pointPayload(meta, p.Chunk)}
 		n := proto.Size(ps)
 		if len(structs) > 0 && (len(structs) >= upsertBatch || size+n > pageBytes) {
 			if err := flush(); err != nil {
@@ -140,11 +141,11 @@ func (q *Qdrant) upsert(ctx context.Context, meta hs.FileMeta, points []hs.Point
 // UpdateFileMeta sets the metadata payload of every point of the file to
 // meta without touching vectors or text. It returns an ENOTFOUND error
 // when the file has no points.
-func (q *Qdrant) UpdateFileMeta(ctx context.Context, meta hs.FileMeta) error {
+func (q *Store) UpdateFileMeta(ctx context.Context, meta hs.FileMeta) error {
 	op := fmt.Sprintf("update file %d", meta.ID)
 	var n uint64
-	err := q.call(ctx, op, func(ctx context.Context, c *qdrant.Client) (err error) {
-		n, err = c.Count(ctx, &qdrant.CountPoints{CollectionName: q.collection, Filter: fileFilter(meta.ID), Exact: qdrant.PtrOf(true)})
+	err := q.call(ctx, op, func(ctx context.Context, c *qc.Client) (err error) {
+		n, err = c.Count(ctx, &qc.CountPoints{CollectionName: q.collection, Filter: fileFilter(meta.ID), Exact: qc.PtrOf(true)})
 		return err
 	})
 	if err != nil {
@@ -153,28 +154,28 @@ func (q *Qdrant) UpdateFileMeta(ctx context.Context, meta hs.FileMeta) error {
 	if n == 0 {
 		return hs.Errorf(hs.ENOTFOUND, "store: file %d is not in the index", meta.ID)
 	}
-	req := &qdrant.SetPayloadPoints{
+	req := &qc.SetPayloadPoints{
 		CollectionName: q.collection,
-		Wait:           qdrant.PtrOf(true),
+		Wait:           qc.PtrOf(true),
 		Payload:        metaPayload(cleanFileMeta(meta)),
-		PointsSelector: qdrant.NewPointsSelectorFilter(fileFilter(meta.ID)),
+		PointsSelector: qc.NewPointsSelectorFilter(fileFilter(meta.ID)),
 	}
-	return q.call(ctx, op, func(ctx context.Context, c *qdrant.Client) error {
+	return q.call(ctx, op, func(ctx context.Context, c *qc.Client) error {
 		_, err := c.SetPayload(ctx, req)
 		return err
 	})
 }
 
 // DeleteFile removes the file's points; an absent file is not an error.
-func (q *Qdrant) DeleteFile(ctx context.Context, id hs.FileID) error {
+func (q *Store) DeleteFile(ctx context.Context, id hs.FileID) error {
 	return q.deletePoints(ctx, fmt.Sprintf("delete file %d", id), fileFilter(id))
 }
 
 // deletePoints deletes the points f selects and waits until Qdrant
 // applied it.
-func (q *Qdrant) deletePoints(ctx context.Context, op string, f *qdrant.Filter) error {
-	req := &qdrant.DeletePoints{CollectionName: q.collection, Wait: qdrant.PtrOf(true), Points: qdrant.NewPointsSelectorFilter(f)}
-	return q.call(ctx, op, func(ctx context.Context, c *qdrant.Client) error {
+func (q *Store) deletePoints(ctx context.Context, op string, f *qc.Filter) error {
+	req := &qc.DeletePoints{CollectionName: q.collection, Wait: qc.PtrOf(true), Points: qc.NewPointsSelectorFilter(f)}
+	return q.call(ctx, op, func(ctx context.Context, c *qc.Client) error {
 		_, err := c.Delete(ctx, req)
 		return err
 	})
@@ -183,13 +184,13 @@ func (q *Qdrant) deletePoints(ctx context.Context, op string, f *qdrant.Filter) 
 // FilePoints returns the file's points in chunk order, with their
 // (normalised) dense and sparse vectors when withVectors is set; none for
 // an absent file.
-func (q *Qdrant) FilePoints(ctx context.Context, id hs.FileID, withVectors bool) ([]hs.Point, error) {
+func (q *Store) FilePoints(ctx context.Context, id hs.FileID, withVectors bool) ([]hs.Point, error) {
 	var out []hs.Point
-	err := q.scroll(ctx, fmt.Sprintf("file points %d", id), q.scrollLimit(withVectors), &qdrant.ScrollPoints{
+	err := q.scroll(ctx, fmt.Sprintf("file points %d", id), q.scrollLimit(withVectors), &qc.ScrollPoints{
 		Filter:      fileFilter(id),
-		WithPayload: qdrant.NewWithPayloadInclude(pointFields...),
-		WithVectors: qdrant.NewWithVectors(withVectors),
-	}, func(p *qdrant.RetrievedPoint) bool {
+		WithPayload: qc.NewWithPayloadInclude(pointFields...),
+		WithVectors: qc.NewWithVectors(withVectors),
+	}, func(p *qc.RetrievedPoint) bool {
 		out = append(out, pointOf(p.GetId(), p.GetPayload(), p.GetVectors()))
 		return true
 	})
@@ -200,19 +201,19 @@ func (q *Qdrant) FilePoints(ctx context.Context, id hs.FileID, withVectors bool)
 // VectorsByHash returns the (normalised) dense vector of a point whose
 // Chunk.Hash is h, for every h in hashes that some point with a dense
 // vector has, in any file, so unchanged text is not embedded twice.
-func (q *Qdrant) VectorsByHash(ctx context.Context, hashes []string) (map[string][]float32, error) {
+func (q *Store) VectorsByHash(ctx context.Context, hashes []string) (map[string][]float32, error) {
 	out := make(map[string][]float32)
 	hashes = slices.Compact(slices.Sorted(slices.Values(hashes)))
 	for start := 0; start < len(hashes); start += hashBatch {
 		batch := hashes[start:min(start+hashBatch, len(hashes))]
 		missing := len(batch)
-		err := q.scroll(ctx, "vectors by hash", min(scrollPage, max(1, pageBytes/(4*q.dim+1024))), &qdrant.ScrollPoints{
-			Filter:      &qdrant.Filter{Must: []*qdrant.Condition{qdrant.NewMatchKeywords("hash", batch...)}},
-			WithPayload: qdrant.NewWithPayloadInclude("hash"),
-			WithVectors: qdrant.NewWithVectorsInclude(VectorDense),
-		}, func(p *qdrant.RetrievedPoint) bool {
+		err := q.scroll(ctx, "vectors by hash", min(scrollPage, max(1, pageBytes/(4*q.dim+1024))), &qc.ScrollPoints{
+			Filter:      &qc.Filter{Must: []*qc.Condition{qc.NewMatchKeywords("hash", batch...)}},
+			WithPayload: qc.NewWithPayloadInclude("hash"),
+			WithVectors: qc.NewWithVectorsInclude(store.VectorDense),
+		}, func(p *qc.RetrievedPoint) bool {
 			h := p.GetPayload()["hash"].GetStringValue()
-			v := p.GetVectors().GetVectors().GetVectors()[VectorDense]
+			v := p.GetVectors().GetVectors().GetVectors()[store.VectorDense]
 			if _, seen := out[h]; !seen && v != nil && len(denseOf(v)) > 0 {
 				out[h] = denseOf(v)
 				missing--
@@ -228,17 +229,17 @@ func (q *Qdrant) VectorsByHash(ctx context.Context, hashes []string) (map[string
 
 // Files returns the metadata of every file whose readers include user,
 // ordered by file id. It returns an EINVALID error for the empty user.
-func (q *Qdrant) Files(ctx context.Context, user hs.UserID) ([]hs.FileMeta, error) {
-	if err := CheckUser(user); err != nil {
+func (q *Store) Files(ctx context.Context, user hs.UserID) ([]hs.FileMeta, error) {
+	if err := store.CheckUser(user); err != nil {
 		return nil, err
 	}
 	seen := make(map[hs.FileID]bool)
 	var out []hs.FileMeta
-	err := q.scroll(ctx, "files of "+string(user), scrollPage, &qdrant.ScrollPoints{
-		Filter:      &qdrant.Filter{Must: []*qdrant.Condition{readersCondition(user)}},
-		WithPayload: qdrant.NewWithPayloadInclude(metaFields...),
-		WithVectors: qdrant.NewWithVectors(false),
-	}, func(p *qdrant.RetrievedPoint) bool {
+	err := q.scroll(ctx, "files of "+string(user), scrollPage, &qc.ScrollPoints{
+		Filter:      &qc.Filter{Must: []*qc.Condition{readersCondition(user)}},
+		WithPayload: qc.NewWithPayloadInclude(metaFields...),
+		WithVectors: qc.NewWithVectors(false),
+	}, func(p *qc.RetrievedPoint) bool {
 		m := metaOf(p.GetPayload())
 		if !seen[m.ID] {
 			seen[m.ID] = true
@@ -258,13 +259,13 @@ func (q *Qdrant) Files(ctx context.Context, user hs.UserID) ([]hs.FileMeta, erro
 // offsets. Pages start at limit points and are resized after each one so
 // that a page carries about pageBytes; a page the client could not
 // receive (over its message limit) is asked for again at half the size.
-func (q *Qdrant) scroll(ctx context.Context, op string, limit int, req *qdrant.ScrollPoints, fn func(*qdrant.RetrievedPoint) bool) error {
+func (q *Store) scroll(ctx context.Context, op string, limit int, req *qc.ScrollPoints, fn func(*qc.RetrievedPoint) bool) error {
 	req.CollectionName = q.collection
 	for {
-		req.Limit = qdrant.PtrOf(uint32(limit))
-		var page []*qdrant.RetrievedPoint
-		var next *qdrant.PointId
-		err := q.call(ctx, op, func(ctx context.Context, c *qdrant.Client) (err error) {
+		req.Limit = qc.PtrOf(uint32(limit))
+		var page []*qc.RetrievedPoint
+		var next *qc.PointId
+		err := q.call(ctx, op, func(ctx context.Context, c *qc.Client) (err error) {
 			page, next, err = c.ScrollAndOffset(ctx, req)
 			return err
 		})
@@ -293,12 +294,12 @@ func (q *Qdrant) scroll(ctx context.Context, op string, limit int, req *qdrant.S
 }
 
 // fileFilter selects a file's points.
-func fileFilter(id hs.FileID) *qdrant.Filter {
-	return &qdrant.Filter{Must: []*qdrant.Condition{qdrant.NewMatchInt("file_id", int64(id))}}
+func fileFilter(id hs.FileID) *qc.Filter {
+	return &qc.Filter{Must: []*qc.Condition{qc.NewMatchInt("file_id", int64(id))}}
 }
 
 // readersCondition selects the points user may read: the security filter
 // of every search and listing.
-func readersCondition(user hs.UserID) *qdrant.Condition {
-	return qdrant.NewMatchKeyword("readers", string(user))
+func readersCondition(user hs.UserID) *qc.Condition {
+	return qc.NewMatchKeyword("readers", string(user))
 }

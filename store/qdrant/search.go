@@ -1,4 +1,4 @@
-package store
+package qdrant
 
 import (
 	"cmp"
@@ -6,9 +6,10 @@ import (
 	"math"
 	"slices"
 
-	"github.com/qdrant/go-client/qdrant"
+	qc "github.com/qdrant/go-client/qdrant"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
 )
 
 // SearchDense returns the user's k points most similar to vec by cosine
@@ -16,7 +17,7 @@ import (
 // vector are skipped. It returns an EINVALID error for an empty user, k ≤ 0
 // (k above MaxK is capped) or a vector whose dimension is not the
 // collection's, before sending anything.
-func (q *Qdrant) SearchDense(ctx context.Context, user hs.UserID, vec []float32, k int, f hs.Filter) ([]hs.Hit, error) {
+func (q *Store) SearchDense(ctx context.Context, user hs.UserID, vec []float32, k int, f hs.Filter) ([]hs.Hit, error) {
 	k, err := checkSearch(user, k)
 	if err != nil {
 		return nil, err
@@ -29,11 +30,11 @@ func (q *Qdrant) SearchDense(ctx context.Context, user hs.UserID, vec []float32,
 			return nil, hs.Errorf(hs.EINVALID, "store: search dense: non-finite query value")
 		}
 	}
-	return q.query(ctx, "search dense", &qdrant.QueryPoints{
-		Query:  qdrant.NewQueryDense(vec),
-		Using:  qdrant.PtrOf(VectorDense),
+	return q.query(ctx, "search dense", &qc.QueryPoints{
+		Query:  qc.NewQueryDense(vec),
+		Using:  qc.PtrOf(store.VectorDense),
 		Filter: searchFilter(user, f),
-		Limit:  qdrant.PtrOf(uint64(k)),
+		Limit:  qc.PtrOf(uint64(k)),
 	}, f.OmitText)
 }
 
@@ -43,41 +44,41 @@ func (q *Qdrant) SearchDense(ctx context.Context, user hs.UserID, vec []float32,
 // ties broken by point id. Only points sharing an index with q are found;
 // an empty q finds nothing. It returns an EINVALID error for an empty user,
 // k ≤ 0, another vector name or a malformed q, before sending anything.
-func (q *Qdrant) SearchSparse(ctx context.Context, user hs.UserID, vector string, sq hs.SparseVector, k int, f hs.Filter) ([]hs.Hit, error) {
+func (q *Store) SearchSparse(ctx context.Context, user hs.UserID, vector string, sq hs.SparseVector, k int, f hs.Filter) ([]hs.Hit, error) {
 	k, err := checkSearch(user, k)
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckSparseName(vector); err != nil {
+	if err := store.CheckSparseName(vector); err != nil {
 		return nil, err
 	}
-	if err := CheckSparse(vector, sq); err != nil {
+	if err := store.CheckSparse(vector, sq); err != nil {
 		return nil, err
 	}
 	if len(sq.Indices) == 0 {
 		return nil, nil
 	}
-	sq = SortedSparse(sq)
-	return q.query(ctx, "search "+vector, &qdrant.QueryPoints{
-		Query:  qdrant.NewQuerySparse(sq.Indices, sq.Values),
-		Using:  qdrant.PtrOf(vector),
+	sq = store.SortedSparse(sq)
+	return q.query(ctx, "search "+vector, &qc.QueryPoints{
+		Query:  qc.NewQuerySparse(sq.Indices, sq.Values),
+		Using:  qc.PtrOf(vector),
 		Filter: searchFilter(user, f),
-		Limit:  qdrant.PtrOf(uint64(k)),
+		Limit:  qc.PtrOf(uint64(k)),
 	}, f.OmitText)
 }
 
 // query runs a search and turns its points into hits ordered by score,
 // then point id; with omitText their chunks hold FileID and No alone (the
 // payload asked for is the chunk number and the file's metadata).
-func (q *Qdrant) query(ctx context.Context, op string, req *qdrant.QueryPoints, omitText bool) ([]hs.Hit, error) {
+func (q *Store) query(ctx context.Context, op string, req *qc.QueryPoints, omitText bool) ([]hs.Hit, error) {
 	req.CollectionName = q.collection
-	req.WithPayload = qdrant.NewWithPayloadInclude(pointFields...)
+	req.WithPayload = qc.NewWithPayloadInclude(pointFields...)
 	if omitText {
-		req.WithPayload = qdrant.NewWithPayloadInclude(leanFields...)
+		req.WithPayload = qc.NewWithPayloadInclude(leanFields...)
 	}
-	req.WithVectors = qdrant.NewWithVectors(false)
-	var res []*qdrant.ScoredPoint
-	err := q.call(ctx, op, func(ctx context.Context, c *qdrant.Client) (err error) {
+	req.WithVectors = qc.NewWithVectors(false)
+	var res []*qc.ScoredPoint
+	err := q.call(ctx, op, func(ctx context.Context, c *qc.Client) (err error) {
 		res, err = c.Query(ctx, req)
 		return err
 	})
@@ -106,18 +107,18 @@ var leanFields = append([]string{"chunk_no"}, metaFields...)
 // leaving out hits whose point is gone or that user may not read. A hit
 // names its point by Point.File.ID and Point.Chunk.No; the rest of it is
 // kept as given. It returns an EINVALID error for the empty user.
-func (q *Qdrant) ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error) {
-	if err := CheckUser(user); err != nil {
+func (q *Store) ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error) {
+	if err := store.CheckUser(user); err != nil {
 		return nil, err
 	}
-	ids := make([]*qdrant.PointId, 0, len(hits))
+	ids := make([]*qc.PointId, 0, len(hits))
 	for _, h := range hits {
-		ids = append(ids, qdrant.NewID(hs.PointID(h.Point.File.ID, h.Point.Chunk.No)))
+		ids = append(ids, qc.NewID(hs.PointID(h.Point.File.ID, h.Point.Chunk.No)))
 	}
 	chunks := make(map[string]hs.Chunk, len(hits))
 	for start := 0; start < len(ids); start += samplePage {
 		batch := ids[start:min(start+samplePage, len(ids))]
-		f := &qdrant.Filter{Must: []*qdrant.Condition{readersCondition(user), qdrant.NewHasID(batch...)}}
+		f := &qc.Filter{Must: []*qc.Condition{readersCondition(user), qc.NewHasID(batch...)}}
 		err := q.scrollN(ctx, "read chunks", f, len(batch), false, func(p hs.Point) { chunks[p.ID] = p.Chunk })
 		if err != nil {
 			return nil, err
@@ -137,48 +138,48 @@ func (q *Qdrant) ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) 
 // checkSearch checks the arguments every search shares and returns k
 // capped at MaxK.
 func checkSearch(user hs.UserID, k int) (int, error) {
-	if err := CheckUser(user); err != nil {
+	if err := store.CheckUser(user); err != nil {
 		return 0, err
 	}
-	return CheckK(k)
+	return store.CheckK(k)
 }
 
 // searchFilter returns the Qdrant filter of a search by user: readers
 // contains user, and every set field of f (type in Types, MIME in MIMEs,
 // PathPrefix among user's prefixes in reader_prefixes, mtime strictly
 // between ModifiedAfter and ModifiedBefore).
-func searchFilter(user hs.UserID, f hs.Filter) *qdrant.Filter {
-	must := []*qdrant.Condition{readersCondition(user)}
+func searchFilter(user hs.UserID, f hs.Filter) *qc.Filter {
+	must := []*qc.Condition{readersCondition(user)}
 	if len(f.Types) > 0 {
 		types := make([]string, len(f.Types))
 		for i, t := range f.Types {
 			types[i] = string(t)
 		}
-		must = append(must, qdrant.NewMatchKeywords("type", types...))
+		must = append(must, qc.NewMatchKeywords("type", types...))
 	}
 	if len(f.MIMEs) > 0 {
-		must = append(must, qdrant.NewMatchKeywords("mime", f.MIMEs...))
+		must = append(must, qc.NewMatchKeywords("mime", f.MIMEs...))
 	}
 	if f.PathPrefix != "" {
 		// The folder as user sees it: a file shared with user matches
 		// under user's own path, never under the owner's folders.
-		must = append(must, qdrant.NewMatchKeyword("reader_prefixes", readerKey(user, CleanPath(f.PathPrefix))))
+		must = append(must, qc.NewMatchKeyword("reader_prefixes", readerKey(user, store.CleanPath(f.PathPrefix))))
 	}
 	if !f.ModifiedAfter.IsZero() || !f.ModifiedBefore.IsZero() {
 		// mtime holds whole seconds, so whole-second bounds are exact:
 		// s > t ⟺ s > ⌊t⌋ and s < t ⟺ s < ⌈t⌉ for an integer s.
-		r := &qdrant.Range{}
+		r := &qc.Range{}
 		if t := f.ModifiedAfter; !t.IsZero() {
-			r.Gt = qdrant.PtrOf(float64(t.Unix()))
+			r.Gt = qc.PtrOf(float64(t.Unix()))
 		}
 		if t := f.ModifiedBefore; !t.IsZero() {
 			ceil := t.Unix()
 			if t.Nanosecond() > 0 {
 				ceil++
 			}
-			r.Lt = qdrant.PtrOf(float64(ceil))
+			r.Lt = qc.PtrOf(float64(ceil))
 		}
-		must = append(must, qdrant.NewRange("mtime", r))
+		must = append(must, qc.NewRange("mtime", r))
 	}
-	return &qdrant.Filter{Must: must}
+	return &qc.Filter{Must: must}
 }

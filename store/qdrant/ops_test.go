@@ -1,4 +1,4 @@
-package store_test
+package qdrant_test
 
 import (
 	"context"
@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qdrant/go-client/qdrant"
+	qc "github.com/qdrant/go-client/qdrant"
 	"google.golang.org/grpc/codes"
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/qdrant"
 	"github.com/hybrid-search/hybridsearch/store/qdranttest"
 )
 
@@ -55,10 +56,10 @@ func TestQdrantSearchRequests(t *testing.T) {
 				t.Fatal(err)
 			}
 			reqs := srv.Requests()[n:]
-			if len(reqs) != 1 || reqs[0].Method != qdrant.Points_Query_FullMethodName {
+			if len(reqs) != 1 || reqs[0].Method != qc.Points_Query_FullMethodName {
 				t.Fatalf("search sent %v, want one query", reqs)
 			}
-			q := reqs[0].Message.(*qdrant.QueryPoints)
+			q := reqs[0].Message.(*qc.QueryPoints)
 			if q.GetUsing() != tt.using || q.GetLimit() != tt.limit {
 				t.Errorf("query using %q limit %d, want %q %d", q.GetUsing(), q.GetLimit(), tt.using, tt.limit)
 			}
@@ -84,7 +85,7 @@ func TestQdrantSearchRequests(t *testing.T) {
 	if _, err := s.SearchDense(t.Context(), "alice", []float32{1, 0, 0, 0}, 10, lean); err != nil {
 		t.Fatal(err)
 	}
-	q := srv.Requests()[n].Message.(*qdrant.QueryPoints)
+	q := srv.Requests()[n].Message.(*qc.QueryPoints)
 	if fields := q.GetWithPayload().GetInclude().GetFields(); slices.Contains(fields, "text") || slices.Contains(fields, "headings") || !slices.Contains(fields, "chunk_no") || !slices.Contains(fields, "readers") {
 		t.Errorf("a search without text asks for payload %v", fields)
 	}
@@ -94,7 +95,7 @@ func TestQdrantSearchRequests(t *testing.T) {
 		t.Fatalf("ReadChunks = %v, %v", got, err)
 	}
 	for _, r := range srv.Requests()[n:] {
-		sc, ok := r.Message.(*qdrant.ScrollPoints)
+		sc, ok := r.Message.(*qc.ScrollPoints)
 		if !ok || !slices.Equal(describeFilter(sc.GetFilter())[:1], []string{"readers=alice"}) || sc.GetWithVectors().GetEnable() {
 			t.Errorf("ReadChunks sent %s %v, want a scroll without vectors filtered by readers=alice", r.Method, r.Message)
 		}
@@ -105,7 +106,7 @@ func TestQdrantSearchRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range srv.Requests()[n:] {
-		sc, ok := r.Message.(*qdrant.ScrollPoints)
+		sc, ok := r.Message.(*qc.ScrollPoints)
 		if !ok || !slices.Equal(describeFilter(sc.GetFilter()), []string{"readers=bob"}) {
 			t.Errorf("Files(bob) sent %s %v, want a scroll filtered by readers=bob", r.Method, r.Message)
 		}
@@ -113,7 +114,7 @@ func TestQdrantSearchRequests(t *testing.T) {
 }
 
 // describeFilter renders the must conditions the adapter sends.
-func describeFilter(f *qdrant.Filter) []string {
+func describeFilter(f *qc.Filter) []string {
 	var out []string
 	for _, c := range f.GetMust() {
 		fc := c.GetField()
@@ -227,17 +228,17 @@ func TestQdrantErrorKinds(t *testing.T) {
 		method string
 		call   func(ctx context.Context) error
 	}{
-		{qdrant.Points_Query_FullMethodName, func(ctx context.Context) error {
+		{qc.Points_Query_FullMethodName, func(ctx context.Context) error {
 			_, err := s.SearchDense(ctx, "alice", []float32{1, 0, 0, 0}, 10, hs.Filter{})
 			return err
 		}},
-		{qdrant.Points_Upsert_FullMethodName, func(ctx context.Context) error {
+		{qc.Points_Upsert_FullMethodName, func(ctx context.Context) error {
 			return s.WriteFile(ctx, m, []hs.Point{qpoint(m, 0, []float32{1, 0, 0, 0})})
 		}},
-		{qdrant.Points_Delete_FullMethodName, func(ctx context.Context) error { return s.DeleteFile(ctx, 1) }},
-		{qdrant.Points_Scroll_FullMethodName, func(ctx context.Context) error { _, err := s.Files(ctx, "alice"); return err }},
-		{qdrant.Points_Count_FullMethodName, func(ctx context.Context) error { _, err := s.Stats(ctx); return err }},
-		{qdrant.Qdrant_HealthCheck_FullMethodName, s.Health},
+		{qc.Points_Delete_FullMethodName, func(ctx context.Context) error { return s.DeleteFile(ctx, 1) }},
+		{qc.Points_Scroll_FullMethodName, func(ctx context.Context) error { _, err := s.Files(ctx, "alice"); return err }},
+		{qc.Points_Count_FullMethodName, func(ctx context.Context) error { _, err := s.Stats(ctx); return err }},
+		{qc.Qdrant_HealthCheck_FullMethodName, s.Health},
 	}
 	for _, op := range ops {
 		for _, tt := range tests {
@@ -261,7 +262,7 @@ func TestQdrantWriteFailsBetweenSteps(t *testing.T) {
 	m := qmeta(1, "/a.md", "alice")
 	mustWriteQ(t, s, m, qpoint(m, 0, []float32{1, 0, 0, 0}), qpoint(m, 1, []float32{0, 1, 0, 0}))
 
-	srv.FailNext(qdrant.Points_Delete_FullMethodName, codes.Unavailable)
+	srv.FailNext(qc.Points_Delete_FullMethodName, codes.Unavailable)
 	one := []hs.Point{qpoint(m, 0, []float32{0, 0, 1, 0})}
 	if err := s.WriteFile(t.Context(), m, one); hs.ErrorKind(err) != hs.EUNAVAILABLE {
 		t.Fatalf("WriteFile with a failing delete = %v, want EUNAVAILABLE", err)
@@ -291,8 +292,8 @@ func TestQdrantWriteSparseChunkNumbers(t *testing.T) {
 	if got := chunkNos(t, s, 7); !slices.Equal(got, []int{2, 5}) {
 		t.Errorf("chunks = %v, want [2 5]", got)
 	}
-	deletes := srv.RequestsFor(qdrant.Points_Delete_FullMethodName)
-	last := deletes[len(deletes)-1].(*qdrant.DeletePoints).GetPoints().GetFilter()
+	deletes := srv.RequestsFor(qc.Points_Delete_FullMethodName)
+	last := deletes[len(deletes)-1].(*qc.DeletePoints).GetPoints().GetFilter()
 	if !mustHasFileID(last) || len(last.GetMustNot()) != 1 || len(last.GetMustNot()[0].GetHasId().GetHasId()) != 2 {
 		t.Errorf("delete filter = %v, want file_id and not the 2 written ids", last)
 	}
@@ -310,15 +311,15 @@ func TestQdrantLargeFile(t *testing.T) {
 		hashes[i] = pts[i].Chunk.Hash
 	}
 	mustWriteQ(t, s, m, pts...)
-	if got := len(srv.RequestsFor(qdrant.Points_Upsert_FullMethodName)); got < 2 {
+	if got := len(srv.RequestsFor(qc.Points_Upsert_FullMethodName)); got < 2 {
 		t.Errorf("%d points went in %d upserts, want batches", n, got)
 	}
-	scrolls := len(srv.RequestsFor(qdrant.Points_Scroll_FullMethodName))
+	scrolls := len(srv.RequestsFor(qc.Points_Scroll_FullMethodName))
 	got := chunkNos(t, s, 3)
 	if len(got) != n || !slices.IsSorted(got) || got[0] != 0 {
 		t.Errorf("FilePoints returned %d chunks (sorted %v), want %d in order", len(got), slices.IsSorted(got), n)
 	}
-	if pages := len(srv.RequestsFor(qdrant.Points_Scroll_FullMethodName)) - scrolls; pages < 2 {
+	if pages := len(srv.RequestsFor(qc.Points_Scroll_FullMethodName)) - scrolls; pages < 2 {
 		t.Errorf("FilePoints read %d pages, want several", pages)
 	}
 	vecs, err := s.VectorsByHash(t.Context(), append(hashes, "absent"))
@@ -381,7 +382,7 @@ func TestQdrantClosed(t *testing.T) {
 	srv := qdranttest.NewServer(t)
 	o := fakeOptions(srv)
 	o.Logger = qdrantLogger(t)
-	s, err := store.OpenQdrant(t.Context(), o)
+	s, err := qdrant.Open(t.Context(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +407,7 @@ func TestQdrantUpdateFileMetaNotFound(t *testing.T) {
 	if hs.ErrorKind(err) != hs.ENOTFOUND {
 		t.Errorf("UpdateFileMeta(absent) = %v, want ENOTFOUND", err)
 	}
-	if got := srv.RequestsFor(qdrant.Points_SetPayload_FullMethodName); len(got) != 0 {
+	if got := srv.RequestsFor(qc.Points_SetPayload_FullMethodName); len(got) != 0 {
 		t.Errorf("UpdateFileMeta(absent) set payload: %v", got)
 	}
 }
@@ -433,7 +434,7 @@ func qpoint(m hs.FileMeta, no int, dense []float32) hs.Point {
 	}
 }
 
-func mustWriteQ(t *testing.T, s *store.Qdrant, m hs.FileMeta, pts ...hs.Point) {
+func mustWriteQ(t *testing.T, s *qdrant.Store, m hs.FileMeta, pts ...hs.Point) {
 	t.Helper()
 	if err := s.WriteFile(t.Context(), m, pts); err != nil {
 		t.Fatalf("WriteFile(%d) = %v", m.ID, err)
@@ -442,7 +443,7 @@ func mustWriteQ(t *testing.T, s *store.Qdrant, m hs.FileMeta, pts ...hs.Point) {
 
 // chunkNos returns the chunk numbers of a file, in the order FilePoints
 // returns them.
-func chunkNos(t *testing.T, s *store.Qdrant, id hs.FileID) []int {
+func chunkNos(t *testing.T, s *qdrant.Store, id hs.FileID) []int {
 	t.Helper()
 	pts, err := s.FilePoints(t.Context(), id, true)
 	if err != nil {

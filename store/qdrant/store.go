@@ -1,4 +1,4 @@
-package store
+package qdrant
 
 import (
 	"cmp"
@@ -11,23 +11,23 @@ import (
 	"sync"
 	"time"
 
-	"github.com/qdrant/go-client/qdrant"
+	qc "github.com/qdrant/go-client/qdrant"
 	"google.golang.org/grpc"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
 )
 
-// DefaultQdrantTimeout bounds each Qdrant call when QdrantOptions.Timeout
-// is zero.
-const DefaultQdrantTimeout = 10 * time.Second
+// DefaultTimeout bounds each Qdrant call when Options.Timeout is zero.
+const DefaultTimeout = 10 * time.Second
 
-// QdrantSchema is the version of the payload layout the adapter writes. It
+// Schema is the version of the payload layout the adapter writes. It
 // is kept in the collection metadata; a collection of another version is
 // refused.
-const QdrantSchema = 1
+const Schema = 1
 
-// QdrantOptions configures OpenQdrant.
-type QdrantOptions struct {
+// Options configures Open.
+type Options struct {
 	// URL is the gRPC endpoint, "http://host:6334" or "https://host:6334"
 	// (TLS). The port defaults to 6334; empty means http://localhost:6334.
 	URL string
@@ -44,7 +44,7 @@ type QdrantOptions struct {
 	// metadata, and an existing collection made for another model is
 	// refused. Empty skips the model check.
 	Model string
-	// Timeout bounds every call to Qdrant; zero means DefaultQdrantTimeout.
+	// Timeout bounds every call to Qdrant; zero means DefaultTimeout.
 	Timeout time.Duration
 	// Logger, if non-nil, receives connection and bootstrap messages; nil
 	// means slog.Default().
@@ -54,23 +54,23 @@ type QdrantOptions struct {
 	DocFreqTTL time.Duration
 }
 
-// Qdrant is the store adapter for a Qdrant server (≥ 1.16; tested against
+// Store is the store adapter for a Qdrant server (≥ 1.16; tested against
 // the 1.17 API): one collection, one point per chunk with a "dense" cosine
 // vector, "bm25" and "trigram" sparse vectors with the IDF modifier, and
 // the file's metadata in the payload. It has the method set and contract
-// of Local, except that writes are not atomic (WriteFile upserts, then
+// of local.Store, except that writes are not atomic (WriteFile upserts, then
 // removes the file's other points), modification times keep whole
 // seconds, and among hits tied at the k-th score the server picks which
 // are returned (the adapter then orders hits by score, then point id).
 // Close it when done.
-type Qdrant struct {
+type Store struct {
 	collection string
 	dim        int
 	timeout    time.Duration
 	log        *slog.Logger
 
 	mu     sync.RWMutex // calls hold RLock; Close takes Lock
-	client *qdrant.Client
+	client *qc.Client
 	closed bool
 
 	dfTTL   time.Duration
@@ -78,14 +78,14 @@ type Qdrant struct {
 	dfCache map[string]*docFreqCache // by sparse vector name; see SparseDocFreq
 }
 
-// OpenQdrant connects to Qdrant and bootstraps the collection: it creates
-// it when missing (vectors, metadata and payload indexes), or checks an
+// Open connects to Qdrant and bootstraps the collection: it creates it
+// when missing (vectors, metadata and payload indexes), or checks an
 // existing one's dimension, sparse vectors and metadata (EINVALID naming
 // the collection on a mismatch) and adds missing payload indexes. It is
 // idempotent and safe when several processes open the same collection at
 // once. An unreachable server gives an EUNAVAILABLE error, so the caller
 // may retry.
-func OpenQdrant(ctx context.Context, o QdrantOptions) (*Qdrant, error) {
+func Open(ctx context.Context, o Options) (*Store, error) {
 	cfg, err := qdrantConfig(o)
 	if err != nil {
 		return nil, err
@@ -100,13 +100,13 @@ func OpenQdrant(ctx context.Context, o QdrantOptions) (*Qdrant, error) {
 		}
 		name = CollectionName(o.Model, o.Dim)
 	}
-	client, err := qdrant.NewClient(cfg)
+	client, err := qc.NewClient(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: qdrant connect %s: %w", cfg.Host, err)
 	}
-	q := &Qdrant{collection: name, dim: o.Dim, timeout: o.Timeout, log: o.Logger, client: client}
+	q := &Store{collection: name, dim: o.Dim, timeout: o.Timeout, log: o.Logger, client: client}
 	if q.timeout <= 0 {
-		q.timeout = DefaultQdrantTimeout
+		q.timeout = DefaultTimeout
 	}
 	q.dfTTL = cmp.Or(o.DocFreqTTL, DefaultDocFreqTTL)
 	if q.log == nil {
@@ -143,7 +143,7 @@ func CollectionName(model string, dim int) string {
 }
 
 // qdrantConfig turns the options into a client configuration.
-func qdrantConfig(o QdrantOptions) (*qdrant.Config, error) {
+func qdrantConfig(o Options) (*qc.Config, error) {
 	raw := o.URL
 	if raw == "" {
 		raw = "http://localhost:6334"
@@ -160,12 +160,12 @@ func qdrantConfig(o QdrantOptions) (*qdrant.Config, error) {
 			return nil, hs.Errorf(hs.EINVALID, "store: qdrant: URL %q has a bad port", raw)
 		}
 	}
-	return &qdrant.Config{
+	return &qc.Config{
 		Host:   u.Hostname(),
 		Port:   port,
 		APIKey: o.APIKey,
 		UseTLS: u.Scheme == "https",
-		// OpenQdrant reads and logs the version itself, under its timeout.
+		// Open reads and logs the version itself, under its timeout.
 		SkipCompatibilityCheck: true,
 		PoolSize:               1,
 		// Pages are sized to stay under 4 MiB (see pageBytes); the raised
@@ -175,9 +175,9 @@ func qdrantConfig(o QdrantOptions) (*qdrant.Config, error) {
 }
 
 // bootstrap checks the server and makes sure the collection is usable.
-func (q *Qdrant) bootstrap(ctx context.Context, model string) error {
+func (q *Store) bootstrap(ctx context.Context, model string) error {
 	var version string
-	err := q.call(ctx, "health check", func(ctx context.Context, c *qdrant.Client) error {
+	err := q.call(ctx, "health check", func(ctx context.Context, c *qc.Client) error {
 		r, err := c.HealthCheck(ctx)
 		version = r.GetVersion()
 		return err
@@ -186,11 +186,11 @@ func (q *Qdrant) bootstrap(ctx context.Context, model string) error {
 		return err
 	}
 	q.log.Info("store: connected to qdrant", slog.String("version", version), slog.String("collection", q.collection))
-	if v, err := qdrant.ParseVersion(version); err == nil && (v.Major < 1 || v.Major == 1 && v.Minor < 16) {
+	if v, err := qc.ParseVersion(version); err == nil && (v.Major < 1 || v.Major == 1 && v.Minor < 16) {
 		q.log.Warn("store: qdrant is older than 1.16; collection metadata may be lost", slog.String("version", version))
 	}
 	var exists bool
-	err = q.call(ctx, "collection exists "+q.collection, func(ctx context.Context, c *qdrant.Client) (err error) {
+	err = q.call(ctx, "collection exists "+q.collection, func(ctx context.Context, c *qc.Client) (err error) {
 		exists, err = c.CollectionExists(ctx, q.collection)
 		return err
 	})
@@ -207,32 +207,32 @@ func (q *Qdrant) bootstrap(ctx context.Context, model string) error {
 
 // create creates the collection. Losing a race with another process that
 // creates it at the same time is not an error.
-func (q *Qdrant) create(ctx context.Context, model string) error {
+func (q *Store) create(ctx context.Context, model string) error {
 	if q.dim <= 0 {
 		return hs.Errorf(hs.EINVALID, "store: qdrant collection %q does not exist and no dimension is set to create it", q.collection)
 	}
-	idf := func() *qdrant.SparseVectorParams {
-		return &qdrant.SparseVectorParams{Modifier: qdrant.Modifier_Idf.Enum()}
+	idf := func() *qc.SparseVectorParams {
+		return &qc.SparseVectorParams{Modifier: qc.Modifier_Idf.Enum()}
 	}
-	req := &qdrant.CreateCollection{
+	req := &qc.CreateCollection{
 		CollectionName: q.collection,
 		// Qdrant's multitenancy guidance: every search filters on readers,
 		// so no global graph (m=0) but one per reader (payload_m=16, built
 		// for the readers index only, is_tenant).
-		HnswConfig: &qdrant.HnswConfigDiff{M: qdrant.PtrOf(uint64(0)), PayloadM: qdrant.PtrOf(uint64(TenantPayloadM))},
-		VectorsConfig: qdrant.NewVectorsConfigMap(map[string]*qdrant.VectorParams{
-			VectorDense: {Size: uint64(q.dim), Distance: qdrant.Distance_Cosine},
+		HnswConfig: &qc.HnswConfigDiff{M: qc.PtrOf(uint64(0)), PayloadM: qc.PtrOf(uint64(TenantPayloadM))},
+		VectorsConfig: qc.NewVectorsConfigMap(map[string]*qc.VectorParams{
+			store.VectorDense: {Size: uint64(q.dim), Distance: qc.Distance_Cosine},
 		}),
-		SparseVectorsConfig: qdrant.NewSparseVectorsConfig(map[string]*qdrant.SparseVectorParams{
-			VectorBM25: idf(), VectorTrigram: idf(),
+		SparseVectorsConfig: qc.NewSparseVectorsConfig(map[string]*qc.SparseVectorParams{
+			store.VectorBM25: idf(), store.VectorTrigram: idf(),
 		}),
-		Metadata: map[string]*qdrant.Value{
-			"model":  qdrant.NewValueString(model),
-			"dim":    qdrant.NewValueInt(int64(q.dim)),
-			"schema": qdrant.NewValueInt(QdrantSchema),
+		Metadata: map[string]*qc.Value{
+			"model":  qc.NewValueString(model),
+			"dim":    qc.NewValueInt(int64(q.dim)),
+			"schema": qc.NewValueInt(Schema),
 		},
 	}
-	err := q.call(ctx, "create collection "+q.collection, func(ctx context.Context, c *qdrant.Client) error {
+	err := q.call(ctx, "create collection "+q.collection, func(ctx context.Context, c *qc.Client) error {
 		return c.CreateCollection(ctx, req)
 	})
 	if err == nil {
@@ -240,7 +240,7 @@ func (q *Qdrant) create(ctx context.Context, model string) error {
 		return nil
 	}
 	var exists bool
-	if e := q.call(ctx, "collection exists "+q.collection, func(ctx context.Context, c *qdrant.Client) (err error) {
+	if e := q.call(ctx, "collection exists "+q.collection, func(ctx context.Context, c *qc.Client) (err error) {
 		exists, err = c.CollectionExists(ctx, q.collection)
 		return err
 	}); e != nil || !exists {
@@ -253,17 +253,17 @@ func (q *Qdrant) create(ctx context.Context, model string) error {
 // index each gets.
 var payloadIndexes = []struct {
 	field  string
-	typ    qdrant.FieldType
-	schema qdrant.PayloadSchemaType
+	typ    qc.FieldType
+	schema qc.PayloadSchemaType
 }{
-	{TenantField, qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
-	{"file_id", qdrant.FieldType_FieldTypeInteger, qdrant.PayloadSchemaType_Integer},
-	{"mime", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
-	{"type", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
-	{"mtime", qdrant.FieldType_FieldTypeInteger, qdrant.PayloadSchemaType_Integer},
-	{"path_prefixes", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
-	{"reader_prefixes", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
-	{"hash", qdrant.FieldType_FieldTypeKeyword, qdrant.PayloadSchemaType_Keyword},
+	{TenantField, qc.FieldType_FieldTypeKeyword, qc.PayloadSchemaType_Keyword},
+	{"file_id", qc.FieldType_FieldTypeInteger, qc.PayloadSchemaType_Integer},
+	{"mime", qc.FieldType_FieldTypeKeyword, qc.PayloadSchemaType_Keyword},
+	{"type", qc.FieldType_FieldTypeKeyword, qc.PayloadSchemaType_Keyword},
+	{"mtime", qc.FieldType_FieldTypeInteger, qc.PayloadSchemaType_Integer},
+	{"path_prefixes", qc.FieldType_FieldTypeKeyword, qc.PayloadSchemaType_Keyword},
+	{"reader_prefixes", qc.FieldType_FieldTypeKeyword, qc.PayloadSchemaType_Keyword},
+	{"hash", qc.FieldType_FieldTypeKeyword, qc.PayloadSchemaType_Keyword},
 }
 
 // TenantPayloadM is the payload_m of new collections: the links per point
@@ -278,23 +278,23 @@ const TenantField = "readers"
 // index (is_tenant, with its per-tenant HNSW graphs) for the readers, and
 // no extra HNSW links for every other field (enable_hnsw=false): nothing
 // searches by them alone, they only narrow a reader's results.
-func indexParams(field string, typ qdrant.FieldType) *qdrant.PayloadIndexParams {
+func indexParams(field string, typ qc.FieldType) *qc.PayloadIndexParams {
 	switch {
 	case field == TenantField:
-		return qdrant.NewPayloadIndexParamsKeyword(&qdrant.KeywordIndexParams{IsTenant: qdrant.PtrOf(true), EnableHnsw: qdrant.PtrOf(true)})
-	case typ == qdrant.FieldType_FieldTypeKeyword:
-		return qdrant.NewPayloadIndexParamsKeyword(&qdrant.KeywordIndexParams{EnableHnsw: qdrant.PtrOf(false)})
-	case typ == qdrant.FieldType_FieldTypeInteger:
-		return qdrant.NewPayloadIndexParamsInt(&qdrant.IntegerIndexParams{Lookup: qdrant.PtrOf(true), Range: qdrant.PtrOf(true), EnableHnsw: qdrant.PtrOf(false)})
+		return qc.NewPayloadIndexParamsKeyword(&qc.KeywordIndexParams{IsTenant: qc.PtrOf(true), EnableHnsw: qc.PtrOf(true)})
+	case typ == qc.FieldType_FieldTypeKeyword:
+		return qc.NewPayloadIndexParamsKeyword(&qc.KeywordIndexParams{EnableHnsw: qc.PtrOf(false)})
+	case typ == qc.FieldType_FieldTypeInteger:
+		return qc.NewPayloadIndexParamsInt(&qc.IntegerIndexParams{Lookup: qc.PtrOf(true), Range: qc.PtrOf(true), EnableHnsw: qc.PtrOf(false)})
 	}
 	return nil
 }
 
 // check verifies an existing collection against the options, adopts its
 // dimension when none is set and creates missing payload indexes.
-func (q *Qdrant) check(ctx context.Context, model string) error {
-	var info *qdrant.CollectionInfo
-	err := q.call(ctx, "get collection "+q.collection, func(ctx context.Context, c *qdrant.Client) (err error) {
+func (q *Store) check(ctx context.Context, model string) error {
+	var info *qc.CollectionInfo
+	err := q.call(ctx, "get collection "+q.collection, func(ctx context.Context, c *qc.Client) (err error) {
 		info, err = c.GetCollectionInfo(ctx, q.collection)
 		return err
 	})
@@ -326,14 +326,14 @@ func (q *Qdrant) check(ctx context.Context, model string) error {
 			// no-op, another is built and applied).
 			q.log.Info("store: qdrant payload index updated to the tenant layout", slog.String("collection", q.collection), slog.String("field", ix.field))
 		}
-		req := &qdrant.CreateFieldIndexCollection{
+		req := &qc.CreateFieldIndexCollection{
 			CollectionName: q.collection,
-			Wait:           qdrant.PtrOf(true),
+			Wait:           qc.PtrOf(true),
 			FieldName:      ix.field,
 			FieldType:      ix.typ.Enum(),
 		}
 		req.FieldIndexParams = want
-		if err := q.call(ctx, "create index "+ix.field, func(ctx context.Context, c *qdrant.Client) error {
+		if err := q.call(ctx, "create index "+ix.field, func(ctx context.Context, c *qc.Client) error {
 			_, err := c.CreateFieldIndex(ctx, req)
 			return err
 		}); err != nil {
@@ -348,13 +348,13 @@ func (q *Qdrant) check(ctx context.Context, model string) error {
 // them in place (UpdateCollection with an hnsw_config diff, the PATCH
 // /collections/{name} of its API) and rebuilds the HNSW indexes in the
 // background, the points staying searchable meanwhile.
-func (q *Qdrant) migrateHNSW(ctx context.Context, h *qdrant.HnswConfigDiff) error {
+func (q *Store) migrateHNSW(ctx context.Context, h *qc.HnswConfigDiff) error {
 	if h.GetM() == 0 && h.GetPayloadM() == TenantPayloadM {
 		return nil
 	}
-	req := &qdrant.UpdateCollection{CollectionName: q.collection,
-		HnswConfig: &qdrant.HnswConfigDiff{M: qdrant.PtrOf(uint64(0)), PayloadM: qdrant.PtrOf(uint64(TenantPayloadM))}}
-	if err := q.call(ctx, "update collection "+q.collection, func(ctx context.Context, c *qdrant.Client) error {
+	req := &qc.UpdateCollection{CollectionName: q.collection,
+		HnswConfig: &qc.HnswConfigDiff{M: qc.PtrOf(uint64(0)), PayloadM: qc.PtrOf(uint64(TenantPayloadM))}}
+	if err := q.call(ctx, "update collection "+q.collection, func(ctx context.Context, c *qc.Client) error {
 		return c.UpdateCollection(ctx, req)
 	}); err != nil {
 		return err
@@ -367,7 +367,7 @@ func (q *Qdrant) migrateHNSW(ctx context.Context, h *qdrant.HnswConfigDiff) erro
 // indexParamsMatch reports whether an index's parameters have what want
 // sets, an unset one taking Qdrant's default (enable_hnsw, lookup and
 // range true, is_tenant false: collections.proto of go-client v1.17.1).
-func indexParamsMatch(have, want *qdrant.PayloadIndexParams) bool {
+func indexParamsMatch(have, want *qc.PayloadIndexParams) bool {
 	or := func(b *bool, def bool) bool {
 		if b == nil {
 			return def
@@ -375,16 +375,16 @@ func indexParamsMatch(have, want *qdrant.PayloadIndexParams) bool {
 		return *b
 	}
 	switch w := want.GetIndexParams().(type) {
-	case *qdrant.PayloadIndexParams_KeywordIndexParams:
+	case *qc.PayloadIndexParams_KeywordIndexParams:
 		h := have.GetKeywordIndexParams()
 		if h == nil {
-			h = &qdrant.KeywordIndexParams{}
+			h = &qc.KeywordIndexParams{}
 		}
 		return or(h.IsTenant, false) == or(w.KeywordIndexParams.IsTenant, false) && or(h.EnableHnsw, true) == or(w.KeywordIndexParams.EnableHnsw, true)
-	case *qdrant.PayloadIndexParams_IntegerIndexParams:
+	case *qc.PayloadIndexParams_IntegerIndexParams:
 		h := have.GetIntegerIndexParams()
 		if h == nil {
-			h = &qdrant.IntegerIndexParams{}
+			h = &qc.IntegerIndexParams{}
 		}
 		return or(h.Lookup, true) == or(w.IntegerIndexParams.Lookup, true) && or(h.Range, true) == or(w.IntegerIndexParams.Range, true) &&
 			or(h.EnableHnsw, true) == or(w.IntegerIndexParams.EnableHnsw, true)
@@ -394,30 +394,30 @@ func indexParamsMatch(have, want *qdrant.PayloadIndexParams) bool {
 
 // checkConfig compares the collection's vectors and metadata with what the
 // adapter writes.
-func (q *Qdrant) checkConfig(info *qdrant.CollectionInfo, model string) error {
+func (q *Store) checkConfig(info *qc.CollectionInfo, model string) error {
 	bad := func(format string, args ...any) error {
 		return hs.Errorf(hs.EINVALID, "store: qdrant collection %q "+format, append([]any{q.collection}, args...)...)
 	}
 	params := info.GetConfig().GetParams()
-	dense := params.GetVectorsConfig().GetParamsMap().GetMap()[VectorDense]
+	dense := params.GetVectorsConfig().GetParamsMap().GetMap()[store.VectorDense]
 	switch {
 	case dense == nil:
-		return bad("has no %q vector", VectorDense)
-	case dense.GetDistance() != qdrant.Distance_Cosine:
-		return bad("measures %q by %s, not Cosine", VectorDense, dense.GetDistance())
+		return bad("has no %q vector", store.VectorDense)
+	case dense.GetDistance() != qc.Distance_Cosine:
+		return bad("measures %q by %s, not Cosine", store.VectorDense, dense.GetDistance())
 	case q.dim > 0 && int(dense.GetSize()) != q.dim:
 		return bad("has dimension %d, not %d: it was made for another model", dense.GetSize(), q.dim)
 	}
 	q.dim = int(dense.GetSize())
-	for _, name := range []string{VectorBM25, VectorTrigram} {
+	for _, name := range []string{store.VectorBM25, store.VectorTrigram} {
 		sp := params.GetSparseVectorsConfig().GetMap()[name]
-		if sp == nil || sp.GetModifier() != qdrant.Modifier_Idf {
-			return bad("has no %q sparse vector with the IDF modifier", name)
+		if sp == nil || sp.GetModifier() != qc.Modifier_Idf {
+			return bad("has no %q sparse vector with the store.IDF modifier", name)
 		}
 	}
 	md := info.GetConfig().GetMetadata()
-	if got := intValue(md["schema"]); got != QdrantSchema {
-		return bad("has payload schema %d, not %d", got, QdrantSchema)
+	if got := intValue(md["schema"]); got != Schema {
+		return bad("has payload schema %d, not %d", got, Schema)
 	}
 	if got := intValue(md["dim"]); got != int64(q.dim) {
 		return bad("metadata says dimension %d, the vectors have %d", got, q.dim)
@@ -430,37 +430,37 @@ func (q *Qdrant) checkConfig(info *qdrant.CollectionInfo, model string) error {
 
 // Stats counts the collection's points and files and reports its
 // dimension.
-func (q *Qdrant) Stats(ctx context.Context) (Stats, error) {
-	st := Stats{Dim: q.dim}
+func (q *Store) Stats(ctx context.Context) (store.Stats, error) {
+	st := store.Stats{Dim: q.dim}
 	var n uint64
-	err := q.call(ctx, "stats", func(ctx context.Context, c *qdrant.Client) (err error) {
-		n, err = c.Count(ctx, &qdrant.CountPoints{CollectionName: q.collection, Exact: qdrant.PtrOf(true)})
+	err := q.call(ctx, "stats", func(ctx context.Context, c *qc.Client) (err error) {
+		n, err = c.Count(ctx, &qc.CountPoints{CollectionName: q.collection, Exact: qc.PtrOf(true)})
 		return err
 	})
 	if err != nil {
-		return Stats{}, err
+		return store.Stats{}, err
 	}
 	if n == 0 {
 		return st, nil
 	}
 	st.Points = int(n)
 	// One facet hit per file: exact, in one request, from the file_id index.
-	err = q.call(ctx, "stats", func(ctx context.Context, c *qdrant.Client) error {
-		hits, err := c.Facet(ctx, &qdrant.FacetCounts{
-			CollectionName: q.collection, Key: "file_id", Limit: qdrant.PtrOf(n), Exact: qdrant.PtrOf(true),
+	err = q.call(ctx, "stats", func(ctx context.Context, c *qc.Client) error {
+		hits, err := c.Facet(ctx, &qc.FacetCounts{
+			CollectionName: q.collection, Key: "file_id", Limit: qc.PtrOf(n), Exact: qc.PtrOf(true),
 		})
 		st.Files = len(hits)
 		return err
 	})
 	if err != nil {
-		return Stats{}, err
+		return store.Stats{}, err
 	}
 	return st, nil
 }
 
 // Health returns nil while Qdrant answers its health check.
-func (q *Qdrant) Health(ctx context.Context) error {
-	return q.call(ctx, "health check", func(ctx context.Context, c *qdrant.Client) error {
+func (q *Store) Health(ctx context.Context) error {
+	return q.call(ctx, "health check", func(ctx context.Context, c *qc.Client) error {
 		_, err := c.HealthCheck(ctx)
 		return err
 	})
@@ -468,7 +468,7 @@ func (q *Qdrant) Health(ctx context.Context) error {
 
 // Close closes the connection; later calls fail with EUNAVAILABLE.
 // Closing twice is not an error.
-func (q *Qdrant) Close() error {
+func (q *Store) Close() error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed {
@@ -483,7 +483,7 @@ func (q *Qdrant) Close() error {
 
 // call runs fn under the per-call timeout and maps its error (see
 // qdrantError). op names the operation in the error.
-func (q *Qdrant) call(ctx context.Context, op string, fn func(ctx context.Context, c *qdrant.Client) error) error {
+func (q *Store) call(ctx context.Context, op string, fn func(ctx context.Context, c *qc.Client) error) error {
 	q.mu.RLock()
 	defer q.mu.RUnlock()
 	if q.closed {

@@ -1,4 +1,4 @@
-package store_test
+package qdrant_test
 
 import (
 	"net"
@@ -7,10 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qdrant/go-client/qdrant"
+	qc "github.com/qdrant/go-client/qdrant"
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
+	"github.com/hybrid-search/hybridsearch/store/qdrant"
 	"github.com/hybrid-search/hybridsearch/store/qdranttest"
 )
 
@@ -20,12 +21,12 @@ func TestOpenQdrantBootstrap(t *testing.T) {
 	mustOpenQdrant(t, o)
 	mustOpenQdrant(t, o) // idempotent
 
-	if got := len(srv.RequestsFor(qdrant.Collections_Create_FullMethodName)); got != 1 {
+	if got := len(srv.RequestsFor(qc.Collections_Create_FullMethodName)); got != 1 {
 		t.Errorf("opening twice sent %d creates, want 1", got)
 	}
-	indexes := map[string]qdrant.FieldType{}
-	for _, m := range srv.RequestsFor(qdrant.Points_CreateFieldIndex_FullMethodName) {
-		r := m.(*qdrant.CreateFieldIndexCollection)
+	indexes := map[string]qc.FieldType{}
+	for _, m := range srv.RequestsFor(qc.Points_CreateFieldIndex_FullMethodName) {
+		r := m.(*qc.CreateFieldIndexCollection)
 		if _, dup := indexes[r.GetFieldName()]; dup {
 			t.Errorf("index %q created twice", r.GetFieldName())
 		}
@@ -46,11 +47,11 @@ func TestOpenQdrantBootstrap(t *testing.T) {
 			t.Errorf("index %q enable_hnsw = %v, want %v", r.GetFieldName(), hnsw, r.GetFieldName() == "readers")
 		}
 	}
-	want := map[string]qdrant.FieldType{
-		"readers": qdrant.FieldType_FieldTypeKeyword, "file_id": qdrant.FieldType_FieldTypeInteger,
-		"mime": qdrant.FieldType_FieldTypeKeyword, "type": qdrant.FieldType_FieldTypeKeyword,
-		"mtime": qdrant.FieldType_FieldTypeInteger, "path_prefixes": qdrant.FieldType_FieldTypeKeyword, "reader_prefixes": qdrant.FieldType_FieldTypeKeyword,
-		"hash": qdrant.FieldType_FieldTypeKeyword,
+	want := map[string]qc.FieldType{
+		"readers": qc.FieldType_FieldTypeKeyword, "file_id": qc.FieldType_FieldTypeInteger,
+		"mime": qc.FieldType_FieldTypeKeyword, "type": qc.FieldType_FieldTypeKeyword,
+		"mtime": qc.FieldType_FieldTypeInteger, "path_prefixes": qc.FieldType_FieldTypeKeyword, "reader_prefixes": qc.FieldType_FieldTypeKeyword,
+		"hash": qc.FieldType_FieldTypeKeyword,
 	}
 	if len(indexes) != len(want) {
 		t.Errorf("created indexes %v, want %v", indexes, want)
@@ -61,7 +62,7 @@ func TestOpenQdrantBootstrap(t *testing.T) {
 		}
 	}
 
-	info, err := rawClient(t, srv).GetCollectionInfo(t.Context(), store.CollectionName("nomic-embed-text:v1.5", 4))
+	info, err := rawClient(t, srv).GetCollectionInfo(t.Context(), qdrant.CollectionName("nomic-embed-text:v1.5", 4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,16 +71,16 @@ func TestOpenQdrantBootstrap(t *testing.T) {
 		t.Errorf("hnsw config = %v, want m=0, payload_m=16", h)
 	}
 	params := info.GetConfig().GetParams()
-	if d := params.GetVectorsConfig().GetParamsMap().GetMap()["dense"]; d.GetSize() != 4 || d.GetDistance() != qdrant.Distance_Cosine {
+	if d := params.GetVectorsConfig().GetParamsMap().GetMap()["dense"]; d.GetSize() != 4 || d.GetDistance() != qc.Distance_Cosine {
 		t.Errorf("dense vector = %v, want size 4, Cosine", d)
 	}
 	for _, name := range []string{"bm25", "trigram"} {
-		if sp := params.GetSparseVectorsConfig().GetMap()[name]; sp.GetModifier() != qdrant.Modifier_Idf {
+		if sp := params.GetSparseVectorsConfig().GetMap()[name]; sp.GetModifier() != qc.Modifier_Idf {
 			t.Errorf("sparse vector %s = %v, want the IDF modifier", name, sp)
 		}
 	}
 	md := info.GetConfig().GetMetadata()
-	if md["model"].GetStringValue() != "nomic-embed-text:v1.5" || md["dim"].GetIntegerValue() != 4 || md["schema"].GetIntegerValue() != store.QdrantSchema {
+	if md["model"].GetStringValue() != "nomic-embed-text:v1.5" || md["dim"].GetIntegerValue() != 4 || md["schema"].GetIntegerValue() != qdrant.Schema {
 		t.Errorf("metadata = %v", md)
 	}
 }
@@ -92,7 +93,7 @@ func TestOpenQdrantConcurrently(t *testing.T) {
 	errs := make([]error, 4)
 	for i := range errs {
 		wg.Go(func() {
-			s, err := store.OpenQdrant(t.Context(), o)
+			s, err := qdrant.Open(t.Context(), o)
 			if err == nil {
 				err = s.Close()
 			}
@@ -102,7 +103,7 @@ func TestOpenQdrantConcurrently(t *testing.T) {
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			t.Errorf("OpenQdrant #%d = %v", i, err)
+			t.Errorf("Open #%d = %v", i, err)
 		}
 	}
 	names, err := rawClient(t, srv).ListCollections(t.Context())
@@ -113,48 +114,48 @@ func TestOpenQdrantConcurrently(t *testing.T) {
 
 func TestOpenQdrantRefusesOtherCollections(t *testing.T) {
 	const name = "shared_collection"
-	good := func() *qdrant.CreateCollection {
-		idf := func() *qdrant.SparseVectorParams {
-			return &qdrant.SparseVectorParams{Modifier: qdrant.Modifier_Idf.Enum()}
+	good := func() *qc.CreateCollection {
+		idf := func() *qc.SparseVectorParams {
+			return &qc.SparseVectorParams{Modifier: qc.Modifier_Idf.Enum()}
 		}
-		return &qdrant.CreateCollection{
+		return &qc.CreateCollection{
 			CollectionName: name,
-			VectorsConfig: qdrant.NewVectorsConfigMap(map[string]*qdrant.VectorParams{
-				"dense": {Size: 4, Distance: qdrant.Distance_Cosine},
+			VectorsConfig: qc.NewVectorsConfigMap(map[string]*qc.VectorParams{
+				"dense": {Size: 4, Distance: qc.Distance_Cosine},
 			}),
-			SparseVectorsConfig: qdrant.NewSparseVectorsConfig(map[string]*qdrant.SparseVectorParams{"bm25": idf(), "trigram": idf()}),
-			Metadata:            qdrant.NewValueMap(map[string]any{"model": "m", "dim": 4, "schema": store.QdrantSchema}),
+			SparseVectorsConfig: qc.NewSparseVectorsConfig(map[string]*qc.SparseVectorParams{"bm25": idf(), "trigram": idf()}),
+			Metadata:            qc.NewValueMap(map[string]any{"model": "m", "dim": 4, "schema": qdrant.Schema}),
 		}
 	}
 	tests := []struct {
 		name   string
-		create func(c *qdrant.CreateCollection)
-		index  *qdrant.CreateFieldIndexCollection
-		opts   store.QdrantOptions
+		create func(c *qc.CreateCollection)
+		index  *qc.CreateFieldIndexCollection
+		opts   qdrant.Options
 		want   string // in the error message
 	}{
-		{"other dimension", nil, nil, store.QdrantOptions{Dim: 8, Model: "m"}, "dimension 4, not 8"},
-		{"other model", nil, nil, store.QdrantOptions{Dim: 4, Model: "other"}, `model "m"`},
-		{"euclid distance", func(c *qdrant.CreateCollection) {
-			c.VectorsConfig.GetParamsMap().Map["dense"].Distance = qdrant.Distance_Euclid
-		}, nil, store.QdrantOptions{Dim: 4}, "Euclid"},
-		{"no dense vector", func(c *qdrant.CreateCollection) {
-			c.VectorsConfig = qdrant.NewVectorsConfigMap(map[string]*qdrant.VectorParams{"other": {Size: 4, Distance: qdrant.Distance_Cosine}})
-		}, nil, store.QdrantOptions{Dim: 4}, `no "dense" vector`},
-		{"bm25 without idf", func(c *qdrant.CreateCollection) {
-			c.SparseVectorsConfig.Map["bm25"] = &qdrant.SparseVectorParams{}
-		}, nil, store.QdrantOptions{Dim: 4}, `"bm25"`},
-		{"no trigram", func(c *qdrant.CreateCollection) {
+		{"other dimension", nil, nil, qdrant.Options{Dim: 8, Model: "m"}, "dimension 4, not 8"},
+		{"other model", nil, nil, qdrant.Options{Dim: 4, Model: "other"}, `model "m"`},
+		{"euclid distance", func(c *qc.CreateCollection) {
+			c.VectorsConfig.GetParamsMap().Map["dense"].Distance = qc.Distance_Euclid
+		}, nil, qdrant.Options{Dim: 4}, "Euclid"},
+		{"no dense vector", func(c *qc.CreateCollection) {
+			c.VectorsConfig = qc.NewVectorsConfigMap(map[string]*qc.VectorParams{"other": {Size: 4, Distance: qc.Distance_Cosine}})
+		}, nil, qdrant.Options{Dim: 4}, `no "dense" vector`},
+		{"bm25 without idf", func(c *qc.CreateCollection) {
+			c.SparseVectorsConfig.Map["bm25"] = &qc.SparseVectorParams{}
+		}, nil, qdrant.Options{Dim: 4}, `"bm25"`},
+		{"no trigram", func(c *qc.CreateCollection) {
 			delete(c.SparseVectorsConfig.Map, "trigram")
-		}, nil, store.QdrantOptions{Dim: 4}, `"trigram"`},
-		{"no metadata", func(c *qdrant.CreateCollection) { c.Metadata = nil }, nil, store.QdrantOptions{Dim: 4}, "schema 0"},
-		{"other schema", func(c *qdrant.CreateCollection) {
-			c.Metadata["schema"] = qdrant.NewValueInt(store.QdrantSchema + 1)
-		}, nil, store.QdrantOptions{Dim: 4}, "schema"},
-		{"readers indexed as text", nil, &qdrant.CreateFieldIndexCollection{
-			CollectionName: name, FieldName: "readers", FieldType: qdrant.FieldType_FieldTypeText.Enum(),
-		}, store.QdrantOptions{Dim: 4}, `"readers"`},
-		{"absent, no dimension", func(*qdrant.CreateCollection) {}, nil, store.QdrantOptions{Collection: "absent"}, "no dimension"},
+		}, nil, qdrant.Options{Dim: 4}, `"trigram"`},
+		{"no metadata", func(c *qc.CreateCollection) { c.Metadata = nil }, nil, qdrant.Options{Dim: 4}, "schema 0"},
+		{"other schema", func(c *qc.CreateCollection) {
+			c.Metadata["schema"] = qc.NewValueInt(qdrant.Schema + 1)
+		}, nil, qdrant.Options{Dim: 4}, "schema"},
+		{"readers indexed as text", nil, &qc.CreateFieldIndexCollection{
+			CollectionName: name, FieldName: "readers", FieldType: qc.FieldType_FieldTypeText.Enum(),
+		}, qdrant.Options{Dim: 4}, `"readers"`},
+		{"absent, no dimension", func(*qc.CreateCollection) {}, nil, qdrant.Options{Collection: "absent"}, "no dimension"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,12 +178,12 @@ func TestOpenQdrantRefusesOtherCollections(t *testing.T) {
 			if o.Collection == "" {
 				o.Collection = name
 			}
-			s, err := store.OpenQdrant(t.Context(), o)
+			s, err := qdrant.Open(t.Context(), o)
 			if err == nil {
 				s.Close()
 			}
 			if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), o.Collection) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("OpenQdrant = %v, want EINVALID naming %q and saying %q", err, o.Collection, tt.want)
+				t.Errorf("Open = %v, want EINVALID naming %q and saying %q", err, o.Collection, tt.want)
 			}
 		})
 	}
@@ -205,25 +206,25 @@ func TestOpenQdrantAdoptsDimension(t *testing.T) {
 func TestOpenQdrantBadOptions(t *testing.T) {
 	tests := []struct {
 		name string
-		o    store.QdrantOptions
+		o    qdrant.Options
 	}{
-		{"no scheme", store.QdrantOptions{URL: "localhost:6334", Dim: 4, Model: "m"}},
-		{"grpc scheme", store.QdrantOptions{URL: "grpc://localhost:6334", Dim: 4, Model: "m"}},
-		{"bad port", store.QdrantOptions{URL: "http://localhost:99999", Dim: 4, Model: "m"}},
-		{"a path", store.QdrantOptions{URL: "http://localhost:6334/qdrant", Dim: 4, Model: "m"}},
-		{"no host", store.QdrantOptions{URL: "http://:6334", Dim: 4, Model: "m"}},
-		{"no model for the name", store.QdrantOptions{Dim: 4}},
-		{"no dimension for the name", store.QdrantOptions{Model: "m"}},
-		{"negative dimension", store.QdrantOptions{Collection: "c", Dim: -1}},
+		{"no scheme", qdrant.Options{URL: "localhost:6334", Dim: 4, Model: "m"}},
+		{"grpc scheme", qdrant.Options{URL: "grpc://localhost:6334", Dim: 4, Model: "m"}},
+		{"bad port", qdrant.Options{URL: "http://localhost:99999", Dim: 4, Model: "m"}},
+		{"a path", qdrant.Options{URL: "http://localhost:6334/qdrant", Dim: 4, Model: "m"}},
+		{"no host", qdrant.Options{URL: "http://:6334", Dim: 4, Model: "m"}},
+		{"no model for the name", qdrant.Options{Dim: 4}},
+		{"no dimension for the name", qdrant.Options{Model: "m"}},
+		{"negative dimension", qdrant.Options{Collection: "c", Dim: -1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := store.OpenQdrant(t.Context(), tt.o)
+			s, err := qdrant.Open(t.Context(), tt.o)
 			if err == nil {
 				s.Close()
 			}
 			if hs.ErrorKind(err) != hs.EINVALID {
-				t.Errorf("OpenQdrant(%+v) = %v, want EINVALID", tt.o, err)
+				t.Errorf("Open(%+v) = %v, want EINVALID", tt.o, err)
 			}
 		})
 	}
@@ -236,12 +237,12 @@ func TestOpenQdrantUnreachable(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now
-	s, err := store.OpenQdrant(t.Context(), store.QdrantOptions{URL: "http://" + addr, Dim: 4, Model: "m", Logger: qdrantLogger(t)})
+	s, err := qdrant.Open(t.Context(), qdrant.Options{URL: "http://" + addr, Dim: 4, Model: "m", Logger: qdrantLogger(t)})
 	if err == nil {
 		s.Close()
 	}
 	if hs.ErrorKind(err) != hs.EUNAVAILABLE {
-		t.Errorf("OpenQdrant(closed port) = %v, want EUNAVAILABLE", err)
+		t.Errorf("Open(closed port) = %v, want EUNAVAILABLE", err)
 	}
 }
 
@@ -274,17 +275,17 @@ func TestQdrantCallTimeout(t *testing.T) {
 		}
 	})
 	start := time.Now()
-	s, err := store.OpenQdrant(t.Context(), store.QdrantOptions{
+	s, err := qdrant.Open(t.Context(), qdrant.Options{
 		URL: "http://" + ln.Addr().String(), Dim: 4, Model: "m", Timeout: 200 * time.Millisecond, Logger: qdrantLogger(t),
 	})
 	if err == nil {
 		s.Close()
 	}
 	if hs.ErrorKind(err) != hs.EUNAVAILABLE {
-		t.Errorf("OpenQdrant(silent server) = %v, want EUNAVAILABLE", err)
+		t.Errorf("Open(silent server) = %v, want EUNAVAILABLE", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("OpenQdrant took %v with a 200ms timeout", d)
+		t.Errorf("Open took %v with a 200ms timeout", d)
 	}
 }
 
@@ -293,12 +294,12 @@ func TestQdrantAPIKey(t *testing.T) {
 	srv.SetAPIKey("secret")
 	o := fakeOptions(srv)
 	o.Logger = qdrantLogger(t)
-	s, err := store.OpenQdrant(t.Context(), o)
+	s, err := qdrant.Open(t.Context(), o)
 	if err == nil {
 		s.Close()
 	}
 	if hs.ErrorKind(err) != hs.EUNAUTHORIZED {
-		t.Errorf("OpenQdrant without the API key = %v, want EUNAUTHORIZED", err)
+		t.Errorf("Open without the API key = %v, want EUNAUTHORIZED", err)
 	}
 	o.APIKey = "secret"
 	qs := mustOpenQdrant(t, o)
@@ -323,17 +324,17 @@ func TestCollectionName(t *testing.T) {
 		{"", 4, "hybrid_search_4"},
 	}
 	for _, tt := range tests {
-		if got := store.CollectionName(tt.model, tt.dim); got != tt.want {
+		if got := qdrant.CollectionName(tt.model, tt.dim); got != tt.want {
 			t.Errorf("CollectionName(%q, %d) = %q, want %q", tt.model, tt.dim, got, tt.want)
 		}
 	}
 }
 
 // rawClient returns a go-client connected to the fake, closed at cleanup.
-func rawClient(tb testing.TB, srv *qdranttest.Server) *qdrant.Client {
+func rawClient(tb testing.TB, srv *qdranttest.Server) *qc.Client {
 	tb.Helper()
 	host, port, _ := splitURL(tb, srv.URL())
-	c, err := qdrant.NewClient(&qdrant.Config{Host: host, Port: port, SkipCompatibilityCheck: true, PoolSize: 1})
+	c, err := qc.NewClient(&qc.Config{Host: host, Port: port, SkipCompatibilityCheck: true, PoolSize: 1})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,9 +1,9 @@
-package hybridsearch_test
+package webhook_test
 
 import (
 	"testing"
 
-	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/nextcloud/webhook"
 )
 
 // TestFileEventShapes: the webhook intake decides from FileEvents alone
@@ -14,7 +14,7 @@ func TestFileEventShapes(t *testing.T) {
 		"BeforeNodeRenamedEvent": true, "BeforeNodeCopiedEvent": true, "BeforeNodeRestoredEvent": true}
 	makesJob := map[string]bool{"NodeCreatedEvent": true, "NodeWrittenEvent": true, "NodeRenamedEvent": true, "NodeCopiedEvent": true,
 		"NodeRestoredEvent": true, "BeforeNodeDeletedEvent": true, "NodeDeletedEvent": true, "NodeTouchedEvent": true, "NodeUpdatedEvent": true}
-	for _, e := range hs.FileEvents {
+	for _, e := range webhook.FileEvents {
 		if got := e.TwoNodes(); got != twoNodes[e.Name] {
 			t.Errorf("%s: TwoNodes = %v", e.Name, got)
 		}

@@ -1,4 +1,4 @@
-package store
+package qdrant
 
 import (
 	"context"
@@ -7,11 +7,12 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/qdrant/go-client/qdrant"
+	qc "github.com/qdrant/go-client/qdrant"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/store"
 )
 
 func TestQdrantConfig(t *testing.T) {
@@ -28,7 +29,7 @@ func TestQdrantConfig(t *testing.T) {
 		{"http://[::1]:7000", "::1", 7000, false},
 	}
 	for _, tt := range tests {
-		cfg, err := qdrantConfig(QdrantOptions{URL: tt.url, APIKey: "k"})
+		cfg, err := qdrantConfig(Options{URL: tt.url, APIKey: "k"})
 		if err != nil {
 			t.Errorf("qdrantConfig(%q) = %v", tt.url, err)
 			continue
@@ -41,18 +42,18 @@ func TestQdrantConfig(t *testing.T) {
 
 func TestPointOfDeprecatedVectorFields(t *testing.T) {
 	//nolint:staticcheck // servers before 1.14 answer with the deprecated fields
-	vectors := &qdrant.VectorsOutput{VectorsOptions: &qdrant.VectorsOutput_Vectors{Vectors: &qdrant.NamedVectorsOutput{
-		Vectors: map[string]*qdrant.VectorOutput{
-			VectorDense:   {Data: []float32{0.6, 0.8}},
-			VectorBM25:    {Data: []float32{2, 1}, Indices: &qdrant.SparseIndices{Data: []uint32{9, 3}}},
-			VectorTrigram: {Vector: &qdrant.VectorOutput_Sparse{Sparse: &qdrant.SparseVector{Indices: []uint32{4}, Values: []float32{1}}}},
+	vectors := &qc.VectorsOutput{VectorsOptions: &qc.VectorsOutput_Vectors{Vectors: &qc.NamedVectorsOutput{
+		Vectors: map[string]*qc.VectorOutput{
+			store.VectorDense:   {Data: []float32{0.6, 0.8}},
+			store.VectorBM25:    {Data: []float32{2, 1}, Indices: &qc.SparseIndices{Data: []uint32{9, 3}}},
+			store.VectorTrigram: {Vector: &qc.VectorOutput_Sparse{Sparse: &qc.SparseVector{Indices: []uint32{4}, Values: []float32{1}}}},
 		},
 	}}}
-	payload := map[string]*qdrant.Value{
-		"file_id": qdrant.NewValueDouble(12), // written through REST as a float
+	payload := map[string]*qc.Value{
+		"file_id": qc.NewValueDouble(12), // written through REST as a float
 		"readers": stringList([]string{"alice"}),
 	}
-	p := pointOf(qdrant.NewID("u"), payload, vectors)
+	p := pointOf(qc.NewID("u"), payload, vectors)
 	if !slices.Equal(p.Dense, []float32{0.6, 0.8}) {
 		t.Errorf("dense = %v", p.Dense)
 	}
@@ -79,7 +80,7 @@ func TestQdrantErrorMapping(t *testing.T) {
 	}{
 		{"unavailable", live, status.Error(codes.Unavailable, "down"), hs.EUNAVAILABLE},
 		{"wrapped by the client", live, fmt.Errorf("Query() failed: %w", status.Error(codes.InvalidArgument, "Wrong input")), hs.EINVALID},
-		{"rate limited", live, &qdrant.QdrantResourceExhaustedError{Reason: "slow down", RetryAfterS: 3}, hs.EUNAVAILABLE},
+		{"rate limited", live, &qc.QdrantResourceExhaustedError{Reason: "slow down", RetryAfterS: 3}, hs.EUNAVAILABLE},
 		{"timeout", live, status.Error(codes.DeadlineExceeded, "deadline"), hs.EUNAVAILABLE},
 		{"aborted", live, status.Error(codes.Aborted, "conflict"), hs.EUNAVAILABLE},
 		{"exists", live, status.Error(codes.AlreadyExists, "exists"), hs.ECONFLICT},
@@ -109,7 +110,7 @@ func TestDocFreqOf(t *testing.T) {
 				continue
 			}
 			for _, v := range []float32{0.05, 1, 1.7} {
-				score := float32(IDF(n, total)) * v
+				score := float32(store.IDF(n, total)) * v
 				got := docFreqOf(score, hs.SparseVector{Indices: []uint32{4, 7}, Values: []float32{2, v}}, 7, total)
 				if got != n {
 					t.Errorf("docFreqOf(N %d, n %d, v %v) = %d", total, n, v, got)
