@@ -1,0 +1,17 @@
+// ESLint with Nextcloud's shared config (@nextcloud/eslint-config): the
+// panel is Vue 3 with plain JavaScript in its .vue files.
+import { recommendedJavascript } from '@nextcloud/eslint-config'
+
+export default [
+	...recommendedJavascript,
+	{
+		files: ['**/*.js', '**/*.mjs', '**/*.vue'],
+		ignores: ['**/tests/**'], // as Nextcloud's documentation rules do
+		rules: {
+			// Doc comments here are short prose that names the parameters in the sentence (the project's style); a tag per parameter would repeat it.
+			'jsdoc/require-param': 'off',
+			// A doc comment on every exported name, as in the project's Go code; small inner helpers are read with their caller.
+			'jsdoc/require-jsdoc': ['warn', { publicOnly: true }],
+		},
+	},
+]
