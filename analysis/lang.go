@@ -178,6 +178,13 @@ var detectOptions = sync.OnceValue(func() whatlanggo.Options {
 // enough that the detector (github.com/abadojack/whatlanggo, trigram
 // profiles, limited to the supported languages and otherLanguages) is
 // unsure. It reads the first 400 runes.
+//
+// whatlanggo is old (2019) but small, pure Go and without dependencies.
+// It was kept over github.com/pemistahl/lingua-go after measuring both
+// on short chunks in the twelve languages (analysis/langeval): lingua
+// guesses more chunks right, but guesses wrong more often too, embeds
+// 128 MB of models in the binary, holds tens to hundreds of MiB of them
+// in memory and is several times slower.
 func Detect(text string) Language {
 	n, letters := 0, 0
 	end := len(text)
