@@ -132,13 +132,6 @@ func heap() uint64 {
 	return ms.HeapAlloc
 }
 
-// Same rules as analysis.Detect: the first 400 runes, at least 40
-// letters, the twelve languages plus the ten it may answer instead.
-const (
-	detectSample     = 400
-	minDetectLetters = 40
-)
-
 var linguaLangs = map[lingua.Language]analysis.Language{
 	lingua.English: "en", lingua.German: "de", lingua.French: "fr", lingua.Spanish: "es",
 	lingua.Italian: "it", lingua.Dutch: "nl", lingua.Portuguese: "pt", lingua.Swedish: "sv",
@@ -148,6 +141,9 @@ var linguaLangs = map[lingua.Language]analysis.Language{
 var linguaOthers = []lingua.Language{lingua.Ukrainian, lingua.Polish, lingua.Czech, lingua.Turkish, lingua.Romanian,
 	lingua.Hungarian, lingua.Croatian, lingua.Slovene, lingua.Lithuanian, lingua.Latvian}
 
+// linguaDetect is lingua-go under analysis.Detect's rules: the same
+// sample and minimum of letters, the twelve languages plus the ten it may
+// answer instead.
 func linguaDetect(low bool, distance float64) func(string) analysis.Language {
 	langs := slices.Clone(linguaOthers)
 	for l := range linguaLangs {
@@ -159,21 +155,11 @@ func linguaDetect(low bool, distance float64) func(string) analysis.Language {
 	}
 	d := b.Build()
 	return func(text string) analysis.Language {
-		n, letters, end := 0, 0, len(text)
-		for i, r := range text {
-			if n == detectSample {
-				end = i
-				break
-			}
-			n++
-			if unicode.IsLetter(r) {
-				letters++
-			}
-		}
-		if letters < minDetectLetters {
+		sample, ok := analysis.DetectSample(text)
+		if !ok {
 			return analysis.LangNone
 		}
-		l, ok := d.DetectLanguageOf(text[:end])
+		l, ok := d.DetectLanguageOf(sample)
 		if !ok {
 			return analysis.LangNone
 		}
