@@ -181,10 +181,14 @@ var detectOptions = sync.OnceValue(func() whatlanggo.Options {
 //
 // whatlanggo is old (2019) but small, pure Go and without dependencies.
 // It was kept over github.com/pemistahl/lingua-go after measuring both
-// on short chunks in the twelve languages (analysis/langeval): lingua
-// guesses more chunks right, but guesses wrong more often too, embeds
-// 128 MB of models in the binary, holds tens to hundreds of MiB of them
-// in memory and is several times slower.
+// on 1,800 short chunks in the twelve languages (analysis/langeval):
+// lingua names the right language more often (94% against 87% in its
+// high-accuracy mode), but the wrong one more often too (4.7% against
+// 2.8%; where unsure, Detect says none, and an unstemmed chunk is still
+// found by its words, a wrongly stemmed one less so). It also embeds
+// 128 MB of models in any binary that imports it, holds 21 MiB of them
+// in memory in its low-accuracy mode (wrong on 9%) and more in the other,
+// and takes 4 (low) to about 20 (high) times the time per chunk.
 func Detect(text string) Language {
 	sample, ok := DetectSample(text)
 	if !ok {
