@@ -57,9 +57,10 @@ type Extractor struct {
 	// expiry Extract fails with EINVALID "timed out". 0 means the default.
 	Timeout time.Duration
 	// PDFToText is the path of poppler's pdftotext. "" means look it up in
-	// PATH on first use; when it is not found (or the path does not exist)
-	// PDFs are read with a pure-Go parser instead, and Text.Extractor says
-	// which one ran ("pdftotext" or "pdf-go").
+	// PATH on first use. When it is not found (or the path does not exist)
+	// every PDF fails with EINVALID saying to install poppler-utils.
+	// pdfinfo (titles) and pdfimages (telling scanned pages from blank
+	// ones) are looked up beside it, then in PATH.
 	PDFToText string
 	// OCR configures text recognition (ExtractOCR); its zero value
 	// recognises with the tools found in PATH.
@@ -68,7 +69,8 @@ type Extractor struct {
 	ocr       ocrSetup
 	once      sync.Once
 	pdftotext string // resolved path, "" when absent
-	pdfinfo   string // pdfinfo next to it, "" when absent
+	pdfinfo   string // pdfinfo next to it or in PATH, "" when absent
+	pdfimages string // the same for pdfimages
 
 	// hook, if non-nil, runs at the start of every parse, inside the
 	// timeout and panic guard; tests use it to panic or block.
@@ -193,8 +195,8 @@ func (x *Extractor) extract(ctx context.Context, name, mime string, r io.Reader,
 
 // run parses data under the timeout and turns a panic into EINVALID. On a
 // timeout it returns at once and the result is dropped; every parser
-// looks at its context between steps (pdf-go through the file reads of
-// its library, see pdfSource), so the abandoned parse stops soon after.
+// looks at its context between steps, and the tools it runs are killed
+// with it, so the abandoned parse stops soon after.
 func (x *Extractor) run(ctx context.Context, name string, f format, data []byte, lim limits, ocr bool) (hs.Text, error) {
 	if ocr && (f == fmtPDF || f == fmtImage) {
 		_, _, lim.timeout, _ = x.ocrLimits() // recognition takes longer than parsing
@@ -205,10 +207,12 @@ func (x *Extractor) run(ctx context.Context, name string, f format, data []byte,
 	// once barrier (cheap after the first), not only PDFs.
 	x.once.Do(x.findPoppler)
 	j := &job{ctx: pctx, name: name, format: f, data: data, lim: lim, b: newBuilder(pctx, lim.maxRunes),
-		extractor: string(f), pdftotext: x.pdftotext, pdfinfo: x.pdfinfo, ocr: ocr}
+		extractor: string(f), pdftotext: x.pdftotext, pdfinfo: x.pdfinfo, pdfimages: x.pdfimages, ocr: ocr}
 	if f == fmtPDF || f == fmtImage {
 		j.rec = x.newRecognizer()
-		j.ocrErr = x.ocrTools().err
+		if j.rec == nil {
+			_, j.ocrErr = x.OCRStatus()
+		}
 		defer j.rec.close()
 	}
 	done := make(chan error, 1)
@@ -251,7 +255,8 @@ func (x *Extractor) run(ctx context.Context, name string, f format, data []byte,
 	return hs.Text{Body: j.b.String(), Pages: j.b.pages, Title: j.title, Extractor: j.extractor}, nil
 }
 
-// findPoppler resolves PDFToText and pdfinfo beside it.
+// findPoppler resolves PDFToText, and pdfinfo and pdfimages beside it or
+// in PATH.
 func (x *Extractor) findPoppler() {
 	p := x.PDFToText
 	if p == "" {
@@ -260,14 +265,24 @@ func (x *Extractor) findPoppler() {
 	if p == "" {
 		return
 	}
-	if st, err := os.Stat(p); err != nil || st.IsDir() {
+	if !isFile(p) {
 		return
 	}
 	x.pdftotext = p
-	info := filepath.Join(filepath.Dir(p), "pdfinfo")
-	if st, err := os.Stat(info); err == nil && !st.IsDir() {
-		x.pdfinfo = info
+	beside := func(name string) string {
+		if p := filepath.Join(filepath.Dir(x.pdftotext), name); isFile(p) {
+			return p
+		}
+		p, _ := exec.LookPath(name)
+		return p
 	}
+	x.pdfinfo, x.pdfimages = beside("pdfinfo"), beside("pdfimages")
+}
+
+// isFile reports whether path names something other than a directory.
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir()
 }
 
 // readLimited reads up to n bytes of r, stopping early at EOF or when ctx

@@ -21,8 +21,9 @@ type job struct {
 	title     string
 	extractor string // Text.Extractor; starts as the format's name
 
-	pdftotext string // resolved pdftotext, "" for the pure-Go parser
+	pdftotext string // resolved pdftotext, "" when missing
 	pdfinfo   string
+	pdfimages string
 
 	ocr    bool        // recognise text in images and scanned pages
 	rec    *recognizer // nil when OCR is unavailable

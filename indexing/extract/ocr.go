@@ -424,12 +424,29 @@ func (j *job) scannedPages(file string, pages []string) []bool {
 		scanned[i] = !hasText(p)
 		some = some || scanned[i]
 	}
-	if !some || j.rec.tools.pdfimages == "" {
+	if !some {
 		return scanned
 	}
-	out := &capWriter{max: 4 << 20}
-	if err := j.tool(j.ctx, out, "pdf", j.rec.tools.pdfimages, "-list", file); err != nil || out.over {
+	withImage, ok := j.pagesWithImages(file, j.rec.tools.pdfimages)
+	if !ok {
 		return scanned // the rasteriser will say what is wrong, page by page
+	}
+	for i := range scanned {
+		scanned[i] = scanned[i] && withImage[i+1]
+	}
+	return scanned
+}
+
+// pagesWithImages returns the pages (numbered from 1) on which pdfimages
+// lists an image, and false when it cannot tell: no pdfimages, or it
+// failed.
+func (j *job) pagesWithImages(file, pdfimages string) (map[int]bool, bool) {
+	if pdfimages == "" {
+		return nil, false
+	}
+	out := &capWriter{max: 4 << 20}
+	if err := j.tool(j.ctx, out, "pdf", pdfimages, "-list", file); err != nil || out.over {
+		return nil, false
 	}
 	withImage := map[int]bool{}
 	for line := range strings.SplitSeq(out.buf.String(), "\n") {
@@ -438,10 +455,30 @@ func (j *job) scannedPages(file string, pages []string) []bool {
 			withImage[page] = true
 		}
 	}
-	for i := range scanned {
-		scanned[i] = scanned[i] && withImage[i+1]
+	return withImage, true
+}
+
+// unrecognisable returns the error for a PDF without text whose pages
+// cannot be recognised because a tool is missing: EINVALID naming the
+// tool and its package, so that the file's state tells the admin what to
+// install rather than "no text to index". It returns nil when OCR is
+// turned off (the admin's choice: the pages stay empty) and when pdfimages
+// finds no image (a blank PDF has nothing to recognise).
+func (j *job) unrecognisable(file string) error {
+	if hs.ErrorCode(j.ocrErr) == hs.ComponentOCROff {
+		return nil
 	}
-	return scanned
+	if withImage, ok := j.pagesWithImages(file, j.pdfimages); ok && len(withImage) == 0 {
+		return nil
+	}
+	if j.rec != nil { // tesseract is there, the rasteriser is not
+		return j.invalid("image-only pdf needs pdftoppm to be recognised (install poppler-utils)")
+	}
+	reason := "OCR unavailable"
+	if j.ocrErr != nil {
+		reason = hs.ErrorMessage(j.ocrErr)
+	}
+	return j.invalid("image-only pdf: %s", reason)
 }
 
 // ocrPages recognises the pages of the PDF at file marked in scanned, up

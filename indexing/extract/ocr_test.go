@@ -185,9 +185,38 @@ func TestOCRLimits(t *testing.T) {
 	if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), "OCR unavailable") {
 		t.Errorf("image without OCR: %v, want EINVALID OCR unavailable", err)
 	}
-	// A scanned PDF without OCR is indexed for what text it has.
-	if _, err := off.Extract(context.Background(), "scan.pdf", "application/pdf", bytes.NewReader(big)); err != nil {
-		t.Errorf("scan without OCR: %v", err)
+	// A scanned PDF without OCR is indexed for what text it has; one with
+	// no text at all fails, saying what is missing.
+	mixed := m.tools.Join(t, m.textPDF, big)
+	if text, err := off.Extract(context.Background(), "mixed.pdf", "application/pdf", bytes.NewReader(mixed)); err != nil || !strings.Contains(text.Body, "lighthouse") {
+		t.Errorf("mixed pdf without OCR: %q, %v; want its printed page", text.Body, err)
+	}
+	_, err = off.Extract(context.Background(), "scan.pdf", "application/pdf", bytes.NewReader(big))
+	if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), "image-only pdf: OCR unavailable: tesseract not found (install tesseract-ocr)") {
+		t.Errorf("scan without OCR: %v, want EINVALID naming tesseract", err)
+	}
+}
+
+// TestOCRScannedPDFSaysWhatIsMissing: an image-only PDF that cannot be
+// recognised fails with EINVALID naming the missing tool and its package
+// (the file's state shows it) instead of "no text to index"; a PDF of
+// blank pages and one with OCR turned off still have no text to index.
+func TestOCRScannedPDFSaysWhatIsMissing(t *testing.T) {
+	m := ocrFiles(t)
+	scan := m.tools.ScanPDF(t, m.en)
+	noRasteriser := &extract.Extractor{OCR: extract.OCR{PDFToPPM: "/nonexistent/pdftoppm"}}
+	_, err := noRasteriser.Extract(context.Background(), "scan.pdf", "application/pdf", bytes.NewReader(scan))
+	if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), "image-only pdf needs pdftoppm") || !strings.Contains(err.Error(), "install poppler-utils") {
+		t.Errorf("scan without pdftoppm: %v, want EINVALID naming pdftoppm and poppler-utils", err)
+	}
+	blank := pdfFixture(t, "", false, []string{})
+	for _, x := range []*extract.Extractor{noRasteriser, {OCR: extract.OCR{Tesseract: "/nonexistent/tesseract"}}} {
+		if text, err := x.Extract(context.Background(), "blank.pdf", "application/pdf", bytes.NewReader(blank)); err != nil || strings.TrimSpace(text.Body) != "" {
+			t.Errorf("blank pdf: %q, %v; want no text and no error", text.Body, err)
+		}
+	}
+	if text, err := (&extract.Extractor{OCR: extract.OCR{Off: true}}).Extract(context.Background(), "scan.pdf", "application/pdf", bytes.NewReader(scan)); err != nil || strings.TrimSpace(text.Body) != "" {
+		t.Errorf("scan with OCR off: %q, %v; want no text and no error, as before", text.Body, err)
 	}
 }
 
