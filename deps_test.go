@@ -72,8 +72,10 @@ func TestDeps(t *testing.T) {
 		// The product binary (serve, worker, the CLI) and the application
 		// link no simulator and no test fake: the demo is its own command,
 		// cmd/hybridsearch-demo. Their tests may import them.
-		{mod + "/cmd/hybridsearch", testOnly},
-		{mod + "/app", testOnly},
+		// bleve is a test reference only (search/qualitytest); the product
+		// keeps its own stop-word lists and links only the Snowball stemmers.
+		{mod + "/cmd/hybridsearch", append([]string{"github.com/blevesearch/bleve"}, testOnly...)},
+		{mod + "/app", append([]string{"github.com/blevesearch/bleve"}, testOnly...)},
 		{mod + "/cli", append([]string{mod + "/app"}, testOnly...)},
 	}
 	for _, r := range rules {
