@@ -79,6 +79,11 @@ func TestMetricsAndHealth(t *testing.T) {
 	}
 
 	f := env.Sim.PutFile("alice", "/metrics.md", []byte("# Gauges\n\nThe okapi counts its stripes."))
+	// The enable-time scan may index the file before the simulated cron
+	// sends its webhook: deliver it now, so the webhook counter has grown.
+	if err := env.Sim.FlushWebhooks(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	env.awaitFile(t, "indexed", f.ID, isIndexed(f.ETag))
 	if resp, body := env.proxyGet(t, &env.Alice, "api/search?q=okapi+strpes"); resp.StatusCode != 200 {
 		t.Fatalf("search: %d %s", resp.StatusCode, body)
