@@ -68,6 +68,7 @@ func sum(m map[string]float64, name string, labels ...string) float64 {
 // process are there. /healthz answers; /readyz turns 503 naming
 // Nextcloud when the simulator stops.
 func TestMetricsAndHealth(t *testing.T) {
+	t.Parallel()
 	_, o := withOllama(t)
 	env := newTestEnv(t, o)
 	base := env.appURL()
@@ -162,6 +163,7 @@ func TestMetricsAndHealth(t *testing.T) {
 // the response echoes it and the log lines of the request carry it as
 // request_id (in LOG_FORMAT=json too).
 func TestRequestID(t *testing.T) {
+	t.Parallel()
 	env := MustRunMain(t)
 	signed := true
 	do := func(id string) string {

@@ -18,6 +18,7 @@ import (
 // names, the panel's package.json, the newest CHANGELOG.md release, and
 // the Dockerfile, which must not set a version of its own.
 func TestOneVersion(t *testing.T) {
+	t.Parallel()
 	want := appinfo.Version()
 	if !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(want) {
 		t.Fatalf("info.xml <version> = %q, want x.y.z", want)
@@ -53,6 +54,7 @@ func TestOneVersion(t *testing.T) {
 // version) reports this build's version, also when AppAPI registered
 // another one (an install not yet updated with occ app_api:app:update).
 func TestStatusReportsBuildVersion(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true, extra: map[string]string{"APP_VERSION": "0.0.9"}})
 	resp, body := env.proxyGet(t, &env.Alice, "api/status")
 	var st struct{ Version string }
@@ -67,6 +69,7 @@ func TestStatusReportsBuildVersion(t *testing.T) {
 // TestAppHostIPv6Wildcard: AppAPI accepts APP_HOST="::"; the app listens
 // on every address (IPv4 too) instead of failing with "too many colons".
 func TestAppHostIPv6Wildcard(t *testing.T) {
+	t.Parallel()
 	env := baseEnv()
 	env["APP_HOST"] = "::"
 	c, err := load(env)
@@ -95,6 +98,7 @@ func TestAppHostIPv6Wildcard(t *testing.T) {
 // TestInstallJSONCommand: hybridsearch install-json prints the manual
 // install JSON with the admin's port and secret.
 func TestInstallJSONCommand(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	code := run([]string{"install-json", "--port", "23001", "--secret", "abc"}, func(string) string { return "" }, &out, &errOut)
 	var got struct {
