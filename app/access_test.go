@@ -191,6 +191,7 @@ func TestAccessFollowsNextcloud(t *testing.T) {
 // second, a file shared with bob shows in his searches within about that
 // long, without a scan.
 func TestNewShareWithinRefreshInterval(t *testing.T) {
+	t.Parallel()
 	e := newAccessEnv(t, time.Second, func(sim *ncsim.Server) {
 		sim.SeedFile("alice", "/Projects/okapi.md", []byte("Notes on the okapi enclosure."))
 		sim.Mkdir("alice", "/Projects/Shared folder")

@@ -19,6 +19,7 @@ import (
 // frontend/node_modules (npm ci in frontend/); it is skipped without
 // them.
 func TestAssistantPageInBrowser(t *testing.T) {
+	t.Parallel()
 	browser := chromiumPath(t)
 	node, err := exec.LookPath("node")
 	if err != nil {

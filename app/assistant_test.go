@@ -135,6 +135,7 @@ func fileIDs(v any) []int64 {
 // Nextcloud's Task Processing API on a release without triggers (32: the
 // app polls) and one with them (34).
 func TestAssistantSearchAndAsk(t *testing.T) {
+	t.Parallel()
 	for _, version := range []string{"32", "34"} {
 		t.Run(version, func(t *testing.T) {
 			e := newAssistantEnv(t, version, nil)
@@ -189,6 +190,7 @@ func TestAssistantSearchAndAsk(t *testing.T) {
 // TestAssistantPromptInjection: text in a document cannot make the answer
 // cite what the model was not given, nor reach another user's data.
 func TestAssistantPromptInjection(t *testing.T) {
+	t.Parallel()
 	e := newAssistantEnv(t, "34", nil)
 	// An obedient model: it follows the document's instructions.
 	e.chat.SetChatResponder(func(req api.ChatRequest) string {
@@ -249,6 +251,7 @@ func TestAssistantModelDownOrSlow(t *testing.T) {
 // TestAssistantCancel: a question the user cancels stops the model and
 // frees its slot.
 func TestAssistantCancel(t *testing.T) {
+	t.Parallel()
 	e := newAssistantEnv(t, "34", func(c *Config) { c.AskWorkers = 1 })
 	e.chat.SetChatTiming(time.Minute, 0)
 	id := e.schedule(t, e.Alice, "hybrid_search:ask", map[string]any{"question": "When do backups happen?"})
@@ -275,6 +278,7 @@ func TestAssistantCancel(t *testing.T) {
 // enabling registers them again; without a chat model only search is
 // offered.
 func TestAssistantFollowsTheApp(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true})
 	if ps := env.Sim.TaskProviders("hybrid_search"); len(ps) != 1 || ps[0].ID != "hybrid_search-search" {
 		t.Fatalf("without a chat model: %+v", ps)
@@ -362,6 +366,7 @@ type sseEvent struct{ Name, Data string }
 // TestAskOverHTTP: the panel's API streams through the AppAPI proxy as
 // the acting user, and each user's answer holds their passages only.
 func TestAskOverHTTP(t *testing.T) {
+	t.Parallel()
 	e := newAssistantEnv(t, "34", nil)
 	e.chat.SetChatTiming(0, 5*time.Millisecond)
 	events, first, status, raw := e.askHTTP(t, e.Alice, `{"question":"When do backups happen?","path_prefix":"/Documents"}`)
@@ -397,6 +402,7 @@ func TestAskOverHTTP(t *testing.T) {
 
 // TestAskOff: without a chat model the API answers 404 with code ask_off.
 func TestAskOff(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true})
 	resp, body := env.proxyPost(t, env.Alice, "api/ask", `{"question":"Q?"}`)
 	if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, `"code":"ask_off"`) {

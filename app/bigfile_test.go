@@ -111,6 +111,7 @@ const maxBigFileRSS = 300 << 20
 // counts as well. The figure is logged and written to
 // .artifacts/bigfile-rss-<store>.txt.
 func TestBigTextFileMemory(t *testing.T) {
+	t.Parallel() // the child's memory is its own; the other tests overlap its long run
 	if testing.Short() {
 		t.Skip("indexes a 100 MB file in a child process")
 	}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestStatusScanRetryCommands(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true, setup: func(sim *ncsim.Server) {
 		sim.SeedFile("alice", "/ok.md", []byte("fine text about lemurs"))
 		sim.SeedFile("alice", "/broken.pdf", []byte("%PDF-1.4 not really"))
@@ -74,6 +75,7 @@ func TestStatusScanRetryCommands(t *testing.T) {
 // webhook_listeners and the app, live updates are on and the status shows
 // how late deliveries arrive (p50/p95 over the last hour).
 func TestLiveUpdatesNeedWebhookListeners(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{setup: func(sim *ncsim.Server) { sim.SetWebhookListenersEnabled(false) }})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -31,6 +31,7 @@ func awaitFailure(t *testing.T, m *App) error {
 // app down and is reported, instead of being logged while the heartbeat
 // stays green and nothing indexes.
 func TestDeadComponentStopsApp(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{})
 	m := env.Main
 	if err := m.Health(); err != nil {
@@ -64,6 +65,7 @@ func TestDeadComponentStopsApp(t *testing.T) {
 // gone) stops the app with an error naming it; before, the process went
 // on without answering anyone and exited 0 later.
 func TestHTTPServerFailureStopsApp(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{})
 	m := env.Main
 	_ = m.listener.Close()
@@ -79,6 +81,7 @@ func TestHTTPServerFailureStopsApp(t *testing.T) {
 // TestServeUntilFailure: serve and demo return the failure (the process
 // exits 1 with one line naming the component); a signal is a clean stop.
 func TestServeUntilFailure(t *testing.T) {
+	t.Parallel()
 	logger := slog.New(slog.DiscardHandler)
 	failed := &App{done: make(chan error, 1)}
 	failed.done <- errors.New("indexing workers: queue: run: the NATS connection is closed")

@@ -36,6 +36,7 @@ func crashDoc(i int) []byte {
 }
 
 func TestCrashSafety(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills and restarts the app")
 	}

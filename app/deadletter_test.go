@@ -17,6 +17,7 @@ import (
 // finds bob gone takes him off it, in the state and in the index (the
 // flake of TestDeletedUserLosesAccess, made certain).
 func TestDeadLetterLeavesSharedFileIndexed(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true, setup: func(sim *ncsim.Server) {
 		sim.SeedFile("alice", "/Team/plan.md", []byte("Alice's okapi plan, shared with bob."))
 	}})

@@ -18,6 +18,7 @@ import (
 // scan drops his files from the index, takes him off alice's shared file
 // and deletes his token records and share list.
 func TestDeletedUserLosesAccess(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true, setup: func(sim *ncsim.Server) {
 		sim.SeedFile("bob", "/Private/salaries.md", []byte("Bob's salaries: the okapi team earns well."))
 		sim.SeedFile("bob", "/Out/for-alice.md", []byte("Bob's okapi notes, shared with alice."))

@@ -39,6 +39,7 @@ func syncFolder(t *testing.T, env *testEnv, dir, home string) string {
 // ones in chunks. Every file must arrive and become searchable; a local
 // edit and a local delete must follow on the next sync.
 func TestDesktopClientSync(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("nextcloudcmd"); err != nil {
 		t.Skip("nextcloudcmd is not installed: scripts/install-deps installs Debian's nextcloud-desktop-cmd when run as root")
 	}

@@ -20,6 +20,7 @@ import (
 // (QDRANT_URL, against the in-process gRPC fake) behave like the embedded
 // defaults.
 func TestExternalNATSAndQdrant(t *testing.T) {
+	t.Parallel()
 	ns := natstest.Run(t)
 	qd := qdranttest.NewServer(t)
 	ollama := embeddingtest.NewServer(t)
@@ -62,6 +63,7 @@ func TestExternalNATSAndQdrant(t *testing.T) {
 // A store outage: Qdrant refuses writes for a while; the file waits,
 // status says why, and it is indexed once Qdrant answers again.
 func TestStoreOutage(t *testing.T) {
+	t.Parallel()
 	qd := qdranttest.NewServer(t)
 	ollama := embeddingtest.NewServer(t)
 	env := newTestEnv(t, envOptions{install: true, extra: map[string]string{

@@ -76,6 +76,7 @@ func isIndexed(etag string) func(indexed) bool {
 }
 
 func TestLiveIndexingFiles(t *testing.T) {
+	t.Parallel()
 	_, o := withOllama(t)
 	env := newTestEnv(t, o)
 	sim := env.Sim
@@ -147,6 +148,7 @@ func TestLiveIndexingFiles(t *testing.T) {
 }
 
 func TestLiveIndexingNotes(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true})
 	sim := env.Sim
 	n := sim.CreateNote("alice", "Groceries", "Home", "milk, eggs and saffron")
@@ -180,6 +182,7 @@ func TestLiveIndexingNotes(t *testing.T) {
 }
 
 func TestSharesArriveByScan(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true})
 	sim := env.Sim
 	ctx := context.Background()
@@ -222,6 +225,7 @@ func TestSharesArriveByScan(t *testing.T) {
 }
 
 func TestLostAndDuplicateWebhooks(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true})
 	sim := env.Sim
 	ctx := context.Background()
@@ -272,6 +276,7 @@ func TestLostAndDuplicateWebhooks(t *testing.T) {
 }
 
 func TestStatusThroughProxy(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true, setup: func(sim *ncsim.Server) {
 		sim.SeedFile("alice", "/a.md", []byte("alpha"))
 		sim.SeedFile("alice", "/b.txt", []byte("bravo"))
@@ -314,6 +319,7 @@ func (e *testEnv) mustStat(t *testing.T, uid, path string) ncsim.FileInfo {
 // Two writes within one second carry identical webhook envelopes (the
 // time is in whole seconds); the second must not be dropped as a duplicate.
 func TestTwoWritesInOneSecond(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true})
 	f := env.Sim.PutFile("alice", "/fast.md", []byte("first version: ibis"))
 	env.awaitFile(t, "first version", f.ID, isIndexed(f.ETag))
@@ -328,6 +334,7 @@ func TestTwoWritesInOneSecond(t *testing.T) {
 // Turning semantic search on (a new embedding model) starts a new index:
 // files recorded for the old one are indexed again, with vectors.
 func TestModelChangeReindexes(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true})
 	f := env.Sim.PutFile("alice", "/m.md", []byte("# Model\n\nIndexed before Ollama was configured: a gecko."))
 	env.awaitFile(t, "indexed without vectors", f.ID, isIndexed(f.ETag))

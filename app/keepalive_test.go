@@ -12,6 +12,7 @@ import (
 // model as its own setting says; the admin's value applies within seconds,
 // to the same index (nothing is indexed again).
 func TestKeepAliveSetting(t *testing.T) {
+	t.Parallel()
 	ollama := embeddingtest.NewServer(t)
 	env := settingsEnv(t, envOptions{extra: map[string]string{"OLLAMA_HOST": ollama.URL, "EMBED_MODEL": "nomic-embed-text"}})
 	f := env.Sim.PutFile("alice", "/a.md", []byte("The okapi enclosure."))

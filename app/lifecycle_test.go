@@ -15,6 +15,7 @@ import (
 )
 
 func TestInstallFlow(t *testing.T) {
+	t.Parallel()
 	env := MustRunMain(t)
 	sim := env.Sim
 	st := sim.AppStatus("hybrid_search")
@@ -96,6 +97,7 @@ func checkRegistered(t *testing.T, env *testEnv) {
 }
 
 func TestPanelThroughProxy(t *testing.T) {
+	t.Parallel()
 	env := MustRunMain(t)
 	// The top-menu page needs a login, then loads the registered script.
 	cookie := env.Sim.NewSession("alice")
@@ -146,6 +148,7 @@ func TestPanelThroughProxy(t *testing.T) {
 }
 
 func TestHeartbeatDirect(t *testing.T) {
+	t.Parallel()
 	env := MustRunMain(t)
 	resp, body := doReq(t, mustReq(t, http.MethodGet, env.appURL()+"/heartbeat"))
 	if resp.StatusCode != 200 || !strings.Contains(body, `"ok"`) {
@@ -175,6 +178,7 @@ func mustReq(t *testing.T, method, url string) *http.Request {
 // progress in the status. Here no file tree can be read until the test
 // lets it, and the simulated timeout is 3 s.
 func TestInitReadyBeforeTheFirstScan(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	var once sync.Once
 	free := func() { once.Do(func() { close(release) }) }

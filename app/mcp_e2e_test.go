@@ -121,6 +121,7 @@ func (a basicAuth) RoundTrip(r *http.Request) (*http.Response, error) {
 // directly with her bearer token, calls every tool, and checks that bob's
 // private document never shows.
 func TestMCPWithTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	node := needTSClient(t)
 	plan := "# Zebracorn migration\n\nThe zebracorn migration starts on Monday. " + strings.Repeat("Each team moves its services one by one and checks the dashboards. ", 30) +
 		"\n\n## Rollback plan\n\nIf the zebracorn cut-over fails, we roll back within the hour. " + strings.Repeat("The on-call engineer decides and writes the incident note. ", 30)

@@ -18,6 +18,7 @@ import (
 // as ["null", "number"] are what clients mapping schemas onto a
 // single-type dialect (Gemini's function declarations) reject.
 func TestToolSchemasPassInspectorLint(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("installs and runs MCP Inspector's CLI")
 	}

@@ -19,6 +19,7 @@ import (
 // says only what is true: no ID tokens are issued (no algorithms, no
 // openid scope), the key set is empty.
 func TestOAuthDiscoveryWhereClientsLook(t *testing.T) {
+	t.Parallel()
 	o := newOAuthEnv(t)
 	mcpURL := o.base + "/mcp"
 	get := func(u string) (int, http.Header, map[string]any) {
@@ -60,6 +61,7 @@ func TestOAuthDiscoveryWhereClientsLook(t *testing.T) {
 // (haproxy_agent.py _exapps_msg matches routes by path only), so through
 // /exapps/ the app answers the preflight.
 func TestOAuthCORSPreflight(t *testing.T) {
+	t.Parallel()
 	o := newOAuthEnv(t)
 	harp := o.Sim.BaseURL + "/exapps/hybrid_search"
 	preflight := func(u, method, headers string) *http.Response {

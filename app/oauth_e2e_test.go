@@ -150,6 +150,7 @@ func wantOAuthError(t *testing.T, what string, status int, body map[string]any, 
 // discovery URLs on Nextcloud's own /.well-known/ are 404 (not 5xx), so
 // clients move on to the ones that reach the app.
 func TestOAuthDiscovery(t *testing.T) {
+	t.Parallel()
 	o := newOAuthEnv(t)
 	get := func(u string) (int, map[string]any) {
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, u, nil)
@@ -187,6 +188,7 @@ func jsonString(v any) string { b, _ := json.Marshal(v); return string(b) }
 // and comes back), consent, code, tokens, a tool call, refresh with
 // rotation, listing and revocation through /api/tokens' service.
 func TestOAuthFlow(t *testing.T) {
+	t.Parallel()
 	o := newOAuthEnv(t)
 	verifier, challenge := pkcePair("flow")
 	b := newBrowser(t, o.redirect)

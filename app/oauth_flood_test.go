@@ -52,6 +52,7 @@ func (s *floodStats) add(what string, status int) {
 // sign-in must succeed; the sign-in times (p50, p99) and the OAuth
 // buckets' sizes after are logged for the closing note.
 func TestOAuthFloodCannotBlockSignIn(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("floods the app for half a minute")
 	}

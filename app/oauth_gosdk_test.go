@@ -51,6 +51,7 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // is revoked at the revocation endpoint (the SDK has no call for it), the
 // next call asks for a new sign-in.
 func TestGoSDKOAuthSignIn(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true, quiet: true, setup: func(sim *ncsim.Server) {
 		sim.SeedFile("alice", "/Notes/upgrade.md", []byte("Kubernetes upgrade plan: drain the nodes one by one."))
 	}})

@@ -12,6 +12,7 @@ import (
 // TestOAuthSecurity checks every refusal the issue lists: each gives the
 // RFC's error code and issues nothing.
 func TestOAuthSecurity(t *testing.T) {
+	t.Parallel()
 	o := newOAuthEnv(t)
 	// Nothing issued: only the three exchanges meant to succeed (code
 	// reused, revoked, replayed) leave a grant, and all three end revoked.
@@ -252,6 +253,7 @@ func TestOAuthSecurity(t *testing.T) {
 // The requests go out at once, so a slow machine cannot let the limiter
 // refill in between.
 func TestOAuthRateLimits(t *testing.T) {
+	t.Parallel()
 	o := newOAuthEnv(t)
 	limited := func(path, contentType, body string, n int) int {
 		t.Helper()

@@ -52,6 +52,7 @@ func hitFor(res hs.SearchResult, id int64) (hs.DocumentResult, bool) {
 // a corrupt image fails with the reason while the rest flows; the status
 // shows OCR as working.
 func TestOCRThroughTheSimulator(t *testing.T) {
+	t.Parallel()
 	tools := ocrtest.Need(t)
 	en := tools.PNG(t, ocrtest.PageHTML("The invoice for the bicycle is in the wardrobe"), 900, 160)
 	de := tools.Image(t, ocrtest.PageHTML("Die Rechnung für das Fahrrad liegt im Schrank"), 900, 160, "jpeg")
@@ -135,6 +136,7 @@ func TestOCRThroughTheSimulator(t *testing.T) {
 // CI uses 40 tiny pages; scripts/bench runs the 300-page case and prints
 // the times (BenchmarkOCRLane).
 func TestTextNotStuckBehindScan(t *testing.T) {
+	t.Parallel()
 	tools := ocrtest.Need(t)
 	page := tools.PNG(t, ocrtest.PageHTML("A cormorant dries its wings on the pier"), 700, 120)
 	pages := make([][]byte, 40)
@@ -173,6 +175,7 @@ func TestTextNotStuckBehindScan(t *testing.T) {
 // pauses indexing in their personal settings has their files removed,
 // and resuming indexes them again; another user's files are unaffected.
 func TestExclusionsUsersControl(t *testing.T) {
+	t.Parallel()
 	env := settingsEnv(t, envOptions{})
 	if forms := env.Sim.SettingsForms("hybrid_search"); len(forms) != 2 {
 		t.Fatalf("forms %+v, want the admin and the personal form", forms)

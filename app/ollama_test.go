@@ -27,6 +27,7 @@ const unembeddable = "# Plan\n\nThe wombat budget meeting is on Monday.\n\n" +
 // queue's backoff a bounded number of times, and nothing becomes a dead
 // letter.
 func TestUnembeddableChunkKeepsFileSearchable(t *testing.T) {
+	t.Parallel()
 	ollama := embeddingtest.NewServer(t)
 	m := embeddingtest.KnownModel("all-minilm")
 	m.ContextLength, m.ASCIIVocab = 24, true
@@ -91,6 +92,7 @@ func TestUnembeddableChunkKeepsFileSearchable(t *testing.T) {
 // num_ctx (the model's default fits the chunks), so the model is loaded
 // once.
 func TestOllamaHostsInStatus(t *testing.T) {
+	t.Parallel()
 	a, b := embeddingtest.NewServer(t), embeddingtest.NewServer(t)
 	env := newTestEnv(t, envOptions{install: true, extra: map[string]string{"OLLAMA_HOST": a.URL + "," + b.URL, "EMBED_MODEL": "nomic-embed-text"}})
 	status := func() (hs.IndexStatus, string) {

@@ -23,6 +23,7 @@ import (
 // form (mcp_url in the panel's initial state): it works with and without
 // pretty URLs, and it is the one the OAuth metadata names.
 func TestPrettyURLsAndPHPQueries(t *testing.T) {
+	t.Parallel()
 	var doc ncsim.FileInfo
 	env := newTestEnv(t, envOptions{install: true, setup: func(sim *ncsim.Server) {
 		sim.PrettyURLs = true

@@ -18,6 +18,7 @@ import (
 // webhook for the uploader's path only, and no scan runs, yet the other
 // two find each file at their own path within 60 s.
 func TestNewFileInSharedFolder(t *testing.T) {
+	t.Parallel()
 	var carol ncsim.User
 	env := newAccessEnv(t, time.Hour, func(sim *ncsim.Server) {
 		carol = sim.AddUser("carol", "Carol", false)
@@ -86,6 +87,7 @@ func TestNewFileInSharedFolder(t *testing.T) {
 // upload's event can tell: it must see the share made before it, although
 // a.md's event looked at /Team's shares a second earlier.
 func TestNewFileInFreshlySharedFolder(t *testing.T) {
+	t.Parallel()
 	env := newAccessEnv(t, time.Hour, func(sim *ncsim.Server) { sim.Mkdir("alice", "/Team") })
 	a := env.Sim.PutFile("alice", "/Team/a.md", []byte("The aardvark survey, first draft."))
 	env.awaitFile(t, "a.md indexed for alice", a.ID, isIndexed(a.ETag))

@@ -18,6 +18,7 @@ import (
 // if something were down. Semantic search on an app without an embedding
 // model is such a request: it can never succeed.
 func TestVizRefusesWhatSearchRefuses(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true, quiet: true})
 	for _, q := range []string{
 		"q=x&algorithm=semantic", "q=", "q=x&top_k=1000", "q=x&algorithm=bogus", "q=x&fusion=bogus",
@@ -36,6 +37,7 @@ func TestVizRefusesWhatSearchRefuses(t *testing.T) {
 // for every user's figures is forbidden (403), not unauthenticated (401):
 // on /api/status, /api/scan and /api/retry, and the CLI says who may.
 func TestAllUsersNeedsAnAdmin(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true, quiet: true})
 	resp, body := env.proxyGet(t, &env.Bob, "api/status?all=1")
 	if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, `"kind":"forbidden"`) || !strings.Contains(body, "admin") {
@@ -65,6 +67,7 @@ func TestAllUsersNeedsAnAdmin(t *testing.T) {
 // drops the file from the index (its only other reader is gone too), so
 // no later search queues it again.
 func TestOwnerDeletedSharedFileDroppedOnce(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true, quiet: true, setup: func(sim *ncsim.Server) {
 		sim.AddUser("carol", "Carol", false)
 		sim.SeedFile("carol", "/Team/okapi-plan.md", []byte("Carol's okapi plan, shared with bob."))

@@ -77,6 +77,7 @@ func titles(pts []hs.Point) []string {
 // keeps its title, is found by the new folder's name and re-embeds
 // nothing. Nothing is downloaded again.
 func TestRenameReindexesTheName(t *testing.T) {
+	t.Parallel()
 	ollama, opts := withOllama(t)
 	downloads := countDownloads(t, &opts)
 	env := newTestEnv(t, opts)

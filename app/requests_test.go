@@ -66,6 +66,7 @@ var internalAddress = regexp.MustCompile(`[a-z]+://|127\.0\.0\.1|localhost|:\d{4
 // (400, and a tool error in MCP), not a 503; with the model down, what the
 // user sees names no internal address.
 func TestSearchRequestRules(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true, setup: func(sim *ncsim.Server) {
 		sim.SeedFile("alice", "/ibis.md", []byte("The sacred ibis wades in the marsh."))
 	}})
@@ -106,6 +107,7 @@ func TestSearchRequestRules(t *testing.T) {
 // down, the 503, the skipped leg's reason, the MCP tool error and a
 // non-admin's status say what is wrong without naming where it runs.
 func TestErrorTextsNameNoEndpoints(t *testing.T) {
+	t.Parallel()
 	ollama, o := withOllama(t)
 	o.setup = func(sim *ncsim.Server) {
 		sim.SeedFile("bob", "/ibis.md", []byte("The sacred ibis wades in the marsh."))
@@ -150,6 +152,7 @@ func TestErrorTextsNameNoEndpoints(t *testing.T) {
 // files they can read and nothing of the instance (queue totals, rates,
 // the scan, pipeline counters); an admin sees both.
 func TestStatusOwnFiguresOnly(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true, setup: func(sim *ncsim.Server) {
 		for i := range 5 {
 			sim.SeedFile("alice", "/a"+itoa(int64(i))+".md", []byte("alpha"))
@@ -185,6 +188,7 @@ func TestStatusOwnFiguresOnly(t *testing.T) {
 // the app secret and can name any user; a token is issued only for a user
 // Nextcloud knows.
 func TestTokensOnlyForExistingUsers(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true})
 	var out, errb strings.Builder
 	err := runToken(t.Context(), []string{"issue", "--user", "mallory", "--json"}, env.getenv, &out, &errb)

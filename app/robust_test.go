@@ -34,6 +34,7 @@ func zipBomb(t *testing.T) []byte {
 }
 
 func TestPoisonFilesAreRecordedAndOthersFlow(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true})
 	sim := env.Sim
 	garbage := make([]byte, 64<<10)
@@ -87,6 +88,7 @@ func TestPoisonFilesAreRecordedAndOthersFlow(t *testing.T) {
 }
 
 func TestEmbedderOutage(t *testing.T) {
+	t.Parallel()
 	ollama, o := withOllama(t)
 	env := newTestEnv(t, o)
 	ollama.Down()
@@ -118,6 +120,7 @@ func TestEmbedderOutage(t *testing.T) {
 }
 
 func TestNextcloudOutage(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true})
 	env.Sim.PauseWebhooks()
 	f := env.Sim.PutFile("alice", "/flaky.md", []byte("Indexed after Nextcloud came back: tapir."))

@@ -56,6 +56,7 @@ func (e *testEnv) panelSettings(t *testing.T) panelSettings {
 }
 
 func TestAdminFormRegisteredAndValid(t *testing.T) {
+	t.Parallel()
 	env := settingsEnv(t, envOptions{})
 	forms := env.Sim.SettingsForms("hybrid_search")
 	if len(forms) != 2 || forms[0].FormID != adminFormID || forms[1].FormID != personalFormID {
@@ -84,6 +85,7 @@ func TestAdminFormRegisteredAndValid(t *testing.T) {
 }
 
 func TestAdminSearchDefaultsApplyLive(t *testing.T) {
+	t.Parallel()
 	env := settingsEnv(t, envOptions{})
 	if ps := env.panelSettings(t); ps.Fusion != hs.FusionRRF || ps.Weights != hs.DefaultWeights || ps.Semantic {
 		t.Fatalf("settings before %+v", ps)
@@ -135,6 +137,7 @@ func TestAdminSearchDefaultsApplyLive(t *testing.T) {
 }
 
 func TestAdminExclusionsApplyLive(t *testing.T) {
+	t.Parallel()
 	env := settingsEnv(t, envOptions{})
 	keep := env.Sim.PutFile("alice", "/Docs/keep.md", []byte("# Keep\n\nAn albatross."))
 	secret := env.Sim.PutFile("alice", "/Secret/plan.md", []byte("# Plan\n\nA cormorant."))
@@ -177,6 +180,7 @@ func TestAdminExclusionsApplyLive(t *testing.T) {
 // with vectors, into a new index, and searches go on throughout; changing
 // only the hosts keeps the index.
 func TestAdminModelChange(t *testing.T) {
+	t.Parallel()
 	env := settingsEnv(t, envOptions{})
 	f := env.Sim.PutFile("alice", "/m.md", []byte("# Model\n\nIndexed before Ollama was configured: a gecko."))
 	env.awaitFile(t, "indexed without vectors", f.ID, isIndexed(f.ETag))

@@ -58,6 +58,7 @@ func postWebhooks(t *testing.T, env *testEnv, n int, body func(i int) string) ti
 // delays (5 s growing to an hour), the upload is indexed promptly: a job
 // whose user does not exist fails at once, and nothing waits behind it.
 func TestGhostUsersDoNotStallIndexing(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true, adjust: func(c *Config) { c.RetryBackoff = nil }})
 	sent := postWebhooks(t, env, 1100, func(i int) string {
 		return fmt.Sprintf(`{"event":{"class":"OCP\\Files\\Events\\Node\\NodeWrittenEvent","node":{"id":%d,"path":"/ghost%d/files/x.md"}},"user":{"uid":"ghost%d"},"time":%d}`,
@@ -81,6 +82,7 @@ func TestGhostUsersDoNotStallIndexing(t *testing.T) {
 // with 503 (a broken home storage, say), so 1,100 of her files wait out
 // retries; alice's upload is indexed promptly all the same.
 func TestRetriesDoNotStallIndexing(t *testing.T) {
+	t.Parallel()
 	var failed atomic.Int64
 	var ncURL string
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -181,6 +183,7 @@ func appAPIUser(r *http.Request) (hs.UserID, bool) {
 // might (signed as AppAPI, so only the body is wrong): each gets 400 and
 // queues nothing; a well-formed event still passes.
 func TestMalformedWebhooksAreRefused(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true})
 	const w = `OCP\\Files\\Events\\Node\\NodeWrittenEvent`
 	node := func(id, path string) string {

@@ -16,6 +16,7 @@ import (
 // (issue 23: 4.3 % errors in the load test). It is a valid search with no
 // results and a reason, over HTTP and MCP alike.
 func TestUnsearchableQueries(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true, setup: func(sim *ncsim.Server) {
 		sim.SeedFile("alice", "/ibis.md", []byte("The sacred ibis wades in the marsh."))
 	}})

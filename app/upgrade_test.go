@@ -132,6 +132,7 @@ func buildAt(t *testing.T, repo, ref string) (bin string, infoXML []byte) {
 // 100, enabled), answers from the index it found in the data directory
 // at once, and indexes a new file.
 func TestUpgradeFromPreviousRelease(t *testing.T) {
+	t.Parallel() // its build of the previous release overlaps the tests that wait
 	if testing.Short() {
 		t.Skip("builds the previous release")
 	}

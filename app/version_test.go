@@ -13,6 +13,7 @@ import (
 // version) reports this build's version, also when AppAPI registered
 // another one (an install not yet updated with occ app_api:app:update).
 func TestStatusReportsBuildVersion(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{install: true, extra: map[string]string{"APP_VERSION": "0.0.9"}})
 	resp, body := env.proxyGet(t, &env.Alice, "api/status")
 	var st struct{ Version string }
@@ -27,6 +28,7 @@ func TestStatusReportsBuildVersion(t *testing.T) {
 // TestAppHostIPv6Wildcard: AppAPI accepts APP_HOST="::"; the app listens
 // on every address (IPv4 too) instead of failing with "too many colons".
 func TestAppHostIPv6Wildcard(t *testing.T) {
+	t.Parallel()
 	env := baseEnv()
 	env["APP_HOST"] = "::"
 	c, err := load(env)

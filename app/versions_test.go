@@ -23,6 +23,7 @@ import (
 // to 34, honoured on 35), and NodeUpdatedEvent next to NodeWrittenEvent
 // for edits (34 and 35).
 func TestStoriesOnEveryVersion(t *testing.T) {
+	t.Parallel()
 	for _, v := range ncsim.Versions {
 		t.Run(v, func(t *testing.T) {
 			_, o := withOllama(t)
@@ -221,6 +222,7 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // the app was installed fires no webhook from that session for up to five
 // minutes; the reconciliation scan indexes those files all the same.
 func TestCachedWebhookEventsCoveredByScan(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t, envOptions{})
 	sim := env.Sim
 	cookie := sim.NewSession("bob")
@@ -264,6 +266,7 @@ func TestCachedWebhookEventsCoveredByScan(t *testing.T) {
 // neither and with both carrying it (the default, deletes with and rename
 // sources without, runs in TestStoriesOnEveryVersion).
 func TestGoneNodeIDForms(t *testing.T) {
+	t.Parallel()
 	for name, mode := range map[string]ncsim.GoneIDs{"none": ncsim.GoneIDsNone, "all": ncsim.GoneIDsAll} {
 		t.Run(name, func(t *testing.T) {
 			_, o := withOllama(t)

@@ -53,6 +53,7 @@ func startWorker(t *testing.T, env *testEnv, name string, override ...string) *A
 // serve and two workers share NATS and Qdrant: 200 new files are each
 // indexed exactly once, and both workers take part.
 func TestServeAndTwoWorkers(t *testing.T) {
+	t.Parallel()
 	ns := natstest.Run(t)
 	qd := qdranttest.NewServer(t)
 	ollama := embeddingtest.NewServer(t)
@@ -114,6 +115,7 @@ func TestServeAndTwoWorkers(t *testing.T) {
 
 // A worker refuses to start without NATS_URL or with the local store.
 func TestWorkerNeedsSharedNATSAndQdrant(t *testing.T) {
+	t.Parallel()
 	env := func(extra map[string]string) func(string) string {
 		base := map[string]string{"APP_ID": "hybrid_search", "APP_SECRET": "s", "APP_VERSION": "1.0.0", "NEXTCLOUD_URL": "http://127.0.0.1:1",
 			"APP_PERSISTENT_STORAGE": t.TempDir(), "OLLAMA_HOST": "off"}
@@ -141,6 +143,7 @@ func TestWorkerNeedsSharedNATSAndQdrant(t *testing.T) {
 // TestServeWithoutWorkers: serve with WORKERS=0 consumes no job; one
 // worker indexes every file serve's webhooks and scans queue.
 func TestServeWithoutWorkers(t *testing.T) {
+	t.Parallel()
 	ns := natstest.Run(t)
 	qd := qdranttest.NewServer(t)
 	ollama := embeddingtest.NewServer(t)

@@ -11,6 +11,7 @@ import (
 // "-" (CI once issued "-n9HfuWxxyRx3uQQhqmmyg", and revoke refused it as an
 // unknown flag); the last argument is the id unless it names a flag.
 func TestRevokeIDStartingWithDash(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args     []string
 		user, id string

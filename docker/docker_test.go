@@ -145,7 +145,7 @@ func startHaRPMode(t *testing.T) *harpRun {
 	if testing.Short() {
 		t.Skip("builds and runs the app")
 	}
-	for _, tool := range []string{"sh", "curl", "od", "pkill"} {
+	for _, tool := range []string{"sh", "curl", "od"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed: %v", tool, err)
 		}
@@ -184,7 +184,7 @@ func startHaRPMode(t *testing.T) *harpRun {
 		"NEXTCLOUD_URL=http://127.0.0.1:9", "AA_VERSION=34.0.0", "APP_PERSISTENT_STORAGE=" + filepath.Join(r.dir, "data"),
 		"OLLAMA_HOST=off", "SCAN_INTERVAL=0", "LOG_LEVEL=warn",
 		"FRPC_CONFIG=" + filepath.Join(r.dir, "frpc.toml"), "FRPC_ADMIN_FILE=" + filepath.Join(r.dir, "frpc-admin"),
-		"FRPC_CERT_DIR=" + r.certs, "FAKE_FRPC_DIR=" + r.bin, "FRPC_RESTART_DELAY=3", "FRPC_ADMIN_PORT=" + strconv.Itoa(freePort(t)),
+		"FRPC_CERT_DIR=" + r.certs, "FAKE_FRPC_DIR=" + r.bin, "FRPC_RESTART_DELAY=1", "FRPC_ADMIN_PORT=" + strconv.Itoa(freePort(t)),
 	}
 	r.launch(t)
 	unix := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
@@ -222,6 +222,37 @@ func (r *harpRun) launch(t *testing.T) {
 		})
 	}
 	t.Cleanup(r.stop)
+}
+
+// killFrpc kills the running frpc (its own pid, not any process named
+// frpc) and waits until it has exited: its admin port refuses connections.
+func (r *harpRun) killFrpc(t *testing.T) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.bin, "pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("frpc's pid file: %v", err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill frpc %d: %v", pid, err)
+	}
+	addr := ""
+	for _, kv := range r.env {
+		if v, ok := strings.CutPrefix(kv, "FRPC_ADMIN_PORT="); ok {
+			addr = net.JoinHostPort("127.0.0.1", v)
+		}
+	}
+	await(t, "the killed frpc's admin port to close", func() bool {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return true
+		}
+		c.Close()
+		return false
+	}, r.logs)
 }
 
 // installCerts writes the three files HaRP copies into /certs/frp.
@@ -317,16 +348,22 @@ func TestStartShBehindHaRP(t *testing.T) {
 		t.Fatalf("healthcheck.sh with HaRP back: %v %s", err, out)
 	}
 
-	// frpc dies: the check fails at once (start.sh waits 3 s before it
-	// restarts frpc), and passes again once frpc is back.
-	if out, err := exec.Command("pkill", "-x", "-g", strconv.Itoa(r.cmd.Process.Pid), "frpc").CombinedOutput(); err != nil {
-		t.Fatalf("pkill frpc: %v %s", err, out)
+	// frpc dies: the check fails, and passes again once start.sh has
+	// restarted frpc. The restarted frpc is held back until the failure
+	// has been seen, so no restart delay has to outlast the check.
+	hold := filepath.Join(r.bin, "hold")
+	if err := os.WriteFile(hold, nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
+	r.killFrpc(t)
 	if _, err := r.health(); err == nil {
-		t.Error("healthcheck.sh passed right after frpc died")
+		t.Error("healthcheck.sh passed after frpc died")
+	}
+	if err := os.Remove(hold); err != nil {
+		t.Fatal(err)
 	}
 	await(t, "frpc restarted and healthy again", func() bool { _, err := r.health(); return err == nil }, r.logs)
-	if !strings.Contains(r.logs.String(), "restarting it in 3s") {
+	if !strings.Contains(r.logs.String(), "restarting it in 1s") {
 		t.Errorf("start.sh did not say it restarts frpc; output:\n%s", r.logs.String())
 	}
 	if strings.Contains(r.logs.String(), "harp-key-123") || strings.Contains(r.logs.String(), "s3cret") {

@@ -37,6 +37,8 @@ func TestMain(m *testing.M) {
 //	server-down   present: HaRP's frps is unreachable (status not running)
 //	tls-required  present: frps forces TLS; without TLS in the config, or
 //	              with a certificate file missing, it is refused
+//	pid           the process ID of the frpc serving its admin API
+//	hold          present: a new frpc waits before it serves its admin API
 func fakeFrpc(args []string) int {
 	dir := os.Getenv("FAKE_FRPC_DIR")
 	if dir == "" {
@@ -112,6 +114,13 @@ func fakeFrpc(args []string) int {
 		}
 		_ = json.NewEncoder(w).Encode(proxies)
 	})
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "hold")); err != nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = os.WriteFile(filepath.Join(dir, "pid"), []byte(strconv.Itoa(os.Getpid())), 0o644)
 	addr := net.JoinHostPort(conf["webServer.addr"], conf["webServer.port"])
 	if err := http.ListenAndServe(addr, mux); err != nil {
 		fmt.Fprintln(os.Stderr, "fake frpc:", err)

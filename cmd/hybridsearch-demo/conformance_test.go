@@ -114,6 +114,7 @@ var mustPass = []string{"tools-list", "resources-list", "prompts-list", "dns-reb
 // that need the suite's fixtures (notApplicable, or a failure naming a
 // test_* fixture). Reports go to .artifacts/conformance.
 func TestMCPConformance(t *testing.T) {
+	t.Parallel()
 	node := needConformance(t)
 	d := startDemo(t)
 	alice := d.ready.Users[0]

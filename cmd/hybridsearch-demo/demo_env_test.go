@@ -16,6 +16,7 @@ import (
 // admin entered at install; in the demo the process environment is the
 // admin.
 func TestDemoEnvironmentIsTheAdmin(t *testing.T) {
+	t.Parallel()
 	sim := &ncsim.Server{HeartbeatInterval: 20 * time.Millisecond}
 	if _, err := sim.Start("127.0.0.1:0"); err != nil {
 		t.Fatal(err)

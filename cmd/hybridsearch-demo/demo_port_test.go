@@ -10,6 +10,7 @@ import (
 // TestDemoAppPort: --app-port fixes the app's own port, so the README's
 // direct-MCP curl works as written.
 func TestDemoAppPort(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the whole demo")
 	}

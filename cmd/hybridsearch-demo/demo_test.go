@@ -83,6 +83,7 @@ func startDemoArgs(t *testing.T, args []string, env ...string) *demoProcess {
 }
 
 func TestDemo(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the whole demo")
 	}
@@ -161,6 +162,7 @@ func TestDemo(t *testing.T) {
 }
 
 func TestCommandLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		args     []string

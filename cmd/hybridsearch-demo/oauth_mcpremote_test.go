@@ -46,6 +46,7 @@ func runMCPRemote(t *testing.T, node string, args ...string) mcpRemoteRun {
 // with a broken stored access token, refreshes without a browser; after
 // alice revokes the grant in the app, the next start must sign in again.
 func TestMCPRemoteSignsIn(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the demo, mcp-remote and a browser")
 	}

@@ -63,6 +63,7 @@ func awaitDemoIndexed(t *testing.T, d *demoProcess) {
 // and calls the tools as alice, and bob's note never shows. Then MCP
 // Inspector's CLI does the same, headless.
 func TestMCPOAuthWithTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the demo and a browser")
 	}
@@ -202,6 +203,7 @@ func runInspector(t *testing.T, args ...string) inspectorRun {
 // grant is revoked at the revocation endpoint (RFC 7009; neither SDK has
 // a call for it), asks for a new sign-in.
 func TestTypeScriptSDKsSignInRefreshRevoke(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the demo and a browser")
 	}
