@@ -29,7 +29,7 @@ import (
 
 // TestRealOllama runs items 7 and 9 of issue 11 against a real Ollama:
 // OLLAMA_TEST_BIN names an ollama binary built from
-// github.com/ollama/ollama v0.17.4 (see README, Development). The test
+// github.com/ollama/ollama v0.17.4 (see docs/testing.md). The test
 // starts "ollama serve" on a free port with its own model directory and
 // creates "tinybert", a BERT of random weights written here with
 // Ollama's own fs/ggml package: one layer, 32 dimensions, a context of 64
@@ -149,7 +149,7 @@ func startOllama(t *testing.T) *ollamaServer {
 	t.Helper()
 	bin := os.Getenv("OLLAMA_TEST_BIN")
 	if bin == "" {
-		t.Skip("OLLAMA_TEST_BIN is not set (a real Ollama binary; see README, Development)")
+		t.Skip("OLLAMA_TEST_BIN is not set (a real Ollama binary; see docs/testing.md)")
 	}
 	dir := t.TempDir()
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
