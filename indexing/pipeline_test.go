@@ -523,9 +523,9 @@ func TestPipelineProcess(t *testing.T) {
 			},
 		},
 		{
-			name: "missing vectors are tried VectorRetries times, then on request",
+			name: "missing vectors are tried Retry.PartialTries() times, then on request",
 			setup: func(t *testing.T, e *env) {
-				e.p.VectorRetries = 3
+				e.p.Retry = hs.RetryPolicy{MaxTries: 5} // 3 tries for missing vectors
 				e.tree.put(1, "alice", "/a.md", "alpha\n\n"+unembeddable)
 				e.embed.fail = rejectHashes
 				for try, want := range []string{hs.EUNAVAILABLE, hs.EUNAVAILABLE, ""} {
@@ -552,7 +552,7 @@ func TestPipelineProcess(t *testing.T) {
 		{
 			name: "a partial file's tries start afresh in a new index",
 			setup: func(t *testing.T, e *env) {
-				e.p.VectorRetries = 3
+				e.p.Retry = hs.RetryPolicy{MaxTries: 5} // 3 tries for missing vectors
 				e.tree.put(1, "alice", "/a.md", "alpha\n\n"+unembeddable)
 				e.embed.fail = rejectHashes
 				for try := range 2 {

@@ -15,7 +15,7 @@ import (
 )
 
 // DeadLetter is a job that failed with a retryable error on every one of
-// its MaxDeliver attempts and is no longer queued.
+// its Options.Retry.Tries() attempts and is no longer queued.
 type DeadLetter struct {
 	Key      string      `json:"key"` // JobKey of Job
 	Job      hs.IndexJob `json:"job"`

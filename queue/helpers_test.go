@@ -42,8 +42,8 @@ func fast(o Options) Options {
 	if o.AckWait == 0 {
 		o.AckWait = 3 * time.Second
 	}
-	if o.Backoff == nil {
-		o.Backoff = []time.Duration{50 * time.Millisecond}
+	if o.Retry.Backoff == nil {
+		o.Retry.Backoff = []time.Duration{50 * time.Millisecond}
 	}
 	if o.pollWait == 0 {
 		o.pollWait = 200 * time.Millisecond

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -38,19 +39,17 @@ type Options struct {
 	Stream string
 	// Workers is how many handlers run at once in Run; default 2.
 	Workers int
-	// MaxDeliver is how many times a job is tried before it becomes a
-	// dead letter; default 8.
-	MaxDeliver int
+	// Retry is how many times a job is tried before it becomes a dead
+	// letter (Retry.MaxTries, default 8) and the delay before retry n
+	// after a retryable error (Retry.Delay); see hs.RetryPolicy.
+	Retry hs.RetryPolicy
 	// AckWait is how long the server waits for a decision before it
 	// redelivers; default 2 min. While a handler runs, Run tells the server
 	// the job is in progress every AckWait/3.
 	AckWait time.Duration
-	// Backoff is the delay before retry n (Backoff[n-1]) after a retryable
-	// error; the last entry repeats. Default 5s, 15s, 1m, 5m, 15m, 30m, 1h.
-	Backoff []time.Duration
 	// MaxAckPending caps the fresh jobs delivered and not yet decided;
 	// default 1000. Workers fetch one job at a time, so this is not the
-	// flow control. Jobs waiting out a Backoff delay are not counted: a
+	// flow control. Jobs waiting out a retry delay are not counted: a
 	// job that fails with a retryable error moves to the retry lane, so
 	// retries never hold back fresh work.
 	MaxAckPending int
@@ -84,7 +83,7 @@ type Options struct {
 	// context is done; default 30 s.
 	DrainTimeout time.Duration
 	// LeaseRetry is the delay before a job whose file lease is held
-	// elsewhere is tried again (it does not grow like Backoff); default 2 s.
+	// elsewhere is tried again (it does not grow like Retry's delays); default 2 s.
 	LeaseRetry time.Duration
 	// PublishTimeout bounds how long Publish waits for the server's acks
 	// when ctx has no earlier deadline, and each read or write of a bucket
@@ -115,14 +114,8 @@ func (o Options) withDefaults() Options {
 	if o.Workers <= 0 {
 		o.Workers = 2
 	}
-	if o.MaxDeliver <= 0 {
-		o.MaxDeliver = 8
-	}
 	if o.AckWait <= 0 {
 		o.AckWait = 2 * time.Minute
-	}
-	if len(o.Backoff) == 0 {
-		o.Backoff = []time.Duration{5 * time.Second, 15 * time.Second, time.Minute, 5 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour}
 	}
 	if o.MaxAckPending <= 0 {
 		o.MaxAckPending = 1000
@@ -211,7 +204,7 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Queue, error) {
 		Description:   "hybridsearch indexing workers",
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       o.AckWait,
-		MaxDeliver:    o.MaxDeliver,
+		MaxDeliver:    o.Retry.Tries(),
 		MaxAckPending: o.MaxAckPending,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 	})

@@ -61,10 +61,10 @@ func (l *lane) counted() bool { return l.retry || l.ocr }
 //     handler records the reason in the file's state itself.
 //   - anything else (EUNAVAILABLE, ECONFLICT, EUNAUTHORIZED, EINTERNAL, an
 //     error of no kind, a panic, a handler timeout): attempt n is retried
-//     after Backoff[n-1] on the retry lane (a separate stream and
+//     after Retry.Delay(n) on the retry lane (a separate stream and
 //     consumer, so jobs waiting out a backoff never hold back fresh ones,
 //     where one user's retries take at most RetryPerUser workers and
-//     wait their turns behind the others'), until attempt MaxDeliver, which writes a DeadLetter and terminates
+//     wait their turns behind the others'), until attempt Retry.Tries(), which writes a DeadLetter and terminates
 //     the job; an existing file state is marked StatusFailed.
 //   - hs.ErrNeedsOCR (fresh or retry lane): the job moves to the
 //     OCR lane (Options.OCRWorkers), where the handler gets it with
@@ -203,7 +203,7 @@ func (q *Queue) process(hctx context.Context, l *lane, msg jetstream.Msg, handle
 	if l.ocr {
 		job.OCR = true
 	}
-	if wait := time.Until(due); wait > 0 && (l.counted() || attempt < q.opts.MaxDeliver) {
+	if wait := time.Until(due); wait > 0 && (l.counted() || attempt < q.opts.Retry.Tries()) {
 		// Not due yet (an event that precedes its change, or a retry
 		// waiting out its backoff): come back then.
 		_ = msg.NakWithDelay(wait)
@@ -277,7 +277,7 @@ func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jet
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(hctx), decideTimeout)
 	defer cancel()
 	kind := hs.ErrorKind(herr)
-	lastDelivery := !l.counted() && int(md.NumDelivered) >= q.opts.MaxDeliver
+	lastDelivery := !l.counted() && int(md.NumDelivered) >= q.opts.Retry.Tries()
 	var err error
 	outcome := "retry"
 	defer func() {
@@ -294,7 +294,7 @@ func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jet
 		// Recognition runs on its own lane, beside fresh work.
 		if rerr := q.publishLane(ctx, ocrSubject(job, key), q.ocr, key, job, 1, time.Now(), MsgID(job)+".ocr"); rerr != nil {
 			log.Warn("OCR lane unavailable; the job waits on its own lane", slog.Any("error", rerr))
-			err = msg.NakWithDelay(q.backoff(attempt))
+			err = msg.NakWithDelay(q.opts.Retry.Delay(attempt))
 		} else {
 			err, outcome = msg.DoubleAck(ctx), "ocr"
 			log.Info("job moved to the OCR lane")
@@ -318,8 +318,8 @@ func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jet
 	case errors.Is(herr, ErrLeaseHeld):
 		q.requeue(ctx, md, key, job, log)
 		err, outcome = msg.Term(), "busy"
-	case attempt < q.opts.MaxDeliver && !lastDelivery:
-		delay := q.backoff(attempt)
+	case attempt < q.opts.Retry.Tries() && !lastDelivery:
+		delay := q.opts.Retry.Delay(attempt)
 		schedule := q.scheduleRetry
 		if l.ocr {
 			schedule = q.scheduleOCRRetry // recognition is retried on its lane
@@ -398,12 +398,6 @@ func (q *Queue) publishLane(ctx context.Context, subj string, s jetstream.Stream
 		return unavailable(fmt.Errorf("queue: requeue %s on %s: %w", key, s.CachedInfo().Config.Name, err))
 	}
 	return nil
-}
-
-// backoff returns the delay before the retry that follows attempt.
-func (q *Queue) backoff(attempt int) time.Duration {
-	i := min(max(attempt-1, 0), len(q.opts.Backoff)-1)
-	return q.opts.Backoff[i]
 }
 
 // requeue publishes job again when its message is still the newest for its

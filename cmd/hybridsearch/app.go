@@ -278,7 +278,7 @@ func (m *Main) openQueue(ctx context.Context) error {
 		ackWait = 30 * time.Second
 	}
 	m.Queue, err = queue.Open(ctx, nc, queue.Options{
-		Workers: m.Config.Workers, OCRWorkers: max(m.Config.OCRWorkers, 1), Backoff: m.Config.RetryBackoff, Logger: m.Logger,
+		Workers: m.Config.Workers, OCRWorkers: max(m.Config.OCRWorkers, 1), Retry: hs.RetryPolicy{Backoff: m.Config.RetryBackoff}, Logger: m.Logger,
 		Replicas: m.Config.NATSReplicas,
 		// A job held by a process that died is redelivered after AckWait;
 		// live workers keep theirs with InProgress every AckWait/3.
