@@ -50,8 +50,6 @@ type Pipeline struct {
 	// analyzer changed, or semantic search was turned on) is treated as not
 	// indexed.
 	IndexID string
-	// EmbedBatch is the number of texts per Embed call; default 64.
-	EmbedBatch int
 	// Retry is the queue's retry policy (give it the one the queue has).
 	// A file some of whose chunks cannot be embedded (it is indexed for
 	// keyword and fuzzy search meanwhile) is tried Retry.PartialTries()
