@@ -9,6 +9,8 @@ import (
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/indexing"
+	"github.com/hybrid-search/hybridsearch/kv"
 	"github.com/hybrid-search/hybridsearch/queue/natstest"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -67,6 +69,35 @@ func mustOpen(t testing.TB, o Options) (*Queue, *server.Server, *nats.Conn) {
 		t.Fatalf("Open: %v", err)
 	}
 	return q, s, nc
+}
+
+// mustKV opens the key-value store on nc, as the app does beside the queue.
+func mustKV(t testing.TB, nc *nats.Conn) *kv.Store {
+	t.Helper()
+	db, err := kv.Open(t.Context(), nc, kv.Options{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatalf("kv.Open: %v", err)
+	}
+	return db
+}
+
+// mustOpenWithStates opens a queue whose dead letters reach the file
+// states through indexing, as the app wires them (Options.GaveUp is
+// indexing.Failures.GaveUp), and returns the states.
+func mustOpenWithStates(t testing.TB, o Options) (*Queue, *kv.States) {
+	t.Helper()
+	if o.Logger == nil {
+		o.Logger = testLogger(t)
+	}
+	s := natstest.Run(t)
+	nc := natstest.Connect(t, s)
+	states := mustKV(t, nc).States()
+	o.GaveUp = (&indexing.Failures{States: states, Logger: o.Logger}).GaveUp
+	q, err := Open(t.Context(), nc, fast(o))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return q, states
 }
 
 // startRun runs q.Run in the background. stop cancels it and returns Run's

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/kv"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -64,12 +65,13 @@ func (l *lane) counted() bool { return l.retry || l.ocr }
 //     after Retry.Delay(n) on the retry lane (a separate stream and
 //     consumer, so jobs waiting out a backoff never hold back fresh ones,
 //     where one user's retries take at most RetryPerUser workers and
-//     wait their turns behind the others'), until attempt Retry.Tries(), which writes a DeadLetter and terminates
-//     the job; an existing file state is marked StatusFailed.
+//     wait their turns behind the others'), until attempt Retry.Tries(),
+//     which writes a DeadLetter, terminates the job and calls
+//     Options.GaveUp (where indexing marks the file failed).
 //   - hs.ErrNeedsOCR (fresh or retry lane): the job moves to the
 //     OCR lane (Options.OCRWorkers), where the handler gets it with
 //     IndexJob.OCR set and its retries stay; attempts start afresh.
-//   - ErrLeaseHeld is not a failure: the job is tried again after
+//   - kv.ErrLeaseHeld is not a failure: the job is tried again after
 //     LeaseRetry on its own lane; on the fresh lane's last delivery it is
 //     queued afresh unless a newer job for the file is already waiting.
 //
@@ -77,7 +79,7 @@ func (l *lane) counted() bool { return l.retry || l.ocr }
 // NotBefore (or, on the retry lane, whose due time) is in the future goes
 // back to the server until then without reaching the handler. While a
 // handler runs, the job's ack timer is reset every AckWait/3. Run takes
-// no lease: the handler takes its file's (Lease), once it knows the file.
+// no lease: the handler takes its file's (kv.Store.Lease), once it knows the file.
 func (q *Queue) Run(ctx context.Context, handle Handler) error {
 	if handle == nil {
 		return hs.Errorf(hs.EINVALID, "queue: run: nil handler")
@@ -310,12 +312,12 @@ func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jet
 		// Shutdown cut the handler short: let another worker have it now.
 		err, outcome = msg.Nak(), "interrupted"
 		log.Warn("job interrupted by shutdown", slog.Any("error", herr))
-	case errors.Is(herr, ErrLeaseHeld) && !lastDelivery:
+	case errors.Is(herr, kv.ErrLeaseHeld) && !lastDelivery:
 		// Another worker has the file now (or a crashed one had it, until
 		// its lease expires): look again soon, without growing delays.
 		err, outcome = msg.NakWithDelay(q.opts.LeaseRetry), "busy"
 		log.Debug("file busy elsewhere; will retry", "retry_in_ms", q.opts.LeaseRetry.Milliseconds())
-	case errors.Is(herr, ErrLeaseHeld):
+	case errors.Is(herr, kv.ErrLeaseHeld):
 		q.requeue(ctx, md, key, job, log)
 		err, outcome = msg.Term(), "busy"
 	case attempt < q.opts.Retry.Tries() && !lastDelivery:

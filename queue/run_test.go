@@ -11,6 +11,7 @@ import (
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/kv"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -105,8 +106,7 @@ func TestRunTermsPermanentErrors(t *testing.T) {
 // so later reader changes still reach its index entry.
 func TestRunDeadLetterKeepsIndexedFile(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{Retry: hs.RetryPolicy{MaxTries: 3}})
-	states := q.States()
+	q, states := mustOpenWithStates(t, Options{Retry: hs.RetryPolicy{MaxTries: 3}})
 	indexed := hs.FileState{ID: 1, Status: hs.StatusIndexed, ETag: "e1", Chunks: 2,
 		Readers: []hs.UserID{"alice", "bob"}, Paths: map[hs.UserID]string{"alice": "/plan.md", "bob": "/plan.md"}}
 	if err := states.Put(t.Context(), indexed); err != nil {
@@ -134,8 +134,7 @@ func TestRunDeadLetterKeepsIndexedFile(t *testing.T) {
 // failed, so the admin sees it.
 func TestRunDeadLetterMarksBrokenFileFailed(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{Retry: hs.RetryPolicy{MaxTries: 3}})
-	states := q.States()
+	q, states := mustOpenWithStates(t, Options{Retry: hs.RetryPolicy{MaxTries: 3}})
 	if err := states.Put(t.Context(), hs.FileState{ID: 1, Status: hs.StatusIndexed, ETag: "e1", Chunks: 2,
 		Readers: []hs.UserID{"alice"}, Paths: map[hs.UserID]string{"alice": "/plan.md"}}); err != nil {
 		t.Fatal(err)
@@ -154,8 +153,7 @@ func TestRunDeadLetterMarksBrokenFileFailed(t *testing.T) {
 
 func TestRunDeadLetterAndRetry(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{Retry: hs.RetryPolicy{MaxTries: 3}})
-	states := q.States()
+	q, states := mustOpenWithStates(t, Options{Retry: hs.RetryPolicy{MaxTries: 3}})
 	if err := states.Put(t.Context(), hs.FileState{ID: 1, Status: hs.StatusPending}); err != nil {
 		t.Fatal(err)
 	}
@@ -267,8 +265,9 @@ func TestRunInProgressKeepsJobAlive(t *testing.T) {
 
 func TestRunNewerJobWaitsForLease(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{Workers: 2, Retry: hs.RetryPolicy{MaxTries: 3,
+	q, _, nc := mustOpen(t, Options{Workers: 2, Retry: hs.RetryPolicy{MaxTries: 3,
 		Backoff: []time.Duration{100 * time.Millisecond}}})
+	leases := mustKV(t, nc)
 	var running atomic.Int32
 	var overlap atomic.Bool
 	release := make(chan struct{})
@@ -280,7 +279,7 @@ func TestRunNewerJobWaitsForLease(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		unlock, err := q.Lease(ctx, key, 5*time.Second)
+		unlock, err := leases.Lease(ctx, key, 5*time.Second)
 		if err != nil {
 			return err
 		}
@@ -309,7 +308,7 @@ func TestRunNewerJobWaitsForLease(t *testing.T) {
 	if got := c.count(); got != 1 {
 		t.Fatalf("handler calls while the first job holds the lease = %d, want 1", got)
 	}
-	if _, err := q.Lease(t.Context(), "f.9", time.Second); !errors.Is(err, ErrLeaseHeld) {
+	if _, err := leases.Lease(t.Context(), "f.9", time.Second); !errors.Is(err, kv.ErrLeaseHeld) {
 		t.Errorf("Lease f.9 while the first job runs: %v, want ErrLeaseHeld", err)
 	}
 	close(release)
