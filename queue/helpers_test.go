@@ -3,7 +3,6 @@ package queue
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,28 +15,8 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-// logWriter sends log lines to t.Log until the test's cleanups are done,
-// so late goroutines cannot log into a finished test.
-type logWriter struct {
-	mu   sync.Mutex
-	t    testing.TB
-	done bool
-}
-
-func (w *logWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.done {
-		w.t.Log(strings.TrimSpace(string(p)))
-	}
-	return len(p), nil
-}
-
-func testLogger(t testing.TB) *slog.Logger {
-	w := &logWriter{t: t}
-	t.Cleanup(func() { w.mu.Lock(); w.done = true; w.mu.Unlock() })
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
+// testLogger is natstest.Logger.
+func testLogger(t testing.TB) *slog.Logger { return natstest.Logger(t) }
 
 // fast are options with short timings for tests; fields set in o win.
 func fast(o Options) Options {
