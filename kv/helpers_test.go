@@ -29,16 +29,10 @@ func mustOpen(t testing.TB, o Options) (*Store, *server.Server, *nats.Conn) {
 	return db, s, nc
 }
 
-// awaitTrue polls cond until it holds or within passes.
+// awaitTrue is natstest.Await.
 func awaitTrue(t testing.TB, within time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", within, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	natstest.Await(t, within, what, cond)
 }
 
 func contextWithTimeout(t testing.TB, d time.Duration) (context.Context, context.CancelFunc) {

@@ -96,16 +96,10 @@ func startRun(t testing.TB, q *Queue, h Handler) (stop func() error) {
 	return stop
 }
 
-// awaitTrue polls cond until it holds or the deadline passes.
+// awaitTrue is natstest.Await.
 func awaitTrue(t testing.TB, within time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", within, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	natstest.Await(t, within, what, cond)
 }
 
 // awaitPending waits until the queue holds want jobs.
