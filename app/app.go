@@ -31,6 +31,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/indexing"
 	"github.com/hybrid-search/hybridsearch/indexing/chunk"
 	"github.com/hybrid-search/hybridsearch/indexing/extract"
+	"github.com/hybrid-search/hybridsearch/kv"
 	"github.com/hybrid-search/hybridsearch/metrics"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
 	"github.com/hybrid-search/hybridsearch/queue"
@@ -63,6 +64,7 @@ type App struct {
 	NATSServer *server.Server // embedded server; nil with NATS_URL
 	NATS       *nats.Conn
 	Queue      *queue.Queue
+	KV         *kv.Store // file states, leases, tokens, share lists, OAuth records
 	Nextcloud  *nextcloud.Client
 	// Store, Embedder, Pipeline, Reporter, Search and Viz are those of the
 	// engine built at start; Engine returns the one in use now (the admin
@@ -233,7 +235,7 @@ func (m *App) Run(ctx context.Context) error {
 		Rules:    m.Search.Rules(),
 		Defaults: current{m}.SearchDefaults,
 		MCP:      mcpDeps,
-		Operator: &indexing.Control{Scanner: m.Scanner, States: m.Queue.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},
+		Operator: &indexing.Control{Scanner: m.Scanner, States: m.KV.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},
 		Observer: m.Metrics,
 		Live:     &m.live,
 		Ops:      m.ops(),
@@ -275,17 +277,22 @@ func (m *App) openQueue(ctx context.Context) error {
 		return err
 	}
 	m.NATS = nc
+	if m.KV, err = kv.Open(ctx, nc, kv.Options{Replicas: m.Config.NATSReplicas, Logger: m.Logger}); err != nil {
+		return err
+	}
 	ackWait := m.Config.AckWait
 	if ackWait <= 0 {
 		ackWait = 30 * time.Second
 	}
 	m.Queue, err = queue.Open(ctx, nc, queue.Options{
-		Workers: m.Config.Workers, OCRWorkers: max(m.Config.OCRWorkers, 1), Backoff: m.Config.RetryBackoff, Logger: m.Logger,
+		Workers: m.Config.Workers, OCRWorkers: max(m.Config.OCRWorkers, 1), Retry: hs.RetryPolicy{Backoff: m.Config.RetryBackoff}, Logger: m.Logger,
 		Replicas: m.Config.NATSReplicas,
 		// A job held by a process that died is redelivered after AckWait;
 		// live workers keep theirs with InProgress every AckWait/3.
 		AckWait: ackWait,
 		Outcome: m.Metrics.Job,
+		// Indexing, the only writer of file state, marks a file failed.
+		GaveUp: (&indexing.Failures{States: m.KV.States(), Logger: m.Logger}).GaveUp,
 	})
 	if err != nil {
 		return err
@@ -382,18 +389,18 @@ func (m *App) startIndexing(ctx context.Context, cfg Config) error {
 	rules := rulesOf(cfg)
 	m.rules.Store(&rules)
 	m.users = &nextcloud.UserDirectory{Client: m.Nextcloud, MaxAge: userListMaxAge}
-	lists, err := m.Queue.ShareLists(ctx)
+	lists, err := m.KV.ShareLists(ctx)
 	if err != nil {
 		return err
 	}
-	records, err := m.Queue.Tokens(ctx)
+	records, err := m.KV.Tokens(ctx)
 	if err != nil {
 		return err
 	}
-	m.Scanner = &indexing.Scanner{Tree: m.Nextcloud, Users: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish,
+	m.Scanner = &indexing.Scanner{Tree: m.Nextcloud, Users: m.Nextcloud, States: m.KV.States(), Enqueue: m.Queue.Publish,
 		Rules: m.currentRules, Gone: m.users.Gone, Records: []indexing.UserRecords{records, lists}, Logger: m.Logger}
 	m.Shares = &indexing.ShareRefresher{
-		Shares: m.Nextcloud, Lists: lists, Tree: m.Nextcloud, States: m.Queue.States(), Enqueue: m.Queue.Publish,
+		Shares: m.Nextcloud, Lists: lists, Tree: m.Nextcloud, States: m.KV.States(), Enqueue: m.Queue.Publish,
 		Rescan: m.Scanner.Request, MaxAge: cfg.ShareMaxAge, Logger: m.Logger,
 	}
 	m.Scanner.Baseline = m.Shares.Baseline
@@ -411,8 +418,8 @@ func (m *App) buildPipeline(e *Engine) {
 		Chunk:        chunk.Chunker{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
 		Sparse:       analysis.PointVectors,
 		Store:        m.observed(e),
-		States:       m.Queue.States(),
-		Lease:        m.Queue,
+		States:       m.KV.States(),
+		Lease:        m.KV,
 		Users:        m.users,
 		Enqueue:      m.Queue.Publish,
 		Rescan:       m.Scanner.Request,
@@ -433,7 +440,7 @@ func (m *App) buildPipeline(e *Engine) {
 		checks["embedder"] = e.checkEmbedder
 	}
 	e.Reporter = &indexing.Reporter{
-		Version: Version, States: m.Queue.States(), Pending: m.Queue.Pending,
+		Version: Version, States: m.KV.States(), Pending: m.Queue.Pending,
 		Scanner: m.Scanner, Pipeline: e.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin, Live: m.live.Status,
 		Rebuild: m.rebuilding,
 	}

@@ -16,6 +16,7 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
+	"github.com/hybrid-search/hybridsearch/kv"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 	"github.com/hybrid-search/hybridsearch/queue"
 	"github.com/hybrid-search/hybridsearch/queue/natstest"
@@ -109,7 +110,7 @@ func TestNATSClusterNodeLoss(t *testing.T) {
 		poll(t, what, 60*time.Second, func() bool { return len(written()) >= atLeast })
 	}
 	// The streams of the queue and its per-file state on the cluster.
-	streams := []string{queue.DefaultStream, queue.DefaultStream + "_RETRY", "KV_" + queue.FilesBucket, "KV_" + queue.LeasesBucket}
+	streams := []string{queue.DefaultStream, queue.DefaultStream + "_RETRY", "KV_" + kv.FilesBucket, "KV_" + kv.LeasesBucket}
 	checkReplicas := func() {
 		t.Helper()
 		js, err := jetstream.New(env.Main.NATS)
@@ -175,7 +176,7 @@ func TestNATSClusterNodeLoss(t *testing.T) {
 	}, func() string { return fmt.Sprintf("pending %d, %v; %s", pending, perr, queueInfo(t, env)) })
 	indexed := 0
 	for id := range written() {
-		st, _, err := env.Main.Queue.States().Get(ctx, hs.FileID(id))
+		st, _, err := env.Main.KV.States().Get(ctx, hs.FileID(id))
 		if err == nil && st.Status == hs.StatusIndexed {
 			indexed++
 		}

@@ -104,7 +104,7 @@ func TestDeletedUserLosesAccess(t *testing.T) {
 	if list, err := env.Main.Tokens.List(ctx, "bob"); err != nil || len(list) != 0 {
 		t.Errorf("bob's token records after the scan: %+v, %v; want none", list, err)
 	}
-	lists, err := env.Main.Queue.ShareLists(ctx)
+	lists, err := env.Main.KV.ShareLists(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -234,7 +234,7 @@ func (m *App) serveWhenCaughtUp(ctx context.Context, e *Engine, rb *rebuild) {
 			rb = &next
 		}
 		start := time.Now()
-		prog, err := indexing.RebuildStatus(ctx, m.Queue.States(), rb.Rebuild)
+		prog, err := indexing.RebuildStatus(ctx, m.KV.States(), rb.Rebuild)
 		// Counting reads every state: at most a fifth of the time.
 		due = time.Now().Add(4 * time.Since(start))
 		if err != nil {

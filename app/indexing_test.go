@@ -32,7 +32,7 @@ type indexed struct {
 func (e *testEnv) lookup(t testing.TB, id int64) indexed {
 	t.Helper()
 	ctx := context.Background()
-	st, _, err := e.Main.Queue.States().Get(ctx, hs.FileID(id))
+	st, _, err := e.Main.KV.States().Get(ctx, hs.FileID(id))
 	if err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
 		t.Fatalf("state %d: %v", id, err)
 	}

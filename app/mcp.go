@@ -30,7 +30,7 @@ func (c Config) MCPURL() string { return c.proxyBase() + "/mcp" }
 // Nextcloud, and sets m.Tokens. It needs the queue and an engine.
 func (m *App) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 	cfg := m.Config
-	records, err := m.Queue.Tokens(ctx)
+	records, err := m.KV.Tokens(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("token store: %w", err)
 	}
@@ -77,7 +77,7 @@ var oauthBuckets = []struct {
 func (m *App) oauthServer(ctx context.Context) (*oauth.Server, error) {
 	var recs [4]oauth.Records
 	for i, b := range oauthBuckets {
-		r, err := m.Queue.Records(ctx, b.name, b.about, b.maxAge, b.maxBytes)
+		r, err := m.KV.Records(ctx, b.name, b.about, b.maxAge, b.maxBytes)
 		if err != nil {
 			return nil, fmt.Errorf("oauth store: %w", err)
 		}

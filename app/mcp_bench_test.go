@@ -21,6 +21,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/analysis"
 	"github.com/hybrid-search/hybridsearch/handlers"
 	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
+	"github.com/hybrid-search/hybridsearch/kv"
 	"github.com/hybrid-search/hybridsearch/mcp"
 	"github.com/hybrid-search/hybridsearch/queue"
 	"github.com/hybrid-search/hybridsearch/queue/natstest"
@@ -141,11 +142,16 @@ func BenchmarkMCPSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	ns := natstest.Run(b)
-	q, err := queue.Open(context.Background(), natstest.Connect(b, ns), queue.Options{Logger: quiet})
+	conn := natstest.Connect(b, ns)
+	q, err := queue.Open(context.Background(), conn, queue.Options{Logger: quiet})
 	if err != nil {
 		b.Fatal(err)
 	}
-	records, err := q.Tokens(context.Background())
+	db, err := kv.Open(context.Background(), conn, kv.Options{Logger: quiet})
+	if err != nil {
+		b.Fatal(err)
+	}
+	records, err := db.Tokens(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}

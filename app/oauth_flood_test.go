@@ -175,7 +175,7 @@ func TestOAuthFloodCannotBlockSignIn(t *testing.T) {
 		p(0.5).Round(time.Millisecond), p(0.99).Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond), quiet[len(quiet)/2].Round(time.Millisecond),
 		float64(p(0.5))/float64(quiet[len(quiet)/2]), tsTook.Round(time.Millisecond))
 	for _, b := range oauthBuckets {
-		recs, err := env.Main.Queue.Records(context.Background(), b.name, b.about, b.maxAge, b.maxBytes)
+		recs, err := env.Main.KV.Records(context.Background(), b.name, b.about, b.maxAge, b.maxBytes)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -251,7 +251,7 @@ func runSoak(tb testing.TB, env *testEnv, load soakLoad) soakResult {
 		done := err == nil && n == 0
 		if p, ok := lastEdited.Load().(string); ok && done {
 			f, ok := env.Sim.Stat("alice", p)
-			st, _, serr := env.Main.Queue.States().Get(bctx, hs.FileID(f.ID))
+			st, _, serr := env.Main.KV.States().Get(bctx, hs.FileID(f.ID))
 			done = ok && serr == nil && st.ETag == f.ETag && st.Status == hs.StatusIndexed
 		}
 		if done {

@@ -50,16 +50,14 @@ type Pipeline struct {
 	// analyzer changed, or semantic search was turned on) is treated as not
 	// indexed.
 	IndexID string
-	// EmbedBatch is the number of texts per Embed call; default 64.
-	EmbedBatch int
-	// VectorRetries is how many times a file is tried while some of its
-	// chunks cannot be embedded (the file is indexed for keyword and
-	// fuzzy search meanwhile): Process returns an EUNAVAILABLE error
-	// until then, so the queue retries with its backoff, and nil after;
-	// a change of the file or a retry request tries again. Default 6;
-	// keep it below the queue's MaxDeliver, or the queue marks the file
-	// failed.
-	VectorRetries int
+	// Retry is the queue's retry policy (give it the one the queue has).
+	// A file some of whose chunks cannot be embedded (it is indexed for
+	// keyword and fuzzy search meanwhile) is tried Retry.PartialTries()
+	// times (6 by default, below the queue's 8): Process returns an
+	// EUNAVAILABLE error until then, so the queue retries with its
+	// backoff, and nil after, before the queue would give up and mark the
+	// file failed; a change of the file or a retry request tries again.
+	Retry hs.RetryPolicy
 
 	Logger *slog.Logger
 	Now    func() time.Time
@@ -311,7 +309,7 @@ func (p *Pipeline) saveEntryOrForget(ctx context.Context, st *hs.FileState, info
 
 // partial records a file indexed with some chunks lacking a dense vector
 // and returns an EUNAVAILABLE error, so the queue tries it again after
-// its backoff, until VectorRetries tries were made; again says this try
+// its backoff, until Retry.PartialTries() tries were made; again says this try
 // follows an earlier one of the same content.
 func (p *Pipeline) partial(ctx context.Context, st *hs.FileState, w written, again bool) error {
 	if !again {
@@ -337,12 +335,7 @@ func (p *Pipeline) vectorsDue(st *hs.FileState, retry bool) bool {
 	return st.NoVectors > 0 && (retry || st.Attempts < p.vectorRetries())
 }
 
-func (p *Pipeline) vectorRetries() int {
-	if p.VectorRetries > 0 {
-		return p.VectorRetries
-	}
-	return 6
-}
+func (p *Pipeline) vectorRetries() int { return p.Retry.PartialTries() }
 
 // finish records a final non-indexed outcome and removes stale chunks.
 func (p *Pipeline) finish(ctx context.Context, st *hs.FileState, info hs.FileInfo, status, reason string) error {

@@ -33,7 +33,7 @@ func newEnv(t *testing.T) *env {
 	e.p = &indexing.Pipeline{
 		Files: e.tree, Extract: e.extr, Chunk: paragraphs{}, Sparse: sparse, Embed: e.embed,
 		Store: e.store, States: e.states, Users: users(func(u hs.UserID) bool { return e.exists(u) }),
-		Enqueue: e.queue.enqueue, IndexID: "test", EmbedBatch: 8,
+		Enqueue: e.queue.enqueue, IndexID: "test",
 		Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)),
 		Now:    func() time.Time { return time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC) },
 	}
@@ -523,9 +523,9 @@ func TestPipelineProcess(t *testing.T) {
 			},
 		},
 		{
-			name: "missing vectors are tried VectorRetries times, then on request",
+			name: "missing vectors are tried Retry.PartialTries() times, then on request",
 			setup: func(t *testing.T, e *env) {
-				e.p.VectorRetries = 3
+				e.p.Retry = hs.RetryPolicy{MaxTries: 5} // 3 tries for missing vectors
 				e.tree.put(1, "alice", "/a.md", "alpha\n\n"+unembeddable)
 				e.embed.fail = rejectHashes
 				for try, want := range []string{hs.EUNAVAILABLE, hs.EUNAVAILABLE, ""} {
@@ -552,7 +552,7 @@ func TestPipelineProcess(t *testing.T) {
 		{
 			name: "a partial file's tries start afresh in a new index",
 			setup: func(t *testing.T, e *env) {
-				e.p.VectorRetries = 3
+				e.p.Retry = hs.RetryPolicy{MaxTries: 5} // 3 tries for missing vectors
 				e.tree.put(1, "alice", "/a.md", "alpha\n\n"+unembeddable)
 				e.embed.fail = rejectHashes
 				for try := range 2 {
@@ -586,8 +586,8 @@ func TestPipelineProcess(t *testing.T) {
 					t.Errorf("store calls = %v, want %v", calls, want)
 				}
 				for _, c := range e.embed.calls {
-					if len(c) > 8 {
-						t.Errorf("an embed call of %d texts, want at most EmbedBatch (8)", len(c))
+					if len(c) > 256 {
+						t.Errorf("an embed call of %d texts, want at most one write batch (256)", len(c))
 					}
 				}
 				if st := e.state(t, 1); st.Chunks != 600 || st.Status != hs.StatusIndexed {

@@ -32,7 +32,9 @@ func (p *Pipeline) extract(ctx context.Context, user hs.UserID, info hs.FileInfo
 }
 
 // writeBatch is how many chunks are turned into points and written at a
-// time: what a file's indexing holds in memory, whatever its size.
+// time: what a file's indexing holds in memory, whatever its size. It
+// bounds memory, not requests: the chunks of a write batch that need
+// vectors go to the embedder in one call, which batches its requests.
 const writeBatch = 256
 
 // written is what write reports about a file.

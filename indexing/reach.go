@@ -22,7 +22,7 @@ type SharesAbove interface {
 }
 
 // ShareListIndex reads the share lists the app keeps per user
-// (*queue.ShareLists).
+// (*kv.ShareLists).
 type ShareListIndex interface {
 	Users(ctx context.Context) ([]hs.UserID, error)
 	Get(ctx context.Context, user hs.UserID) ([]hs.Share, error)

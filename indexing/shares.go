@@ -18,7 +18,7 @@ type ShareSource interface {
 	SharedWith(ctx context.Context, user hs.UserID) ([]hs.Share, error)
 }
 
-// ShareLists keeps each user's last seen shares (*queue.ShareLists). Get
+// ShareLists keeps each user's last seen shares (*kv.ShareLists). Get
 // returns ENOTFOUND when none were stored; Put may refuse a list that is
 // too long (ETOOLARGE).
 type ShareLists interface {

@@ -99,7 +99,7 @@ func fail(code, format string, args ...any) *Error {
 	return &Error{Code: code, Description: fmt.Sprintf(format, args...), Status: status}
 }
 
-// Records is one key-value bucket with revisions (*queue.Records). Get
+// Records is one key-value bucket with revisions (*kv.Records). Get
 // returns ENOTFOUND for a missing key; Create ECONFLICT for an existing
 // one; Update ECONFLICT when the revision moved on.
 type Records interface {

@@ -52,7 +52,7 @@ func decodeEnvelope(data []byte) (envelope, error) {
 // JobKey returns the key that names a job's file everywhere in the queue:
 // "f.<file id>" when the job has a file id, otherwise "p.<hash>" where hash
 // is the first 16 hex digits of SHA-256(user + "\x00" + path). The job's
-// subject is "hs.jobs." + key; dead letters and Run's leases use the key.
+// subject is "hs.jobs." + key; dead letters and the handlers' leases (kv.Store.Lease) use the key.
 // A job with neither a file id nor a path is EINVALID.
 func JobKey(job hs.IndexJob) (string, error) {
 	switch {

@@ -10,12 +10,13 @@ import (
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/kv"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // DeadLetter is a job that failed with a retryable error on every one of
-// its MaxDeliver attempts and is no longer queued.
+// its Options.Retry.Tries() attempts and is no longer queued.
 type DeadLetter struct {
 	Key      string      `json:"key"` // JobKey of Job
 	Job      hs.IndexJob `json:"job"`
@@ -25,8 +26,9 @@ type DeadLetter struct {
 	Failed   time.Time   `json:"failed"`
 }
 
-// bury records a dead letter for job and marks the file's state failed
-// (markFailed). Errors are logged here: the job is terminated either way.
+// bury records a dead letter for job and then hands the failure to
+// Options.GaveUp, which decides what it means for the file's state.
+// Errors are logged here: the job is terminated either way.
 func (q *Queue) bury(ctx context.Context, key string, job hs.IndexJob, herr error, attempts int, log *slog.Logger) {
 	d := DeadLetter{Key: key, Job: job, Error: herr.Error(), Kind: hs.ErrorKind(herr), Attempts: attempts, Failed: time.Now().UTC()}
 	data, err := json.Marshal(d)
@@ -38,41 +40,15 @@ func (q *Queue) bury(ctx context.Context, key string, job hs.IndexJob, herr erro
 		return
 	}
 	log.Error("job failed for good; moved to dead letters", "kind", d.Kind, slog.Any("error", herr))
-	if job.FileID > 0 {
-		q.markFailed(ctx, job.FileID, d, log)
-	}
-}
-
-// markFailed sets an existing file state to StatusFailed; a file with no
-// state yet is left alone (the dead letter records it), and so is a file
-// indexed for its readers whose job failed because Nextcloud refused that
-// job's user (a reader just deleted, whom the user list still vouched
-// for): the file is fine for its other readers, and its entry must stay in
-// step with later changes of who reads it (the pipeline writes readers to
-// the index of indexed files only). A failure of the file itself (a new
-// version that cannot be read) still marks it failed, for the admin to see.
-func (q *Queue) markFailed(ctx context.Context, id hs.FileID, d DeadLetter, log *slog.Logger) {
-	st, rev, err := q.States().Get(ctx, id)
-	if err != nil {
-		if hs.ErrorKind(err) != hs.ENOTFOUND {
-			log.Warn("file state not marked failed", slog.Any("error", err))
-		}
-		return
-	}
-	if st.Status == hs.StatusIndexed && d.Kind == hs.EUNAUTHORIZED {
-		log.Info("file stays indexed for its other readers; the dead letter records the refused job", "user_id", d.Job.User)
-		return
-	}
-	st.Status, st.Error, st.Attempts, st.Updated = hs.StatusFailed, d.Error, d.Attempts, d.Failed
-	if err := q.States().Update(ctx, st, rev); err != nil {
-		log.Warn("file state not marked failed", slog.Any("error", err))
+	if q.opts.GaveUp != nil {
+		q.opts.GaveUp(ctx, job, herr, attempts)
 	}
 }
 
 // DeadLetters returns every dead letter, oldest failure first.
 func (q *Queue) DeadLetters(ctx context.Context) ([]DeadLetter, error) {
 	var out []DeadLetter
-	err := eachEntry(ctx, q.dead, func(e jetstream.KeyValueEntry) error {
+	err := kv.Each(ctx, q.dead, func(e jetstream.KeyValueEntry) error {
 		var d DeadLetter
 		if err := json.Unmarshal(e.Value(), &d); err != nil {
 			q.log.Warn("dead letter unreadable; skipped", "key", e.Key(), slog.Any("error", err))
@@ -179,33 +155,5 @@ func (q *Queue) buryAbandoned(ctx context.Context, stream jetstream.Stream, a ma
 	}
 	if err := stream.DeleteMsg(ctx, a.StreamSeq); err != nil {
 		log.Warn("abandoned job not removed", slog.Any("error", err))
-	}
-}
-
-// eachEntry calls fn with every live entry of kv, streaming them from the
-// server instead of loading the bucket first.
-func eachEntry(ctx context.Context, kv jetstream.KeyValue, fn func(jetstream.KeyValueEntry) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
-	if err != nil {
-		return unavailable(err)
-	}
-	defer func() { _ = w.Stop() }()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case e, ok := <-w.Updates():
-			if !ok {
-				return unavailable(errors.New("watch closed"))
-			}
-			if e == nil {
-				return nil // initial values done
-			}
-			if err := fn(e); err != nil {
-				return err
-			}
-		}
 	}
 }

@@ -138,16 +138,8 @@ func TestOpenIsIdempotent(t *testing.T) {
 	for n := range names.Name() {
 		got = append(got, n)
 	}
-	if len(got) != 6 { // jobs stream, retry and OCR lanes, three buckets
-		t.Errorf("streams after three Opens = %v, want 6", got)
-	}
-}
-
-func TestLeasesUsePerKeyTTL(t *testing.T) {
-	t.Parallel()
-	q, _, _ := mustOpen(t, Options{})
-	if !q.keyTTL {
-		t.Errorf("leases bucket on nats-server 2.15 has no per-key TTL")
+	if len(got) != 4 { // jobs stream, retry and OCR lanes, dead letters (kv has the other buckets)
+		t.Errorf("streams after three Opens = %v, want 4", got)
 	}
 }
 

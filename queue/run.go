@@ -12,6 +12,7 @@ import (
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/kv"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -61,15 +62,16 @@ func (l *lane) counted() bool { return l.retry || l.ocr }
 //     handler records the reason in the file's state itself.
 //   - anything else (EUNAVAILABLE, ECONFLICT, EUNAUTHORIZED, EINTERNAL, an
 //     error of no kind, a panic, a handler timeout): attempt n is retried
-//     after Backoff[n-1] on the retry lane (a separate stream and
+//     after Retry.Delay(n) on the retry lane (a separate stream and
 //     consumer, so jobs waiting out a backoff never hold back fresh ones,
 //     where one user's retries take at most RetryPerUser workers and
-//     wait their turns behind the others'), until attempt MaxDeliver, which writes a DeadLetter and terminates
-//     the job; an existing file state is marked StatusFailed.
+//     wait their turns behind the others'), until attempt Retry.Tries(),
+//     which writes a DeadLetter, terminates the job and calls
+//     Options.GaveUp (where indexing marks the file failed).
 //   - hs.ErrNeedsOCR (fresh or retry lane): the job moves to the
 //     OCR lane (Options.OCRWorkers), where the handler gets it with
 //     IndexJob.OCR set and its retries stay; attempts start afresh.
-//   - ErrLeaseHeld is not a failure: the job is tried again after
+//   - kv.ErrLeaseHeld is not a failure: the job is tried again after
 //     LeaseRetry on its own lane; on the fresh lane's last delivery it is
 //     queued afresh unless a newer job for the file is already waiting.
 //
@@ -77,7 +79,7 @@ func (l *lane) counted() bool { return l.retry || l.ocr }
 // NotBefore (or, on the retry lane, whose due time) is in the future goes
 // back to the server until then without reaching the handler. While a
 // handler runs, the job's ack timer is reset every AckWait/3. Run takes
-// no lease: the handler takes its file's (Lease), once it knows the file.
+// no lease: the handler takes its file's (kv.Store.Lease), once it knows the file.
 func (q *Queue) Run(ctx context.Context, handle Handler) error {
 	if handle == nil {
 		return hs.Errorf(hs.EINVALID, "queue: run: nil handler")
@@ -203,7 +205,7 @@ func (q *Queue) process(hctx context.Context, l *lane, msg jetstream.Msg, handle
 	if l.ocr {
 		job.OCR = true
 	}
-	if wait := time.Until(due); wait > 0 && (l.counted() || attempt < q.opts.MaxDeliver) {
+	if wait := time.Until(due); wait > 0 && (l.counted() || attempt < q.opts.Retry.Tries()) {
 		// Not due yet (an event that precedes its change, or a retry
 		// waiting out its backoff): come back then.
 		_ = msg.NakWithDelay(wait)
@@ -277,7 +279,7 @@ func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jet
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(hctx), decideTimeout)
 	defer cancel()
 	kind := hs.ErrorKind(herr)
-	lastDelivery := !l.counted() && int(md.NumDelivered) >= q.opts.MaxDeliver
+	lastDelivery := !l.counted() && int(md.NumDelivered) >= q.opts.Retry.Tries()
 	var err error
 	outcome := "retry"
 	defer func() {
@@ -294,7 +296,7 @@ func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jet
 		// Recognition runs on its own lane, beside fresh work.
 		if rerr := q.publishLane(ctx, ocrSubject(job, key), q.ocr, key, job, 1, time.Now(), MsgID(job)+".ocr"); rerr != nil {
 			log.Warn("OCR lane unavailable; the job waits on its own lane", slog.Any("error", rerr))
-			err = msg.NakWithDelay(q.backoff(attempt))
+			err = msg.NakWithDelay(q.opts.Retry.Delay(attempt))
 		} else {
 			err, outcome = msg.DoubleAck(ctx), "ocr"
 			log.Info("job moved to the OCR lane")
@@ -310,16 +312,16 @@ func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jet
 		// Shutdown cut the handler short: let another worker have it now.
 		err, outcome = msg.Nak(), "interrupted"
 		log.Warn("job interrupted by shutdown", slog.Any("error", herr))
-	case errors.Is(herr, ErrLeaseHeld) && !lastDelivery:
+	case errors.Is(herr, kv.ErrLeaseHeld) && !lastDelivery:
 		// Another worker has the file now (or a crashed one had it, until
 		// its lease expires): look again soon, without growing delays.
 		err, outcome = msg.NakWithDelay(q.opts.LeaseRetry), "busy"
 		log.Debug("file busy elsewhere; will retry", "retry_in_ms", q.opts.LeaseRetry.Milliseconds())
-	case errors.Is(herr, ErrLeaseHeld):
+	case errors.Is(herr, kv.ErrLeaseHeld):
 		q.requeue(ctx, md, key, job, log)
 		err, outcome = msg.Term(), "busy"
-	case attempt < q.opts.MaxDeliver && !lastDelivery:
-		delay := q.backoff(attempt)
+	case attempt < q.opts.Retry.Tries() && !lastDelivery:
+		delay := q.opts.Retry.Delay(attempt)
 		schedule := q.scheduleRetry
 		if l.ocr {
 			schedule = q.scheduleOCRRetry // recognition is retried on its lane
@@ -398,12 +400,6 @@ func (q *Queue) publishLane(ctx context.Context, subj string, s jetstream.Stream
 		return unavailable(fmt.Errorf("queue: requeue %s on %s: %w", key, s.CachedInfo().Config.Name, err))
 	}
 	return nil
-}
-
-// backoff returns the delay before the retry that follows attempt.
-func (q *Queue) backoff(attempt int) time.Duration {
-	i := min(max(attempt-1, 0), len(q.opts.Backoff)-1)
-	return q.opts.Backoff[i]
 }
 
 // requeue publishes job again when its message is still the newest for its

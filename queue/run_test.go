@@ -11,6 +11,7 @@ import (
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/kv"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -52,7 +53,7 @@ func TestRunWorkersAreConcurrent(t *testing.T) {
 func TestRunRetriesUnavailable(t *testing.T) {
 	t.Parallel()
 	backoff := []time.Duration{200 * time.Millisecond, 400 * time.Millisecond}
-	q, _, _ := mustOpen(t, Options{Backoff: backoff})
+	q, _, _ := mustOpen(t, Options{Retry: hs.RetryPolicy{Backoff: backoff}})
 	var c calls
 	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
 		if c.add(job) < 3 {
@@ -105,8 +106,7 @@ func TestRunTermsPermanentErrors(t *testing.T) {
 // so later reader changes still reach its index entry.
 func TestRunDeadLetterKeepsIndexedFile(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{MaxDeliver: 3})
-	states := q.States()
+	q, states := mustOpenWithStates(t, Options{Retry: hs.RetryPolicy{MaxTries: 3}})
 	indexed := hs.FileState{ID: 1, Status: hs.StatusIndexed, ETag: "e1", Chunks: 2,
 		Readers: []hs.UserID{"alice", "bob"}, Paths: map[hs.UserID]string{"alice": "/plan.md", "bob": "/plan.md"}}
 	if err := states.Put(t.Context(), indexed); err != nil {
@@ -134,8 +134,7 @@ func TestRunDeadLetterKeepsIndexedFile(t *testing.T) {
 // failed, so the admin sees it.
 func TestRunDeadLetterMarksBrokenFileFailed(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{MaxDeliver: 3})
-	states := q.States()
+	q, states := mustOpenWithStates(t, Options{Retry: hs.RetryPolicy{MaxTries: 3}})
 	if err := states.Put(t.Context(), hs.FileState{ID: 1, Status: hs.StatusIndexed, ETag: "e1", Chunks: 2,
 		Readers: []hs.UserID{"alice"}, Paths: map[hs.UserID]string{"alice": "/plan.md"}}); err != nil {
 		t.Fatal(err)
@@ -154,8 +153,7 @@ func TestRunDeadLetterMarksBrokenFileFailed(t *testing.T) {
 
 func TestRunDeadLetterAndRetry(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{MaxDeliver: 3})
-	states := q.States()
+	q, states := mustOpenWithStates(t, Options{Retry: hs.RetryPolicy{MaxTries: 3}})
 	if err := states.Put(t.Context(), hs.FileState{ID: 1, Status: hs.StatusPending}); err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +225,7 @@ func TestRunRecoversPanic(t *testing.T) {
 
 func TestRunPanicIsInternal(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{MaxDeliver: 1})
+	q, _, _ := mustOpen(t, Options{Retry: hs.RetryPolicy{MaxTries: 1}})
 	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error { panic("boom") })
 	mustPublish(t, q, fileJob(4, "NodeWrittenEvent"))
 	var dead []DeadLetter
@@ -267,8 +265,9 @@ func TestRunInProgressKeepsJobAlive(t *testing.T) {
 
 func TestRunNewerJobWaitsForLease(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{Workers: 2, MaxDeliver: 3,
-		Backoff: []time.Duration{100 * time.Millisecond}})
+	q, _, nc := mustOpen(t, Options{Workers: 2, Retry: hs.RetryPolicy{MaxTries: 3,
+		Backoff: []time.Duration{100 * time.Millisecond}}})
+	leases := mustKV(t, nc)
 	var running atomic.Int32
 	var overlap atomic.Bool
 	release := make(chan struct{})
@@ -280,7 +279,7 @@ func TestRunNewerJobWaitsForLease(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		unlock, err := q.Lease(ctx, key, 5*time.Second)
+		unlock, err := leases.Lease(ctx, key, 5*time.Second)
 		if err != nil {
 			return err
 		}
@@ -309,7 +308,7 @@ func TestRunNewerJobWaitsForLease(t *testing.T) {
 	if got := c.count(); got != 1 {
 		t.Fatalf("handler calls while the first job holds the lease = %d, want 1", got)
 	}
-	if _, err := q.Lease(t.Context(), "f.9", time.Second); !errors.Is(err, ErrLeaseHeld) {
+	if _, err := leases.Lease(t.Context(), "f.9", time.Second); !errors.Is(err, kv.ErrLeaseHeld) {
 		t.Errorf("Lease f.9 while the first job runs: %v, want ErrLeaseHeld", err)
 	}
 	close(release)
@@ -362,7 +361,7 @@ func TestRunTermsUndecodable(t *testing.T) {
 
 func TestRunFailingFilesDoNotBlockOthers(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{Workers: 1, Backoff: []time.Duration{time.Minute}})
+	q, _, _ := mustOpen(t, Options{Workers: 1, Retry: hs.RetryPolicy{Backoff: []time.Duration{time.Minute}}})
 	done := make(chan hs.FileID, 1)
 	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
 		if job.FileID <= 10 {
@@ -434,7 +433,7 @@ func TestRunDrainTimeout(t *testing.T) {
 
 func TestAbandonedJobBecomesDeadLetter(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{MaxDeliver: 2, AckWait: time.Second})
+	q, _, _ := mustOpen(t, Options{Retry: hs.RetryPolicy{MaxTries: 2}, AckWait: time.Second})
 	stop, err := q.watchMaxDeliveries()
 	if err != nil {
 		t.Fatal(err)
@@ -503,7 +502,7 @@ func TestRunNilHandler(t *testing.T) {
 // on the retry lane.
 func TestRunRetriesDoNotBlockFreshWork(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{Workers: 1, MaxAckPending: 20, Backoff: []time.Duration{time.Hour}})
+	q, _, _ := mustOpen(t, Options{Workers: 1, MaxAckPending: 20, Retry: hs.RetryPolicy{Backoff: []time.Duration{time.Hour}}})
 	var failed atomic.Int64
 	done := make(chan hs.FileID, 1)
 	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
@@ -545,7 +544,7 @@ func TestRunRetriesDoNotBlockFreshWork(t *testing.T) {
 // behind carol's: one user's retries take at most one retry worker.
 func TestRetryLaneIsFairAcrossUsers(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{Workers: 2, Backoff: []time.Duration{500 * time.Millisecond}, Logger: discardLogger()})
+	q, _, _ := mustOpen(t, Options{Workers: 2, Retry: hs.RetryPolicy{Backoff: []time.Duration{500 * time.Millisecond}}, Logger: discardLogger()})
 	var carolRuns, aliceTries, carolNow, carolMost atomic.Int64
 	aliceDone := make(chan time.Time, 1)
 	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {

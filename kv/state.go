@@ -1,4 +1,4 @@
-package queue
+package kv
 
 import (
 	"bytes"
@@ -22,13 +22,13 @@ type States struct {
 }
 
 // States returns the per-file state store.
-func (q *Queue) States() *States {
-	return &States{kv: q.files, log: q.log}
+func (db *Store) States() *States {
+	return &States{kv: db.files, log: db.log}
 }
 
 func stateKey(id hs.FileID) (string, error) {
 	if id <= 0 {
-		return "", hs.Errorf(hs.EINVALID, "queue: state: bad file id %d", id)
+		return "", hs.Errorf(hs.EINVALID, "kv: state: bad file id %d", id)
 	}
 	return strconv.FormatInt(int64(id), 10), nil
 }
@@ -42,14 +42,14 @@ func (s *States) Get(ctx context.Context, id hs.FileID) (hs.FileState, uint64, e
 	}
 	e, err := s.kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return hs.FileState{}, 0, hs.Errorf(hs.ENOTFOUND, "queue: no state for file %d", id)
+		return hs.FileState{}, 0, hs.Errorf(hs.ENOTFOUND, "kv: no state for file %d", id)
 	}
 	if err != nil {
-		return hs.FileState{}, 0, unavailable(fmt.Errorf("queue: get state %d: %w", id, err))
+		return hs.FileState{}, 0, unavailable(fmt.Errorf("kv: get state %d: %w", id, err))
 	}
 	st, err := decodeState(e.Value())
 	if err != nil {
-		return hs.FileState{}, 0, hs.Errorf(hs.EINTERNAL, "queue: get state %d: %w", id, err)
+		return hs.FileState{}, 0, hs.Errorf(hs.EINTERNAL, "kv: get state %d: %w", id, err)
 	}
 	return st, e.Revision(), nil
 }
@@ -61,7 +61,7 @@ func (s *States) Put(ctx context.Context, st hs.FileState) error {
 		return err
 	}
 	if _, err := s.kv.Put(ctx, key, data); err != nil {
-		return unavailable(fmt.Errorf("queue: put state %s: %w", key, err))
+		return unavailable(fmt.Errorf("kv: put state %s: %w", key, err))
 	}
 	return nil
 }
@@ -80,10 +80,10 @@ func (s *States) Update(ctx context.Context, st hs.FileState, rev uint64) error 
 		_, err = s.kv.Update(ctx, key, data, rev)
 	}
 	if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-		return hs.Errorf(hs.ECONFLICT, "queue: update state %s: changed since revision %d", key, rev)
+		return hs.Errorf(hs.ECONFLICT, "kv: update state %s: changed since revision %d", key, rev)
 	}
 	if err != nil {
-		return unavailable(fmt.Errorf("queue: update state %s: %w", key, err))
+		return unavailable(fmt.Errorf("kv: update state %s: %w", key, err))
 	}
 	return nil
 }
@@ -96,7 +96,7 @@ func (s *States) Delete(ctx context.Context, id hs.FileID) error {
 		return err
 	}
 	if err := s.kv.Purge(ctx, key); err != nil {
-		return unavailable(fmt.Errorf("queue: delete state %s: %w", key, err))
+		return unavailable(fmt.Errorf("kv: delete state %s: %w", key, err))
 	}
 	return nil
 }
@@ -106,7 +106,7 @@ func (s *States) Delete(ctx context.Context, id hs.FileID) error {
 // at and returns fn's first error. An unreadable entry is logged and
 // skipped.
 func (s *States) List(ctx context.Context, fn func(hs.FileState) error) error {
-	err := eachEntry(ctx, s.kv, func(e jetstream.KeyValueEntry) error {
+	err := Each(ctx, s.kv, func(e jetstream.KeyValueEntry) error {
 		st, err := decodeState(e.Value())
 		if err != nil {
 			s.log.Warn("file state unreadable; skipped", "key", e.Key(), slog.Any("error", err))
@@ -115,7 +115,7 @@ func (s *States) List(ctx context.Context, fn func(hs.FileState) error) error {
 		return fn(st)
 	})
 	if err != nil {
-		return fmt.Errorf("queue: list states: %w", err)
+		return fmt.Errorf("kv: list states: %w", err)
 	}
 	return nil
 }
@@ -149,7 +149,7 @@ func encodeState(st hs.FileState) (string, []byte, error) {
 	}
 	data, err := json.Marshal(st)
 	if err != nil {
-		return "", nil, hs.Errorf(hs.EINVALID, "queue: state %s: %w", key, err)
+		return "", nil, hs.Errorf(hs.EINVALID, "kv: state %s: %w", key, err)
 	}
 	return key, data, nil
 }

@@ -1,4 +1,4 @@
-package queue
+package kv
 
 import (
 	"context"
@@ -42,7 +42,7 @@ func (s *ShareLists) Forget(ctx context.Context, user hs.UserID) error {
 		return err
 	}
 	if err := s.kv.Purge(ctx, key); err != nil {
-		return unavailable(fmt.Errorf("queue: forget shares of %s: %w", user, err))
+		return unavailable(fmt.Errorf("kv: forget shares of %s: %w", user, err))
 	}
 	return nil
 }
@@ -52,7 +52,7 @@ func (s *ShareLists) Forget(ctx context.Context, user hs.UserID) error {
 func keyUsers(ctx context.Context, kv jetstream.KeyValue, what string, prefix func(key string) string) ([]hs.UserID, error) {
 	keys, err := kv.ListKeys(ctx)
 	if err != nil {
-		return nil, unavailable(fmt.Errorf("queue: users with %s: %w", what, err))
+		return nil, unavailable(fmt.Errorf("kv: users with %s: %w", what, err))
 	}
 	defer func() { _ = keys.Stop() }()
 	seen := map[hs.UserID]bool{}

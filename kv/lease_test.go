@@ -1,4 +1,4 @@
-package queue
+package kv
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 // leaseModes runs a test against both lease implementations: per-key TTL
 // (nats-server 2.11+) and the age check used on older servers.
-func leaseModes(t *testing.T, test func(t *testing.T, q *Queue)) {
+func leaseModes(t *testing.T, test func(t *testing.T, q *Store)) {
 	for _, mode := range []struct {
 		name     string
 		noKeyTTL bool
@@ -29,7 +29,7 @@ func leaseModes(t *testing.T, test func(t *testing.T, q *Queue)) {
 
 func TestLeaseExcludesOthers(t *testing.T) {
 	t.Parallel()
-	leaseModes(t, func(t *testing.T, q *Queue) {
+	leaseModes(t, func(t *testing.T, q *Store) {
 		release, err := q.Lease(t.Context(), "f.1", 5*time.Second)
 		if err != nil {
 			t.Fatalf("Lease: %v", err)
@@ -65,7 +65,7 @@ func TestLeaseBadKey(t *testing.T) {
 
 func TestLeaseExpiresAfterTTL(t *testing.T) {
 	t.Parallel()
-	leaseModes(t, func(t *testing.T, q *Queue) {
+	leaseModes(t, func(t *testing.T, q *Store) {
 		// A holder that crashes: it stops refreshing and never releases.
 		ctx, crash := context.WithCancel(t.Context())
 		taken := time.Now()
@@ -91,7 +91,7 @@ func TestLeaseExpiresAfterTTL(t *testing.T) {
 
 func TestLeaseRefreshKeepsIt(t *testing.T) {
 	t.Parallel()
-	leaseModes(t, func(t *testing.T, q *Queue) {
+	leaseModes(t, func(t *testing.T, q *Store) {
 		release, err := q.Lease(t.Context(), "f.8", time.Second)
 		if err != nil {
 			t.Fatalf("Lease: %v", err)

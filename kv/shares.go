@@ -1,4 +1,4 @@
-package queue
+package kv
 
 import (
 	"context"
@@ -28,8 +28,8 @@ type ShareLists struct {
 // ShareLists opens the share lists, creating their bucket if needed;
 // calling it again is safe. A NATS that does not answer gives
 // EUNAVAILABLE.
-func (q *Queue) ShareLists(ctx context.Context) (*ShareLists, error) {
-	kv, err := q.bucket(ctx, jetstream.KeyValueConfig{Bucket: SharesBucket, Description: "hybridsearch shares each user last received"})
+func (db *Store) ShareLists(ctx context.Context) (*ShareLists, error) {
+	kv, err := db.bucket(ctx, jetstream.KeyValueConfig{Bucket: SharesBucket, Description: "hybridsearch shares each user last received"})
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func (q *Queue) ShareLists(ctx context.Context) (*ShareLists, error) {
 
 func shareKey(user hs.UserID) (string, error) {
 	if user == "" {
-		return "", hs.Errorf(hs.EINVALID, "queue: shares: empty user")
+		return "", hs.Errorf(hs.EINVALID, "kv: shares: empty user")
 	}
 	return base64.RawURLEncoding.EncodeToString([]byte(user)), nil
 }
@@ -51,14 +51,14 @@ func (s *ShareLists) Get(ctx context.Context, user hs.UserID) ([]hs.Share, error
 	}
 	e, err := s.kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return nil, hs.Errorf(hs.ENOTFOUND, "queue: no share list for %s", user)
+		return nil, hs.Errorf(hs.ENOTFOUND, "kv: no share list for %s", user)
 	}
 	if err != nil {
-		return nil, unavailable(fmt.Errorf("queue: get shares of %s: %w", user, err))
+		return nil, unavailable(fmt.Errorf("kv: get shares of %s: %w", user, err))
 	}
 	var list []hs.Share
 	if err := json.Unmarshal(e.Value(), &list); err != nil {
-		return nil, hs.Errorf(hs.EINTERNAL, "queue: get shares of %s: %w", user, err)
+		return nil, hs.Errorf(hs.EINTERNAL, "kv: get shares of %s: %w", user, err)
 	}
 	return list, nil
 }
@@ -72,13 +72,13 @@ func (s *ShareLists) Put(ctx context.Context, user hs.UserID, list []hs.Share) e
 	}
 	data, err := json.Marshal(list)
 	if err != nil {
-		return hs.Errorf(hs.EINVALID, "queue: put shares of %s: %w", user, err)
+		return hs.Errorf(hs.EINVALID, "kv: put shares of %s: %w", user, err)
 	}
 	if len(data) > maxShareList {
-		return hs.Errorf(hs.ETOOLARGE, "queue: put shares of %s: %d shares are more than one list holds", user, len(list))
+		return hs.Errorf(hs.ETOOLARGE, "kv: put shares of %s: %d shares are more than one list holds", user, len(list))
 	}
 	if _, err := s.kv.Put(ctx, key, data); err != nil {
-		return unavailable(fmt.Errorf("queue: put shares of %s: %w", user, err))
+		return unavailable(fmt.Errorf("kv: put shares of %s: %w", user, err))
 	}
 	return nil
 }

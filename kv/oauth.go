@@ -1,4 +1,4 @@
-package queue
+package kv
 
 import (
 	"context"
@@ -24,11 +24,11 @@ type Records struct {
 // Records opens (creating or updating) the bucket name whose entries live
 // maxAge after their last write, holding at most maxBytes (0: no limit;
 // when full, Create fails with EUNAVAILABLE and nothing old is dropped).
-func (q *Queue) Records(ctx context.Context, name, description string, maxAge time.Duration, maxBytes int64) (*Records, error) {
+func (db *Store) Records(ctx context.Context, name, description string, maxAge time.Duration, maxBytes int64) (*Records, error) {
 	if maxBytes == 0 {
 		maxBytes = -1
 	}
-	kv, err := q.bucket(ctx, jetstream.KeyValueConfig{Bucket: name, Description: description, TTL: maxAge, MaxBytes: maxBytes})
+	kv, err := db.bucket(ctx, jetstream.KeyValueConfig{Bucket: name, Description: description, TTL: maxAge, MaxBytes: maxBytes})
 	if err != nil {
 		return nil, err
 	}
@@ -41,11 +41,11 @@ func (r *Records) Create(ctx context.Context, key string, value []byte) (uint64,
 	rev, err := r.kv.Create(ctx, key, value)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyExists):
-		return 0, hs.Errorf(hs.ECONFLICT, "queue: %s: %s exists", r.name, key)
+		return 0, hs.Errorf(hs.ECONFLICT, "kv: %s: %s exists", r.name, key)
 	case errors.Is(err, jetstream.ErrInvalidKey):
-		return 0, hs.Errorf(hs.EINVALID, "queue: %s: bad key", r.name)
+		return 0, hs.Errorf(hs.EINVALID, "kv: %s: bad key", r.name)
 	case err != nil:
-		return 0, unavailable(fmt.Errorf("queue: %s: create: %w", r.name, err))
+		return 0, unavailable(fmt.Errorf("kv: %s: create: %w", r.name, err))
 	}
 	return rev, nil
 }
@@ -56,9 +56,9 @@ func (r *Records) Get(ctx context.Context, key string) ([]byte, uint64, error) {
 	e, err := r.kv.Get(ctx, key)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound), errors.Is(err, jetstream.ErrInvalidKey), errors.Is(err, jetstream.ErrKeyDeleted):
-		return nil, 0, hs.Errorf(hs.ENOTFOUND, "queue: %s: no record", r.name)
+		return nil, 0, hs.Errorf(hs.ENOTFOUND, "kv: %s: no record", r.name)
 	case err != nil:
-		return nil, 0, unavailable(fmt.Errorf("queue: %s: get: %w", r.name, err))
+		return nil, 0, unavailable(fmt.Errorf("kv: %s: get: %w", r.name, err))
 	}
 	return e.Value(), e.Revision(), nil
 }
@@ -71,18 +71,18 @@ func (r *Records) Update(ctx context.Context, key string, value []byte, rev uint
 	case err == nil:
 		return n, nil
 	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
-		return 0, hs.Errorf(hs.ECONFLICT, "queue: %s: %s changed", r.name, key)
+		return 0, hs.Errorf(hs.ECONFLICT, "kv: %s: %s changed", r.name, key)
 	case errors.Is(err, jetstream.ErrInvalidKey):
-		return 0, hs.Errorf(hs.EINVALID, "queue: %s: bad key", r.name)
+		return 0, hs.Errorf(hs.EINVALID, "kv: %s: bad key", r.name)
 	}
-	return 0, unavailable(fmt.Errorf("queue: %s: update: %w", r.name, err))
+	return 0, unavailable(fmt.Errorf("kv: %s: update: %w", r.name, err))
 }
 
 // Delete removes key; deleting a missing record is not an error.
 func (r *Records) Delete(ctx context.Context, key string) error {
 	err := r.kv.Purge(ctx, key)
 	if err != nil && !errors.Is(err, jetstream.ErrInvalidKey) {
-		return unavailable(fmt.Errorf("queue: %s: delete: %w", r.name, err))
+		return unavailable(fmt.Errorf("kv: %s: delete: %w", r.name, err))
 	}
 	return nil
 }
@@ -92,7 +92,7 @@ func (r *Records) Delete(ctx context.Context, key string) error {
 func (r *Records) Size(ctx context.Context) (records, bytes uint64, err error) {
 	st, err := r.kv.Status(ctx)
 	if err != nil {
-		return 0, 0, unavailable(fmt.Errorf("queue: %s: status: %w", r.name, err))
+		return 0, 0, unavailable(fmt.Errorf("kv: %s: status: %w", r.name, err))
 	}
 	return st.Values(), st.Bytes(), nil
 }

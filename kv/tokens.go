@@ -1,4 +1,4 @@
-package queue
+package kv
 
 import (
 	"context"
@@ -29,18 +29,18 @@ type TokenStore struct {
 
 // Tokens opens the token store, creating its bucket if needed; calling it
 // again is safe. A NATS that does not answer gives EUNAVAILABLE.
-func (q *Queue) Tokens(ctx context.Context) (*TokenStore, error) {
-	kv, err := q.bucket(ctx, jetstream.KeyValueConfig{Bucket: TokensBucket, Description: "hybridsearch bearer-token records"})
+func (db *Store) Tokens(ctx context.Context) (*TokenStore, error) {
+	kv, err := db.bucket(ctx, jetstream.KeyValueConfig{Bucket: TokensBucket, Description: "hybridsearch bearer-token records"})
 	if err != nil {
 		return nil, err
 	}
-	return &TokenStore{kv: kv, log: q.log}, nil
+	return &TokenStore{kv: kv, log: db.log}, nil
 }
 
 // userPrefix is the key prefix of user's tokens.
 func userPrefix(user hs.UserID) (string, error) {
 	if user == "" {
-		return "", hs.Errorf(hs.EINVALID, "queue: token: empty user")
+		return "", hs.Errorf(hs.EINVALID, "kv: token: empty user")
 	}
 	return base64.RawURLEncoding.EncodeToString([]byte(user)), nil
 }
@@ -53,7 +53,7 @@ func tokenKey(user hs.UserID, id string) (string, error) {
 	if id == "" || len(id) > 64 || strings.ContainsFunc(id, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
 	}) {
-		return "", hs.Errorf(hs.EINVALID, "queue: token: bad id %q", id)
+		return "", hs.Errorf(hs.EINVALID, "kv: token: bad id %q", id)
 	}
 	return p + "." + id, nil
 }
@@ -67,10 +67,10 @@ func (s *TokenStore) Create(ctx context.Context, t hs.Token) error {
 	}
 	_, err = s.kv.Create(ctx, key, data)
 	if errors.Is(err, jetstream.ErrKeyExists) {
-		return hs.Errorf(hs.ECONFLICT, "queue: create token %s: exists", t.ID)
+		return hs.Errorf(hs.ECONFLICT, "kv: create token %s: exists", t.ID)
 	}
 	if err != nil {
-		return unavailable(fmt.Errorf("queue: create token %s: %w", t.ID, err))
+		return unavailable(fmt.Errorf("kv: create token %s: %w", t.ID, err))
 	}
 	return nil
 }
@@ -82,7 +82,7 @@ func (s *TokenStore) Put(ctx context.Context, t hs.Token) error {
 		return err
 	}
 	if _, err := s.kv.Put(ctx, key, data); err != nil {
-		return unavailable(fmt.Errorf("queue: put token %s: %w", t.ID, err))
+		return unavailable(fmt.Errorf("kv: put token %s: %w", t.ID, err))
 	}
 	return nil
 }
@@ -93,20 +93,20 @@ func (s *TokenStore) Get(ctx context.Context, user hs.UserID, id string) (hs.Tok
 	key, err := tokenKey(user, id)
 	if err != nil {
 		if hs.ErrorKind(err) == hs.EINVALID && user != "" {
-			return hs.Token{}, hs.Errorf(hs.ENOTFOUND, "queue: no token %q", id)
+			return hs.Token{}, hs.Errorf(hs.ENOTFOUND, "kv: no token %q", id)
 		}
 		return hs.Token{}, err
 	}
 	e, err := s.kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return hs.Token{}, hs.Errorf(hs.ENOTFOUND, "queue: no token %q", id)
+		return hs.Token{}, hs.Errorf(hs.ENOTFOUND, "kv: no token %q", id)
 	}
 	if err != nil {
-		return hs.Token{}, unavailable(fmt.Errorf("queue: get token %s: %w", id, err))
+		return hs.Token{}, unavailable(fmt.Errorf("kv: get token %s: %w", id, err))
 	}
 	var t hs.Token
 	if err := json.Unmarshal(e.Value(), &t); err != nil {
-		return hs.Token{}, hs.Errorf(hs.EINTERNAL, "queue: get token %s: %w", id, err)
+		return hs.Token{}, hs.Errorf(hs.EINTERNAL, "kv: get token %s: %w", id, err)
 	}
 	return t, nil
 }
@@ -122,17 +122,17 @@ func (s *TokenStore) List(ctx context.Context, user hs.UserID) ([]hs.Token, erro
 	defer cancel()
 	w, err := s.kv.WatchFiltered(ctx, []string{prefix + ".*"}, jetstream.IgnoreDeletes())
 	if err != nil {
-		return nil, unavailable(fmt.Errorf("queue: list tokens: %w", err))
+		return nil, unavailable(fmt.Errorf("kv: list tokens: %w", err))
 	}
 	defer func() { _ = w.Stop() }()
 	out := []hs.Token{}
 	for {
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("queue: list tokens: %w", ctx.Err())
+			return nil, fmt.Errorf("kv: list tokens: %w", ctx.Err())
 		case e, ok := <-w.Updates():
 			if !ok {
-				return nil, unavailable(errors.New("queue: list tokens: watch closed"))
+				return nil, unavailable(errors.New("kv: list tokens: watch closed"))
 			}
 			if e == nil { // initial values done
 				slices.SortFunc(out, func(a, b hs.Token) int {
@@ -161,7 +161,7 @@ func (s *TokenStore) Delete(ctx context.Context, user hs.UserID, id string) erro
 		return err
 	}
 	if err := s.kv.Purge(ctx, key); err != nil {
-		return unavailable(fmt.Errorf("queue: delete token %s: %w", id, err))
+		return unavailable(fmt.Errorf("kv: delete token %s: %w", id, err))
 	}
 	return nil
 }
@@ -173,7 +173,7 @@ func encodeToken(t hs.Token) (string, []byte, error) {
 	}
 	data, err := json.Marshal(t)
 	if err != nil {
-		return "", nil, hs.Errorf(hs.EINVALID, "queue: token %s: %w", t.ID, err)
+		return "", nil, hs.Errorf(hs.EINVALID, "kv: token %s: %w", t.ID, err)
 	}
 	return key, data, nil
 }

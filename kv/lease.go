@@ -1,4 +1,4 @@
-package queue
+package kv
 
 import (
 	"context"
@@ -26,7 +26,7 @@ const (
 )
 
 // ErrLeaseHeld is the error (kind ECONFLICT) Lease returns, wrapped, when
-// another holder has the lease. Run retries such a job after its backoff.
+// another holder has the lease. The job queue tries such a job again soon (queue.Run).
 var ErrLeaseHeld = &hs.Error{Kind: hs.ECONFLICT, Message: "lease held by another worker"}
 
 // leaseValue is what a lease entry holds.
@@ -50,69 +50,69 @@ type leaseValue struct {
 // than its holder's ttl (by the entry's server time stamp against this
 // machine's clock) is taken over by compare-and-set, and the bucket's MaxAge
 // of one hour removes forgotten entries.
-func (q *Queue) Lease(ctx context.Context, key string, ttl time.Duration) (release func(), err error) {
+func (db *Store) Lease(ctx context.Context, key string, ttl time.Duration) (release func(), err error) {
 	ttl = max(ttl, minLeaseTTL)
 	val, err := json.Marshal(leaseValue{Owner: nuid.Next(), TTL: ttl})
 	if err != nil {
-		return nil, fmt.Errorf("queue: lease %s: %w", key, err)
+		return nil, fmt.Errorf("kv: lease %s: %w", key, err)
 	}
-	rev, err := q.takeLease(ctx, key, val, ttl)
+	rev, err := db.takeLease(ctx, key, val, ttl)
 	if err != nil {
 		return nil, err
 	}
-	l := &lease{q: q, key: key, val: val, ttl: ttl, rev: rev, done: make(chan struct{})}
+	l := &lease{db: db, key: key, val: val, ttl: ttl, rev: rev, done: make(chan struct{})}
 	l.wg.Go(func() { l.refresh(ctx) })
 	return l.release, nil
 }
 
-func (q *Queue) takeLease(ctx context.Context, key string, val []byte, ttl time.Duration) (uint64, error) {
+func (db *Store) takeLease(ctx context.Context, key string, val []byte, ttl time.Duration) (uint64, error) {
 	var opts []jetstream.KVCreateOpt
-	if q.keyTTL {
+	if db.keyTTL {
 		opts = append(opts, jetstream.KeyTTL(ttl))
 	}
-	rev, err := q.leases.Create(ctx, key, val, opts...)
+	rev, err := db.leases.Create(ctx, key, val, opts...)
 	switch {
 	case err == nil:
 		return rev, nil
 	case errors.Is(err, jetstream.ErrInvalidKey):
-		return 0, hs.Errorf(hs.EINVALID, "queue: lease %q: bad key", key)
+		return 0, hs.Errorf(hs.EINVALID, "kv: lease %q: bad key", key)
 	case !errors.Is(err, jetstream.ErrKeyExists):
-		return 0, unavailable(fmt.Errorf("queue: lease %s: %w", key, err))
+		return 0, unavailable(fmt.Errorf("kv: lease %s: %w", key, err))
 	}
 	// The lease exists. A holder that stopped refreshing it (it crashed)
 	// loses it after its ttl, even where the server's own key TTL did not
 	// fire (seen after an embedded server restarted: its TTL state is
 	// rebuilt and stale entries can linger).
-	e, err := q.leases.Get(ctx, key)
+	e, err := db.leases.Get(ctx, key)
 	if err != nil {
-		return 0, fmt.Errorf("queue: lease %s: %w", key, ErrLeaseHeld)
+		return 0, fmt.Errorf("kv: lease %s: %w", key, ErrLeaseHeld)
 	}
 	var held leaseValue
 	if json.Unmarshal(e.Value(), &held) == nil && time.Since(e.Created()) < max(held.TTL, minLeaseTTL) {
-		return 0, fmt.Errorf("queue: lease %s: %w", key, ErrLeaseHeld)
+		return 0, fmt.Errorf("kv: lease %s: %w", key, ErrLeaseHeld)
 	}
-	if q.keyTTL {
+	if db.keyTTL {
 		// Remove the stale entry (only if unchanged) and create a fresh one
 		// that carries a TTL again.
-		if err := q.leases.Delete(ctx, key, jetstream.LastRevision(e.Revision())); err != nil {
-			return 0, fmt.Errorf("queue: lease %s: %w", key, ErrLeaseHeld)
+		if err := db.leases.Delete(ctx, key, jetstream.LastRevision(e.Revision())); err != nil {
+			return 0, fmt.Errorf("kv: lease %s: %w", key, ErrLeaseHeld)
 		}
-		rev, err := q.leases.Create(ctx, key, val, opts...)
+		rev, err := db.leases.Create(ctx, key, val, opts...)
 		if err != nil {
-			return 0, fmt.Errorf("queue: lease %s: %w", key, ErrLeaseHeld)
+			return 0, fmt.Errorf("kv: lease %s: %w", key, ErrLeaseHeld)
 		}
 		return rev, nil
 	}
-	rev, err = q.leases.Update(ctx, key, val, e.Revision())
+	rev, err = db.leases.Update(ctx, key, val, e.Revision())
 	if err != nil {
-		return 0, fmt.Errorf("queue: lease %s: %w", key, ErrLeaseHeld)
+		return 0, fmt.Errorf("kv: lease %s: %w", key, ErrLeaseHeld)
 	}
 	return rev, nil
 }
 
 // lease is one held lease.
 type lease struct {
-	q    *Queue
+	db   *Store
 	key  string
 	val  []byte
 	ttl  time.Duration
@@ -140,7 +140,7 @@ func (l *lease) refresh(ctx context.Context) {
 		if err != nil {
 			l.rev = 0
 			l.mu.Unlock()
-			l.q.log.Warn("lease lost", "key", l.key, slog.Any("error", err))
+			l.db.log.Warn("lease lost", "key", l.key, slog.Any("error", err))
 			return
 		}
 		l.rev = rev
@@ -150,12 +150,12 @@ func (l *lease) refresh(ctx context.Context) {
 
 // renew rewrites the lease entry if it is still at rev, restarting its TTL.
 func (l *lease) renew(ctx context.Context, rev uint64) (uint64, error) {
-	if !l.q.keyTTL {
-		return l.q.leases.Update(ctx, l.key, l.val, rev)
+	if !l.db.keyTTL {
+		return l.db.leases.Update(ctx, l.key, l.val, rev)
 	}
 	m := nats.NewMsg("$KV." + LeasesBucket + "." + l.key)
 	m.Data = l.val
-	ack, err := l.q.js.PublishMsg(ctx, m, jetstream.WithMsgTTL(l.ttl), jetstream.WithExpectLastSequencePerSubject(rev))
+	ack, err := l.db.js.PublishMsg(ctx, m, jetstream.WithMsgTTL(l.ttl), jetstream.WithExpectLastSequencePerSubject(rev))
 	if err != nil {
 		return 0, err
 	}
@@ -173,15 +173,15 @@ func (l *lease) release() {
 		if rev == 0 {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), decideTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), l.db.opts.Timeout)
 		defer cancel()
 		opts := []jetstream.KVDeleteOpt{jetstream.LastRevision(rev)}
-		if l.q.keyTTL {
+		if l.db.keyTTL {
 			opts = append(opts, jetstream.PurgeTTL(leaseMarkerTTL))
 		}
-		err := l.q.leases.Purge(ctx, l.key, opts...)
+		err := l.db.leases.Purge(ctx, l.key, opts...)
 		if err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-			l.q.log.Warn("lease not released; it expires on its own", "key", l.key, slog.Any("error", err))
+			l.db.log.Warn("lease not released; it expires on its own", "key", l.key, slog.Any("error", err))
 		}
 	})
 }
