@@ -1,6 +1,10 @@
 package ncsim
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim/shell"
+)
 
 // appAPIState holds the AppAPI side: UI registrations, app config and
 // preferences, webhooks and deliveries, brute-force counters. Guarded by
@@ -109,7 +113,7 @@ func (s *Server) routesCore(mux *http.ServeMux) {
 	ocsRoute(mux, "POST", "/settings/api/declarative/value", s.handleDeclarativeSetValue)
 	ocsRoute(mux, "POST", "/settings/api/declarative/value-sensitive", s.handleDeclarativeSetValue)
 	ocsRoute(mux, "GET", "/settings/api/declarative/forms", s.handleDeclarativeForms)
-	s.routesStatic(mux)
+	shell.Routes(mux)
 	mux.HandleFunc("GET /index.php/login", s.handleLoginPage)
 	mux.HandleFunc("POST /index.php/login", s.handleLogin)
 	mux.HandleFunc("GET /index.php/logout", s.handleLogout)
