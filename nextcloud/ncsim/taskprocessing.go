@@ -237,23 +237,6 @@ func (s *Server) Task(id int64) (TaskInfo, bool) {
 	return t.info(), true
 }
 
-// Tasks returns every task, oldest first.
-func (s *Server) Tasks() []TaskInfo {
-	s.init()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ids := make([]int64, 0, len(s.taskq.tasks))
-	for id := range s.taskq.tasks {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	out := make([]TaskInfo, 0, len(ids))
-	for _, id := range ids {
-		out = append(out, s.taskq.tasks[id].info())
-	}
-	return out
-}
-
 // TaskTriggers returns the /trigger calls made so far, in order.
 func (s *Server) TaskTriggers() []TaskTrigger {
 	s.init()
