@@ -189,13 +189,11 @@ func (s *Server) routesTasks(mux *http.ServeMux) {
 	api := s.appAPIAuth
 	ocsRoute(mux, "POST", reg, api(s.handleTaskProviderRegister))
 	ocsRoute(mux, "DELETE", reg, api(s.handleTaskProviderUnregister))
-	ocsRoute(mux, "GET", reg, api(s.handleTaskProviderGet))
 
 	const tp = "/taskprocessing"
 	ocsRoute(mux, "GET", tp+"/tasktypes", s.taskUser(s.handleTaskTypes))
 	ocsRoute(mux, "POST", tp+"/schedule", s.taskUser(s.handleTaskSchedule))
 	ocsRoute(mux, "GET", tp+"/task/{id}", s.taskUser(s.handleTaskGet))
-	ocsRoute(mux, "DELETE", tp+"/task/{id}", s.taskUser(s.handleTaskDelete))
 	ocsRoute(mux, "POST", tp+"/tasks/{taskId}/cancel", s.taskUser(s.handleTaskCancel))
 	ocsRoute(mux, "GET", tp+"/tasks_provider/next", s.taskExApp(s.handleTaskNext))
 	ocsRoute(mux, "POST", tp+"/tasks_provider/{taskId}/progress", s.taskExApp(s.handleTaskProgress))
