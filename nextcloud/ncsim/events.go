@@ -80,15 +80,6 @@ func (s *Server) Events() []Event {
 	return append([]Event(nil), s.events...)
 }
 
-// Subscribe calls f with every event fired from now on, synchronously and
-// in order, outside the simulator's lock. f must not block for long.
-func (s *Server) Subscribe(f func(Event)) {
-	s.init()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.subs = append(s.subs, f)
-}
-
 // emit records ev and hands it to the subscribers. Callers must not hold s.mu.
 func (s *Server) emit(ev Event) {
 	if ev.Time.IsZero() {

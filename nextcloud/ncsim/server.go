@@ -107,7 +107,7 @@ type Server struct {
 	unhandled []string             // "METHOD path" of requests no route knew
 	failures  map[string][]failure // injected failures, by path prefix
 	events    []Event              // every event fired, in order
-	subs      []func(Event)        // event subscribers (webhook dispatch, tests)
+	subs      []func(Event)        // event subscribers (webhook dispatch)
 	httpSrv   *http.Server         // set by Start
 	closed    bool
 

@@ -189,13 +189,11 @@ func (s *Server) routesTasks(mux *http.ServeMux) {
 	api := s.appAPIAuth
 	ocsRoute(mux, "POST", reg, api(s.handleTaskProviderRegister))
 	ocsRoute(mux, "DELETE", reg, api(s.handleTaskProviderUnregister))
-	ocsRoute(mux, "GET", reg, api(s.handleTaskProviderGet))
 
 	const tp = "/taskprocessing"
 	ocsRoute(mux, "GET", tp+"/tasktypes", s.taskUser(s.handleTaskTypes))
 	ocsRoute(mux, "POST", tp+"/schedule", s.taskUser(s.handleTaskSchedule))
 	ocsRoute(mux, "GET", tp+"/task/{id}", s.taskUser(s.handleTaskGet))
-	ocsRoute(mux, "DELETE", tp+"/task/{id}", s.taskUser(s.handleTaskDelete))
 	ocsRoute(mux, "POST", tp+"/tasks/{taskId}/cancel", s.taskUser(s.handleTaskCancel))
 	ocsRoute(mux, "GET", tp+"/tasks_provider/next", s.taskExApp(s.handleTaskNext))
 	ocsRoute(mux, "POST", tp+"/tasks_provider/{taskId}/progress", s.taskExApp(s.handleTaskProgress))
@@ -235,23 +233,6 @@ func (s *Server) Task(id int64) (TaskInfo, bool) {
 		return TaskInfo{}, false
 	}
 	return t.info(), true
-}
-
-// Tasks returns every task, oldest first.
-func (s *Server) Tasks() []TaskInfo {
-	s.init()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ids := make([]int64, 0, len(s.taskq.tasks))
-	for id := range s.taskq.tasks {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	out := make([]TaskInfo, 0, len(ids))
-	for _, id := range ids {
-		out = append(out, s.taskq.tasks[id].info())
-	}
-	return out
 }
 
 // TaskTriggers returns the /trigger calls made so far, in order.

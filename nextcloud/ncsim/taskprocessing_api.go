@@ -1,7 +1,6 @@
 package ncsim
 
 import (
-	"encoding/json"
 	"net/http"
 	"time"
 )
@@ -178,18 +177,6 @@ func (s *Server) handleTaskGet(w http.ResponseWriter, r *http.Request, p princip
 		return
 	}
 	s.writeTask(w, r, t)
-}
-
-// handleTaskDelete serves DELETE /taskprocessing/task/{id}: the user's
-// own task is deleted; data null either way.
-func (s *Server) handleTaskDelete(w http.ResponseWriter, r *http.Request, p principal) {
-	id := pathTaskID(r, "id")
-	s.mu.Lock()
-	if _, ok := s.userTaskLocked(id, p.uid); ok {
-		delete(s.taskq.tasks, id)
-	}
-	s.mu.Unlock()
-	writeOCS(w, r, http.StatusOK, "", json.RawMessage("null"))
 }
 
 // handleTaskCancel serves POST /taskprocessing/tasks/{taskId}/cancel.

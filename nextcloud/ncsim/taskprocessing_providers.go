@@ -1,7 +1,6 @@
 package ncsim
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -68,34 +67,6 @@ func (s *Server) handleTaskProviderUnregister(w http.ResponseWriter, r *http.Req
 		return
 	}
 	writeOCS(w, r, http.StatusOK, "", nil)
-}
-
-// handleTaskProviderGet serves GET ...task_processing?name=: the stored
-// row (TaskProcessingProvider::jsonSerialize), or 404.
-func (s *Server) handleTaskProviderGet(w http.ResponseWriter, r *http.Request, p principal) {
-	name, ok := providerName(w, r)
-	if !ok {
-		return
-	}
-	s.mu.Lock()
-	i := s.taskProviderIndexLocked(p.appID, name)
-	var row map[string]any
-	if i >= 0 {
-		prov := s.taskq.providers[i]
-		provJSON, _ := json.Marshal(prov.raw)
-		customJSON := []byte("null") // json_encode(null)
-		if prov.rawCustom != nil {
-			customJSON, _ = json.Marshal(prov.rawCustom)
-		}
-		row = map[string]any{"id": i + 1, "app_id": prov.appID, "name": prov.id, "display_name": prov.name,
-			"task_type": prov.taskType, "provider": string(provJSON), "custom_task_type": string(customJSON)}
-	}
-	s.mu.Unlock()
-	if row == nil {
-		writeOCS(w, r, http.StatusNotFound, "", nil)
-		return
-	}
-	writeOCS(w, r, http.StatusOK, "", row)
 }
 
 // providerName reads the name parameter of an unregister or get request,

@@ -1,4 +1,4 @@
-package ncsim
+package shell
 
 import (
 	"embed"
@@ -29,17 +29,26 @@ var staticFiles = map[string]string{
 	"/apps/files/js/ncsim-files.js":                "static/js/files.js",
 	"/apps/settings/js/declarative-settings.js":    "static/js/declarative-settings.js",
 	"/apps/settings/js/ncsim-personal-settings.js": "static/js/personal-settings.js",
+	"/apps/assistant/js/ncsim-assistant.js":        "static/js/assistant.js",
+	"/apps/assistant/css/ncsim-assistant.css":      "static/assistant.css",
+	"/apps/assistant/img/app.svg":                  "static/img/assistant.svg",
 }
 
-// routesStatic registers the static files and the theming stylesheets.
-func (s *Server) routesStatic(mux *http.ServeMux) {
+// Routes registers the static files, the Assistant page's script, style
+// and icon, and the theming stylesheets on mux.
+func Routes(mux *http.ServeMux) {
 	for urlPath, file := range staticFiles {
 		mux.HandleFunc("GET "+urlPath, func(w http.ResponseWriter, r *http.Request) {
 			serveStatic(w, file)
 		})
 	}
-	mux.HandleFunc("GET /index.php/apps/theming/theme/{file}", s.handleThemeCSS)
+	mux.HandleFunc("GET /index.php/apps/theming/theme/{file}", handleThemeCSS)
 }
+
+// Themes returns the themes the simulator knows: the theming app's themes
+// of type "theme" (apps/theming/lib/Themes), one of which a user may enable
+// at a time. "default" follows the browser's prefers-color-scheme.
+func Themes() []string { return []string{"default", "light", "dark"} }
 
 func serveStatic(w http.ResponseWriter, file string) {
 	data, err := static.ReadFile(file)
@@ -83,9 +92,9 @@ func themeVars(id string) string {
 // :root (the default theme, and the light and dark themes under their
 // prefers-color-scheme media queries), otherwise on [data-theme-<id>], the
 // attribute the page's <body> carries for each theme the user enabled.
-func (s *Server) handleThemeCSS(w http.ResponseWriter, r *http.Request) {
+func handleThemeCSS(w http.ResponseWriter, r *http.Request) {
 	id, ok := strings.CutSuffix(r.PathValue("file"), ".css")
-	if !ok || !slices.Contains(themes, id) {
+	if !ok || !slices.Contains(Themes(), id) {
 		http.NotFound(w, r)
 		return
 	}
