@@ -49,7 +49,7 @@ func TestStatusScanRetryCommands(t *testing.T) {
 
 	before := env.Main.Pipeline.Counters().Processed
 	out, err = run("retry", "--user", "alice")
-	if err != nil || !strings.Contains(out, "1 failed files queued again") {
+	if err != nil || !strings.Contains(out, "1 failed file queued again") {
 		t.Fatalf("retry = %v\n%s", err, out)
 	}
 	await(t, "the failed file processed again", 10*time.Second, func() bool { return env.Main.Pipeline.Counters().Processed > before })

@@ -192,7 +192,8 @@ func Control(ctx context.Context, cmd string, args []string, getenv func(string)
 	if cmd == "scan" {
 		fmt.Fprintln(stdout, "scan requested; follow it with: hybridsearch status --user", *user)
 	} else {
-		fmt.Fprintf(stdout, "%v failed files queued again\n", out["queued"])
+		n, _ := out["queued"].(float64) // a JSON number
+		fmt.Fprintln(stdout, plural(int(n), "failed file"), "queued again")
 	}
 	return nil
 }

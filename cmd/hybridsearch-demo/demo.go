@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -83,15 +84,19 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	dataDir := fl.String("data", "", "state directory (index, queue); default a fresh temporary one")
 	version := fl.String("nextcloud-version", ncsim.DefaultVersion, "Nextcloud release to simulate: "+strings.Join(ncsim.Versions, ", ")+" (or a full release such as 32.0.9)")
 	pretty := fl.Bool("pretty-urls", false, "simulate Nextcloud's pretty URLs (links without /index.php, as the official Docker image has them)")
-	fl.Usage = func() {
+	// Only -h prints the help; a flag mistake is one line naming it.
+	fl.SetOutput(io.Discard)
+	fl.Usage = func() {}
+	if err := fl.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stderr, demoUsage)
+		fl.SetOutput(stderr)
 		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
 		return err
+	} else if err != nil {
+		return fmt.Errorf("demo: %w (see \"hybridsearch-demo -h\")", err)
 	}
 	if fl.NArg() > 0 {
-		return fmt.Errorf("demo: unexpected argument %q", fl.Arg(0))
+		return fmt.Errorf("demo: unexpected argument %q (see \"hybridsearch-demo -h\")", fl.Arg(0))
 	}
 	if *appPort < 0 || *appPort > 65535 {
 		return fmt.Errorf("demo: --app-port %d is not a port", *appPort)
