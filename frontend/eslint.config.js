@@ -14,4 +14,18 @@ export default [
 			'jsdoc/require-jsdoc': ['warn', { publicOnly: true }],
 		},
 	},
+	{
+		files: ['src/**/*.js', 'src/**/*.vue'],
+		rules: {
+			// The panel tells the admin in the browser console why it fell back (a server refusal, missing rules); it logs nothing else.
+			'no-console': ['error', { allow: ['warn'] }],
+		},
+	},
+	{
+		files: ['tests/**/*.mjs', 'scripts/**/*.mjs'],
+		rules: {
+			// The browser test and the l10n script are command-line programs: the terminal is where they report.
+			'no-console': 'off',
+		},
+	},
 ]

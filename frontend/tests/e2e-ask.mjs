@@ -35,7 +35,7 @@ export async function startFakeOllama(model) {
 			})
 			req.on('end', () => resolve(s))
 		})
-		let r = {}
+		let r
 		try {
 			r = JSON.parse(body || '{}')
 		} catch {
@@ -214,7 +214,8 @@ async function askAndWatch(page, q) {
 			})
 			obs.observe(document.querySelector('.hs-ask'), { childList: true, subtree: true, characterData: true, attributes: true })
 			setTimeout(() => {
-				obs.disconnect(); reject(new Error('no answer within 20 s'))
+				obs.disconnect()
+				reject(new Error('no answer within 20 s'))
 			}, 20_000)
 			document.querySelector('.hs-ask-submit').click()
 		})

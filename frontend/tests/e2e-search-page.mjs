@@ -37,7 +37,7 @@ export async function pollInPage(page, fn, arg, { timeout = 30_000, polling = 50
  * resultTitled, titles, shot(name)}.
  */
 export async function searchPageChecks(t) {
-	const { page, ready, check, assert, api, search, section, resultTitled, shot } = t
+	const { page, ready, check, assert, api, search, section, shot } = t
 
 	await check('a query no method can use is no error: no results and the reason (東京, !!!, an emoji)', async () => {
 		const seen = []
@@ -173,12 +173,14 @@ export async function searchPageChecks(t) {
 		const src = new URL(await img.getAttribute('src'), page.url())
 		assert(src.pathname === '/index.php/core/preview' && src.searchParams.get('fileId') === String(doc.file_id), `preview ${src}`)
 		await page.waitForFunction((i) => {
-			const img = document.querySelectorAll('.hs-result')[i]?.querySelector('.hs-result__preview'); return img && img.complete && img.naturalWidth > 0
+			const img = document.querySelectorAll('.hs-result')[i]?.querySelector('.hs-result__preview')
+			return img && img.complete && img.naturalWidth > 0
 		}, at)
 		const files = await first.locator('.hs-action-files').getAttribute('href')
 		const download = await first.locator('.hs-action-download').getAttribute('href')
 		const got = await page.evaluate(async (u) => {
-			const res = await fetch(u); return { status: res.status, text: await res.text() }
+			const res = await fetch(u)
+			return { status: res.status, text: await res.text() }
 		}, download)
 		assert(got.status === 200 && got.text.includes('Zebra report 3'), `download ${download}: ${got.status}`)
 		await first.locator('.hs-action-copy').click()
@@ -274,7 +276,7 @@ export async function axeView(page, name, log) {
 				try {
 					el = document.querySelector(n.target[0])
 				} catch {
-					el = null
+					// not a CSS selector (a shadow DOM or iframe path): no element
 				}
 				if (el?.closest?.('#hybrid-search')) {
 					out.push(`${v.id} ${n.target.join(' ')}`)

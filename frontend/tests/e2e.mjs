@@ -139,7 +139,7 @@ function api(page, path) {
 		try {
 			body = await r.json()
 		} catch {
-			body = null
+			// not JSON: no body
 		}
 		return { status: r.status, body }
 	}, path)
@@ -176,7 +176,7 @@ async function search(page, q, { press = 'Enter' } = {}) {
 	try {
 		body = await res.json()
 	} catch {
-		body = null
+		// not JSON: no body
 	}
 	await page.waitForFunction(() => {
 		const t = document.querySelector('#hs-live')?.textContent ?? ''
@@ -499,7 +499,7 @@ async function main() {
 				assert(why === 'Semantic search is off: no embedding model is configured', `reason ${JSON.stringify(why)}`)
 				seen.push('semantic: disabled')
 			}
-			for (const [label, value] of [['Keyword', 'keyword'], ['Fuzzy', 'fuzzy'], ['Semantic', 'semantic'], ['Hybrid', 'hybrid']]) {
+			for (const value of ['keyword', 'fuzzy', 'semantic', 'hybrid']) {
 				if (value === 'semantic' && settings?.semantic === false) {
 					continue
 				}
@@ -704,7 +704,8 @@ async function main() {
 						seen.add(u.searchParams.get('algorithm'))
 					}
 					if (seen.size === want) {
-						page.off('response', on); res()
+						page.off('response', on)
+						res()
 					}
 				}
 				page.on('response', on)

@@ -86,7 +86,9 @@ describe('createClient', () => {
 
 	it('turns a cancelled request into an AbortError', async () => {
 		const c = createClient({ base: '/p/', http: { request: async () => {
-			const e = new Error('canceled'); e.name = 'CanceledError'; throw e
+			const e = new Error('canceled')
+			e.name = 'CanceledError'
+			throw e
 		} } })
 		const err = await c.status().catch((e) => e)
 		expect(err.name).toBe('AbortError')

@@ -92,7 +92,8 @@ describe('client.ask', () => {
 	function client(res) {
 		const calls = []
 		const http = { async request(cfg) {
-			calls.push(cfg); return typeof res === 'function' ? res(cfg) : res
+			calls.push(cfg)
+			return typeof res === 'function' ? res(cfg) : res
 		} }
 		return { calls, c: createClient({ base: '/p/', http }) }
 	}

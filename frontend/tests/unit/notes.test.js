@@ -90,7 +90,10 @@ for (const [lang, want] of [
 			setLanguage(lang)
 			register(APP_ID, { de, ja }[lang].translations)
 			const english = (r, f) => {
-				unregister(APP_ID); const s = f(r); register(APP_ID, { de, ja }[lang].translations); return s
+				unregister(APP_ID)
+				const s = f(r)
+				register(APP_ID, { de, ja }[lang].translations)
+				return s
 			}
 			for (const r of Object.values(viz)) {
 				const got = vizNote(r)
