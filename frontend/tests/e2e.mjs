@@ -1008,7 +1008,7 @@ async function main() {
 		return `${url}; tools/list answered with the token`
 	})
 
-	for (const [lang, probe] of [['de', { tab: 'Assistenten verbinden', placeholder: 'Dateien und Notizen durchsuchen …', live: /Ergebnis/, skipped: 'es ist kein Embedding-Modell eingerichtet', map: 'Es ist kein Embedding-Modell eingerichtet, daher zeigt die Karte die Stichwortvektoren (BM25) statt der Embeddings.' }], ['ja', { tab: 'アシスタントを接続', placeholder: 'ファイルとメモを検索…', live: /結果/, skipped: '埋め込みモデルが設定されていません', map: '埋め込みモデルが設定されていないため、マップには埋め込みの代わりにキーワードベクトル（BM25）を表示しています。' }]]) {
+	for (const [lang, probe] of [['de', { tab: 'Assistenten verbinden', placeholder: 'Dateien und Notizen durchsuchen …', live: /Ergebnis/, skipped: 'es ist kein Embedding-Modell eingerichtet', map: 'Es ist kein Embedding-Modell eingerichtet, daher zeigt die Karte die Stichwortvektoren (BM25) statt der Embeddings.' }], ['ja', { tab: 'アシスタントを接続', placeholder: 'ファイルとメモを検索…', live: /結果/, skipped: '埋め込みモデルが設定されていません', map: '埋め込みモデルが設定されていないため、マップには埋め込みの代わりにキーワードベクトル（BM25）を表示しています。' }]]) {
 		await check(`${lang === 'de' ? 'German' : 'Japanese'} UI with lang=${lang} through the app's l10n/${lang}.js`, async () => {
 			// alice picks the language in her personal settings; the simulator
 			// then renders lang="<lang>" and, as AppAPI's ExAppUIL10NMiddleware
