@@ -14,4 +14,25 @@ export default [
 			'jsdoc/require-jsdoc': ['warn', { publicOnly: true }],
 		},
 	},
+	{
+		files: ['src/**/*.js', 'src/**/*.vue'],
+		rules: {
+			// The panel tells the admin in the browser console why it fell back (a server refusal, missing rules); it logs nothing else.
+			'no-console': ['error', { allow: ['warn'] }],
+		},
+	},
+	{
+		files: ['tests/**/*.mjs', 'scripts/**/*.mjs'],
+		rules: {
+			// The browser test and the l10n script are command-line programs: the terminal is where they report.
+			'no-console': 'off',
+		},
+	},
+	{
+		files: ['tests/**'],
+		rules: {
+			// Tests compare with translated text exactly as l10n/*.json ships it, not English source strings to translate.
+			'@nextcloud/l10n-non-breaking-space': 'off',
+		},
+	},
 ]

@@ -11,6 +11,7 @@
 
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
+import process from 'node:process'
 import { fileURLToPath } from 'node:url'
 
 export const APP_ID = 'hybrid_search'
@@ -83,7 +84,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
 			let cur = ''
 			try {
 				cur = readFileSync(js, 'utf8')
-			} catch {}
+			} catch {
+				// no <lang>.js yet: it is stale
+			}
 			if (cur !== jsOf(bundle)) {
 				console.error(`${lang}.js is stale: run node scripts/l10n.mjs`)
 				bad++

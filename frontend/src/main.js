@@ -18,13 +18,17 @@ let started = false
 const settingsWait = 3000
 
 async function start() {
-	if (started) { return }
+	if (started) {
+		return
+	}
 	started = true
 	const client = createClient({ base: proxyBase() })
 	const info = initialState('hybrid_search_info') ?? {}
 	// The server's search rules; without them (an app enabled before it
 	// served them) the built-in set stands in until the app is enabled again.
-	if (!setRules(info.search_rules)) { console.warn('hybrid_search: the page has no search rules; using the built-in ones') }
+	if (!setRules(info.search_rules)) {
+		console.warn('hybrid_search: the page has no search rules; using the built-in ones')
+	}
 	// The admin's default fusion and weights, which may have changed since
 	// the rules were registered, override the rules' defaults.
 	const ctl = new AbortController()
@@ -34,8 +38,12 @@ async function start() {
 	try {
 		const settings = await client.settings(ctl.signal)
 		setServerDefaults(settings)
-		if (typeof settings?.semantic === 'boolean') { semantic = settings.semantic }
-		if (settings?.ask?.enabled === true) { ask = { enabled: true, model: String(settings.ask.model ?? '') } }
+		if (typeof settings?.semantic === 'boolean') {
+			semantic = settings.semantic
+		}
+		if (settings?.ask?.enabled === true) {
+			ask = { enabled: true, model: String(settings.ask.model ?? '') }
+		}
 	} catch {
 		// The rules' defaults; the first search says what is wrong, if anything.
 	} finally {
@@ -57,7 +65,9 @@ async function start() {
 // AppAPI puts the app's l10n/<lang>.js after the page's scripts (both
 // deferred), so the panel starts once every deferred script has run, when
 // the translations are registered.
-if (document.readyState === 'complete') { start() } else {
+if (document.readyState === 'complete') {
+	start()
+} else {
 	document.addEventListener('DOMContentLoaded', start)
 	window.addEventListener('load', start)
 }

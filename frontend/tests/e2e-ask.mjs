@@ -30,17 +30,21 @@ export async function startFakeOllama(model) {
 	const server = createServer(async (req, res) => {
 		const body = await new Promise((resolve) => {
 			let s = ''
-			req.on('data', (c) => { s += c })
+			req.on('data', (c) => {
+				s += c
+			})
 			req.on('end', () => resolve(s))
 		})
-		let r = {}
+		let r
 		try {
 			r = JSON.parse(body || '{}')
 		} catch {
 			return error(res, 400, 'invalid character in request body')
 		}
 		if (req.method === 'POST' && req.url === '/api/show') {
-			if (!known(r.model ?? r.name)) { return error(res, 404, `model '${r.model ?? r.name}' not found`) }
+			if (!known(r.model ?? r.name)) {
+				return error(res, 404, `model '${r.model ?? r.name}' not found`)
+			}
 			return json(res, 200, {
 				modelfile: '',
 				parameters: '',
@@ -51,24 +55,36 @@ export async function startFakeOllama(model) {
 			})
 		}
 		if (req.method === 'POST' && req.url === '/api/chat') {
-			if (!r.model) { return error(res, 400, 'model is required') }
-			if (!known(r.model)) { return error(res, 404, `model '${r.model}' not found`) }
+			if (!r.model) {
+				return error(res, 400, 'model is required')
+			}
+			if (!known(r.model)) {
+				return error(res, 404, `model '${r.model}' not found`)
+			}
 			const user = [...(r.messages ?? [])].reverse().find((m) => m.role === 'user')?.content ?? ''
 			const answer = extractive(user)
 			const chat = { question: user.slice(user.lastIndexOf('Question:') + 9).trim(), answer, tokensSent: 0, closedEarly: false, done: false }
 			chats.push(chat)
-			res.on('close', () => { if (!chat.done) { chat.closedEarly = true } })
+			res.on('close', () => {
+				if (!chat.done) {
+					chat.closedEarly = true
+				}
+			})
 			res.writeHead(200, { 'Content-Type': 'application/x-ndjson' })
 			const tokens = answer.match(/\s*\S+/g) ?? []
 			const promptTokens = (r.messages ?? []).reduce((n, m) => n + (m.content.match(/\S+/g) ?? []).length + 4, 0)
 			await sleep(timing.first)
 			for (const tok of tokens) {
-				if (res.destroyed || res.writableEnded) { return }
+				if (res.destroyed || res.writableEnded) {
+					return
+				}
 				res.write(JSON.stringify({ model: r.model, created_at: new Date().toISOString(), message: { role: 'assistant', content: tok }, done: false }) + '\n')
 				chat.tokensSent++
 				await sleep(timing.perToken)
 			}
-			if (res.destroyed) { return }
+			if (res.destroyed) {
+				return
+			}
 			chat.done = true
 			res.end(JSON.stringify({ model: r.model, created_at: new Date().toISOString(), message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', total_duration: 1, load_duration: 1, prompt_eval_count: promptTokens, eval_count: tokens.length }) + '\n')
 			return
@@ -82,7 +98,9 @@ export async function startFakeOllama(model) {
 		chats,
 		timing,
 		close: () => new Promise((resolve) => {
-			if (!server.listening) { return resolve() }
+			if (!server.listening) {
+				return resolve()
+			}
 			server.closeAllConnections?.()
 			server.close(() => resolve())
 		}),
@@ -116,11 +134,17 @@ function extractive(user) {
 		const nl = body.indexOf('\n')
 		body = nl >= 0 ? body.slice(nl + 1) : ''
 		const q = body.lastIndexOf('Question:')
-		if (q >= 0) { body = body.slice(0, q) }
+		if (q >= 0) {
+			body = body.slice(0, q)
+		}
 		for (const sent of sentences(body)) {
-			if (sent.startsWith('<passage-') || sent.startsWith('</passage-')) { continue }
+			if (sent.startsWith('<passage-') || sent.startsWith('</passage-')) {
+				continue
+			}
 			const score = wordsOf(sent).filter((w) => words.has(w)).length
-			if (score > best.score) { best = { score, sent, n: Number(m[1]) } }
+			if (score > best.score) {
+				best = { score, sent, n: Number(m[1]) }
+			}
 		}
 	})
 	return best.score ? `${best.sent.trim()} [${best.n}]` : 'NOT_IN_FILES'
@@ -137,12 +161,16 @@ function sentences(text) {
 		for (let i = 0; i < line.length; i++) {
 			if ('.!?'.includes(line[i]) && (i + 1 === line.length || line[i + 1] === ' ')) {
 				const s = line.slice(start, i + 1).trim()
-				if (s) { out.push(s) }
+				if (s) {
+					out.push(s)
+				}
 				start = i + 1
 			}
 		}
 		const rest = line.slice(start).trim()
-		if (rest) { out.push(rest) }
+		if (rest) {
+			out.push(rest)
+		}
 	}
 	return out
 }
@@ -162,10 +190,16 @@ async function askAndWatch(page, q) {
 			const el = document.querySelector('.hs-answer__text')
 			const t = el ? textOf(el) : ''
 			const phase = document.querySelector('.hs-answer')?.dataset.phase ?? (document.querySelector('.hs-ask-error') ? 'error' : '')
-			if (phase === 'asking') { asking = true }
-			if (!asking) { return '' } // still the previous answer
+			if (phase === 'asking') {
+				asking = true
+			}
+			if (!asking) {
+				return ''
+			} // still the previous answer
 			if (t.trim()) {
-				if (!first) { first = performance.now() - t0 }
+				if (!first) {
+					first = performance.now() - t0
+				}
 				lengths.add(t.length)
 			}
 			return phase !== 'asking' ? phase : ''
@@ -179,7 +213,10 @@ async function askAndWatch(page, q) {
 				}
 			})
 			obs.observe(document.querySelector('.hs-ask'), { childList: true, subtree: true, characterData: true, attributes: true })
-			setTimeout(() => { obs.disconnect(); reject(new Error('no answer within 20 s')) }, 20_000)
+			setTimeout(() => {
+				obs.disconnect()
+				reject(new Error('no answer within 20 s'))
+			}, 20_000)
 			document.querySelector('.hs-ask-submit').click()
 		})
 	})
@@ -206,7 +243,9 @@ export async function askChecks({ check, assert, page, context, ready, adminSett
 		const until = Date.now() + 20_000
 		do {
 			s = (await api(page, 'api/settings')).body
-			if (Boolean(s?.ask?.enabled) === Boolean(model)) { break }
+			if (Boolean(s?.ask?.enabled) === Boolean(model)) {
+				break
+			}
 			await page.waitForTimeout(300)
 		} while (Date.now() < until)
 		assert(Boolean(s?.ask?.enabled) === Boolean(model), `api/settings ask is ${JSON.stringify(s?.ask)} after naming chat model ${JSON.stringify(model)}`)
@@ -240,7 +279,9 @@ export async function askChecks({ check, assert, page, context, ready, adminSett
 			assert(q === 'Which Kubernetes version is the upgrade target?', `the question field holds ${JSON.stringify(q)}, not the words typed in the search`)
 			assert(new URL(page.url()).hash.includes('mode=ask'), `the URL does not keep the mode: ${page.url()}`)
 		})
-		if (!enabled) { return }
+		if (!enabled) {
+			return
+		}
 
 		let runbook
 		await check('a question streams its answer, with a citation that opens the right file and the passages used', async () => {
@@ -325,7 +366,9 @@ export async function askChecks({ check, assert, page, context, ready, adminSett
 				await page.locator('.hs-answer-stopped').waitFor()
 				const chat = fake.chats[before]
 				const until = Date.now() + 5000
-				while (!chat?.closedEarly && Date.now() < until) { await page.waitForTimeout(100) }
+				while (!chat?.closedEarly && Date.now() < until) {
+					await page.waitForTimeout(100)
+				}
 				assert(chat?.closedEarly, 'the model went on answering after Stop')
 				const words = chat.answer.split(/\s+/).length
 				assert(chat.tokensSent < words, `the model sent all ${words} tokens`)

@@ -21,8 +21,12 @@ export async function pollInPage(page, fn, arg, { timeout = 30_000, polling = 50
 	const deadline = Date.now() + timeout
 	for (;;) {
 		const v = await page.evaluate(fn, arg)
-		if (v) { return v }
-		if (Date.now() > deadline) { throw new Error(`${what}: not within ${timeout / 1000} s`) }
+		if (v) {
+			return v
+		}
+		if (Date.now() > deadline) {
+			throw new Error(`${what}: not within ${timeout / 1000} s`)
+		}
 		await page.waitForTimeout(polling)
 	}
 }
@@ -33,7 +37,7 @@ export async function pollInPage(page, fn, arg, { timeout = 30_000, polling = 50
  * resultTitled, titles, shot(name)}.
  */
 export async function searchPageChecks(t) {
-	const { page, ready, check, assert, api, search, section, resultTitled, shot } = t
+	const { page, ready, check, assert, api, search, section, shot } = t
 
 	await check('a query no method can use is no error: no results and the reason (東京, !!!, an emoji)', async () => {
 		const seen = []
@@ -168,10 +172,16 @@ export async function searchPageChecks(t) {
 		await img.waitFor()
 		const src = new URL(await img.getAttribute('src'), page.url())
 		assert(src.pathname === '/index.php/core/preview' && src.searchParams.get('fileId') === String(doc.file_id), `preview ${src}`)
-		await page.waitForFunction((i) => { const img = document.querySelectorAll('.hs-result')[i]?.querySelector('.hs-result__preview'); return img && img.complete && img.naturalWidth > 0 }, at)
+		await page.waitForFunction((i) => {
+			const img = document.querySelectorAll('.hs-result')[i]?.querySelector('.hs-result__preview')
+			return img && img.complete && img.naturalWidth > 0
+		}, at)
 		const files = await first.locator('.hs-action-files').getAttribute('href')
 		const download = await first.locator('.hs-action-download').getAttribute('href')
-		const got = await page.evaluate(async (u) => { const res = await fetch(u); return { status: res.status, text: await res.text() } }, download)
+		const got = await page.evaluate(async (u) => {
+			const res = await fetch(u)
+			return { status: res.status, text: await res.text() }
+		}, download)
 		assert(got.status === 200 && got.text.includes('Zebra report 3'), `download ${download}: ${got.status}`)
 		await first.locator('.hs-action-copy').click()
 		const link = await page.evaluate(() => navigator.clipboard.readText())
@@ -258,11 +268,19 @@ export async function axeView(page, name, log) {
 		const res = await window.axe.run(document, { resultTypes: ['violations'] })
 		const out = []
 		for (const v of res.violations) {
-			if (!['serious', 'critical'].includes(v.impact)) { continue }
+			if (!['serious', 'critical'].includes(v.impact)) {
+				continue
+			}
 			for (const n of v.nodes) {
 				let el = null
-				try { el = document.querySelector(n.target[0]) } catch { el = null }
-				if (el?.closest?.('#hybrid-search')) { out.push(`${v.id} ${n.target.join(' ')}`) }
+				try {
+					el = document.querySelector(n.target[0])
+				} catch {
+					// not a CSS selector (a shadow DOM or iframe path): no element
+				}
+				if (el?.closest?.('#hybrid-search')) {
+					out.push(`${v.id} ${n.target.join(' ')}`)
+				}
 			}
 		}
 		return out
@@ -277,9 +295,13 @@ export async function secondVisitBytes(context, page, url) {
 	await cdp.send('Network.enable')
 	let bytes = 0
 	const assets = []
-	cdp.on('Network.loadingFinished', (e) => { bytes += e.encodedDataLength })
+	cdp.on('Network.loadingFinished', (e) => {
+		bytes += e.encodedDataLength
+	})
 	cdp.on('Network.responseReceived', (e) => {
-		if (/hybrid_search-main\.(js|css)/.test(e.response.url)) { assets.push(`${e.response.url.split('/').pop()} ${e.response.status}`) }
+		if (/hybrid_search-main\.(js|css)/.test(e.response.url)) {
+			assets.push(`${e.response.url.split('/').pop()} ${e.response.status}`)
+		}
 	})
 	await page.goto(url)
 	await page.locator('#hs-query').waitFor()

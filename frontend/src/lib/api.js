@@ -85,12 +85,12 @@ export function createClient({ base, http = axios }) {
 		} catch (e) {
 			throw unreachable(e, signal)
 		}
-		const text = typeof res.data === 'string' ? res.data : res.data == null ? '' : JSON.stringify(res.data)
+		const text = typeof res.data === 'string' ? res.data : res.data === null || res.data === undefined ? '' : JSON.stringify(res.data)
 		let body = null
 		try {
 			body = text ? JSON.parse(text) : null
 		} catch {
-			body = null
+			// not JSON: no body
 		}
 		const ok = res.status >= 200 && res.status < 300
 		if (!ok) {
@@ -172,7 +172,7 @@ export function createClient({ base, http = axios }) {
 				let failure = null
 				try {
 					failure = JSON.parse(await streamText(res.data))
-				} catch (e) {
+				} catch {
 					if (signal?.aborted) {
 						throw abortError()
 					}
@@ -231,7 +231,7 @@ async function streamText(data) {
 		return data
 	}
 	if (!data?.getReader) {
-		return data == null ? '' : JSON.stringify(data)
+		return data === null || data === undefined ? '' : JSON.stringify(data)
 	}
 	const reader = data.getReader()
 	const decoder = new TextDecoder()

@@ -148,7 +148,7 @@ export function nextcloudLink(link, root) {
 	}
 	// Browsers ignore tabs, newlines and leading spaces in URLs, so look at the
 	// scheme without them ("java\tscript:" is javascript:).
-	const bare = link.replace(/[\u0000-\u0020\u007f]/g, '')
+	const bare = Array.from(link).filter((c) => c > ' ' && c !== '\u007f').join('')
 	if (!bare) {
 		return ''
 	}

@@ -27,8 +27,12 @@ describe('createClient', () => {
 
 	it('lists, issues and revokes tokens', async () => {
 		const http = fakeHTTP((cfg) => {
-			if (cfg.method === 'GET') { return json(200, { tokens: [{ id: 'a', name: 'laptop' }] }) }
-			if (cfg.method === 'POST') { return json(201, { token: 'secret', id: 'b', name: cfg.data.name }) }
+			if (cfg.method === 'GET') {
+				return json(200, { tokens: [{ id: 'a', name: 'laptop' }] })
+			}
+			if (cfg.method === 'POST') {
+				return json(201, { token: 'secret', id: 'b', name: cfg.data.name })
+			}
 			return { status: 204, data: '' }
 		})
 		const c = createClient({ base: '/p/', http })
@@ -71,7 +75,9 @@ describe('createClient', () => {
 	}
 
 	it('reports a network failure as status 0', async () => {
-		const c = createClient({ base: '/p/', http: { request: async () => { throw new Error('connection refused') } } })
+		const c = createClient({ base: '/p/', http: { request: async () => {
+			throw new Error('connection refused')
+		} } })
 		const err = await c.status().catch((e) => e)
 		expect(err.status).toBe(0)
 		expect(err.message).toBe('Could not reach the app. Check your connection and try again.')
@@ -79,7 +85,11 @@ describe('createClient', () => {
 	})
 
 	it('turns a cancelled request into an AbortError', async () => {
-		const c = createClient({ base: '/p/', http: { request: async () => { const e = new Error('canceled'); e.name = 'CanceledError'; throw e } } })
+		const c = createClient({ base: '/p/', http: { request: async () => {
+			const e = new Error('canceled')
+			e.name = 'CanceledError'
+			throw e
+		} } })
 		const err = await c.status().catch((e) => e)
 		expect(err.name).toBe('AbortError')
 	})

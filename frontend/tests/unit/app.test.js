@@ -120,7 +120,9 @@ describe('search', () => {
 		let release
 		const client = fakeClient({
 			search: vi.fn()
-				.mockImplementationOnce(() => new Promise((resolve) => { release = () => resolve(normalizeResult(kube)) }))
+				.mockImplementationOnce(() => new Promise((resolve) => {
+					release = () => resolve(normalizeResult(kube))
+				}))
 				.mockImplementationOnce(async () => normalizeResult(cjk)),
 		})
 		const w = mountApp(client)
@@ -178,7 +180,9 @@ describe('search', () => {
 
 describe('errors', () => {
 	it('shows the server message of a 400 and puts weight errors next to the sliders', async () => {
-		const client = fakeClient({ search: async () => { throw new ApiError('weights: the sum must be at most 1', 400, 'invalid') } })
+		const client = fakeClient({ search: async () => {
+			throw new ApiError('weights: the sum must be at most 1', 400, 'invalid')
+		} })
 		const w = mountApp(client)
 		await type(w, 'x')
 		await settle()
@@ -197,7 +201,9 @@ describe('errors', () => {
 	]
 	for (const c of titles) {
 		it(`titles a ${c.status} "${c.want}"`, async () => {
-			const w = mountApp(fakeClient({ search: async () => { throw new ApiError('server words', c.status) } }))
+			const w = mountApp(fakeClient({ search: async () => {
+				throw new ApiError('server words', c.status)
+			} }))
 			await type(w, 'x')
 			await settle()
 			expect(w.get('.hs-error__title').text()).toBe(c.want)
@@ -224,7 +230,9 @@ describe('errors', () => {
 		const search = vi.fn(async (params) => {
 			const algorithm = params.get('algorithm')
 			const weights = Object.fromEntries(['semantic', 'keyword', 'fuzzy'].map((leg) => [leg, Number(params.get(`${leg}_weight`))]))
-			if (algorithm === 'semantic' && !semanticUp) { throw new ApiError('semantic search is unavailable', 503) }
+			if (algorithm === 'semantic' && !semanticUp) {
+				throw new ApiError('semantic search is unavailable', 503)
+			}
 			const skipped = algorithm === 'hybrid' && weights.semantic > 0 && !semanticUp
 				? [{ leg: 'semantic', code: 'embedder_unavailable', reason: 'unavailable: embedding: ollama is unreachable' }]
 				: []
@@ -327,7 +335,9 @@ describe('errors', () => {
 describe('compare view', () => {
 	it('runs every method, with latency and overlap, and says which could not run', async () => {
 		const search = vi.fn(async (params) => {
-			if (params.get('algorithm') === 'semantic') { throw new ApiError('search: no retrieval leg could run (semantic: semantic search is off: no embedding model is configured)', 503, 'unavailable') }
+			if (params.get('algorithm') === 'semantic') {
+				throw new ApiError('search: no retrieval leg could run (semantic: semantic search is off: no embedding model is configured)', 503, 'unavailable')
+			}
 			return normalizeResult(kube)
 		})
 		const w = mountApp(fakeClient({ search }))

@@ -9,7 +9,9 @@ import { askErrorText, askRetryable, citeSegments, passageLink, readEvents, sseP
 function events(chunks) {
 	const got = []
 	const p = sseParser((name, data) => got.push([name, data]))
-	for (const c of chunks) { p.push(c) }
+	for (const c of chunks) {
+		p.push(c)
+	}
 	p.end()
 	return got
 }
@@ -19,8 +21,12 @@ function stream(chunks, { hang = false } = {}) {
 	const enc = new TextEncoder()
 	return new ReadableStream({
 		start(ctl) {
-			for (const c of chunks) { ctl.enqueue(typeof c === 'string' ? enc.encode(c) : c) }
-			if (!hang) { ctl.close() }
+			for (const c of chunks) {
+				ctl.enqueue(typeof c === 'string' ? enc.encode(c) : c)
+			}
+			if (!hang) {
+				ctl.close()
+			}
 		},
 	})
 }
@@ -37,7 +43,9 @@ describe('sseParser', () => {
 	})
 
 	it('reads events split across chunks at every position', () => {
-		for (let i = 1; i < whole.length; i++) { expect(events([whole.slice(0, i), whole.slice(i)]), `split at ${i}`).toEqual(want) }
+		for (let i = 1; i < whole.length; i++) {
+			expect(events([whole.slice(0, i), whole.slice(i)]), `split at ${i}`).toEqual(want)
+		}
 		expect(events([...whole])).toEqual(want) // one character at a time
 	})
 
@@ -83,7 +91,10 @@ describe('readEvents', () => {
 describe('client.ask', () => {
 	function client(res) {
 		const calls = []
-		const http = { async request(cfg) { calls.push(cfg); return typeof res === 'function' ? res(cfg) : res } }
+		const http = { async request(cfg) {
+			calls.push(cfg)
+			return typeof res === 'function' ? res(cfg) : res
+		} }
 		return { calls, c: createClient({ base: '/p/', http }) }
 	}
 
@@ -141,7 +152,9 @@ describe('client.ask', () => {
 	})
 
 	it('says an unreachable app in words', async () => {
-		const { c } = client(() => { throw new Error('Network Error') })
+		const { c } = client(() => {
+			throw new Error('Network Error')
+		})
 		await expect(c.ask({ question: 'q' })).rejects.toMatchObject({ status: 0, kind: 'network', message: expect.stringContaining('Could not reach the app') })
 	})
 })
@@ -165,7 +178,11 @@ describe('citeSegments', () => {
 		].reduce((out, s) => {
 			// plain pieces next to each other are one
 			const last = out[out.length - 1]
-			if (s.text !== undefined && last?.text !== undefined) { last.text += s.text } else { out.push({ ...s }) }
+			if (s.text !== undefined && last?.text !== undefined) {
+				last.text += s.text
+			} else {
+				out.push({ ...s })
+			}
 			return out
 		}, []))
 	})
@@ -208,6 +225,8 @@ describe('askRetryable', () => {
 			[{ code: '', status: 502 }, true],
 			[{ code: '', status: 404 }, false],
 		]
-		for (const [e, want] of cases) { expect(askRetryable(e), JSON.stringify(e)).toBe(want) }
+		for (const [e, want] of cases) {
+			expect(askRetryable(e), JSON.stringify(e)).toBe(want)
+		}
 	})
 })

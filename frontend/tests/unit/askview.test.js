@@ -30,14 +30,20 @@ function deferred() {
 function playAsk(steps, { done, fail } = {}) {
 	return vi.fn(async (body, { signal, onEvent }) => {
 		for (const s of steps) {
-			if (s.promise) { await s.promise } else { onEvent(s[0], s[1]) }
+			if (s.promise) {
+				await s.promise
+			} else {
+				onEvent(s[0], s[1])
+			}
 			if (signal?.aborted) {
 				const e = new Error('cancelled')
 				e.name = 'AbortError'
 				throw e
 			}
 		}
-		if (fail) { throw fail }
+		if (fail) {
+			throw fail
+		}
 		return done
 	})
 }
@@ -164,7 +170,9 @@ describe('the Ask mode', () => {
 			expect(card.attributes('role')).toBe('alert')
 			expect(card.get('.hs-error__message').text()).toBe(f.err.message)
 			expect(card.find('.hs-retry').exists()).toBe(f.retry)
-			if (f.kept) { expect(w.get('.hs-answer__text').text()).toBe(f.kept) }
+			if (f.kept) {
+				expect(w.get('.hs-answer__text').text()).toBe(f.kept)
+			}
 			expect(w.get('#hs-ask-live').text()).toBe(`The question could not be answered: ${f.err.message}`)
 			if (f.retry) {
 				await card.get('.hs-retry').trigger('click')

@@ -21,7 +21,9 @@ function client(tokens = [{ id: 't1', name: 'laptop', created: '2026-01-01T00:00
 }
 
 describe('the MCP URL', () => {
-	beforeEach(() => { window._oc_webroot = '' })
+	beforeEach(() => {
+		window._oc_webroot = ''
+	})
 	it('is the one the server names, else the proxy URL on the page’s origin', () => {
 		const win = { location: { origin: 'https://cloud.example.org' } }
 		expect(mcpURL(win, { mcp_url: 'https://cloud.example.org/apps/app_api/proxy/hybrid_search/mcp' })).toBe('https://cloud.example.org/apps/app_api/proxy/hybrid_search/mcp')

@@ -77,7 +77,9 @@ describe('page shell', () => {
 	it('asks OC whether the user is an admin', () => {
 		expect(isAdmin({})).toBe(false)
 		expect(isAdmin({ OC: { isUserAdmin: () => true } })).toBe(true)
-		expect(isAdmin({ OC: { isUserAdmin: () => { throw new Error('x') } } })).toBe(false)
+		expect(isAdmin({ OC: { isUserAdmin: () => {
+			throw new Error('x')
+		} } })).toBe(false)
 	})
 })
 
@@ -98,5 +100,7 @@ describe('nextcloudLink', () => {
 		{ name: 'protocol relative', link: '//evil.example/x', root: '', want: '' },
 		{ name: 'backslash host', link: '/\\evil.example/x', root: '', want: '' },
 	]
-	for (const c of cases) { it(c.name, () => expect(nextcloudLink(c.link, c.root)).toBe(c.want)) }
+	for (const c of cases) {
+		it(c.name, () => expect(nextcloudLink(c.link, c.root)).toBe(c.want))
+	}
 })

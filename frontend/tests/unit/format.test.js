@@ -34,7 +34,9 @@ describe('formatDuration', () => {
 		{ in: 86400, want: '1 d' },
 		{ in: 2 * 86400 + 4 * 3600, want: '2 d 4 h' },
 	]
-	for (const c of cases) { it(`${c.in} s → "${c.want}"`, () => expect(formatDuration(c.in)).toBe(c.want)) }
+	for (const c of cases) {
+		it(`${c.in} s → "${c.want}"`, () => expect(formatDuration(c.in)).toBe(c.want))
+	}
 })
 
 describe('formatRelevance', () => {
@@ -45,7 +47,9 @@ describe('formatRelevance', () => {
 		{ in: -0.2, want: '0.00' },
 		{ in: null, want: '0.00' },
 	]
-	for (const c of cases) { it(`${c.in} → ${c.want}`, () => expect(formatRelevance(c.in)).toBe(c.want)) }
+	for (const c of cases) {
+		it(`${c.in} → ${c.want}`, () => expect(formatRelevance(c.in)).toBe(c.want))
+	}
 	it('is never a percentage', () => expect(formatRelevance(0.03)).not.toContain('%'))
 })
 
@@ -89,7 +93,9 @@ describe('docKind', () => {
 		{ type: 'file', mime: 'application/octet-stream', want: 'file' },
 		{ type: 'file', mime: undefined, want: 'file' },
 	]
-	for (const c of cases) { it(`${c.mime} → ${c.want}`, () => expect(docKind(c.type, c.mime)).toBe(c.want)) }
+	for (const c of cases) {
+		it(`${c.mime} → ${c.want}`, () => expect(docKind(c.type, c.mime)).toBe(c.want))
+	}
 })
 
 describe('search result text', () => {

@@ -89,13 +89,20 @@ for (const [lang, want] of [
 			// The plural form follows the page's language (Nextcloud renders <html lang>).
 			setLanguage(lang)
 			register(APP_ID, { de, ja }[lang].translations)
-			const english = (r, f) => { unregister(APP_ID); const s = f(r); register(APP_ID, { de, ja }[lang].translations); return s }
+			const english = (r, f) => {
+				unregister(APP_ID)
+				const s = f(r)
+				register(APP_ID, { de, ja }[lang].translations)
+				return s
+			}
 			for (const r of Object.values(viz)) {
 				const got = vizNote(r)
 				expect(got, r.note_code).not.toBe(english(r, vizNote))
 				expect(got, r.note_code).not.toBe(r.note)
 			}
-			for (const r of Object.values(similar)) { expect(similarNote(r), r.note_code).not.toBe(english(r, similarNote)) }
+			for (const r of Object.values(similar)) {
+				expect(similarNote(r), r.note_code).not.toBe(english(r, similarNote))
+			}
 			expect(vizNote(viz.semantic_off)).toBe(want.semantic_off)
 			expect(vizNote(viz.embedder_failed)).toBe(want.embedder_failed)
 			expect(vizNote({ ...viz.chunks_without_embeddings, note_count: 1 })).toBe(want.one)

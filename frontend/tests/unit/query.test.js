@@ -72,7 +72,9 @@ describe('dayStart', () => {
 		{ name: 'impossible date', got: dayStart('2023-02-29'), want: '' },
 		{ name: 'impossible date, next day', got: dayStart('2024-02-31', 1), want: '' },
 	]
-	for (const c of cases) { it(c.name, () => expect(c.got).toBe(c.want)) }
+	for (const c of cases) {
+		it(c.name, () => expect(c.got).toBe(c.want))
+	}
 })
 
 describe('normalizePath', () => {
@@ -82,7 +84,9 @@ describe('normalizePath', () => {
 		{ got: normalizePath('Documents'), want: '/Documents' },
 		{ got: normalizePath('/Documents/会議'), want: '/Documents/会議' },
 	]
-	for (const c of cases) { it(`"${c.want}"`, () => expect(c.got).toBe(c.want)) }
+	for (const c of cases) {
+		it(`"${c.want}"`, () => expect(c.got).toBe(c.want))
+	}
 })
 
 describe('validateOptions', () => {
@@ -100,7 +104,9 @@ describe('validateOptions', () => {
 		it(c.name, () => {
 			const got = validateOptions(c.opts)
 			expect(got.valid).toBe(Boolean(c.valid))
-			if (c.error) { expect(got.errors.join(' ')).toContain(c.error) }
+			if (c.error) {
+				expect(got.errors.join(' ')).toContain(c.error)
+			}
 		})
 	}
 })

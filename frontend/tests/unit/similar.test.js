@@ -83,7 +83,9 @@ describe('SimilarView', () => {
 	})
 
 	it('says when the file is not in the index', async () => {
-		const client = { search: vi.fn(), status: vi.fn(), similar: vi.fn(async () => { throw Object.assign(new Error('this file is not in the index for you'), { status: 404 }) }) }
+		const client = { search: vi.fn(), status: vi.fn(), similar: vi.fn(async () => {
+			throw Object.assign(new Error('this file is not in the index for you'), { status: 404 })
+		}) }
 		wrapper = mount(App, { props: { client, locale: 'en-US', similar: [12] }, attachTo: document.body })
 		await flushPromises()
 		expect(wrapper.get('.hs-similar .hs-error__message').text()).toContain('not in the index')

@@ -24,7 +24,9 @@ const english = {
 describe('skipReason', () => {
 	it('says each code the server sends in English', () => {
 		expect(Object.keys(english)).toEqual(CODES)
-		for (const code of CODES) { expect(skipReason({ leg: 'semantic', code, reason: 'server words' })).toBe(english[code]) }
+		for (const code of CODES) {
+			expect(skipReason({ leg: 'semantic', code, reason: 'server words' })).toBe(english[code])
+		}
 	})
 	it("says a general sentence, not the server's words, for an unknown or missing code", () => {
 		expect(skipReason({ leg: 'keyword', code: 'quota_exceeded', reason: 'store: over quota' })).toBe('it could not run right now')

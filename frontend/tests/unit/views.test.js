@@ -89,7 +89,9 @@ describe('translations', () => {
 			// Placeholders survive translation.
 			for (const [k, v] of Object.entries(bundle.translations)) {
 				const want = [...k.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort()
-				for (const form of [].concat(v)) { expect([...new Set([...form.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort(), `${lang}: ${k}`).toEqual([...new Set(want)]) }
+				for (const form of [].concat(v)) {
+					expect([...new Set([...form.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort(), `${lang}: ${k}`).toEqual([...new Set(want)])
+				}
 			}
 		})
 	}

@@ -22,10 +22,18 @@ describe('validateWeights', () => {
 		it(c.name, () => {
 			const got = validateWeights(c.w)
 			expect(got.valid).toBe(c.valid)
-			if (c.valid) { expect(got.errors).toEqual([]) }
-			if (c.error) { expect(got.errors.join(' ')).toContain(c.error) }
-			if (c.errors) { expect(got.errors).toHaveLength(c.errors) }
-			if (c.fields) { expect(Object.keys(got.fields).sort()).toEqual([...c.fields].sort()) }
+			if (c.valid) {
+				expect(got.errors).toEqual([])
+			}
+			if (c.error) {
+				expect(got.errors.join(' ')).toContain(c.error)
+			}
+			if (c.errors) {
+				expect(got.errors).toHaveLength(c.errors)
+			}
+			if (c.fields) {
+				expect(Object.keys(got.fields).sort()).toEqual([...c.fields].sort())
+			}
 		})
 	}
 
@@ -45,7 +53,9 @@ describe('weightSum and formatWeight', () => {
 		{ got: formatWeight(0.35), want: '0.35' },
 		{ got: formatWeight(NaN), want: '–' },
 	]
-	for (const c of cases) { it(`formats ${c.want}`, () => expect(c.got).toBe(c.want)) }
+	for (const c of cases) {
+		it(`formats ${c.want}`, () => expect(c.got).toBe(c.want))
+	}
 })
 
 describe('rebalance', () => {
