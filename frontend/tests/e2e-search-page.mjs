@@ -1,5 +1,5 @@
 // Browser checks of issue 23 ("a panel that says what it did and fits
-// Nextcloud"), run by e2e.mjs against `hybridsearch demo` in Debian's
+// Nextcloud"), run by e2e.mjs against `hybridsearch-demo` in Debian's
 // chromium: queries no method can use, weak matches, paging, filters with
 // counts and sort in the URL, Nextcloud's previews and file actions, the
 // status refreshing while open and said in the search view, what users

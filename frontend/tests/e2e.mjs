@@ -45,7 +45,7 @@ const CHROMIUM_ARGS = [
 	'--disable-component-update',
 	'--disable-sync',
 ]
-const TOTAL_TIMEOUT_MS = 480_000 // a hard stop; a normal run takes 90–180 s
+const TOTAL_TIMEOUT_MS = 900_000 // a hard stop; a normal run takes 90–180 s alone, up to 450 s beside the race-built Go tests (scripts/test runs them at the same time)
 const API_WAIT_MS = 30_000
 const ONLY = process.env.E2E_ONLY ?? ''
 
