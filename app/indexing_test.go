@@ -46,7 +46,9 @@ func (e *testEnv) lookup(t testing.TB, id int64) indexed {
 // awaitFile waits until cond holds for file id's index entry.
 func (e *testEnv) awaitFile(t testing.TB, what string, id int64, cond func(ix indexed) bool) indexed {
 	t.Helper()
-	return e.awaitFileWithin(t, what, id, 20*time.Second, cond)
+	// A liveness bound, not a timing check: end-to-end tests run in
+	// parallel, beside the browser tests, on two cores under -race.
+	return e.awaitFileWithin(t, what, id, time.Minute, cond)
 }
 
 // awaitFileWithin is awaitFile with its own timeout (text recognition).

@@ -102,9 +102,9 @@ func TestNewFileInFreshlySharedFolder(t *testing.T) {
 		return slices.Contains(resultIDs(res), hs.FileID(n.ID))
 	})
 	t.Logf("a new file in a folder shared a second before: found by bob %s after the upload", time.Since(uploaded).Round(time.Millisecond))
-	if ix := env.lookup(t, n.ID); ix.state.Paths["bob"] != "/Team/new.md" {
-		t.Errorf("bob's path to new.md = %q", ix.state.Paths["bob"])
-	}
+	// The file's state may be saved a moment after its points are
+	// searchable: wait for it.
+	env.awaitFile(t, "bob's path to new.md recorded", n.ID, func(ix indexed) bool { return ix.state.Paths["bob"] == "/Team/new.md" })
 	if got := env.Main.Scanner.Progress().Started; !got.Equal(scans) {
 		t.Errorf("a scan ran (started %v); the share must reach the new file without one", got)
 	}
