@@ -152,8 +152,4 @@ func (c *calls) snapshot() ([]hs.IndexJob, []time.Time) {
 	return append([]hs.IndexJob(nil), c.jobs...), append([]time.Time(nil), c.at...)
 }
 
-func contextWithTimeout(t testing.TB, d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(t.Context(), d)
-}
-
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
