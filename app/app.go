@@ -285,7 +285,7 @@ func (m *App) openQueue(ctx context.Context) error {
 		ackWait = 30 * time.Second
 	}
 	m.Queue, err = queue.Open(ctx, nc, queue.Options{
-		Workers: m.Config.Workers, OCRWorkers: max(m.Config.OCRWorkers, 1), Retry: hs.RetryPolicy{Backoff: m.Config.RetryBackoff}, Logger: m.Logger,
+		Workers: m.Config.Workers, OCRWorkers: max(m.Config.OCRWorkers, 1), Retry: m.retryPolicy(), Logger: m.Logger,
 		Replicas: m.Config.NATSReplicas,
 		// A job held by a process that died is redelivered after AckWait;
 		// live workers keep theirs with InProgress every AckWait/3.
@@ -425,6 +425,7 @@ func (m *App) buildPipeline(e *Engine) {
 		Rescan:       m.Scanner.Request,
 		CurrentRules: m.currentRules,
 		IndexID:      e.IndexID,
+		Retry:        m.retryPolicy(),
 		Recipients:   m.reach,
 		Logger:       m.Logger,
 	}
@@ -757,4 +758,10 @@ func sanitize(s string) string {
 		}
 		return '_'
 	}, s)
+}
+
+// retryPolicy is the one retry policy of index jobs: the queue applies it
+// and the pipeline reads it, so their numbers of tries cannot drift apart.
+func (m *App) retryPolicy() hs.RetryPolicy {
+	return hs.RetryPolicy{Backoff: m.Config.RetryBackoff}
 }
