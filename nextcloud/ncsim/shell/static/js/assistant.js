@@ -170,9 +170,12 @@
 		e.preventDefault()
 		clearTimeout(timer)
 		$('assistant-output').replaceChildren()
+		// The previous task's status must not stand for this one.
+		delete document.body.dataset.taskStatus
 		try {
 			const { task } = await ocs('POST', '/schedule', { type: $('assistant-type').value, appId: 'assistant', customId: '', input: collect() })
 			current = task.id
+			document.body.dataset.taskStatus = task.status
 			document.body.dataset.taskId = String(task.id)
 			$('assistant-run').disabled = true
 			$('assistant-cancel').hidden = false
