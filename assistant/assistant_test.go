@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
@@ -244,7 +245,11 @@ func TestSearchTaskFailures(t *testing.T) {
 	}
 }
 
-func TestLanesTakeOnlyWhatTheyCanRun(t *testing.T) {
+// TestLanesTakeOnlyWhatTheyCanRun: with its one slot busy, the search
+// lane polls (on synctest's clock) and leaves the second task scheduled.
+func TestLanesTakeOnlyWhatTheyCanRun(t *testing.T) { synctest.Test(t, testLanesTakeOnlyWhatTheyCanRun) }
+
+func testLanesTakeOnlyWhatTheyCanRun(t *testing.T) {
 	f := newFakeTasks()
 	search := &userSearch{block: make(chan struct{})}
 	svc, _ := newService(t, f, search, nil, 1)
@@ -253,7 +258,8 @@ func TestLanesTakeOnlyWhatTheyCanRun(t *testing.T) {
 	two := f.add("hybrid_search:search", "alice", map[string]any{"query": "b"})
 	svc.Trigger("hybrid_search-search")
 	f.await(t, one.ID, nextcloud.TaskRunning)
-	time.Sleep(100 * time.Millisecond) // several polls
+	time.Sleep(100 * time.Millisecond) // five polls
+	synctest.Wait()
 	if got := f.get(two.ID).Status; got != nextcloud.TaskScheduled {
 		t.Errorf("second task %s with one slot busy, want it left scheduled", got)
 	}

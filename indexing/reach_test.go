@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
@@ -47,8 +48,10 @@ func (l shareListIndex) Get(ctx context.Context, u hs.UserID) ([]hs.Share, error
 // TestReach: who a new file reaches, named outright or as members of a
 // group share (their kept share list holds the folder), without the
 // asking user; one look at Nextcloud per folder serves the events that
-// arrived before it began, for MaxAge.
-func TestReach(t *testing.T) {
+// arrived before it began, for MaxAge (on synctest's clock).
+func TestReach(t *testing.T) { synctest.Test(t, testReach) }
+
+func testReach(t *testing.T) {
 	shares := &sharesAbove{users: []hs.UserID{"alice", "bob", "alice"}, folders: []hs.FileID{7}}
 	lists := shareListIndex{
 		"carol": {{ID: "3", FileID: 7, Path: "/Team", IsDir: true}},
@@ -68,7 +71,7 @@ func TestReach(t *testing.T) {
 	if _, _ = r.Recipients(ctx, "alice", "/Team/Sub/c.md", queued); shares.calls.Load() != 2 {
 		t.Errorf("another folder: %d calls, want 2", shares.calls.Load())
 	}
-	time.Sleep(60 * time.Millisecond)
+	time.Sleep(60 * time.Millisecond) // MaxAge passes
 	if _, _ = r.Recipients(ctx, "alice", "/Team/a.md", queued); shares.calls.Load() != 3 {
 		t.Errorf("after MaxAge: %d calls, want 3", shares.calls.Load())
 	}
@@ -105,6 +108,10 @@ func TestReachSeesShareBeforeEvent(t *testing.T) {
 // while a look that began after they arrived is under way wait for it,
 // instead of asking Nextcloud again.
 func TestReachOneLookForConcurrentEvents(t *testing.T) {
+	synctest.Test(t, testReachOneLookForConcurrentEvents)
+}
+
+func testReachOneLookForConcurrentEvents(t *testing.T) {
 	release := make(chan struct{})
 	shares := &slowShares{sharesAbove: sharesAbove{users: []hs.UserID{"bob"}}, release: release}
 	r := &Reach{Shares: shares}
@@ -115,7 +122,7 @@ func TestReachOneLookForConcurrentEvents(t *testing.T) {
 	for i := range results {
 		wg.Go(func() { results[i], _ = r.Recipients(ctx, "alice", "/Team/f"+strconv.Itoa(i)+".md", arrived) })
 	}
-	time.Sleep(50 * time.Millisecond)
+	synctest.Wait() // every event is in: one asks, the others wait for it
 	close(release)
 	wg.Wait()
 	for i, got := range results {

@@ -36,6 +36,8 @@ type UserDirectory struct {
 	// Recheck is how old the list must be before a user missing from it
 	// causes a new one; 0 means DefaultUserListRecheck.
 	Recheck time.Duration
+	// Now is the clock the list's age is read on; nil means time.Now.
+	Now func() time.Time
 
 	mu      sync.Mutex
 	users   map[hs.UserID]bool
@@ -82,7 +84,7 @@ func (d *UserDirectory) lookup(ctx context.Context, user hs.UserID, trust time.D
 	}
 	for {
 		d.mu.Lock()
-		age := time.Since(d.fetched)
+		age := d.now().Sub(d.fetched)
 		if d.users != nil {
 			if d.users[user] && age < trust {
 				d.mu.Unlock()
@@ -102,7 +104,7 @@ func (d *UserDirectory) lookup(ctx context.Context, user hs.UserID, trust time.D
 				return false, ctx.Err()
 			}
 			d.mu.Lock()
-			err, fresh := d.err, time.Since(d.fetched) < d.recheck()
+			err, fresh := d.err, d.now().Sub(d.fetched) < d.recheck()
 			found := d.users[user]
 			d.mu.Unlock()
 			if err != nil {
@@ -133,8 +135,15 @@ func (d *UserDirectory) load(ctx context.Context, user hs.UserID) (bool, error) 
 	for _, id := range ids {
 		d.users[id] = true
 	}
-	d.fetched = time.Now()
+	d.fetched = d.now()
 	return d.users[user], nil
+}
+
+func (d *UserDirectory) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
 }
 
 func (d *UserDirectory) maxAge() time.Duration {

@@ -47,7 +47,8 @@ func TestUserDirectory(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	d := &nextcloud.UserDirectory{Client: e.c, Recheck: 200 * time.Millisecond}
+	clock := newTestClock()
+	d := &nextcloud.UserDirectory{Client: e.c, Recheck: 200 * time.Millisecond, Now: clock.Now}
 	if ok, err := d.UserExists(ctx, "alice"); err != nil || !ok {
 		t.Fatalf("UserExists(alice) = %v, %v", ok, err)
 	}
@@ -67,7 +68,7 @@ func TestUserDirectory(t *testing.T) {
 	}
 	// A user created now is found once the list is older than Recheck.
 	sim.AddUser("dora", "Dora", false)
-	time.Sleep(250 * time.Millisecond)
+	clock.Advance(250 * time.Millisecond)
 	if ok, err := d.UserExists(ctx, "dora"); err != nil || !ok {
 		t.Errorf("UserExists(dora) after she was added = %v, %v", ok, err)
 	}
@@ -84,14 +85,15 @@ func TestUserDirectoryGone(t *testing.T) {
 	sim := e.needSim(t)
 	ctx := context.Background()
 	sim.AddUser("dora", "Dora", false)
-	d := &nextcloud.UserDirectory{Client: e.c, Recheck: 100 * time.Millisecond}
+	clock := newTestClock()
+	d := &nextcloud.UserDirectory{Client: e.c, Recheck: 100 * time.Millisecond, Now: clock.Now}
 	for _, u := range []hs.UserID{"alice", "dora", ""} {
 		if gone, err := d.Gone(ctx, u); gone || err != nil {
 			t.Errorf("Gone(%q) = %v, %v; want false", u, gone, err)
 		}
 	}
 	sim.DeleteUser("dora")
-	time.Sleep(150 * time.Millisecond) // the list in hand is older than Recheck
+	clock.Advance(150 * time.Millisecond) // the list in hand is older than Recheck
 	if gone, err := d.Gone(ctx, "dora"); !gone || err != nil {
 		t.Errorf("Gone(dora) after her deletion = %v, %v; want true", gone, err)
 	}
