@@ -87,6 +87,11 @@ type App struct {
 	Metrics   *metrics.Metrics // this process's; served on /metrics
 	// Worker makes Run start a consumer-only process (hybridsearch worker).
 	Worker bool
+	// Listener, when set, is where Run serves HTTP instead of opening
+	// APP_HOST:APP_PORT: the demo and the tests open it first and register
+	// its port with Nextcloud, leaving no gap for another process to take
+	// the port. Close closes it. It is not used with HaRP (HP_SHARED_KEY).
+	Listener net.Listener
 
 	httpServer  *http.Server
 	listener    net.Listener
@@ -573,10 +578,13 @@ func (m *App) Health() error {
 func (m *App) listen(ctx context.Context) error {
 	cfg := m.Config
 	var err error
-	if cfg.HaRPSharedKey != "" {
+	switch {
+	case cfg.HaRPSharedKey != "":
 		_ = os.Remove(cfg.HaRPSocket)
 		m.listener, err = net.Listen("unix", cfg.HaRPSocket)
-	} else {
+	case m.Listener != nil:
+		m.listener = m.Listener
+	default:
 		m.listener, err = net.Listen("tcp", cfg.Addr())
 	}
 	if err != nil {
@@ -663,6 +671,9 @@ func (m *App) close() error {
 				errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 			}
 		}
+	}
+	if m.Listener != nil && (m.httpServer == nil || m.listener != m.Listener) {
+		_ = m.Listener.Close() // handed over but not served
 	}
 	if m.cancel != nil {
 		m.cancel()

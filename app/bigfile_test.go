@@ -94,7 +94,7 @@ func runQdrantFake(addr string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fmt.Println("READY")
+	fmt.Println("READY " + s.URL())
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	s.Stop()
 }

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -49,8 +51,7 @@ func startChildApp(tb testing.TB, bin, store string, setup func(sim *ncsim.Serve
 	}
 	var storeEnv []string
 	if store == "qdrant" {
-		addr := "127.0.0.1:" + strconv.Itoa(freePort(tb))
-		fake := child("HYBRIDSEARCH_RUN_QDRANTFAKE=" + addr)
+		fake := child("HYBRIDSEARCH_RUN_QDRANTFAKE=127.0.0.1:0")
 		stdin, err := fake.StdinPipe()
 		if err != nil {
 			tb.Fatal(err)
@@ -64,10 +65,12 @@ func startChildApp(tb testing.TB, bin, store string, setup func(sim *ncsim.Serve
 			tb.Fatal(err)
 		}
 		tb.Cleanup(func() { stdin.Close(); _ = fake.Wait() })
-		if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "READY\n" {
+		line, err := bufio.NewReader(out).ReadString('\n')
+		url, ok := strings.CutPrefix(strings.TrimSpace(line), "READY ")
+		if err != nil || !ok {
 			tb.Fatalf("fake Qdrant: %q, %v", line, err)
 		}
-		storeEnv = append(storeEnv, "QDRANT_URL=http://"+addr)
+		storeEnv = append(storeEnv, "QDRANT_URL="+url)
 	}
 	ollama := embeddingtest.NewServer(tb)
 	a := &childApp{Sim: &ncsim.Server{HeartbeatInterval: 20 * time.Millisecond, WebhookInterval: 50 * time.Millisecond}, Logs: &syncbuf.Buffer{}}
@@ -85,7 +88,8 @@ func startChildApp(tb testing.TB, bin, store string, setup func(sim *ncsim.Serve
 	if err != nil {
 		tb.Fatal(err)
 	}
-	reg.Port = freePort(tb)
+	ln, port := listen(tb)
+	reg.Port = port
 	appEnv, err := a.Sim.RegisterExApp(reg)
 	if err != nil {
 		tb.Fatal(err)
@@ -93,7 +97,7 @@ func startChildApp(tb testing.TB, bin, store string, setup func(sim *ncsim.Serve
 	a.Cmd = child(append(append(append(appEnv.List(), "HYBRIDSEARCH_RUN_MAIN=1", "APP_PERSISTENT_STORAGE="+tb.TempDir(),
 		"OLLAMA_HOST="+ollama.URL, "SCAN_INTERVAL=0"), storeEnv...), env...)...)
 	a.Cmd.Stderr = a.Logs
-	if err := a.Cmd.Start(); err != nil {
+	if err := startOn(a.Cmd, ln); err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() {
@@ -120,4 +124,38 @@ func (a *childApp) status() childStatus {
 		resp.Body.Close()
 	}
 	return st
+}
+
+// listenerFDEnv tells a child started by the test binary (TestMain) that
+// fd 3 is the listener to serve on (App.Listener).
+const listenerFDEnv = "HYBRIDSEARCH_TEST_LISTENER_FD"
+
+// startOn starts cmd, the test binary as a child, serving on ln (fd 3):
+// the port the test registered, with no gap for another process to take
+// it. ln is closed here: the child holds the socket from then on, and a
+// restart after the child stops can bind the port again.
+func startOn(cmd *exec.Cmd, ln net.Listener) error {
+	f, err := ln.(*net.TCPListener).File()
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	defer ln.Close()
+	cmd.ExtraFiles = []*os.File{f}
+	cmd.Env = append(cmd.Env, listenerFDEnv+"=3")
+	return cmd.Start()
+}
+
+// inheritedListener is the listener startOn gave this process, or nil.
+func inheritedListener() (net.Listener, error) {
+	if os.Getenv(listenerFDEnv) != "3" {
+		return nil, nil
+	}
+	f := os.NewFile(3, "listener")
+	defer f.Close()
+	ln, err := net.FileListener(f)
+	if err != nil {
+		return nil, fmt.Errorf("the listener on fd 3: %w", err)
+	}
+	return ln, nil
 }

@@ -56,7 +56,8 @@ func TestCrashSafety(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg.Port = freePort(t)
+	ln, port := listen(t)
+	reg.Port = port
 	appEnv, err := sim.RegisterExApp(reg)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +69,13 @@ func TestCrashSafety(t *testing.T) {
 		cmd.Env = append(cmd.Env, appEnv.List()...)
 		cmd.Env = append(cmd.Env, "APP_PERSISTENT_STORAGE="+dataDir, "OLLAMA_HOST="+ollama.URL, "SCAN_INTERVAL=0", "LOG_LEVEL=info")
 		cmd.Stderr = &logs
-		if err := cmd.Start(); err != nil {
+		var err error
+		if ln != nil { // the first start serves on the registered port; a restart opens it itself
+			err, ln = startOn(cmd, ln), nil
+		} else {
+			err = cmd.Start()
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 		return cmd

@@ -9,6 +9,7 @@ import (
 var (
 	doReq          = e2etest.DoReq
 	freePort       = e2etest.FreePort
+	listen         = e2etest.Listen
 	itoa           = e2etest.Itoa
 	needTSClient   = e2etest.NeedTSClient
 	runNodeJSON    = e2etest.RunNodeJSON

@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +30,9 @@ type testEnv struct {
 	Logs *syncbuf.Buffer
 	// quiet: the app logs errors only, to the test log (long runs).
 	quiet bool
+	// ln is the listener the next start serves on (its port registered);
+	// a restart opens APP_PORT itself, as the product does.
+	ln net.Listener
 }
 
 // envOptions tune newTestEnv.
@@ -67,7 +72,11 @@ func newTestEnv(t testing.TB, o envOptions) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg.Port = freePort(t)
+	if p, ok := o.extra["APP_PORT"]; ok { // the test has the app open its port itself
+		reg.Port, _ = strconv.Atoi(p)
+	} else {
+		env.ln, reg.Port = listen(t)
+	}
 	appEnv, err := sim.RegisterExApp(reg)
 	if err != nil {
 		t.Fatal(err)
@@ -121,6 +130,7 @@ func (e *testEnv) start(t testing.TB) {
 		out, level = testWriter{t}, slog.LevelError
 	}
 	m := New(cfg, slog.New(requestIDHandler{slog.NewTextHandler(out, &slog.HandlerOptions{Level: level})}))
+	m.Listener, e.ln = e.ln, nil
 	if err := m.Run(context.Background()); err != nil {
 		_ = m.Close()
 		t.Fatalf("Main.Run: %v", err)

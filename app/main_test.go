@@ -13,8 +13,9 @@ import (
 
 // TestMain lets tests run the app in a child process: with
 // HYBRIDSEARCH_RUN_MAIN=1 the test binary runs "serve" as cmd/hybridsearch
-// does (Serve, exit 1 on an error), with HYBRIDSEARCH_RUN_QDRANTFAKE a
-// fake Qdrant.
+// does (Serve, exit 1 on an error; on the listener of fd 3 when the test
+// passed one, see startOn), with HYBRIDSEARCH_RUN_QDRANTFAKE a fake Qdrant
+// (it prints "READY <url>").
 func TestMain(m *testing.M) {
 	if os.Getenv(e2etest.RunMainEnv) == "1" {
 		os.Exit(serveChild())
@@ -34,7 +35,12 @@ func serveChild() int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := Serve(ctx, os.Getenv, os.Stderr); err != nil {
+	ln, err := inheritedListener()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hybridsearch:", err)
+		return 1
+	}
+	if err := serveOn(ctx, ln, os.Getenv, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "hybridsearch:", err)
 		return 1
 	}

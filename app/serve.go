@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"strings"
 	"time"
 
@@ -19,6 +20,11 @@ var Version = appinfo.Version()
 // Serve runs the app in ExApp mode ("hybridsearch serve") until ctx is
 // cancelled, configured by getenv, logging to stderr.
 func Serve(ctx context.Context, getenv func(string) string, stderr io.Writer) error {
+	return serveOn(ctx, nil, getenv, stderr)
+}
+
+// serveOn is Serve on ln when it is not nil (see App.Listener).
+func serveOn(ctx context.Context, ln net.Listener, getenv func(string) string, stderr io.Writer) error {
 	cfg, err := LoadConfig(getenv)
 	if err != nil {
 		return err
@@ -29,6 +35,7 @@ func Serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 			"app_version", cfg.AppVersion, "build_version", Version)
 	}
 	m := New(cfg, logger)
+	m.Listener = ln
 	if err := m.Run(ctx); err != nil {
 		_ = m.Close()
 		return err

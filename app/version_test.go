@@ -43,7 +43,7 @@ func TestAppHostIPv6Wildcard(t *testing.T) {
 		t.Skipf("no IPv6 here: %v", err)
 	}
 	ln.Close()
-	port := freePort(t)
+	port := freePort(t) // APP_HOST "::" is what is tested: the app must open the port itself
 	te := newTestEnv(t, envOptions{extra: map[string]string{"APP_HOST": "::", "APP_PORT": strconv.Itoa(port)}})
 	if got := te.Main.ListenAddr(); got != "[::]:"+strconv.Itoa(port) {
 		t.Errorf("ListenAddr() = %q", got)

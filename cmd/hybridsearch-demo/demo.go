@@ -14,6 +14,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -252,20 +253,24 @@ func demoRegistration(getenv func(string) string) (ncsim.ExAppRegistration, erro
 // startDemoApp registers the app from the embedded info.xml with the
 // simulator, the way "occ app_api:app:register" does, and starts it in
 // this process with the environment AppAPI would give it, on port (0: a
-// free one).
+// free one). The port is opened first and handed to the app, so nothing
+// can take it between the registration and the start.
 func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, port int, getenv func(string) string, logger *slog.Logger) (*app.App, error) {
 	reg, err := demoRegistration(getenv)
 	if err != nil {
 		return nil, err
 	}
-	if port == 0 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("demo: %w", err)
-		}
-		port = ln.Addr().(*net.TCPAddr).Port
-		_ = ln.Close()
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return nil, fmt.Errorf("demo: the app's port: %w", err)
 	}
+	handed := false
+	defer func() {
+		if !handed {
+			_ = ln.Close()
+		}
+	}()
+	port = ln.Addr().(*net.TCPAddr).Port
 	reg.URL = fmt.Sprintf("http://127.0.0.1:%d", port)
 	reg.Port = port
 	env, err := sim.RegisterExApp(reg)
@@ -308,6 +313,7 @@ func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, port i
 		return nil, fmt.Errorf("demo: %w", err)
 	}
 	m := app.New(cfg, logger)
+	m.Listener, handed = ln, true
 	if err := m.Run(ctx); err != nil {
 		_ = m.Close()
 		return nil, fmt.Errorf("demo: starting the app: %w", err)
@@ -316,7 +322,6 @@ func startDemoApp(ctx context.Context, sim *ncsim.Server, dataDir string, port i
 	return m, nil
 }
 
-// reachable reports whether something accepts TCP connections on addr.
 // writePrivateFile replaces the file at name with data, readable by the
 // owner only: it writes a new file (mode 0600) beside it and renames it
 // over the old one, so an existing file's wider mode, or a symlink at
@@ -344,6 +349,7 @@ func writePrivateFile(name string, data []byte) error {
 	return nil
 }
 
+// reachable reports whether something accepts TCP connections on addr.
 func reachable(ctx context.Context, addr string) bool {
 	d := net.Dialer{Timeout: time.Second}
 	c, err := d.DialContext(ctx, "tcp", addr)

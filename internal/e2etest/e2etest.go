@@ -47,7 +47,24 @@ func DoReq(t testing.TB, req *http.Request) (*http.Response, string) {
 	return resp, string(b)
 }
 
-// FreePort is a TCP port on 127.0.0.1 that was free a moment ago.
+// Listen opens a listener on a free port of 127.0.0.1, closed at the
+// end of the test, and returns it with its port: a test registers the
+// port and hands the listener to the app (App.Listener), so no other
+// process can take the port in between.
+func Listen(t testing.TB) (net.Listener, int) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	return ln, ln.Addr().(*net.TCPAddr).Port
+}
+
+// FreePort is a TCP port on 127.0.0.1 that was free a moment ago, for a
+// program that must be told its port before it starts and cannot be
+// handed a listener (a container, a NATS cluster's routes): Listen, where
+// the program can take one, leaves no gap for another process.
 func FreePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
