@@ -109,17 +109,17 @@ type App struct {
 	closeErr    error
 	done        chan error
 
-	eng      atomic.Pointer[Engine]             // the indexing engine
-	serve    atomic.Pointer[Engine]             // the serving engine
-	rebuild  atomic.Pointer[rebuild]            // the indexing engine's new index, until it serves
-	retiring sync.WaitGroup                     // engines being closed
-	extract  extractor                          // shared by every engine's pipeline
-	rules    atomic.Pointer[indexing.Rules]     // exclusions in force, but the paused users
-	paused   atomic.Pointer[map[hs.UserID]bool] // users who paused indexing their files
-	scanTick chan struct{}                      // the scan interval changed
-	setMu    sync.Mutex                         // serializes applySettings
-	settings atomic.Pointer[settingsState]      // the admin settings as last applied
-	chat     atomic.Pointer[chatConfig]         // the chat model in use (assistant.go)
+	eng      atomic.Pointer[Engine]         // the indexing engine
+	serve    atomic.Pointer[Engine]         // the serving engine
+	rebuild  atomic.Pointer[rebuild]        // the indexing engine's new index, until it serves
+	retiring sync.WaitGroup                 // engines being closed
+	extract  extractor                      // shared by every engine's pipeline
+	rules    atomic.Pointer[indexing.Rules] // exclusions in force, but the paused users
+	pauses   *pauses                        // users who paused indexing their files
+	scanTick chan struct{}                  // the scan interval changed
+	setMu    sync.Mutex                     // serializes applySettings
+	settings atomic.Pointer[settingsState]  // the admin settings as last applied
+	chat     atomic.Pointer[chatConfig]     // the chat model in use (assistant.go)
 }
 
 // New returns an App for cfg; Run starts it.
@@ -394,6 +394,7 @@ func (m *App) startIndexing(ctx context.Context, cfg Config) error {
 	rules := rulesOf(cfg)
 	m.rules.Store(&rules)
 	m.users = &nextcloud.UserDirectory{Client: m.Nextcloud, MaxAge: userListMaxAge}
+	m.pauses = &pauses{users: m.Nextcloud, interval: 3 * m.Config.SettingsInterval, logger: m.Logger}
 	lists, err := m.KV.ShareLists(ctx)
 	if err != nil {
 		return err
@@ -409,6 +410,7 @@ func (m *App) startIndexing(ctx context.Context, cfg Config) error {
 		Rescan: m.Scanner.Request, MaxAge: cfg.ShareMaxAge, Logger: m.Logger,
 	}
 	m.Scanner.Baseline = m.Shares.Baseline
+	m.pauses.rescan = m.Scanner.Request
 	// A new file in a shared folder reaches its recipients without a scan.
 	m.reach = &indexing.Reach{Shares: m.Nextcloud, Lists: lists, Logger: m.Logger}
 	return nil
@@ -516,7 +518,7 @@ func (m *App) startWorkers(ctx context.Context) {
 		return nil
 	})
 	m.goComponent(ctx, "pause watcher", func(ctx context.Context) error {
-		m.watchPauses(ctx)
+		m.pauses.watch(ctx)
 		return nil
 	})
 }

@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"maps"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
@@ -36,39 +38,52 @@ func personalForm(env Config) nextcloud.SettingsForm {
 	}
 }
 
-// pauseInterval is how often the users' pause settings are read: one
-// request per user each time, so less often than the admin settings.
-func (m *App) pauseInterval() time.Duration {
-	return 3 * m.Config.SettingsInterval
+// pauses knows which users paused the indexing of their files. It reads
+// every user's pause setting every interval (one request per user each
+// time, so less often than the admin settings) and asks for a scan of the
+// tree of each user whose setting changed.
+type pauses struct {
+	users    pauseReader
+	rescan   func(hs.UserID) // scans a user's tree: files leave or enter the index
+	interval time.Duration
+	logger   *slog.Logger
+	paused   atomic.Pointer[map[hs.UserID]bool]
 }
 
-// watchPauses reads the users' pause settings every pauseInterval until
-// ctx ends.
-func (m *App) watchPauses(ctx context.Context) {
-	m.refreshPauses(ctx)
-	every(ctx, m.pauseInterval(), m.refreshPauses)
+// pauseReader is where the users and their preferences are:
+// *nextcloud.Client.
+type pauseReader interface {
+	ListUsers(ctx context.Context) ([]hs.UserID, error)
+	GetUserPreferences(ctx context.Context, user hs.UserID, keys ...string) (map[string]string, error)
 }
 
-// refreshPauses reads every user's pause setting and, for each user whose
+// watch reads the users' pause settings now and every interval until ctx
+// ends.
+func (p *pauses) watch(ctx context.Context) {
+	p.refresh(ctx)
+	every(ctx, p.interval, p.refresh)
+}
+
+// refresh reads every user's pause setting and, for each user whose
 // setting changed, puts it in force and asks for a scan of their tree. A
 // user whose setting cannot be read keeps the last one known.
-func (m *App) refreshPauses(ctx context.Context) {
+func (p *pauses) refresh(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	users, err := m.Nextcloud.ListUsers(rctx)
+	users, err := p.users.ListUsers(rctx)
 	if err != nil {
-		m.Logger.Warn("reading the users' pause settings failed", "error", err)
+		p.logger.Warn("reading the users' pause settings failed", "error", err)
 		return
 	}
-	prev := m.pausedUsers()
+	prev := p.current()
 	next := map[hs.UserID]bool{}
 	for _, u := range users {
-		vals, err := m.Nextcloud.GetUserPreferences(rctx, u, pauseKey)
+		vals, err := p.users.GetUserPreferences(rctx, u, pauseKey)
 		if err != nil {
 			if prev[u] {
 				next[u] = true
 			}
-			m.Logger.Debug("reading a user's pause setting failed", "user_id", u, "error", err)
+			p.logger.Debug("reading a user's pause setting failed", "user_id", u, "error", err)
 			continue
 		}
 		if isTrue(vals[pauseKey]) {
@@ -78,25 +93,25 @@ func (m *App) refreshPauses(ctx context.Context) {
 	if maps.Equal(prev, next) {
 		return
 	}
-	m.paused.Store(&next)
+	p.paused.Store(&next)
 	for u := range next {
 		if !prev[u] {
-			m.Logger.Info("a user paused the indexing of their files", "user_id", u)
-			m.Scanner.Request(u)
+			p.logger.Info("a user paused the indexing of their files", "user_id", u)
+			p.rescan(u)
 		}
 	}
 	for u := range prev {
 		if !next[u] {
-			m.Logger.Info("a user resumed the indexing of their files", "user_id", u)
-			m.Scanner.Request(u)
+			p.logger.Info("a user resumed the indexing of their files", "user_id", u)
+			p.rescan(u)
 		}
 	}
 }
 
-// pausedUsers are the users whose indexing is paused.
-func (m *App) pausedUsers() map[hs.UserID]bool {
-	if p := m.paused.Load(); p != nil {
-		return *p
+// current are the users whose indexing is paused.
+func (p *pauses) current() map[hs.UserID]bool {
+	if m := p.paused.Load(); m != nil {
+		return *m
 	}
 	return nil
 }
@@ -110,8 +125,8 @@ func isTrue(v string) bool {
 	return false
 }
 
-// withPaused is r with the paused users.
-func (m *App) withPaused(r indexing.Rules) indexing.Rules {
-	r.Paused = m.pausedUsers()
+// with is r with the paused users.
+func (p *pauses) with(r indexing.Rules) indexing.Rules {
+	r.Paused = p.current()
 	return r
 }

@@ -36,7 +36,7 @@ func (m *App) initialSettings(ctx context.Context) Config {
 func (m *App) effective() Config { return m.settings.Load().effective }
 
 // currentRules are the exclusion rules in force.
-func (m *App) currentRules() indexing.Rules { return m.withPaused(*m.rules.Load()) }
+func (m *App) currentRules() indexing.Rules { return m.pauses.with(*m.rules.Load()) }
 
 // watchSettings reads the admin settings every SettingsInterval and applies
 // what changed, until ctx ends. Nextcloud does not tell an ExApp that its
