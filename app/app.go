@@ -109,17 +109,11 @@ type App struct {
 	closeErr    error
 	done        chan error
 
-	eng      atomic.Pointer[Engine]         // the indexing engine
-	serve    atomic.Pointer[Engine]         // the serving engine
-	rebuild  atomic.Pointer[rebuild]        // the indexing engine's new index, until it serves
-	retiring sync.WaitGroup                 // engines being closed
-	extract  extractor                      // shared by every engine's pipeline
-	rules    atomic.Pointer[indexing.Rules] // exclusions in force, but the paused users
-	pauses   *pauses                        // users who paused indexing their files
-	scanTick chan struct{}                  // the scan interval changed
-	setMu    sync.Mutex                     // serializes applySettings
-	settings atomic.Pointer[settingsState]  // the admin settings as last applied
-	chat     atomic.Pointer[chatConfig]     // the chat model in use (assistant.go)
+	engines  *engines                   // the indexing and the serving engine
+	extract  extractor                  // shared by every engine's pipeline
+	settings *adminSettings             // the admin settings in force
+	pauses   *pauses                    // users who paused indexing their files
+	chat     atomic.Pointer[chatConfig] // the chat model in use (assistant.go)
 }
 
 // New returns an App for cfg; Run starts it.
@@ -127,7 +121,7 @@ func New(cfg Config, logger *slog.Logger) *App {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &App{Config: cfg, Logger: logger, Metrics: metrics.New(), done: make(chan error, 1), scanTick: make(chan struct{}, 1)}
+	return &App{Config: cfg, Logger: logger, Metrics: metrics.New(), done: make(chan error, 1)}
 }
 
 // Run builds the components in dependency order and starts serving. It
@@ -154,10 +148,13 @@ func (m *App) Run(ctx context.Context) error {
 	}
 	// The admin settings as they are now (a short try: Nextcloud may not be
 	// up yet; the watcher applies them later then).
-	eff := m.initialSettings(ctx)
+	m.settings = newAdminSettings(cfg, m.Nextcloud, m.Logger)
+	eff := m.settings.load(ctx)
 	if err := m.startIndexing(ctx, eff); err != nil {
 		return err
 	}
+	m.engines = &engines{build: m.buildEngine, scanner: m.Scanner, states: m.KV.States(), pending: m.Queue.Pending, logger: m.Logger}
+	m.settings.engines, m.settings.extract, m.settings.rescan = m.engines, &m.extract, m.Scanner.Request
 	first := &Engine{Config: eff, ownsStore: true}
 	if err := m.buildEngine(ctx, first, false); err != nil {
 		if sameEngine(eff, cfg) {
@@ -166,18 +163,12 @@ func (m *App) Run(ctx context.Context) error {
 		// The admin's model cannot be opened now: start on the
 		// environment's; the watcher tries the admin's again.
 		m.Logger.Warn("the admin's embedding settings could not be applied at start; the environment's apply", "error", err)
-		st := *m.settings.Load()
-		st.swapErr, st.failures, st.retryAt = err, 1, time.Now().Add(cfg.SettingsInterval)
-		st.effective = withEngine(st.effective, cfg)
-		m.settings.Store(&st)
-		first = &Engine{Config: st.effective, ownsStore: true}
+		first = &Engine{Config: m.settings.startedWithEnv(err), ownsStore: true}
 		if err := m.buildEngine(ctx, first, false); err != nil {
 			return err
 		}
 	}
-	m.eng.Store(first)
-	m.serve.Store(first)
-	m.Scanner.SetIndexID(first.IndexID)
+	m.engines.start(first)
 	m.Store, m.Embedder, m.Pipeline, m.Reporter, m.Search, m.Viz = first.Store, first.Embedder, first.Pipeline, first.Reporter, first.Search, first.Viz
 	if m.Worker {
 		m.startWorkers(ctx)
@@ -198,7 +189,7 @@ func (m *App) Run(ctx context.Context) error {
 			{Name: "reach Nextcloud", Run: func(ctx context.Context, _ func(float64)) error { return m.pingNextcloud(ctx) }},
 			{Name: "reach NATS", Run: func(ctx context.Context, _ func(float64)) error { return m.checkNATS(ctx) }},
 			{Name: "reach the index store", Run: func(ctx context.Context, _ func(float64)) error {
-				e := m.acquire()
+				e := m.engines.acquire()
 				defer e.release()
 				return e.Store.Health(ctx)
 			}},
@@ -224,6 +215,7 @@ func (m *App) Run(ctx context.Context) error {
 		MCPURL:      cfg.MCPURL(),
 		Live:        &m.live,
 	})
+	m.settings.panel = func(ctx context.Context) error { return m.Lifecycle.SetSearchRules(ctx, m.engines.searchRules()) }
 	mcpDeps, err := m.mcpDeps(ctx)
 	if err != nil {
 		return err
@@ -391,8 +383,6 @@ const userListMaxAge = 15 * time.Second
 func (m *App) startIndexing(ctx context.Context, cfg Config) error {
 	m.extract.setOCR(extract.OCR{Off: cfg.OCRWorkers == 0, Languages: cfg.OCRLanguages, PageTimeout: cfg.OCRPageTimeout, MaxPages: cfg.OCRMaxPages})
 	m.extract.setLimit(cfg.MaxFileSize)
-	rules := rulesOf(cfg)
-	m.rules.Store(&rules)
 	m.users = &nextcloud.UserDirectory{Client: m.Nextcloud, MaxAge: userListMaxAge}
 	m.pauses = &pauses{users: m.Nextcloud, interval: 3 * m.Config.SettingsInterval, logger: m.Logger}
 	lists, err := m.KV.ShareLists(ctx)
@@ -404,7 +394,7 @@ func (m *App) startIndexing(ctx context.Context, cfg Config) error {
 		return err
 	}
 	m.Scanner = &indexing.Scanner{Tree: m.Nextcloud, Users: m.Nextcloud, States: m.KV.States(), Enqueue: m.Queue.Publish,
-		Rules: m.currentRules, Gone: m.users.Gone, Records: []indexing.UserRecords{records, lists}, Logger: m.Logger}
+		Rules: m.rules, Gone: m.users.Gone, Records: []indexing.UserRecords{records, lists}, Logger: m.Logger}
 	m.Shares = &indexing.ShareRefresher{
 		Shares: m.Nextcloud, Lists: lists, Tree: m.Nextcloud, States: m.KV.States(), Enqueue: m.Queue.Publish,
 		Rescan: m.Scanner.Request, MaxAge: cfg.ShareMaxAge, Logger: m.Logger,
@@ -430,7 +420,7 @@ func (m *App) buildPipeline(e *Engine) {
 		Users:        m.users,
 		Enqueue:      m.Queue.Publish,
 		Rescan:       m.Scanner.Request,
-		CurrentRules: m.currentRules,
+		CurrentRules: m.rules,
 		IndexID:      e.IndexID,
 		Retry:        m.retryPolicy(),
 		Recipients:   m.reach,
@@ -440,7 +430,7 @@ func (m *App) buildPipeline(e *Engine) {
 		"nats":      m.checkNATS,
 		"nextcloud": m.pingNextcloud,
 		"store":     e.Store.Health,
-		"settings":  m.checkSettings,
+		"settings":  m.settings.check,
 		"ocr":       m.extract.checkOCR,
 	}
 	if e.Embedder != nil {
@@ -450,7 +440,7 @@ func (m *App) buildPipeline(e *Engine) {
 	e.Reporter = &indexing.Reporter{
 		Version: Version, States: m.KV.States(), Pending: m.Queue.Pending,
 		Scanner: m.Scanner, Pipeline: e.Pipeline, Checks: checks, IsAdmin: m.Nextcloud.IsAdmin, Live: m.live.Status,
-		Rebuild: m.rebuilding,
+		Rebuild: m.engines.rebuilding,
 	}
 	if e.Embedder != nil {
 		e.Reporter.Embedders = e.embedderHosts
@@ -499,7 +489,7 @@ func (m *App) buildSearch(e *Engine) error {
 // which leaves the jobs to hybridsearch worker processes) and the scans.
 func (m *App) startWorkers(ctx context.Context) {
 	if m.Worker || m.Config.Workers > 0 {
-		m.goComponent(ctx, "indexing workers", func(ctx context.Context) error { return m.Queue.Run(ctx, m.process) })
+		m.goComponent(ctx, "indexing workers", func(ctx context.Context) error { return m.Queue.Run(ctx, m.engines.process) })
 	} else {
 		m.Logger.Info("WORKERS=0: this process indexes nothing; hybridsearch worker processes take the jobs")
 	}
@@ -509,12 +499,12 @@ func (m *App) startWorkers(ctx context.Context) {
 	})
 	if !m.Worker { // full scans run in serve only
 		m.goComponent(ctx, "scan ticker", func(ctx context.Context) error {
-			m.runScanTicker(ctx, m.effective().ScanInterval)
+			m.settings.runScanTicker(ctx)
 			return nil
 		})
 	}
 	m.goComponent(ctx, "settings watcher", func(ctx context.Context) error {
-		m.watchSettings(ctx)
+		m.settings.watch(ctx)
 		return nil
 	})
 	m.goComponent(ctx, "pause watcher", func(ctx context.Context) error {
@@ -684,17 +674,9 @@ func (m *App) close() error {
 		_ = m.Lifecycle.WaitInit(ctx)
 	}
 	_ = m.group.Wait() // failures are reported by goComponent
-	m.retiring.Wait()
-	serving := m.serve.Load()
-	for _, e := range []*Engine{serving, m.eng.Load()} {
-		if e == nil || e.Store == nil || e != serving && e.Store == serving.Store {
-			continue
-		}
-		if err := e.Store.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("store close: %w", err))
-		}
-		if serving == m.eng.Load() {
-			break
+	if m.engines != nil {
+		if err := m.engines.close(); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if m.NATS != nil {
@@ -772,6 +754,10 @@ func sanitize(s string) string {
 		return '_'
 	}, s)
 }
+
+// rules are the exclusion rules in force: the admin's (or the
+// environment's) and the paused users.
+func (m *App) rules() indexing.Rules { return m.pauses.with(m.settings.exclusions()) }
 
 // retryPolicy is the one retry policy of index jobs: the queue applies it
 // and the pipeline reads it, so their numbers of tries cannot drift apart.

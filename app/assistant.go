@@ -43,6 +43,11 @@ func (m *App) startAnswers(ctx context.Context, eff Config) error {
 		return err
 	}
 	m.applyChat(eff)
+	m.settings.chat = func(ctx context.Context, eff Config) {
+		if m.applyChat(eff) {
+			go m.syncAssistant(ctx)
+		}
+	}
 	m.goComponent(ctx, "assistant", func(ctx context.Context) error {
 		m.Assistant.Run(ctx)
 		return nil

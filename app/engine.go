@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,19 +42,67 @@ type Engine struct {
 	ownsStore bool          // closes Store when retired (false: the next engine took it over)
 }
 
-// Engine returns the engine that indexes now: the newest.
-func (m *App) Engine() *Engine { return m.eng.Load() }
+// engines holds the engine that indexes and the one that answers
+// searches, and swaps in a new engine when the embedding settings change.
+// Its dependencies are set before start and not changed after.
+type engines struct {
+	build   func(ctx context.Context, e *Engine, probe bool) error // opens and assembles e's parts
+	scanner engineScanner
+	states  indexing.StateLister                   // the file states, to tell how far a new index has come
+	pending func(ctx context.Context) (int, error) // jobs queued
+	logger  *slog.Logger
+
+	eng      atomic.Pointer[Engine]  // the indexing engine
+	serve    atomic.Pointer[Engine]  // the serving engine
+	rebuild  atomic.Pointer[rebuild] // the indexing engine's new index, until it serves
+	retiring sync.WaitGroup          // engines being closed, and waits for a new index to catch up
+}
+
+// engineScanner is what a swap asks of the scanner (*indexing.Scanner):
+// a full scan into the new index, and when it ran.
+type engineScanner interface {
+	SetIndexID(id string)
+	Request(user hs.UserID)
+	Progress() hs.ScanProgress
+}
+
+// start puts the first engine in both roles.
+func (s *engines) start(first *Engine) {
+	s.eng.Store(first)
+	s.serve.Store(first)
+	s.scanner.SetIndexID(first.IndexID)
+}
+
+// indexing returns the engine that indexes now: the newest.
+func (s *engines) indexing() *Engine { return s.eng.Load() }
+
+// serving returns the engine that answers searches now: the newest whose
+// index has caught up.
+func (s *engines) serving() *Engine { return s.serve.Load() }
+
+// Engine returns the engine that indexes now: the newest (nil before Run).
+func (m *App) Engine() *Engine {
+	if m.engines == nil {
+		return nil
+	}
+	return m.engines.indexing()
+}
 
 // Serving returns the engine that answers searches now: the newest whose
-// index has caught up.
-func (m *App) Serving() *Engine { return m.serve.Load() }
+// index has caught up (nil before Run).
+func (m *App) Serving() *Engine {
+	if m.engines == nil {
+		return nil
+	}
+	return m.engines.serving()
+}
 
 // acquire returns the serving engine, held until release: it is not
 // closed before.
-func (m *App) acquire() *Engine { return hold(&m.serve) }
+func (s *engines) acquire() *Engine { return hold(&s.serve) }
 
 // acquireIndexing returns the indexing engine, held until release.
-func (m *App) acquireIndexing() *Engine { return hold(&m.eng) }
+func (s *engines) acquireIndexing() *Engine { return hold(&s.eng) }
 
 func hold(p *atomic.Pointer[Engine]) *Engine {
 	for {
@@ -77,9 +127,9 @@ func (e *Engine) release() {
 	}
 }
 
-// retireEngine stops new uses of e and closes its store (unless a newer
-// engine took it over) once the current uses ended.
-func (m *App) retireEngine(e *Engine) {
+// retire stops new uses of e and closes its store (unless a newer engine
+// took it over) once the current uses ended.
+func (s *engines) retire(e *Engine) {
 	e.mu.Lock()
 	e.retired = true
 	e.idle = make(chan struct{})
@@ -88,16 +138,16 @@ func (m *App) retireEngine(e *Engine) {
 	}
 	idle := e.idle
 	e.mu.Unlock()
-	m.retiring.Add(1)
+	s.retiring.Add(1)
 	go func() {
-		defer m.retiring.Done()
+		defer s.retiring.Done()
 		<-idle
 		e.mu.Lock()
 		owns := e.ownsStore
 		e.mu.Unlock()
 		if owns {
 			if err := e.Store.Close(); err != nil {
-				m.Logger.Warn("closing a previous index failed", "index", e.IndexID, "error", err)
+				s.logger.Warn("closing a previous index failed", "index", e.IndexID, "error", err)
 			}
 		}
 	}()
@@ -135,20 +185,20 @@ func (m *App) buildEngine(ctx context.Context, e *Engine, probe bool) error {
 	return nil
 }
 
-// swapEngine builds an engine for cfg's model and hosts and makes it the
+// swap builds an engine for cfg's model and hosts and makes it the
 // indexing engine. A new index (another model, or semantic search turned
 // on or off) is filled by a full scan and serves once it caught up; when
 // the index stays (only the hosts changed) the store passes to the new
 // engine, which serves at once if its predecessor did, or once the index
 // they share caught up.
-func (m *App) swapEngine(ctx context.Context, cfg Config) error {
-	old := m.eng.Load()
+func (s *engines) swap(ctx context.Context, cfg Config) error {
+	old := s.eng.Load()
 	e := &Engine{Config: cfg, ownsStore: true}
 	sameIndex := indexID(cfg, len(cfg.OllamaHosts) > 0) == old.IndexID
 	if sameIndex {
 		e.Store, e.IndexID = old.Store, old.IndexID
 	}
-	if err := m.buildEngine(ctx, e, true); err != nil {
+	if err := s.build(ctx, e, true); err != nil {
 		return fmt.Errorf("switch to model %q on %v: %w", cfg.EmbedModel, cfg.OllamaHosts, err)
 	}
 	if sameIndex {
@@ -156,33 +206,33 @@ func (m *App) swapEngine(ctx context.Context, cfg Config) error {
 		old.ownsStore = false
 		old.mu.Unlock()
 	}
-	m.eng.Store(e)
-	m.Scanner.SetIndexID(e.IndexID)
-	serving := m.serve.Load()
+	s.eng.Store(e)
+	s.scanner.SetIndexID(e.IndexID)
+	serving := s.serve.Load()
 	if sameIndex && old == serving {
-		m.serve.Store(e)
-		m.retireEngine(old)
+		s.serve.Store(e)
+		s.retire(old)
 	} else {
 		if old != serving {
-			m.retireEngine(old) // a new index that never served
+			s.retire(old) // a new index that never served
 		}
-		rb := m.rebuild.Load()
+		rb := s.rebuild.Load()
 		if !sameIndex || rb == nil {
 			model := ""
 			if e.Embedder != nil {
 				model = cfg.EmbedModel
 			}
 			rb = &rebuild{Rebuild: indexing.Rebuild{Model: model, To: e.IndexID}, asked: time.Now()}
-			m.rebuild.Store(rb)
-			m.Scanner.Request("") // every file, into the new index
+			s.rebuild.Store(rb)
+			s.scanner.Request("") // every file, into the new index
 		}
-		m.retiring.Add(1)
+		s.retiring.Add(1)
 		go func() {
-			defer m.retiring.Done()
-			m.serveWhenCaughtUp(ctx, e, rb)
+			defer s.retiring.Done()
+			s.serveWhenCaughtUp(ctx, e, rb)
 		}()
 	}
-	m.Logger.Info("embedding settings applied", "model", cfg.EmbedModel, "hosts", cfg.OllamaHosts, "index", e.IndexID, "new_index", !sameIndex)
+	s.logger.Info("embedding settings applied", "model", cfg.EmbedModel, "hosts", cfg.OllamaHosts, "index", e.IndexID, "new_index", !sameIndex)
 	return nil
 }
 
@@ -195,8 +245,8 @@ type rebuild struct {
 
 // rebuilding returns the new index being filled, or nil (the status's
 // IndexStatus.Rebuild).
-func (m *App) rebuilding() *indexing.Rebuild {
-	if rb := m.rebuild.Load(); rb != nil {
+func (s *engines) rebuilding() *indexing.Rebuild {
+	if rb := s.rebuild.Load(); rb != nil {
 		return &rb.Rebuild
 	}
 	return nil
@@ -210,7 +260,7 @@ func (m *App) rebuilding() *indexing.Rebuild {
 // remain that nothing queued will bring (their users' scans failed), it
 // switches once the queue is empty. It gives up when e stops being the
 // indexing engine or ctx ends.
-func (m *App) serveWhenCaughtUp(ctx context.Context, e *Engine, rb *rebuild) {
+func (s *engines) serveWhenCaughtUp(ctx context.Context, e *Engine, rb *rebuild) {
 	t := time.NewTicker(caughtUpPoll)
 	defer t.Stop()
 	var due time.Time // of the next count of the file states
@@ -220,39 +270,39 @@ func (m *App) serveWhenCaughtUp(ctx context.Context, e *Engine, rb *rebuild) {
 			return
 		case <-t.C:
 		}
-		if m.eng.Load() != e {
+		if s.eng.Load() != e {
 			return
 		}
-		p := m.Scanner.Progress()
+		p := s.scanner.Progress()
 		if p.Running || !p.Started.After(rb.asked) || time.Now().Before(due) {
 			continue
 		}
 		if rb.Since.IsZero() {
 			next := *rb
 			next.Since = p.Started
-			m.rebuild.CompareAndSwap(rb, &next)
+			s.rebuild.CompareAndSwap(rb, &next)
 			rb = &next
 		}
 		start := time.Now()
-		prog, err := indexing.RebuildStatus(ctx, m.KV.States(), rb.Rebuild)
+		prog, err := indexing.RebuildStatus(ctx, s.states, rb.Rebuild)
 		// Counting reads every state: at most a fifth of the time.
 		due = time.Now().Add(4 * time.Since(start))
 		if err != nil {
-			m.Logger.Warn("the new index's progress could not be read", "index", e.IndexID, "error", err)
+			s.logger.Warn("the new index's progress could not be read", "index", e.IndexID, "error", err)
 			continue
 		}
 		if !indexing.CaughtUp(prog) {
-			if n, err := m.Queue.Pending(ctx); err != nil || n > 0 {
+			if n, err := s.pending(ctx); err != nil || n > 0 {
 				continue
 			}
-			m.Logger.Warn("the new index lacks files that nothing queued will index (their users' scans failed?); it answers searches all the same",
+			s.logger.Warn("the new index lacks files that nothing queued will index (their users' scans failed?); it answers searches all the same",
 				"index", e.IndexID, "missing", prog.Total-prog.Done)
 		}
-		if prev := m.serve.Swap(e); prev != e {
-			m.retireEngine(prev)
+		if prev := s.serve.Swap(e); prev != e {
+			s.retire(prev)
 		}
-		m.rebuild.CompareAndSwap(rb, nil)
-		m.Logger.Info("the new index has caught up and now answers searches", "index", e.IndexID,
+		s.rebuild.CompareAndSwap(rb, nil)
+		s.logger.Info("the new index has caught up and now answers searches", "index", e.IndexID,
 			"files", prog.Total, "retrying", prog.Retrying, "after", time.Since(rb.asked).Round(time.Millisecond))
 		return
 	}
@@ -262,10 +312,52 @@ func (m *App) serveWhenCaughtUp(ctx context.Context, e *Engine, rb *rebuild) {
 const caughtUpPoll = 250 * time.Millisecond
 
 // process runs one indexing job on the engine in use.
-func (m *App) process(ctx context.Context, job hs.IndexJob) error {
-	e := m.acquireIndexing()
+func (s *engines) process(ctx context.Context, job hs.IndexJob) error {
+	e := s.acquireIndexing()
 	defer e.release()
 	return e.Pipeline.Process(ctx, job)
+}
+
+// setDefaults puts new search defaults in force in the serving and the
+// indexing engine.
+func (s *engines) setDefaults(d search.Defaults) {
+	for _, e := range []*Engine{s.acquire(), s.acquireIndexing()} {
+		if err := e.Search.SetDefaults(d); err != nil {
+			s.logger.Warn("search defaults refused", "error", err) // applyAdmin checked them: not expected
+		}
+		e.release()
+	}
+}
+
+// indexingConfig is the configuration the indexing engine was built from.
+func (s *engines) indexingConfig() Config { return s.indexing().Config }
+
+// searchRules are the serving engine's search rules, with the defaults
+// in force.
+func (s *engines) searchRules() hs.SearchRules {
+	e := s.acquire()
+	defer e.release()
+	return e.Search.Rules()
+}
+
+// close waits until the retired engines are closed, then closes the
+// stores of the engines in use (a store two engines share once).
+func (s *engines) close() error {
+	s.retiring.Wait()
+	var errs []error
+	serving := s.serve.Load()
+	for _, e := range []*Engine{serving, s.eng.Load()} {
+		if e == nil || e.Store == nil || e != serving && e.Store == serving.Store {
+			continue
+		}
+		if err := e.Store.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("store close: %w", err))
+		}
+		if serving == s.eng.Load() {
+			break
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // current serves the handlers and the MCP endpoint from the engine in use
@@ -273,19 +365,19 @@ func (m *App) process(ctx context.Context, job hs.IndexJob) error {
 type current struct{ m *App }
 
 func (c current) Search(ctx context.Context, user hs.UserID, req hs.SearchRequest) (hs.SearchResult, error) {
-	e := c.m.acquire()
+	e := c.m.engines.acquire()
 	defer e.release()
 	return e.Search.Search(ctx, user, req)
 }
 
 func (c current) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sample int) (hs.VizResult, error) {
-	e := c.m.acquire()
+	e := c.m.engines.acquire()
 	defer e.release()
 	return e.Viz.Viz(ctx, user, req, sample)
 }
 
 func (c current) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, topK int) (hs.SimilarResult, error) {
-	e := c.m.acquire()
+	e := c.m.engines.acquire()
 	defer e.release()
 	return e.Similar.Similar(ctx, user, ids, topK)
 }
@@ -293,21 +385,21 @@ func (c current) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, t
 // SearchDefaults are the search defaults in force (the admin's), for the
 // MCP search tool.
 func (c current) SearchDefaults() hs.SearchDefaults {
-	e := c.m.acquire()
+	e := c.m.engines.acquire()
 	defer e.release()
 	return e.Search.Rules().Defaults
 }
 
 // FilePoints serves the MCP endpoint's nc_get_document.
 func (c current) FilePoints(ctx context.Context, id hs.FileID, withVectors bool) ([]hs.Point, error) {
-	e := c.m.acquire()
+	e := c.m.engines.acquire()
 	defer e.release()
 	return e.Store.FilePoints(ctx, id, withVectors)
 }
 
 // Status serves GET /api/status and nc_index_status.
 func (c current) Status(ctx context.Context, user hs.UserID, all bool) (hs.IndexStatus, error) {
-	e := c.m.acquireIndexing()
+	e := c.m.engines.acquireIndexing()
 	defer e.release()
 	return e.Reporter.Status(ctx, user, all)
 }

@@ -103,13 +103,13 @@ func (m *App) ops() *handlers.Ops {
 		Checks: []handlers.ReadyCheck{
 			{Name: "nats", Fatal: true, Run: m.checkNATS},
 			{Name: "store", Fatal: true, Run: func(ctx context.Context) error {
-				e := m.acquire()
+				e := m.engines.acquire()
 				defer e.release()
 				return e.Store.Health(ctx)
 			}},
 			{Name: "nextcloud", Fatal: true, Run: m.pingNextcloud},
 			{Name: "embedder", Run: func(ctx context.Context) error {
-				e := m.acquireIndexing()
+				e := m.engines.acquireIndexing()
 				defer e.release()
 				if e.Embedder == nil {
 					return nil // semantic search is off: nothing to reach

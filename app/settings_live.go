@@ -2,8 +2,11 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"maps"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
@@ -11,39 +14,94 @@ import (
 	"github.com/hybrid-search/hybridsearch/search"
 )
 
-// initialSettings reads the admin settings once at start, for at most 3
-// seconds: Nextcloud may not be up, or the app not yet enabled (AppAPI
-// refuses a disabled app's calls), and then the environment applies until
-// the watcher reads them.
-func (m *App) initialSettings(ctx context.Context) Config {
-	st := &settingsState{effective: m.Config, readAt: time.Now()}
+// adminSettings keeps the admin settings in force. It reads them from
+// Nextcloud every interval, as Nextcloud does not tell an ExApp that its
+// declarative settings changed (AppAPI's SetValueListener only stores
+// them), and puts what changed in force: the embedding model and hosts
+// (a new engine), the search defaults, the exclusion rules, the OCR
+// languages, the scan interval and the chat model. Its dependencies are
+// set before watch runs and not changed after; chat and panel are nil in
+// a worker.
+type adminSettings struct {
+	env      Config // the environment, under the admin's values
+	source   appConfigReader
+	interval time.Duration
+	engines  embeddingSwapper
+	extract  *extractor
+	rescan   func(hs.UserID)                       // asks for a scan ("" every user)
+	chat     func(ctx context.Context, eff Config) // puts eff's chat model in use
+	panel    func(ctx context.Context) error       // puts the serving search rules in the panel's initial state
+	logger   *slog.Logger
+
+	mu       sync.Mutex // serializes refresh
+	state    atomic.Pointer[settingsState]
+	rules    atomic.Pointer[indexing.Rules] // exclusions in force, but the paused users
+	scanTick chan struct{}                  // the scan interval changed
+}
+
+// appConfigReader reads the app's config values: *nextcloud.Client.
+type appConfigReader interface {
+	GetAppConfig(ctx context.Context, keys ...string) (map[string]string, error)
+}
+
+// embeddingSwapper is what the settings change of the engines (*engines).
+type embeddingSwapper interface {
+	indexingConfig() Config
+	swap(ctx context.Context, cfg Config) error
+	setDefaults(d search.Defaults)
+}
+
+// newAdminSettings returns the admin settings over env, read from source
+// every interval; load reads them first.
+func newAdminSettings(env Config, source appConfigReader, logger *slog.Logger) *adminSettings {
+	return &adminSettings{env: env, source: source, interval: env.SettingsInterval, logger: logger, scanTick: make(chan struct{}, 1)}
+}
+
+// load reads the admin settings once at start, for at most 3 seconds:
+// Nextcloud may not be up, or the app not yet enabled (AppAPI refuses a
+// disabled app's calls), and then the environment applies until watch
+// reads them. It returns the configuration in force.
+func (s *adminSettings) load(ctx context.Context) Config {
+	st := &settingsState{effective: s.env, readAt: time.Now()}
 	rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	values, err := m.Nextcloud.GetAppConfig(rctx, adminKeys()...)
+	values, err := s.source.GetAppConfig(rctx, adminKeys()...)
 	if err != nil {
 		st.readErr = err
-		m.Logger.Info("admin settings not read at start; the environment applies until they are", "error", err)
+		s.logger.Info("admin settings not read at start; the environment applies until they are", "error", err)
 	} else {
 		st.values = values
-		st.effective, st.problems = applyAdmin(m.Config, values)
+		st.effective, st.problems = applyAdmin(s.env, values)
 	}
-	m.settings.Store(st)
+	s.state.Store(st)
+	rules := rulesOf(st.effective)
+	s.rules.Store(&rules)
+	return st.effective
+}
+
+// startedWithEnv records that the admin's embedding settings could not be
+// applied at start (err), so the environment's model and hosts are in
+// force until watch tries them again, and returns the configuration in
+// force.
+func (s *adminSettings) startedWithEnv(err error) Config {
+	st := *s.state.Load()
+	st.swapErr, st.failures, st.retryAt = err, 1, time.Now().Add(s.interval)
+	st.effective = withEngine(st.effective, s.env)
+	s.state.Store(&st)
 	return st.effective
 }
 
 // effective is the configuration in force: the environment with the
 // admin's settings on top.
-func (m *App) effective() Config { return m.settings.Load().effective }
+func (s *adminSettings) effective() Config { return s.state.Load().effective }
 
-// currentRules are the exclusion rules in force.
-func (m *App) currentRules() indexing.Rules { return m.pauses.with(*m.rules.Load()) }
+// exclusions are the exclusion rules in force, but the paused users.
+func (s *adminSettings) exclusions() indexing.Rules { return *s.rules.Load() }
 
-// watchSettings reads the admin settings every SettingsInterval and applies
-// what changed, until ctx ends. Nextcloud does not tell an ExApp that its
-// declarative settings changed (AppAPI's SetValueListener only stores
-// them), so reading is the only way.
-func (m *App) watchSettings(ctx context.Context) {
-	every(ctx, m.Config.SettingsInterval, m.refreshSettings)
+// watch reads the admin settings every interval and applies what changed,
+// until ctx ends.
+func (s *adminSettings) watch(ctx context.Context) {
+	every(ctx, s.interval, s.refresh)
 }
 
 // every calls f every d until ctx ends.
@@ -60,104 +118,98 @@ func every(ctx context.Context, d time.Duration, f func(context.Context)) {
 	}
 }
 
-// refreshSettings reads the admin settings now and applies them.
-func (m *App) refreshSettings(ctx context.Context) {
+// refresh reads the admin settings now and applies them.
+func (s *adminSettings) refresh(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	values, err := m.Nextcloud.GetAppConfig(rctx, adminKeys()...)
+	values, err := s.source.GetAppConfig(rctx, adminKeys()...)
 	cancel()
-	m.setMu.Lock()
-	defer m.setMu.Unlock()
-	prev := m.settings.Load()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prev := s.state.Load()
 	if err != nil {
 		if prev.readErr == nil {
-			m.Logger.Warn("reading the admin settings failed; the last ones stay in force", "error", err)
+			s.logger.Warn("reading the admin settings failed; the last ones stay in force", "error", err)
 		}
 		next := *prev
 		next.readErr = err
-		m.settings.Store(&next)
+		s.state.Store(&next)
 		return
 	}
-	m.applySettings(ctx, prev, values)
-	m.syncPanelState(ctx)
+	s.apply(ctx, prev, values)
+	s.syncPanel(ctx)
 }
 
-// syncPanelState puts the search rules in force, with the admin's
-// defaults, in the panel's initial state, so a panel opened after an admin
-// change starts with them. It sends nothing while Nextcloud holds them
-// (exapp.Lifecycle.SetSearchRules) and tries again on the next read after
-// a failure. Callers hold setMu.
-func (m *App) syncPanelState(ctx context.Context) {
-	if m.Lifecycle == nil {
+// syncPanel puts the search rules in force, with the admin's defaults, in
+// the panel's initial state, so a panel opened after an admin change
+// starts with them. The panel sends nothing while Nextcloud holds them
+// (exapp.Lifecycle.SetSearchRules); after a failure the next read tries
+// again. Callers hold mu.
+func (s *adminSettings) syncPanel(ctx context.Context) {
+	if s.panel == nil {
 		return // a worker has no UI
 	}
-	e := m.acquire()
-	rules := e.Search.Rules()
-	e.release()
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := m.Lifecycle.SetSearchRules(rctx, rules); err != nil && ctx.Err() == nil {
-		m.Logger.Warn("the panel's initial state keeps the previous search defaults until the next try", "error", err)
+	if err := s.panel(rctx); err != nil && ctx.Err() == nil {
+		s.logger.Warn("the panel's initial state keeps the previous search defaults until the next try", "error", err)
 	}
 }
 
-// applySettings puts the admin values in force: the embedding model and
-// hosts (a new engine), the search defaults, the exclusion rules (then a
-// scan, which queues files that the rules now decide differently about)
-// and the scan interval. A model that cannot be opened leaves the engine
-// in use and is tried again, less and less often. Callers hold setMu.
-func (m *App) applySettings(ctx context.Context, prev *settingsState, values map[string]string) {
+// apply puts the admin values in force: the embedding model and hosts (a
+// new engine), the search defaults, the exclusion rules (then a scan,
+// which queues files that the rules now decide differently about) and the
+// scan interval. A model that cannot be opened leaves the engine in use
+// and is tried again, less and less often. Callers hold mu.
+func (s *adminSettings) apply(ctx context.Context, prev *settingsState, values map[string]string) {
 	now := time.Now()
 	if prev.readErr == nil && maps.Equal(prev.values, values) && (prev.swapErr == nil || now.Before(prev.retryAt)) {
 		return
 	}
-	eff, problems := applyAdmin(m.Config, values)
+	eff, problems := applyAdmin(s.env, values)
 	old := prev.effective
 	st := &settingsState{values: values, problems: problems, readAt: now}
-	if cur := m.Engine(); !sameEngine(cur.Config, eff) {
-		if err := m.swapEngine(ctx, eff); err != nil {
-			m.Logger.Warn("the new embedding settings could not be applied; the previous ones stay in force", "error", err)
+	if cur := s.engines.indexingConfig(); !sameEngine(cur, eff) {
+		if err := s.engines.swap(ctx, eff); err != nil {
+			s.logger.Warn("the new embedding settings could not be applied; the previous ones stay in force", "error", err)
 			st.swapErr, st.failures = err, prev.failures+1
-			st.retryAt = now.Add(min(m.Config.SettingsInterval<<min(st.failures, 10), 5*time.Minute))
-			eff = withEngine(eff, cur.Config)
+			st.retryAt = now.Add(min(s.interval<<min(st.failures, 10), 5*time.Minute))
+			eff = withEngine(eff, cur)
 		}
 	}
-	for _, e := range []*Engine{m.acquire(), m.acquireIndexing()} {
-		if err := e.Search.SetDefaults(search.Defaults{Fusion: eff.SearchFusion, Weights: eff.SearchWeights}); err != nil {
-			m.Logger.Warn("search defaults refused", "error", err) // applyAdmin checked them: not expected
-		}
-		e.release()
-	}
+	s.engines.setDefaults(search.Defaults{Fusion: eff.SearchFusion, Weights: eff.SearchWeights})
 	if !slices.Equal(old.OCRLanguages, eff.OCRLanguages) {
-		m.extract.setOCRLanguages(eff.OCRLanguages)
+		s.extract.setOCRLanguages(eff.OCRLanguages)
 	}
 	if !sameRules(old, eff) {
-		m.extract.setLimit(eff.MaxFileSize)
+		s.extract.setLimit(eff.MaxFileSize)
 		rules := rulesOf(eff)
-		m.rules.Store(&rules)
-		m.Scanner.Request("")
+		s.rules.Store(&rules)
+		s.rescan("")
 	}
 	st.effective = eff
-	m.settings.Store(st)
-	if m.Answer != nil && m.applyChat(eff) {
-		go m.syncAssistant(ctx)
+	s.state.Store(st)
+	if s.chat != nil {
+		s.chat(ctx, eff)
 	}
 	if eff.ScanInterval != old.ScanInterval {
 		select {
-		case m.scanTick <- struct{}{}:
+		case s.scanTick <- struct{}{}:
 		default: // a change is already signalled; the ticker reads the latest
 		}
 	}
 	if len(problems) > 0 {
-		m.Logger.Warn("some admin settings cannot be used; their environment values stay", "problems", problemText(problems))
+		s.logger.Warn("some admin settings cannot be used; their environment values stay", "problems", problemText(problems))
 	}
-	m.Logger.Info("admin settings applied", "model", eff.EmbedModel, "hosts", eff.OllamaHosts, "fusion", eff.SearchFusion,
+	s.logger.Info("admin settings applied", "model", eff.EmbedModel, "hosts", eff.OllamaHosts, "fusion", eff.SearchFusion,
 		"weights", eff.SearchWeights, "exclude_paths", eff.ExcludePaths, "exclude_mime", eff.ExcludeMIME,
 		"max_file_size", eff.MaxFileSize, "scan_interval", eff.ScanInterval)
 }
 
-// runScanTicker requests a full scan every scan interval (0: none), taking
-// a new interval whenever the settings change it, until ctx ends.
-func (m *App) runScanTicker(ctx context.Context, every time.Duration) {
+// runScanTicker requests a full scan every scan interval in force (0:
+// none), taking a new interval whenever the settings change it, until ctx
+// ends.
+func (s *adminSettings) runScanTicker(ctx context.Context) {
+	every := s.effective().ScanInterval
 	var t *time.Ticker
 	var tick <-chan time.Time
 	reset := func(d time.Duration) {
@@ -177,22 +229,22 @@ func (m *App) runScanTicker(ctx context.Context, every time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-tick:
-			m.Scanner.Request("")
-		case <-m.scanTick:
-			d := m.effective().ScanInterval
+			s.rescan("")
+		case <-s.scanTick:
+			d := s.effective().ScanInterval
 			if d != every {
 				every = d
 				reset(d)
-				m.Logger.Info("scan interval changed", "scan_interval", d)
+				s.logger.Info("scan interval changed", "scan_interval", d)
 			}
 		}
 	}
 }
 
-// checkSettings is the "settings" component of the status: an error names
-// the admin values that could not be used or read.
-func (m *App) checkSettings(context.Context) error {
-	st := m.settings.Load()
+// check is the "settings" component of the status: an error names the
+// admin values that could not be used or read.
+func (s *adminSettings) check(context.Context) error {
+	st := s.state.Load()
 	var msg, code string // the code of the gravest state
 	if len(st.problems) > 0 {
 		msg, code = "values not used (the environment's apply): "+problemText(st.problems), hs.ComponentSettingsIgnored
@@ -242,13 +294,13 @@ type askSettings struct {
 
 // PanelSettings serves GET /api/settings.
 func (c current) PanelSettings(ctx context.Context, user hs.UserID) (any, error) {
-	e := c.m.acquire()
+	e := c.m.engines.acquire()
 	d := e.Search.Defaults()
 	out := panelSettings{Fusion: d.Fusion, Weights: d.Weights, Semantic: e.Embedder != nil}
 	if out.Semantic {
 		out.Model = e.Config.EmbedModel
 	}
-	if next := c.m.Engine(); next != e {
+	if next := c.m.engines.indexing(); next != e {
 		out.Reindexing = "none (keyword and fuzzy only)"
 		if next.Embedder != nil {
 			out.Reindexing = next.Config.EmbedModel
@@ -260,7 +312,7 @@ func (c current) PanelSettings(ctx context.Context, user hs.UserID) (any, error)
 		out.Ask.Enabled = out.Ask.Model != ""
 	}
 	if admin, err := c.m.Nextcloud.IsAdmin(ctx, user); err == nil && admin {
-		if err := c.m.checkSettings(ctx); err != nil {
+		if err := c.m.settings.check(ctx); err != nil {
 			out.Problems = hs.ErrorMessage(err)
 		}
 	}

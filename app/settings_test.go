@@ -167,10 +167,10 @@ func TestAdminExclusionsApplyLive(t *testing.T) {
 	env.setAdmin(t, "exclude_mime", "text/markdown")
 	env.awaitFile(t, "excluded by type", keep.ID, skipped(`excluded by type rule "text/markdown"`))
 	env.setAdmin(t, "scan_interval", "45m")
-	await(t, "the scan interval", 10*time.Second, func() bool { return env.Main.effective().ScanInterval == 45*time.Minute })
+	await(t, "the scan interval", 10*time.Second, func() bool { return env.Main.settings.effective().ScanInterval == 45*time.Minute })
 	env.setAdmin(t, "scan_interval", "soon")
 	await(t, "the refused interval", 10*time.Second, func() bool { return strings.Contains(env.panelSettings(t).Problems, "scan_interval") })
-	if d := env.Main.effective().ScanInterval; d != 0 {
+	if d := env.Main.settings.effective().ScanInterval; d != 0 {
 		t.Errorf("scan interval after a bad value = %s, want the environment's 0", d)
 	}
 }
