@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
-	"golang.org/x/sync/errgroup"
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
@@ -93,21 +91,15 @@ type App struct {
 	// the port. Close closes it. It is not used with HaRP (HP_SHARED_KEY).
 	Listener net.Listener
 
-	httpServer  *http.Server
-	listener    net.Listener
-	opsServer   *http.Server // METRICS_ADDR
-	opsListener net.Listener
-	cancel      context.CancelFunc
-	live        indexing.Live            // whether webhooks are registered, and their delays
-	users       *nextcloud.UserDirectory // who Nextcloud has, for tokens and pipelines
-	reach       *indexing.Reach          // who a new file reaches through shared folders
-	group       errgroup.Group           // the components (see goComponent)
-	started     atomic.Bool              // every component runs
-	stopping    atomic.Bool              // Close has begun
-	failed      atomic.Pointer[failure]  // the first component that stopped by itself
-	closeOnce   sync.Once
-	closeErr    error
-	done        chan error
+	cancel     context.CancelFunc
+	live       indexing.Live            // whether webhooks are registered, and their delays
+	users      *nextcloud.UserDirectory // who Nextcloud has, for tokens and pipelines
+	reach      *indexing.Reach          // who a new file reaches through shared folders
+	http       httpServers              // the app's address and METRICS_ADDR
+	components components               // the long-running components and their health
+	closeOnce  sync.Once
+	closeErr   error
+	done       chan error
 
 	engines  *engines                   // the indexing and the serving engine
 	extract  extractor                  // shared by every engine's pipeline
@@ -121,7 +113,19 @@ func New(cfg Config, logger *slog.Logger) *App {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &App{Config: cfg, Logger: logger, Metrics: metrics.New(), done: make(chan error, 1)}
+	m := &App{Config: cfg, Logger: logger, Metrics: metrics.New(), done: make(chan error, 1)}
+	m.components.logger = logger
+	// A component that stopped by itself shuts the app down in order;
+	// Done then delivers its error.
+	m.components.onFail = func(err error) {
+		go func() {
+			if cerr := m.Close(); cerr != nil {
+				logger.Error("shutdown after a failure", "error", cerr)
+			}
+			m.done <- err
+		}()
+	}
+	return m
 }
 
 // Run builds the components in dependency order and starts serving. It
@@ -175,7 +179,7 @@ func (m *App) Run(ctx context.Context) error {
 		if err := m.listenOps(); err != nil {
 			return err
 		}
-		m.started.Store(true)
+		m.components.running()
 		return nil
 	}
 	if err := m.startAnswers(ctx, eff); err != nil {
@@ -241,17 +245,18 @@ func (m *App) Run(ctx context.Context) error {
 		return err
 	}
 	m.startWorkers(ctx)
-	m.goComponent(ctx, "webhook check", func(ctx context.Context) error {
+	m.components.run(ctx, "webhook check", func(ctx context.Context) error {
 		m.Lifecycle.WatchLive(ctx, liveCheckInterval)
 		return nil
 	})
 	if err := m.listenOps(); err != nil {
 		return err
 	}
-	if err := m.listen(ctx); err != nil {
+	if err := m.http.listen(cfg, m.Listener, m.Handlers.Handler(), m.Logger); err != nil {
 		return err
 	}
-	m.started.Store(true)
+	m.components.run(ctx, "http server", m.http.serve)
+	m.components.running()
 	return nil
 }
 
@@ -489,125 +494,38 @@ func (m *App) buildSearch(e *Engine) error {
 // which leaves the jobs to hybridsearch worker processes) and the scans.
 func (m *App) startWorkers(ctx context.Context) {
 	if m.Worker || m.Config.Workers > 0 {
-		m.goComponent(ctx, "indexing workers", func(ctx context.Context) error { return m.Queue.Run(ctx, m.engines.process) })
+		m.components.run(ctx, "indexing workers", func(ctx context.Context) error { return m.Queue.Run(ctx, m.engines.process) })
 	} else {
 		m.Logger.Info("WORKERS=0: this process indexes nothing; hybridsearch worker processes take the jobs")
 	}
-	m.goComponent(ctx, "scanner", func(ctx context.Context) error {
+	m.components.run(ctx, "scanner", func(ctx context.Context) error {
 		m.Scanner.Run(ctx, 0) // scans on request; runScanTicker requests them
 		return nil
 	})
 	if !m.Worker { // full scans run in serve only
-		m.goComponent(ctx, "scan ticker", func(ctx context.Context) error {
+		m.components.run(ctx, "scan ticker", func(ctx context.Context) error {
 			m.settings.runScanTicker(ctx)
 			return nil
 		})
 	}
-	m.goComponent(ctx, "settings watcher", func(ctx context.Context) error {
+	m.components.run(ctx, "settings watcher", func(ctx context.Context) error {
 		m.settings.watch(ctx)
 		return nil
 	})
-	m.goComponent(ctx, "pause watcher", func(ctx context.Context) error {
+	m.components.run(ctx, "pause watcher", func(ctx context.Context) error {
 		m.pauses.watch(ctx)
 		return nil
-	})
-}
-
-// failure is the first component that stopped by itself.
-type failure struct {
-	component string
-	err       error
-}
-
-// goComponent runs fn under m's errgroup until ctx ends or Close begins.
-// A component that returns before then (with an error or without) has
-// failed: the first failure is logged, the health turns "failed", and App
-// shuts down in order; Done then delivers the failure.
-func (m *App) goComponent(ctx context.Context, name string, fn func(context.Context) error) {
-	m.group.Go(func() error {
-		err := fn(ctx)
-		if ctx.Err() != nil || m.stopping.Load() {
-			if err != nil {
-				m.Logger.Warn("component stopped with an error while shutting down", "component", name, "error", err)
-			}
-			return nil
-		}
-		if err == nil {
-			err = errors.New("stopped unexpectedly")
-		}
-		err = fmt.Errorf("%s: %w", name, err)
-		if m.failed.CompareAndSwap(nil, &failure{component: name, err: err}) {
-			m.Logger.Error("a component failed; shutting down", "component", name, "error", err)
-			go func() {
-				if cerr := m.Close(); cerr != nil {
-					m.Logger.Error("shutdown after a failure", "error", cerr)
-				}
-				m.done <- err
-			}()
-		}
-		return err
 	})
 }
 
 // Health reports whether every component runs: nil when they do, else
 // what is wrong ("starting", "stopping", or the component that failed).
 // /heartbeat answers with it.
-func (m *App) Health() error {
-	if f := m.failed.Load(); f != nil {
-		return fmt.Errorf("failed: %s", f.component)
-	}
-	if m.stopping.Load() {
-		return errors.New("stopping")
-	}
-	if !m.started.Load() {
-		return errors.New("starting")
-	}
-	return nil
-}
+func (m *App) Health() error { return m.components.health() }
 
-// listen opens the TCP address, or the HaRP unix socket when
-// HP_SHARED_KEY is set, and serves in the background.
-func (m *App) listen(ctx context.Context) error {
-	cfg := m.Config
-	var err error
-	switch {
-	case cfg.HaRPSharedKey != "":
-		_ = os.Remove(cfg.HaRPSocket)
-		m.listener, err = net.Listen("unix", cfg.HaRPSocket)
-	case m.Listener != nil:
-		m.listener = m.Listener
-	default:
-		m.listener, err = net.Listen("tcp", cfg.Addr())
-	}
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	m.httpServer = &http.Server{
-		Handler:           m.Handlers.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      2 * time.Minute,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
-	}
-	srv, ln := m.httpServer, m.listener
-	m.goComponent(ctx, "http server", func(context.Context) error {
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			return err
-		}
-		return nil // Close shut it down
-	})
-	return nil
-}
-
-// ListenAddr returns where the app listens ("127.0.0.1:23000" or the socket path).
-func (m *App) ListenAddr() string {
-	if m.listener == nil {
-		return ""
-	}
-	return m.listener.Addr().String()
-}
+// ListenAddr returns where the app listens ("127.0.0.1:23000" or the
+// socket path; "" before Run and in a worker).
+func (m *App) ListenAddr() string { return m.http.addr() }
 
 // Done delivers the error of the first component that stopped by itself,
 // once App has shut down after it.
@@ -650,21 +568,17 @@ func (m *App) Close() error {
 }
 
 func (m *App) close() error {
-	m.stopping.Store(true)
+	m.components.stop()
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	var errs []error
 	if m.Answer != nil {
 		m.Answer.Close() // streamed answers would hold the HTTP shutdown
 	}
-	for _, srv := range []*http.Server{m.httpServer, m.opsServer} {
-		if srv != nil {
-			if err := srv.Shutdown(ctx); err != nil {
-				errs = append(errs, fmt.Errorf("http shutdown: %w", err))
-			}
-		}
+	if err := m.http.shutdown(ctx); err != nil {
+		errs = append(errs, err)
 	}
-	if m.Listener != nil && (m.httpServer == nil || m.listener != m.Listener) {
+	if m.Listener != nil && (m.http.server == nil || m.http.listener != m.Listener) {
 		_ = m.Listener.Close() // handed over but not served
 	}
 	if m.cancel != nil {
@@ -673,7 +587,7 @@ func (m *App) close() error {
 	if m.Lifecycle != nil {
 		_ = m.Lifecycle.WaitInit(ctx)
 	}
-	_ = m.group.Wait() // failures are reported by goComponent
+	m.components.wait()
 	if m.engines != nil {
 		if err := m.engines.close(); err != nil {
 			errs = append(errs, err)

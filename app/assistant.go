@@ -48,7 +48,7 @@ func (m *App) startAnswers(ctx context.Context, eff Config) error {
 			go m.syncAssistant(ctx)
 		}
 	}
-	m.goComponent(ctx, "assistant", func(ctx context.Context) error {
+	m.components.run(ctx, "assistant", func(ctx context.Context) error {
 		m.Assistant.Run(ctx)
 		return nil
 	})

@@ -68,7 +68,7 @@ func TestHTTPServerFailureStopsApp(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, envOptions{})
 	m := env.Main
-	_ = m.listener.Close()
+	_ = m.http.listener.Close()
 	err := awaitFailure(t, m)
 	if !strings.Contains(err.Error(), "http server") {
 		t.Errorf("failure = %v, want it to name the http server", err)

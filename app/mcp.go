@@ -101,7 +101,7 @@ func (m *App) oauthServer(ctx context.Context) (*oauth.Server, error) {
 // DirectMCPURL is the MCP endpoint on the app's own address, for bearer
 // tokens ("" before Run).
 func (m *App) DirectMCPURL() string {
-	if m.listener == nil || m.Config.HaRPSharedKey != "" {
+	if m.http.listener == nil || m.Config.HaRPSharedKey != "" {
 		return ""
 	}
 	return "http://" + m.ListenAddr() + "/mcp"

@@ -2,11 +2,7 @@ package app
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
@@ -126,35 +122,11 @@ func (m *App) listenOps() error {
 	if m.Config.MetricsAddr == "" {
 		return nil
 	}
-	ln, err := net.Listen("tcp", m.Config.MetricsAddr)
-	if err != nil {
-		return fmt.Errorf("listen on METRICS_ADDR: %w", err)
-	}
-	m.opsListener = ln
-	m.opsServer = &http.Server{
-		Handler:           handlers.OpsHandler(m.ops()),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
-	}
-	go func() {
-		if err := m.opsServer.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			m.Logger.Error("metrics listener stopped", "error", err)
-		}
-	}()
-	return nil
+	return m.http.listenOps(m.Config.MetricsAddr, handlers.OpsHandler(m.ops()), m.Logger)
 }
 
 // OpsAddr returns where METRICS_ADDR listens ("" when it is not set).
-func (m *App) OpsAddr() string {
-	if m.opsListener == nil {
-		return ""
-	}
-	return m.opsListener.Addr().String()
-}
+func (m *App) OpsAddr() string { return m.http.opsAddr() }
 
 // requestIDHandler adds the request id of a log call's context
 // (hs.RequestIDFromContext) to its record as request_id.

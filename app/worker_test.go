@@ -61,7 +61,7 @@ func TestServeAndTwoWorkers(t *testing.T) {
 		"NATS_URL": ns.ClientURL(), "QDRANT_URL": qd.URL(), "OLLAMA_HOST": ollama.URL, "EMBED_MODEL": "nomic-embed-text", "WORKERS": "1",
 	}})
 	workers := []*App{startWorker(t, env, "w1"), startWorker(t, env, "w2")}
-	if workers[0].Handlers != nil || workers[0].httpServer != nil {
+	if workers[0].Handlers != nil || workers[0].http.server != nil {
 		t.Fatal("a worker serves the app's API")
 	}
 
