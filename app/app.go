@@ -101,11 +101,11 @@ type App struct {
 	closeErr   error
 	done       chan error
 
-	engines  *engines                   // the indexing and the serving engine
-	extract  extractor                  // shared by every engine's pipeline
-	settings *adminSettings             // the admin settings in force
-	pauses   *pauses                    // users who paused indexing their files
-	chat     atomic.Pointer[chatConfig] // the chat model in use (assistant.go)
+	engines  *engines       // the indexing and the serving engine
+	extract  extractor      // shared by every engine's pipeline
+	settings *adminSettings // the admin settings in force
+	pauses   *pauses        // users who paused indexing their files
+	chat     *chatModel     // the chat model in use; nil in a worker
 }
 
 // New returns an App for cfg; Run starts it.

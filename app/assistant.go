@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/hybrid-search/hybridsearch/answer"
@@ -30,7 +32,8 @@ func chatOf(c Config) chatConfig {
 
 // startAnswers builds the answer lane and the Assistant's providers (serve
 // only): questions search through the serving engine, and the providers
-// take their tasks from Nextcloud until ctx ends.
+// take their tasks from Nextcloud until ctx ends. The chat model follows
+// the settings.
 func (m *App) startAnswers(ctx context.Context, eff Config) error {
 	var err error
 	m.Answer, err = answer.New(answer.Options{Search: current{m}, Slots: m.Config.AskWorkers, Timeout: m.Config.AskTimeout, Logger: m.Logger})
@@ -42,10 +45,11 @@ func (m *App) startAnswers(ctx context.Context, eff Config) error {
 	if err != nil {
 		return err
 	}
-	m.applyChat(eff)
+	m.chat = &chatModel{answer: m.Answer, assistant: m.Assistant, logger: m.Logger}
+	m.chat.apply(eff)
 	m.settings.chat = func(ctx context.Context, eff Config) {
-		if m.applyChat(eff) {
-			go m.syncAssistant(ctx)
+		if m.chat.apply(eff) {
+			go m.chat.sync(ctx)
 		}
 	}
 	m.components.run(ctx, "assistant", func(ctx context.Context) error {
@@ -54,50 +58,72 @@ func (m *App) startAnswers(ctx context.Context, eff Config) error {
 	})
 	// After a restart nothing calls /enabled: bring the registrations in
 	// line with the configuration now (AppAPI refuses while disabled).
-	go m.syncAssistant(ctx)
+	go m.chat.sync(ctx)
 	return nil
 }
 
-// applyChat puts eff's chat model in use, or turns asking off, when its
+// chatModel keeps the chat model that answers questions in use as the
+// settings choose it: a new model, host or context makes a new client for
+// the answer lane and turns the Assistant's "ask" provider on, no model
+// turns both off.
+type chatModel struct {
+	answer    modelUser
+	assistant askProvider
+	logger    *slog.Logger
+	cur       atomic.Pointer[chatConfig] // the configuration in use
+}
+
+// modelUser is what asks the chat model: *answer.Service.
+type modelUser interface {
+	SetModel(m answer.Model)
+}
+
+// askProvider is the Assistant's "ask" task provider: *assistant.Service.
+type askProvider interface {
+	SetAsk(on bool)
+	Sync(ctx context.Context) error
+}
+
+// apply puts eff's chat model in use, or turns asking off, when its
 // configuration changed, and reports whether it did. It does no I/O: the
 // model is asked for its context with the first question.
-func (m *App) applyChat(eff Config) bool {
+func (c *chatModel) apply(eff Config) bool {
 	cc := chatOf(eff)
-	if prev := m.chat.Load(); prev != nil && *prev == cc {
+	if prev := c.cur.Load(); prev != nil && *prev == cc {
 		return false
 	}
-	m.chat.Store(&cc)
+	c.cur.Store(&cc)
 	if cc.model == "" {
-		m.Answer.SetModel(nil)
-		m.Assistant.SetAsk(false)
-		m.Logger.Info("asking your files is off: no chat model (OLLAMA_CHAT_MODEL)")
+		c.answer.SetModel(nil)
+		c.assistant.SetAsk(false)
+		c.logger.Info("asking your files is off: no chat model (OLLAMA_CHAT_MODEL)")
 		return true
 	}
-	c, err := chat.New(chat.Options{Host: cc.host, Model: cc.model, NumCtx: cc.context, Logger: m.Logger})
+	model, err := chat.New(chat.Options{Host: cc.host, Model: cc.model, NumCtx: cc.context, Logger: c.logger})
 	if err != nil {
-		m.Answer.SetModel(nil)
-		m.Assistant.SetAsk(false)
-		m.Logger.Warn("the chat model cannot be used; asking your files is off", "model", cc.model, "error", err)
+		c.answer.SetModel(nil)
+		c.assistant.SetAsk(false)
+		c.logger.Warn("the chat model cannot be used; asking your files is off", "model", cc.model, "error", err)
 		return true
 	}
-	m.Answer.SetModel(c)
-	m.Assistant.SetAsk(true)
-	m.Logger.Info("asking your files is on", "model", cc.model)
+	c.answer.SetModel(model)
+	c.assistant.SetAsk(true)
+	c.logger.Info("asking your files is on", "model", cc.model)
 	return true
 }
 
-// syncAssistant registers the Assistant's providers as the configuration
-// wants them, trying a few times while Nextcloud is unreachable.
-func (m *App) syncAssistant(ctx context.Context) {
+// sync registers the Assistant's providers as the configuration wants
+// them, trying a few times while Nextcloud is unreachable.
+func (c *chatModel) sync(ctx context.Context) {
 	wait := time.Second
 	for attempt := 0; attempt < 5; attempt++ {
 		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		err := m.Assistant.Sync(sctx)
+		err := c.assistant.Sync(sctx)
 		cancel()
 		if err == nil || ctx.Err() != nil {
 			return
 		}
-		m.Logger.Debug("registering the Assistant's task providers failed (the app may be disabled)", "error", err)
+		c.logger.Debug("registering the Assistant's task providers failed (the app may be disabled)", "error", err)
 		select {
 		case <-ctx.Done():
 			return
