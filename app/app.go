@@ -64,18 +64,14 @@ type App struct {
 	Queue      *queue.Queue
 	KV         *kv.Store // file states, leases, tokens, share lists, OAuth records
 	Nextcloud  *nextcloud.Client
-	// Store, Embedder, Pipeline, Reporter, Search and Viz are those of the
-	// engine built at start; Engine returns the one in use now (the admin
-	// settings may have changed the model since).
+	// Store and Pipeline are those of the engine built at start; Engine
+	// and Serving return the ones in use now (the admin settings may have
+	// changed the model since).
 	Store     indexStore
-	Embedder  *embedding.Ollama // nil when OLLAMA_HOST=off
 	Pipeline  *indexing.Pipeline
 	Scanner   *indexing.Scanner
 	Shares    *indexing.ShareRefresher // new shares before a search
-	Reporter  *indexing.Reporter
-	Search    *search.Service
-	Viz       *search.Viz
-	Tokens    *tokens.Service // bearer tokens for direct MCP access
+	Tokens    *tokens.Service          // bearer tokens for direct MCP access
 	Lifecycle *exapp.Lifecycle
 	// Answer answers questions from users' files and Assistant runs the
 	// Assistant's task providers (assistant.go); nil in a worker.
@@ -173,7 +169,8 @@ func (m *App) Run(ctx context.Context) error {
 		}
 	}
 	m.engines.start(first)
-	m.Store, m.Embedder, m.Pipeline, m.Reporter, m.Search, m.Viz = first.Store, first.Embedder, first.Pipeline, first.Reporter, first.Search, first.Viz
+	m.Store, m.Pipeline = first.Store, first.Pipeline
+	rules := first.Search.Rules() // as at start; the settings watcher updates the panel's
 	if m.Worker {
 		m.startWorkers(ctx)
 		if err := m.listenOps(); err != nil {
@@ -215,12 +212,12 @@ func (m *App) Run(ctx context.Context) error {
 			return nil
 		},
 		OnDisable:   m.Assistant.Remove,
-		SearchRules: m.Search.Rules(),
+		SearchRules: rules,
 		MCPURL:      cfg.MCPURL(),
 		Live:        &m.live,
 	})
 	m.settings.panel = func(ctx context.Context) error { return m.Lifecycle.SetSearchRules(ctx, m.engines.searchRules()) }
-	mcpDeps, err := m.mcpDeps(ctx)
+	mcpDeps, err := m.mcpDeps(ctx, rules)
 	if err != nil {
 		return err
 	}
@@ -233,7 +230,7 @@ func (m *App) Run(ctx context.Context) error {
 		Settings: current{m},
 		Ask:      m.Answer,
 		Tasks:    m.Assistant,
-		Rules:    m.Search.Rules(),
+		Rules:    rules,
 		Defaults: current{m}.SearchDefaults,
 		MCP:      mcpDeps,
 		Operator: &indexing.Control{Scanner: m.Scanner, States: m.KV.States(), Enqueue: m.Queue.Publish, IsAdmin: m.Nextcloud.IsAdmin},

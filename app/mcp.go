@@ -27,8 +27,9 @@ func (c Config) MCPURL() string { return c.proxyBase() + "/mcp" }
 
 // mcpDeps builds the token service (over the HS_TOKENS bucket) and the MCP
 // endpoint over the engine in use (search, store, reporter) and
-// Nextcloud, and sets m.Tokens. It needs the queue and an engine.
-func (m *App) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
+// Nextcloud, and sets m.Tokens. It needs the queue and an engine; rules
+// are the search rules the tools describe.
+func (m *App) mcpDeps(ctx context.Context, rules hs.SearchRules) (*handlers.MCPDeps, error) {
 	cfg := m.Config
 	records, err := m.KV.Tokens(ctx)
 	if err != nil {
@@ -43,7 +44,7 @@ func (m *App) mcpDeps(ctx context.Context) (*handlers.MCPDeps, error) {
 	endpoint, err := mcp.NewHandler(mcp.Options{
 		Search: current{m}, Chunks: current{m}, Access: m.Nextcloud, Status: current{m},
 		NextcloudURL: cfg.NextcloudURL, AllowedOrigins: []string{cfg.NextcloudURL},
-		Version: Version, Rules: m.Search.Rules(), Defaults: current{m}.SearchDefaults, Logger: m.Logger,
+		Version: Version, Rules: rules, Defaults: current{m}.SearchDefaults, Logger: m.Logger,
 		ObserveTool: m.Metrics.MCPCall,
 	})
 	if err != nil {
