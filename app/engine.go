@@ -13,7 +13,21 @@ import (
 	"github.com/hybrid-search/hybridsearch/embedding"
 	"github.com/hybrid-search/hybridsearch/indexing"
 	"github.com/hybrid-search/hybridsearch/search"
+	"github.com/hybrid-search/hybridsearch/store"
 )
+
+// indexStore is what main needs of a store: *local.Store or *qdrant.Store.
+type indexStore interface {
+	indexing.ChunkWriter
+	search.DenseRetriever
+	search.SparseRetriever
+	search.ChunkReader
+	search.VectorReader
+	SparseDocFreq(ctx context.Context, vector string, indices []uint32) ([]int, int, error)
+	Health(ctx context.Context) error
+	Stats(ctx context.Context) (store.Stats, error)
+	Close() error
+}
 
 // Engine is the part of the app that depends on the embedding model and
 // its Ollama hosts: the embedder, the store holding that model's index,
@@ -151,38 +165,6 @@ func (s *engines) retire(e *Engine) {
 			}
 		}
 	}()
-}
-
-// buildEngine opens e's embedder and store (unless e.Store is set: the
-// previous engine's, when only the hosts changed) and builds the pipeline
-// and search over them. With probe, the embedding model must answer
-// first: a model that cannot be reached is not swapped in.
-func (m *App) buildEngine(ctx context.Context, e *Engine, probe bool) error {
-	if err := m.openEmbedder(ctx, e); err != nil {
-		return err
-	}
-	if probe && e.Embedder != nil {
-		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		_, err := e.Embedder.Probe(pctx)
-		cancel()
-		if err != nil {
-			return err
-		}
-	}
-	opened := e.Store == nil
-	if opened {
-		if err := m.openStore(ctx, e); err != nil {
-			return err
-		}
-	}
-	m.buildPipeline(e)
-	if err := m.buildSearch(e); err != nil {
-		if opened {
-			_ = e.Store.Close()
-		}
-		return err
-	}
-	return nil
 }
 
 // swap builds an engine for cfg's model and hosts and makes it the
@@ -358,48 +340,4 @@ func (s *engines) close() error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// current serves the handlers and the MCP endpoint from the engine in use
-// at each call.
-type current struct{ m *App }
-
-func (c current) Search(ctx context.Context, user hs.UserID, req hs.SearchRequest) (hs.SearchResult, error) {
-	e := c.m.engines.acquire()
-	defer e.release()
-	return e.Search.Search(ctx, user, req)
-}
-
-func (c current) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sample int) (hs.VizResult, error) {
-	e := c.m.engines.acquire()
-	defer e.release()
-	return e.Viz.Viz(ctx, user, req, sample)
-}
-
-func (c current) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, topK int) (hs.SimilarResult, error) {
-	e := c.m.engines.acquire()
-	defer e.release()
-	return e.Similar.Similar(ctx, user, ids, topK)
-}
-
-// SearchDefaults are the search defaults in force (the admin's), for the
-// MCP search tool.
-func (c current) SearchDefaults() hs.SearchDefaults {
-	e := c.m.engines.acquire()
-	defer e.release()
-	return e.Search.Rules().Defaults
-}
-
-// FilePoints serves the MCP endpoint's nc_get_document.
-func (c current) FilePoints(ctx context.Context, id hs.FileID, withVectors bool) ([]hs.Point, error) {
-	e := c.m.engines.acquire()
-	defer e.release()
-	return e.Store.FilePoints(ctx, id, withVectors)
-}
-
-// Status serves GET /api/status and nc_index_status.
-func (c current) Status(ctx context.Context, user hs.UserID, all bool) (hs.IndexStatus, error) {
-	e := c.m.engines.acquireIndexing()
-	defer e.release()
-	return e.Reporter.Status(ctx, user, all)
 }

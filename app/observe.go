@@ -27,11 +27,6 @@ type observedStore struct {
 	indexed func(files, chunks int)
 }
 
-// observed wraps e's store for its pipeline and search.
-func (m *App) observed(e *Engine) *observedStore {
-	return &observedStore{indexStore: e.Store, kind: storeKind(e.Config), observe: m.Metrics.StoreOp, indexed: m.Metrics.Indexed}
-}
-
 func (s *observedStore) done(op string, start time.Time, err error) error {
 	s.observe(s.kind, op, time.Since(start), err)
 	return err
