@@ -165,11 +165,7 @@ func (m *App) Run(ctx context.Context) error {
 		Steps: []exapp.InitStep{
 			{Name: "reach Nextcloud", Run: func(ctx context.Context, _ func(float64)) error { return m.pingNextcloud(ctx) }},
 			{Name: "reach NATS", Run: func(ctx context.Context, _ func(float64)) error { return m.checkNATS(ctx) }},
-			{Name: "reach the index store", Run: func(ctx context.Context, _ func(float64)) error {
-				e := m.engines.acquire()
-				defer e.release()
-				return e.Store.Health(ctx)
-			}},
+			{Name: "reach the index store", Run: func(ctx context.Context, _ func(float64)) error { return m.engines.storeHealth(ctx) }},
 		},
 		// Init reports 100 once the app can serve: AppAPI marks an init that
 		// takes longer than init_timeout (40 minutes by default) as timed

@@ -322,6 +322,24 @@ func (s *engines) searchRules() hs.SearchRules {
 	return e.Search.Rules()
 }
 
+// storeHealth reports whether the serving engine's store answers.
+func (s *engines) storeHealth(ctx context.Context) error {
+	e := s.acquire()
+	defer e.release()
+	return e.Store.Health(ctx)
+}
+
+// embedderHealth reports whether the indexing engine's Ollama hosts answer
+// with its model (nil when semantic search is off: nothing to reach).
+func (s *engines) embedderHealth(ctx context.Context) error {
+	e := s.acquireIndexing()
+	defer e.release()
+	if e.Embedder == nil {
+		return nil
+	}
+	return e.checkEmbedder(ctx)
+}
+
 // close waits until the retired engines are closed, then closes the
 // stores of the engines in use (a store two engines share once).
 func (s *engines) close() error {

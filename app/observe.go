@@ -93,20 +93,9 @@ func (m *App) ops() *handlers.Ops {
 		Metrics: m.Metrics.Handler(),
 		Checks: []handlers.ReadyCheck{
 			{Name: "nats", Fatal: true, Run: m.checkNATS},
-			{Name: "store", Fatal: true, Run: func(ctx context.Context) error {
-				e := m.engines.acquire()
-				defer e.release()
-				return e.Store.Health(ctx)
-			}},
+			{Name: "store", Fatal: true, Run: m.engines.storeHealth},
 			{Name: "nextcloud", Fatal: true, Run: m.pingNextcloud},
-			{Name: "embedder", Run: func(ctx context.Context) error {
-				e := m.engines.acquireIndexing()
-				defer e.release()
-				if e.Embedder == nil {
-					return nil // semantic search is off: nothing to reach
-				}
-				return e.checkEmbedder(ctx)
-			}},
+			{Name: "embedder", Run: m.engines.embedderHealth},
 		},
 	}
 }
