@@ -38,16 +38,22 @@ func (s *httpServers) listen(cfg Config, given net.Listener, h http.Handler, log
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	s.server = &http.Server{
+	s.server = newServer(h, 30*time.Second, 2*time.Minute, logger)
+	return nil
+}
+
+// newServer is an HTTP server for h with the given read and write
+// timeouts, and the limits both listeners share.
+func newServer(h http.Handler, read, write time.Duration, logger *slog.Logger) *http.Server {
+	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      2 * time.Minute,
+		ReadTimeout:       read,
+		WriteTimeout:      write,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	return nil
 }
 
 // serve serves the app's address until shutdown (then it returns nil) or
@@ -68,15 +74,7 @@ func (s *httpServers) listenOps(addr string, h http.Handler, logger *slog.Logger
 		return fmt.Errorf("listen on METRICS_ADDR: %w", err)
 	}
 	s.opsListener = ln
-	s.ops = &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	s.ops = newServer(h, 10*time.Second, 30*time.Second, logger)
 	srv := s.ops
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
