@@ -29,8 +29,14 @@ import (
 	"github.com/hybrid-search/hybridsearch/tokens"
 )
 
-// App is the application: it wires every component and owns their lifetimes. Its fields are
-// exported so end-to-end tests can reach the components.
+// App is the application: it wires every component and owns their
+// lifetimes. Its exported fields are the components, so end-to-end tests
+// can reach them. What changes while the app runs has an owner of its own:
+// engines (the embedding model's hot swap, engine.go), adminSettings (the
+// admin settings watcher, settings_live.go), pauses (the users' pauses,
+// pause.go), chatModel (assistant.go), httpServers (listen.go) and
+// components (the long-running goroutines and the health, components.go).
+// Engines are assembled in build.go.
 type App struct {
 	Config Config
 	Logger *slog.Logger

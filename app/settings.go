@@ -215,7 +215,7 @@ func problemText(problems map[string]string) string {
 	return strings.Join(parts, "; ")
 }
 
-// settingsState is what App knows of the admin settings.
+// settingsState is what adminSettings knows of the admin settings.
 type settingsState struct {
 	values    map[string]string // last values read from Nextcloud
 	effective Config            // environment plus admin values
