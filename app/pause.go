@@ -16,10 +16,10 @@ import (
 // The personal settings form: each user can pause the indexing of their
 // own files. AppAPI keeps the value in the user's preferences (personal
 // declarative settings, AppAPI lib/Listener/DeclarativeSettings), which
-// the app reads for every user every three SettingsIntervals (pauses), as Nextcloud tells an
-// ExApp nothing when a value changes. A user who pauses has their files
-// removed from the index by a scan of their tree; unpausing indexes them
-// again the same way.
+// the app reads for every user every three SettingsIntervals (pauses), as
+// Nextcloud tells an ExApp nothing when a value changes. A user who pauses
+// has their files removed from the index by a scan of their tree;
+// unpausing indexes them again the same way.
 const (
 	personalFormID = "hybrid_search_personal"
 	pauseKey       = "pause_indexing"
