@@ -32,12 +32,12 @@ type indexStore interface {
 // Engine is the part of the app that depends on the embedding model and
 // its Ollama hosts: the embedder, the store holding that model's index,
 // and the pipeline and search over them. When the admin settings change
-// the model or the hosts, engines.swap builds a new Engine. It indexes at once;
-// searches stay on the previous engine until the new index has caught up
-// (a full scan queued every file and the queue emptied), so a new model
-// never leaves users with a half-filled index. An engine replaced in both
-// roles is closed once the last job or request using it ends. Its fields
-// are set before it is put in use and not changed after.
+// the model or the hosts, engines.swap builds a new Engine. It indexes at
+// once; searches stay on the previous engine until the new index has
+// caught up (a full scan queued every file and the queue emptied), so a
+// new model never leaves users with a half-filled index. An engine
+// replaced in both roles is closed once the last job or request using it
+// ends. Its fields are set before it is put in use and not changed after.
 type Engine struct {
 	Config   Config            // the settings it was built from
 	Embedder *embedding.Ollama // nil when semantic search is off
