@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -106,10 +107,27 @@ func NeedTSClient(t *testing.T) string {
 	if err != nil {
 		t.Skip("node is not installed")
 	}
-	_, errSDK := os.Stat(filepath.Join(TSClientDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
-	_, errPW := os.Stat(filepath.Join(TSClientDir, "node_modules", "playwright-core", "package.json"))
-	_, errRemote := os.Stat(filepath.Join(TSClientDir, "node_modules", "mcp-remote", "package.json"))
-	if err := errors.Join(errSDK, errPW, errRemote); err != nil {
+	installed := func() bool {
+		_, errSDK := os.Stat(filepath.Join(TSClientDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
+		_, errPW := os.Stat(filepath.Join(TSClientDir, "node_modules", "playwright-core", "package.json"))
+		_, errRemote := os.Stat(filepath.Join(TSClientDir, "node_modules", "mcp-remote", "package.json"))
+		return errors.Join(errSDK, errPW, errRemote) == nil
+	}
+	if installed() {
+		return node
+	}
+	// Tests of several packages (processes) may get here at once on a
+	// fresh clone: one installs, the others wait for it and find it done.
+	lock, err := os.OpenFile(filepath.Join(ArtifactsDir(t, "locks"), "tsclient-npm-ci"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing unlocks too
+	if !installed() {
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
