@@ -19,6 +19,7 @@ export default defineConfig({
 	retries: 0,
 	timeout: 180_000, // one check; some wait for the app's 50 s share refresh
 	globalTimeout: 900_000,
+	expect: { timeout: 15_000 },
 	reporter: [['list'], ['json', { outputFile: artifacts + 'report.json' }]],
 	use: {
 		launchOptions: {
