@@ -19,9 +19,11 @@ const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
 
 /**
  * useDemo registers the hooks of a spec file: before its first check a
- * demo of its own and alice signed in on s.page; after each check, no
- * script error in any of the file's pages; after the last, the demo
- * killed unless a check stopped it. It returns s: {ready, proc, exited,
+ * demo of its own (its log in .artifacts/e2e/demo-<file>-*.log) and alice
+ * signed in on s.page; after each check, no script error in any of the
+ * file's pages; after the last, the demo killed unless a check stopped it.
+ * After a failed check Playwright starts a new worker, and the file's
+ * remaining checks run on a new demo. It returns s: {ready, proc, exited,
  * context, page, errors}.
  */
 export function useDemo() {
@@ -39,7 +41,7 @@ export function useDemo() {
 		}
 		mkdirSync(join(s.work, 'data'))
 		s.proc = spawn(bin, ['--addr', '127.0.0.1:0', '--data', join(s.work, 'data')], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || 'info' } })
-		s.proc.stderr.pipe(createWriteStream(join(artifacts, `demo-${name}.log`))) // LOG_LEVEL=debug for more
+		s.proc.stderr.pipe(createWriteStream(`${s.work}.log`)) // LOG_LEVEL=debug for more
 		s.exited = new Promise((resolve) => s.proc.on('exit', (code, signal) => resolve({ code, signal })))
 		s.ready = await new Promise((resolve, reject) => {
 			createInterface({ input: s.proc.stdout }).on('line', (line) => line.startsWith('READY ') && resolve(JSON.parse(line.slice(6))))
