@@ -47,7 +47,7 @@ func busyClient(t *testing.T, s *embeddingtest.Server, model string, keepAlive *
 // no request of that client is under way.
 func TestSchedulerReloadWait(t *testing.T) {
 	keep := 1500 * time.Millisecond
-	const busyFor = 600 * time.Millisecond
+	const busyFor = 500 * time.Millisecond
 	tests := []struct {
 		name      string
 		keepAlive *time.Duration
@@ -67,15 +67,26 @@ func TestSchedulerReloadWait(t *testing.T) {
 			s.SetCost(60*time.Millisecond, false)
 			stop := make(chan struct{})
 			wg := busyClient(t, s, "nomic-embed-text", tt.keepAlive, stop)
+			// The other request comes once the busy client has the model
+			// loaded (not after a fixed pause, which a loaded machine can
+			// outlast before the client's first request), and the client
+			// goes on for busyFor after that.
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+				if _, ok := s.Loaded()["nomic-embed-text:latest"]; ok {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the busy client's model is not loaded after 10 s")
+				}
+			}
 			time.AfterFunc(busyFor, func() { close(stop) })
-			time.Sleep(100 * time.Millisecond)
 			start := time.Now()
 			if _, err := client(t, s).Embed(context.Background(), tt.other); err != nil {
 				t.Fatal(err)
 			}
 			wait := time.Since(start)
 			wg.Wait()
-			t.Logf("the other request waited %s (busy client: %s more, keep-alive %v)", wait.Round(time.Millisecond), busyFor-100*time.Millisecond, tt.keepAlive)
+			t.Logf("the other request waited %s (busy client: %s more, keep-alive %v)", wait.Round(time.Millisecond), busyFor, tt.keepAlive)
 			switch {
 			case tt.longWait && wait < keep:
 				t.Errorf("waited %s, want at least the busy client's keep-alive, %s", wait, keep)
