@@ -289,7 +289,7 @@ const userListMaxAge = 15 * time.Second
 func (m *App) startIndexing(ctx context.Context, cfg Config) error {
 	m.extract.setOCR(extract.OCR{Off: cfg.OCRWorkers == 0, Languages: cfg.OCRLanguages, PageTimeout: cfg.OCRPageTimeout, MaxPages: cfg.OCRMaxPages})
 	m.extract.setLimit(cfg.MaxFileSize)
-	m.users = &nextcloud.UserDirectory{Client: m.Nextcloud, MaxAge: userListMaxAge}
+	m.users = &nextcloud.UserDirectory{Client: m.Nextcloud, MaxAge: userListMaxAge, Now: cfg.UserListClock}
 	m.pauses = &pauses{users: m.Nextcloud, interval: 3 * m.Config.SettingsInterval, logger: m.Logger}
 	lists, err := m.KV.ShareLists(ctx)
 	if err != nil {

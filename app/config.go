@@ -96,6 +96,9 @@ type Config struct {
 	// acknowledgement was lost) waits before it is delivered again (tests);
 	// not read from the environment, 0 means 30 s.
 	AckWait time.Duration
+	// UserListClock is the clock the user list's age is read on (tests);
+	// not read from the environment, nil means time.Now.
+	UserListClock func() time.Time
 }
 
 // Addr is the TCP address the app listens on when not behind HaRP.

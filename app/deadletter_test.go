@@ -2,6 +2,7 @@ package app
 
 import (
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,9 +19,10 @@ import (
 // flake of TestDeletedUserLosesAccess, made certain).
 func TestDeadLetterLeavesSharedFileIndexed(t *testing.T) {
 	t.Parallel()
+	clock := &listClock{}
 	env := newTestEnv(t, envOptions{install: true, setup: func(sim *ncsim.Server) {
 		sim.SeedFile("alice", "/Team/plan.md", []byte("Alice's okapi plan, shared with bob."))
-	}})
+	}, adjust: func(c *Config) { c.UserListClock = clock.Now }})
 	ctx := t.Context()
 	env.Sim.Share("alice", "/Team/plan.md", "bob")
 	if err := env.Main.Scanner.ScanAll(ctx, nil); err != nil {
@@ -53,9 +55,30 @@ func TestDeadLetterLeavesSharedFileIndexed(t *testing.T) {
 	}
 
 	// Once the list no longer vouches for him, a full scan forgets him.
-	time.Sleep(time.Until(deleted.Add(userListMaxAge)))
+	clock.Advance(userListMaxAge)
 	if err := env.Main.Scanner.ScanAll(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	env.awaitFile(t, "bob off alice's shared file", plan.ID, readers("alice"))
+}
+
+// listClock runs at real speed plus whatever Advance added: the user
+// list's age passes at once when a test says so.
+type listClock struct {
+	mu    sync.Mutex
+	extra time.Duration
+}
+
+// Now is the real time plus what Advance added.
+func (c *listClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.extra)
+}
+
+// Advance moves the clock forward by d.
+func (c *listClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.extra += d
 }
