@@ -413,6 +413,39 @@ func (l *Store) ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) (
 	return out, nil
 }
 
+// ReadTerms returns hits with their chunks and bm25 vectors read (Point.BM25
+// as written; the dense and trigram vectors stay empty), in their order,
+// leaving out hits whose point is gone or that user may not read. A hit
+// names its point by Point.File.ID and Point.Chunk.No; the rest of it is
+// kept as given. Pseudo-relevance feedback reads the terms of its chunks
+// with it instead of analysing their text again. It returns an EINVALID
+// error for the empty user.
+func (l *Store) ReadTerms(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error) {
+	if err := store.CheckUser(user); err != nil {
+		return nil, err
+	}
+	x, err := l.rlock(ctx)
+	if err != nil {
+		return nil, wrap(err, "store: read terms")
+	}
+	defer l.mu.RUnlock()
+	out := make([]hs.Hit, 0, len(hits))
+	var buf []byte
+	for _, h := range hits {
+		s, ok := x.slotOf(h.Point.File.ID, h.Point.Chunk.No, user)
+		if !ok {
+			continue
+		}
+		pt, err := x.point(s, true, &buf)
+		if err != nil {
+			return nil, wrap(err, "store: read terms")
+		}
+		h.Point.ID, h.Point.Chunk, h.Point.BM25 = pt.ID, pt.Chunk, pt.BM25
+		out = append(out, h)
+	}
+	return out, nil
+}
+
 // slotOf returns the slot of chunk no of file id if user may read it.
 func (x *index) slotOf(id hs.FileID, no int, user hs.UserID) (int32, bool) {
 	f := x.files[id]

@@ -43,7 +43,7 @@ func (q *Store) PointsByID(ctx context.Context, user hs.UserID, ids []string) ([
 	for start := 0; start < len(pids); start += samplePage {
 		batch := pids[start:min(start+samplePage, len(pids))]
 		f := &qc.Filter{Must: []*qc.Condition{readersCondition(user), qc.NewHasID(batch...)}}
-		err := q.scrollN(ctx, "points by id", f, len(batch), true, func(p hs.Point) { out = append(out, p) })
+		err := q.scrollN(ctx, "points by id", f, len(batch), qc.NewWithVectors(true), func(p hs.Point) { out = append(out, p) })
 		if err != nil {
 			return nil, err
 		}
@@ -67,18 +67,18 @@ func (q *Store) SamplePoints(ctx context.Context, user hs.UserID, n int, f hs.Fi
 		return nil, nil
 	}
 	out := make([]hs.Point, 0, n)
-	err := q.scrollN(ctx, "sample points", searchFilter(user, f), n, true, func(p hs.Point) { out = append(out, p) })
+	err := q.scrollN(ctx, "sample points", searchFilter(user, f), n, qc.NewWithVectors(true), func(p hs.Point) { out = append(out, p) })
 	return out, err
 }
 
-// scrollN calls fn for up to n points that f selects, with their vectors
-// when vectors is set, in id order, in pages of at most samplePage points.
-func (q *Store) scrollN(ctx context.Context, op string, f *qc.Filter, n int, vectors bool, fn func(hs.Point)) error {
+// scrollN calls fn for up to n points that f selects, with the vectors
+// vectors selects, in id order, in pages of at most samplePage points.
+func (q *Store) scrollN(ctx context.Context, op string, f *qc.Filter, n int, vectors *qc.WithVectorsSelector, fn func(hs.Point)) error {
 	req := &qc.ScrollPoints{
 		CollectionName: q.collection,
 		Filter:         f,
 		WithPayload:    qc.NewWithPayloadInclude(pointFields...),
-		WithVectors:    qc.NewWithVectors(vectors),
+		WithVectors:    vectors,
 	}
 	for n > 0 {
 		req.Limit = qc.PtrOf(uint32(min(n, samplePage)))

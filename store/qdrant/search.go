@@ -108,6 +108,19 @@ var leanFields = append([]string{"chunk_no"}, metaFields...)
 // names its point by Point.File.ID and Point.Chunk.No; the rest of it is
 // kept as given. It returns an EINVALID error for the empty user.
 func (q *Store) ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error) {
+	return q.readHits(ctx, "read chunks", user, hits, nil)
+}
+
+// ReadTerms returns hits as ReadChunks does, each with its bm25 vector
+// (Point.BM25) read too: pseudo-relevance feedback reads the terms of its
+// chunks with it instead of analysing their text again.
+func (q *Store) ReadTerms(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error) {
+	return q.readHits(ctx, "read terms", user, hits, []string{store.VectorBM25})
+}
+
+// readHits reads the points of hits that user may read, with the named
+// vectors, and returns the hits with their chunks and those vectors set.
+func (q *Store) readHits(ctx context.Context, op string, user hs.UserID, hits []hs.Hit, vectors []string) ([]hs.Hit, error) {
 	if err := store.CheckUser(user); err != nil {
 		return nil, err
 	}
@@ -115,11 +128,15 @@ func (q *Store) ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) (
 	for _, h := range hits {
 		ids = append(ids, qc.NewID(hs.PointID(h.Point.File.ID, h.Point.Chunk.No)))
 	}
-	chunks := make(map[string]hs.Chunk, len(hits))
+	sel := qc.NewWithVectors(false)
+	if len(vectors) > 0 {
+		sel = qc.NewWithVectorsInclude(vectors...)
+	}
+	points := make(map[string]hs.Point, len(hits))
 	for start := 0; start < len(ids); start += samplePage {
 		batch := ids[start:min(start+samplePage, len(ids))]
 		f := &qc.Filter{Must: []*qc.Condition{readersCondition(user), qc.NewHasID(batch...)}}
-		err := q.scrollN(ctx, "read chunks", f, len(batch), false, func(p hs.Point) { chunks[p.ID] = p.Chunk })
+		err := q.scrollN(ctx, op, f, len(batch), sel, func(p hs.Point) { points[p.ID] = p })
 		if err != nil {
 			return nil, err
 		}
@@ -127,8 +144,8 @@ func (q *Store) ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) (
 	out := make([]hs.Hit, 0, len(hits))
 	for _, h := range hits {
 		id := hs.PointID(h.Point.File.ID, h.Point.Chunk.No)
-		if c, ok := chunks[id]; ok {
-			h.Point.ID, h.Point.Chunk = id, c
+		if p, ok := points[id]; ok {
+			h.Point.ID, h.Point.Chunk, h.Point.BM25 = id, p.Chunk, p.BM25
 			out = append(out, h)
 		}
 	}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -497,5 +498,72 @@ func testOmitTextAndReadChunks(t *testing.T, s Store) {
 	}
 	if _, err := s.ReadChunks(t.Context(), "", thin); hs.ErrorKind(err) != hs.EINVALID {
 		t.Errorf("ReadChunks as the empty user = %v, want EINVALID", err)
+	}
+}
+
+// testReadTerms checks reading hits' bm25 vectors back (ReadTerms): each
+// hit gets its chunk and its bm25 vector as written, no other vector, in
+// the hits' order; only points that exist and user may read.
+func testReadTerms(t *testing.T, s Store) {
+	a := fileMeta(1, "/a.md", "alice")
+	b := fileMeta(2, "/b.md", "bob")
+	shared := fileMeta(3, "/shared.md", "alice", "bob")
+	bm25 := map[hs.FileID][]map[uint32]float32{
+		1: {{1: 1.5, 7: 0.25}, {1: 2, 9: 1}},
+		2: {{1: 1, 8: 3}},
+		3: {{1: 0.5, 7: 1, 11: 2}},
+	}
+	for _, m := range []hs.FileMeta{a, b, shared} {
+		var points []hs.Point
+		for no, w := range bm25[m.ID] {
+			points = append(points, point(m, no, fmt.Sprintf("chunk %d of %s", no, m.Path), v(1, float32(no), 0, 0), w, map[uint32]float32{2: 1}))
+		}
+		mustWrite(t, s, m, points...)
+	}
+	hits := mustSparse(t, s, "alice", store.VectorBM25, map[uint32]float32{1: 1}, 10, hs.Filter{OmitText: true})
+	if len(hits) != 3 {
+		t.Fatalf("alice's sparse search found %d hits, want 3", len(hits))
+	}
+	slices.Reverse(hits)
+	read, err := s.ReadTerms(t.Context(), "alice", hits)
+	if err != nil || len(read) != len(hits) {
+		t.Fatalf("ReadTerms = %d hits, %v; want %d", len(read), err, len(hits))
+	}
+	for i, h := range read {
+		want := bm25[h.Point.File.ID][h.Point.Chunk.No]
+		if h.Point.File.ID != hits[i].Point.File.ID || h.Point.Chunk.No != hits[i].Point.Chunk.No || h.Score != hits[i].Score || h.Point.ID != hs.PointID(h.Point.File.ID, h.Point.Chunk.No) {
+			t.Errorf("read hit %d = %+v, want hit %+v with its terms", i, h, hits[i])
+		}
+		if !sparseEqual(h.Point.BM25, sparse(want)) {
+			t.Errorf("hit %d (file %d chunk %d): BM25 = %+v, want %+v", i, h.Point.File.ID, h.Point.Chunk.No, h.Point.BM25, sparse(want))
+		}
+		if wantText := fmt.Sprintf("chunk %d of %s", h.Point.Chunk.No, h.Point.File.Path); h.Point.Chunk.Text != wantText {
+			t.Errorf("hit %d: text %q, want %q", i, h.Point.Chunk.Text, wantText)
+		}
+		if h.Point.Dense != nil || len(h.Point.Trigram.Indices) > 0 {
+			t.Errorf("hit %d: read with vectors other than bm25: %+v", i, h.Point)
+		}
+	}
+	// Bob reads the shared file's terms only; carol nothing; a deleted
+	// file's and a missing chunk's are left out.
+	if got, err := s.ReadTerms(t.Context(), "bob", hits); err != nil || !slices.Equal(fileIDs(got), []hs.FileID{3}) {
+		t.Errorf("ReadTerms as bob = %+v, %v; want the shared file's chunk alone", got, err)
+	}
+	if got, err := s.ReadTerms(t.Context(), "carol", hits); err != nil || len(got) != 0 {
+		t.Errorf("ReadTerms as carol = %+v, %v; want nothing", got, err)
+	}
+	if err := s.DeleteFile(t.Context(), 1); err != nil {
+		t.Fatalf("DeleteFile(1) = %v", err)
+	}
+	missing := hits[0]
+	missing.Point.File.ID, missing.Point.Chunk.No = 3, 7
+	if got, err := s.ReadTerms(t.Context(), "alice", append(slices.Clone(hits), missing)); err != nil || !slices.Equal(fileIDs(got), []hs.FileID{3}) {
+		t.Errorf("ReadTerms after deleting file 1 = %+v, %v; want file 3's chunk alone", got, err)
+	}
+	if got, err := s.ReadTerms(t.Context(), "alice", nil); err != nil || len(got) != 0 {
+		t.Errorf("ReadTerms(nil) = %+v, %v; want nothing", got, err)
+	}
+	if _, err := s.ReadTerms(t.Context(), "", hits); hs.ErrorKind(err) != hs.EINVALID {
+		t.Errorf("ReadTerms as the empty user = %v, want EINVALID", err)
 	}
 }

@@ -28,6 +28,7 @@ type Store interface {
 	SearchDense(ctx context.Context, user hs.UserID, vec []float32, k int, f hs.Filter) ([]hs.Hit, error)
 	SearchSparse(ctx context.Context, user hs.UserID, vector string, q hs.SparseVector, k int, f hs.Filter) ([]hs.Hit, error)
 	ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error)
+	ReadTerms(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error)
 	SparseDocFreq(ctx context.Context, vector string, indices []uint32) ([]int, int, error)
 	Files(ctx context.Context, user hs.UserID) ([]hs.FileMeta, error)
 	PointsByID(ctx context.Context, user hs.UserID, ids []string) ([]hs.Point, error)
@@ -70,6 +71,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"SparseDocFreq", testSparseDocFreq},
 		{"Isolation", testIsolation},
 		{"OmitTextAndReadChunks", testOmitTextAndReadChunks},
+		{"ReadTerms", testReadTerms},
 		{"EmptyUser", testEmptyUser},
 		{"BadArguments", testBadArguments},
 		{"Filters", testFilters},
