@@ -181,7 +181,7 @@ func (e *Engine) embedderHosts(ctx context.Context) []hs.HostHealth {
 func (m *App) buildSearch(e *Engine) error {
 	obs := m.observed(e)
 	o := search.Options{
-		Dense: obs, Sparse: obs, Chunks: obs, Access: m.Nextcloud, Refresh: m.Shares, Requeue: m.Queue.Publish,
+		Dense: obs, Sparse: obs, Chunks: obs, Terms: obs, Access: m.Nextcloud, Refresh: m.Shares, Requeue: m.Queue.Publish,
 		NextcloudURL: e.Config.NextcloudURL, Logger: m.Logger,
 		ObserveLeg: m.Metrics.SearchLeg, ObserveSearch: m.Metrics.Search,
 	}

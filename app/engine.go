@@ -22,6 +22,7 @@ type indexStore interface {
 	search.DenseRetriever
 	search.SparseRetriever
 	search.ChunkReader
+	search.TermReader
 	search.VectorReader
 	SparseDocFreq(ctx context.Context, vector string, indices []uint32) ([]int, int, error)
 	Health(ctx context.Context) error

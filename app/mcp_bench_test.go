@@ -137,7 +137,7 @@ func buildMCPBenchStore(b *testing.B) (*local.Store, []string, queryVectors) {
 func BenchmarkMCPSearch(b *testing.B) {
 	st, queries, vecs := buildMCPBenchStore(b)
 	quiet := slog.New(slog.DiscardHandler)
-	svc, err := search.New(search.Options{Embedder: vecs, Dense: st, Sparse: st, Chunks: st, Logger: quiet})
+	svc, err := search.New(search.Options{Embedder: vecs, Dense: st, Sparse: st, Chunks: st, Terms: st, Logger: quiet})
 	if err != nil {
 		b.Fatal(err)
 	}

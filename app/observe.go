@@ -86,6 +86,12 @@ func (s *observedStore) ReadChunks(ctx context.Context, user hs.UserID, hits []h
 	return read, s.done("read_chunks", start, err)
 }
 
+func (s *observedStore) ReadTerms(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error) {
+	start := time.Now()
+	read, err := s.indexStore.ReadTerms(ctx, user, hits)
+	return read, s.done("read_terms", start, err)
+}
+
 // ops are the operator endpoints: the metrics and the readiness checks
 // (NATS, the store and Nextcloud must answer; the embedder is reported).
 func (m *App) ops() *handlers.Ops {

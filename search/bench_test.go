@@ -198,7 +198,7 @@ func (e vectorEmbedder) EmbedQuery(_ context.Context, text string) ([]float32, e
 }
 
 func (c *benchCorpus) service(b *testing.B) *Service {
-	s, err := New(Options{Embedder: vectorEmbedder(c.vectors), Dense: c.store, Sparse: c.store, Chunks: c.store})
+	s, err := New(Options{Embedder: vectorEmbedder(c.vectors), Dense: c.store, Sparse: c.store, Chunks: c.store, Terms: c.store})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -39,8 +39,8 @@ const cvFolds = 5
 // against the defaults without feedback, "before") and, last, the
 // parameters the same procedure chooses on all 76 queries: those are
 // search.DefaultFeedback. The collection is indexed once per parameter
-// set, without dense vectors. About 2 minutes on 2 busy cores (7 with
-// CV_INDEX_GRID).
+// set, without dense vectors. About 15 seconds on 2 cores (2 minutes
+// with CV_INDEX_GRID).
 //
 //	go test -run '^$' -bench QualityCV -benchtime 1x -timeout 60m ./search/
 func BenchmarkQualityCV(b *testing.B) {
@@ -67,10 +67,11 @@ func BenchmarkQualityCV(b *testing.B) {
 // 2.5), b (0.6 to 0.9) and the title weight (2 to 4) are chosen too, and
 // that choice did not carry over to the scored folds (2026-11-28: the
 // folds chose four different parameter sets, hybrid (CV) 0.3991 against
-// 0.4154 on the training queries), while no index parameter set of the
-// grid brings keyword search without feedback above 0.399 on all 76
-// queries: the index parameters are noise on CISI, and choosing them only
-// spends the training queries.
+// 0.4154 on the training queries; again with feedback from stored term
+// weights: three sets, 0.3992 against 0.4061 choosing feedback alone),
+// while no index parameter set of the grid brings keyword search without
+// feedback above 0.399 on all 76 queries: the index parameters are noise
+// on CISI, and choosing them only spends the training queries.
 func cvGrids(indexGrid bool) ([]analysis.BM25F, []search.Feedback) {
 	var idx []analysis.BM25F
 	base := analysis.BM25F{K1: 1.2, B: 0.75, AvgLen: 50, Title: 2, Heading: 1.5, Path: 1, Body: 1}

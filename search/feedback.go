@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
-	"unicode"
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
@@ -37,24 +35,23 @@ type Feedback struct {
 }
 
 // FeedbackByDefault says whether a search that does not ask for or
-// forbid feedback (hs.SearchRequest.Feedback) gets it. It is off: on CISI
-// feedback lifts hybrid search without a model from 0.3986 to 0.4066
-// nDCG@10 (5-fold cross-validation, 1.007× the better BM25 reference,
-// short of the 1.06× issue 27 asks for; MAP@30 0.184 to 0.204), 7 of 76
-// queries lose more than 0.1, and it costs about 4.5 ms more p50 at
-// 10,000 chunks (BenchmarkHybridSearch, feedback=off and on: 1.0 and
-// 5.5 ms), above the 1.5 ms a default may cost; most of it (about 85 %)
-// is analysing the feedback chunks' text again (language detection,
-// stemming), since the stores return no term vectors.
+// forbid feedback (hs.SearchRequest.Feedback) gets it. It is off because
+// it gains less than issue 27 asks of a default (1.06× the better BM25
+// reference on CISI): it lifts hybrid search without a model from 0.3986
+// to 0.4061 nDCG@10 (5-fold cross-validation, 1.006× the textbook BM25)
+// and MAP@30 from 0.184 to 0.202, and 7 of 76 queries lose more than 0.1.
+// Its cost is no reason: about 0.35 ms more p50 at 10,000 chunks
+// (BenchmarkHybridSearch, feedback=off and on: 1.06 and 1.40 ms), since it
+// reads its chunks' stored term weights (Options.Terms).
 const FeedbackByDefault = false
 
 // DefaultFeedback returns the feedback parameters a Service uses unless
 // Options.Feedback says otherwise. The values were chosen on all 76 CISI
-// queries by the procedure BenchmarkQualityCV cross-validates (10
-// documents, 20 terms, α 0.7, min match 0.1; every fold but two chose
-// the same).
+// queries by the procedure BenchmarkQualityCV cross-validates (5
+// documents, 30 terms, α 0.5, min match 0.1; three of the five folds
+// chose the same).
 func DefaultFeedback() Feedback {
-	return Feedback{Docs: 10, Terms: 20, QueryWeight: 0.7, MinMatch: 0.1}
+	return Feedback{Docs: 5, Terms: 30, QueryWeight: 0.5, MinMatch: 0.1}
 }
 
 // on reports whether feedback runs at all.
@@ -73,7 +70,8 @@ type feedbackResult struct {
 	// share of the query it matches) is still taken from.
 	orig map[ChunkKey]float32
 	// words are the expansion terms as words of the feedback chunks
-	// ("classification" for "en classif"), in the model's order.
+	// ("classification" for "en classif"), in the model's order; only
+	// with explain.
 	words []string
 }
 
@@ -85,18 +83,19 @@ type feedbackResult struct {
 //
 // where score(c) is the first round's, and P(t|R), the relevance model, is
 // estimated from the Docs best chunks d (one per file) of the first round
-// as Σ_d P(t|d) · score(d) / Σ_d score(d), with P(t|d) the chunk's BM25F
-// term frequency of t over its total; the Terms most likely terms are kept
-// (words with digits, which are codes rather than topics, never) and
-// their P(t|R) scaled to sum to 1. The first part is the original query
+// as Σ_d P(t|d) · score(d) / Σ_d score(d), with P(t|d) the chunk's stored
+// bm25 weight of t over the sum of its weights; the Terms most likely
+// terms found in at least two of the chunks are kept (a term of one chunk
+// alone, such as its number, is no evidence of what they share) and their
+// P(t|R) scaled to sum to 1. The first part is the original query
 // normalised by its length, as RM3 interpolates the query's own model.
 // The second part is one more sparse search of the user's chunks with the
 // expansion terms; the candidates are those of the first round only, so
 // feedback re-ranks what the query found and cannot bring in a chunk that
 // holds none of its words. Feedback reads only chunks the store returned
-// for this user (ReadChunks and the store's filter check it again), so
-// no other user's text shapes the ranking. A failure leaves the first
-// round as it was: feedback is an improvement, never a reason to fail.
+// for this user (ReadTerms and the store's filter check it again), so no
+// other user's text shapes the ranking. A failure leaves the first round
+// as it was: feedback is an improvement, never a reason to fail.
 func (s *Service) feedback(ctx context.Context, user hs.UserID, p *plan, kw *legResult) {
 	if !s.feedbackRuns(p, kw) {
 		return
@@ -130,7 +129,8 @@ func (s *Service) feedbackRuns(p *plan, kw *legResult) bool {
 
 // expand builds the relevance model, runs the expansion terms' search and
 // re-ranks kw.hits; it returns nil when the first round has fewer
-// candidate files than feedback documents.
+// candidate files than feedback documents. With explain it also names
+// the expansion terms as words (expansionWords).
 func (s *Service) expand(ctx context.Context, user hs.UserID, p *plan, kw *legResult) (*feedbackResult, error) {
 	var picks []hs.Hit
 	seen := make(map[hs.FileID]bool, s.fb.Docs)
@@ -146,18 +146,18 @@ func (s *Service) expand(ctx context.Context, user hs.UserID, p *plan, kw *legRe
 	if len(picks) < s.fb.Docs {
 		return nil, nil
 	}
-	picks, err := s.readChunks(ctx, user, picks)
+	picks, err := s.readTerms(ctx, user, picks)
 	if err != nil {
 		return nil, err
 	}
-	model, words := relevanceModel(picks, s.fb.Terms)
-	if len(model) == 0 {
+	terms, model := relevanceModel(picks, s.fb.Terms)
+	if len(terms) == 0 {
 		return nil, nil
 	}
 	alpha := s.fb.QueryWeight
 	weights := make(map[uint32]float32, len(model))
 	for t, pr := range model {
-		weights[analysis.TokenID(t)] += float32((1 - alpha) * pr)
+		weights[t] = float32((1 - alpha) * pr)
 	}
 	count := 0
 	for _, w := range kw.sparse.words {
@@ -171,7 +171,10 @@ func (s *Service) expand(ctx context.Context, user hs.UserID, p *plan, kw *legRe
 	for _, h := range exp {
 		expScore[keyOf(h.Point)] = h.Score
 	}
-	r := &feedbackResult{orig: make(map[ChunkKey]float32, len(kw.hits)), words: words}
+	r := &feedbackResult{orig: make(map[ChunkKey]float32, len(kw.hits))}
+	if p.explain {
+		r.words = expansionWords(picks, terms)
+	}
 	for i := range kw.hits {
 		h := &kw.hits[i]
 		key := keyOf(h.Point)
@@ -187,11 +190,35 @@ func (s *Service) expand(ctx context.Context, user hs.UserID, p *plan, kw *legRe
 	return r, nil
 }
 
+// readTerms returns hits with their chunks and stored bm25 vectors
+// (Point.BM25), leaving out those whose chunks are gone or that user may not read. A
+// store that cannot read them back (no Options.Terms) has its chunks read
+// and analysed again, which gives the same vectors at the cost of
+// analysing the text (language detection, stemming).
+func (s *Service) readTerms(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error) {
+	if s.terms != nil {
+		hits, err := s.terms.ReadTerms(ctx, user, hits)
+		if err != nil {
+			return nil, fmt.Errorf("read the feedback chunks' terms: %w", err)
+		}
+		return hits, nil
+	}
+	hits, err := s.readChunks(ctx, user, hits)
+	if err != nil {
+		return nil, err
+	}
+	for i := range hits {
+		hits[i].Point.BM25, _ = analysis.PointVectors(hits[i].Point.File, hits[i].Point.Chunk)
+	}
+	return hits, nil
+}
+
 // relevanceModel returns the n most likely terms of the relevance model of
-// the feedback chunks, with P(t|R) scaled to sum to 1, and the words
-// they stand for, most likely first (see Service.feedback). Each chunk
-// is weighed by its first-round score.
-func relevanceModel(chunks []hs.Hit, n int) (map[string]float64, []string) {
+// the feedback chunks (their Point.BM25), most likely first, and their
+// P(t|R) scaled to sum to 1 (see Service.feedback). Each chunk is weighed
+// by its first-round score; a term must be in at least two chunks (in
+// the one chunk when there is only one).
+func relevanceModel(chunks []hs.Hit, n int) ([]uint32, map[uint32]float64) {
 	var total float64
 	for _, h := range chunks {
 		total += float64(h.Score)
@@ -199,51 +226,71 @@ func relevanceModel(chunks []hs.Hit, n int) (map[string]float64, []string) {
 	if total <= 0 {
 		return nil, nil
 	}
-	params := analysis.DefaultBM25F()
-	pr := make(map[string]float64)
-	surface := make(map[string]string)
+	pr := make(map[uint32]float64)
+	in := make(map[uint32]int)
 	for _, h := range chunks {
-		ct := params.Terms(analysis.PointFields(h.Point.File, h.Point.Chunk))
+		v := h.Point.BM25
 		var sum float64
-		for _, f := range ct.TF {
-			sum += f
+		for _, w := range v.Values {
+			sum += float64(w)
 		}
-		if sum == 0 {
+		if sum <= 0 {
 			continue
 		}
 		w := float64(h.Score) / total
-		for t, f := range ct.TF {
-			if strings.ContainsFunc(t, unicode.IsDigit) {
-				continue
-			}
-			pr[t] += w * f / sum
-			if _, ok := surface[t]; !ok {
-				surface[t] = ct.Surface[t]
-			}
+		for i, t := range v.Indices {
+			pr[t] += w * float64(v.Values[i]) / sum
+			in[t]++
 		}
 	}
-	terms := make([]string, 0, len(pr))
+	minIn := min(2, len(chunks))
+	terms := make([]uint32, 0, len(pr))
 	for t := range pr {
-		terms = append(terms, t)
+		if in[t] >= minIn {
+			terms = append(terms, t)
+		}
 	}
-	slices.SortFunc(terms, func(a, b string) int {
+	slices.SortFunc(terms, func(a, b uint32) int {
 		if c := cmp.Compare(pr[b], pr[a]); c != 0 {
 			return c
 		}
-		return strings.Compare(a, b)
+		return cmp.Compare(a, b)
 	})
 	terms = terms[:min(n, len(terms))]
 	var kept float64
 	for _, t := range terms {
 		kept += pr[t]
 	}
-	model := make(map[string]float64, len(terms))
-	words := make([]string, len(terms))
-	for i, t := range terms {
+	model := make(map[uint32]float64, len(terms))
+	for _, t := range terms {
 		model[t] = pr[t] / kept
-		words[i] = surface[t]
 	}
-	return model, words
+	return terms, model
+}
+
+// expansionWords names the expansion terms as words of the feedback
+// chunks ("classification" for "en classif"), in the model's order, for
+// explain: the stored vectors hold only the terms' hashes, so the chunks'
+// text (as readTerms returns it) is analysed again. A term no chunk's
+// text gives (an index built by another analyzer) is left out.
+func expansionWords(picks []hs.Hit, terms []uint32) []string {
+	surface := make(map[uint32]string)
+	params := analysis.DefaultBM25F()
+	for _, h := range picks {
+		ct := params.Terms(analysis.PointFields(h.Point.File, h.Point.Chunk))
+		for t, word := range ct.Surface {
+			if id := analysis.TokenID(t); surface[id] == "" {
+				surface[id] = word
+			}
+		}
+	}
+	words := make([]string, 0, len(terms))
+	for _, t := range terms {
+		if w := surface[t]; w != "" {
+			words = append(words, w)
+		}
+	}
+	return words
 }
 
 // firstRoundMatch sets the match of each of the keyword leg's keys to the

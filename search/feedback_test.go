@@ -1,6 +1,8 @@
 package search_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -177,6 +179,39 @@ func TestFeedbackIsolation(t *testing.T) {
 						}
 					}
 				}
+			}
+		})
+	}
+}
+
+// failingTerms is a TermReader that cannot read.
+type failingTerms struct{}
+
+func (failingTerms) ReadTerms(context.Context, hs.UserID, []hs.Hit) ([]hs.Hit, error) {
+	return nil, errors.New("store unreachable")
+}
+
+// TestFeedbackTerms: feedback reads its chunks' stored term weights
+// (Options.Terms) and, without them, analyses the chunks' text again to
+// the same vectors: the same ranking and expansion either way. When the
+// terms cannot be read, the search answers with the first round.
+func TestFeedbackTerms(t *testing.T) {
+	for _, kind := range storeKinds {
+		t.Run(kind.name, func(t *testing.T) {
+			st := kind.open(t)
+			mustIndex(t, st, jaguarDocs...)
+			fb := fiveDocs()
+			req := hs.SearchRequest{Query: "jaguar speed", Algorithm: hs.AlgorithmKeyword, Explain: true, Feedback: yes()}
+			stored := mustSearch(t, mustService(t, st, func(o *search.Options) { o.Embedder, o.Feedback = nil, &fb }), "alice", req)
+			analysed := mustSearch(t, mustService(t, st, func(o *search.Options) { o.Embedder, o.Feedback, o.Terms = nil, &fb, nil }), "alice", req)
+			if !slices.Equal(ids(stored), ids(analysed)) || !slices.Equal(stored.Expanded, analysed.Expanded) || len(stored.Expanded) == 0 {
+				t.Errorf("stored terms: %v expanded %v; analysed: %v expanded %v; want the same, expanded", ids(stored), stored.Expanded, ids(analysed), analysed.Expanded)
+			}
+			failing := mustSearch(t, mustService(t, st, func(o *search.Options) { o.Embedder, o.Feedback, o.Terms = nil, &fb, failingTerms{} }), "alice", req)
+			req.Feedback = no()
+			first := mustSearch(t, mustService(t, st, func(o *search.Options) { o.Embedder, o.Feedback = nil, &fb }), "alice", req)
+			if !slices.Equal(ids(failing), ids(first)) || len(failing.Expanded) != 0 {
+				t.Errorf("terms unreadable: %v expanded %v; want the first round %v, not expanded", ids(failing), failing.Expanded, ids(first))
 			}
 		})
 	}

@@ -210,6 +210,9 @@ func mustService(tb testing.TB, st testStore, change ...func(*search.Options)) *
 			o.Chunks = cr
 		}
 	}
+	if tr, ok := st.(search.TermReader); ok {
+		o.Terms = tr
+	}
 	for _, f := range change {
 		f(&o)
 	}

@@ -40,6 +40,14 @@ type ChunkReader interface {
 	ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error)
 }
 
+// TermReader reads back the chunks of hits with their keyword (bm25)
+// vectors, for pseudo-relevance feedback: those of points that still
+// exist and that user may read, in order, each with Point.Chunk and
+// Point.BM25 as stored. It must not return chunks user may not read.
+type TermReader interface {
+	ReadTerms(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error)
+}
+
 // AccessChecker looks files up by id as a user (Nextcloud's own access
 // check, *nextcloud.Client): it returns those the user can reach, as the
 // user sees them; an id missing from the answer is one the user cannot
@@ -71,6 +79,10 @@ type Options struct {
 	// check or its page shows (about 40 of 300 candidates). Nil: every
 	// hit carries its text.
 	Chunks ChunkReader
+	// Terms, if non-nil, is the same store's TermReader: feedback then
+	// reads its chunks' stored term weights instead of analysing their
+	// text again (about 0.3 ms instead of 4 per search).
+	Terms TermReader
 	// Access re-checks each result page against Nextcloud, on every
 	// search (no answer is cached). Nil skips the check, which is only
 	// right in tests: an unshared file would then stay findable until the
@@ -112,6 +124,7 @@ type Service struct {
 	dense     DenseRetriever
 	sparse    SparseRetriever
 	chunks    ChunkReader
+	terms     TermReader
 	access    AccessChecker
 	refresh   Refresher
 	requeue   func(ctx context.Context, jobs ...hs.IndexJob) error
@@ -140,6 +153,7 @@ func New(o Options) (*Service, error) {
 		dense:   o.Dense,
 		sparse:  o.Sparse,
 		chunks:  o.Chunks,
+		terms:   o.Terms,
 		access:  o.Access,
 		refresh: o.Refresh,
 		requeue: o.Requeue,
