@@ -14,6 +14,7 @@ const (
 	EINVALID      = "invalid"      // the caller sent something wrong; do not retry
 	ENOTFOUND     = "not_found"    // the thing does not exist or is not visible
 	EUNAUTHORIZED = "unauthorized" // missing or bad credentials, or no access
+	EFORBIDDEN    = "forbidden"    // a known caller asked for what only others (admins) may
 	ECONFLICT     = "conflict"     // the state changed under the caller
 	ETOOLARGE     = "too_large"    // input over a size limit
 	EUNAVAILABLE  = "unavailable"  // a dependency is down or slow; retry later
@@ -26,6 +27,31 @@ type Error struct {
 	Kind    string
 	Message string
 	Err     error
+	// Code, if set, names the failure in a word a client can translate
+	// (a component's state, ComponentStatus.Code); see ErrorCode.
+	Code string
+}
+
+// WithCode sets e's Code and returns e.
+func (e *Error) WithCode(code string) *Error {
+	e.Code = code
+	return e
+}
+
+// ErrorCode returns the Code of the first *Error in err's chain that has
+// one, or "".
+func ErrorCode(err error) string {
+	for err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			return ""
+		}
+		if e.Code != "" {
+			return e.Code
+		}
+		err = e.Err
+	}
+	return ""
 }
 
 // Error returns the message, followed by the cause when there is one.

@@ -26,7 +26,67 @@ type IndexStatus struct {
 	Components map[string]ComponentStatus `json:"components"`
 	// Embedders lists each embedding host's health, for admins.
 	Embedders []HostHealth `json:"embedders,omitempty"`
+	// Live is whether file changes arrive as webhooks, and how late; nil
+	// until the app knows.
+	Live *LiveStatus `json:"live,omitempty"`
+	// Rebuild is how far a new index has come while the index above
+	// (Files, Progress) serves searches; nil when none is being built.
+	Rebuild *RebuildProgress `json:"rebuild,omitempty"`
 }
+
+// RebuildProgress is how far a new index (the embedding model changed, or
+// semantic search was turned on or off) has come. Searches use the
+// previous index until the new one has caught up: Done equals Total.
+type RebuildProgress struct {
+	// Model is the new index's embedding model; "" when it has none
+	// (semantic search turned off).
+	Model string `json:"model"`
+	// Done counts the files the new index has caught up on: those it
+	// holds, and those it tried that wait for a retry (Retrying).
+	Done int `json:"done"`
+	// Retrying counts the files of Done whose indexing in the new index
+	// failed and is retried; until then the new index lacks them.
+	Retrying int `json:"retrying,omitempty"`
+	// Total counts the files the new index must catch up on: those the
+	// previous index holds, and any the new one got meanwhile.
+	Total int `json:"total"`
+	// Progress is Done / Total in [0, 1]; 1 when Total is 0.
+	Progress float64 `json:"progress"`
+}
+
+// LiveStatus tells whether live updates (Nextcloud's webhooks) are on and
+// how long deliveries take: Nextcloud runs them as background jobs, so
+// with the default AJAX cron they wait for page loads.
+type LiveStatus struct {
+	// Enabled is set while the app's webhooks are registered in Nextcloud.
+	// Off, changes are found only by the reconciliation scan.
+	Enabled bool `json:"enabled"`
+	// ReasonCode says why live updates are off (one of the Live* codes);
+	// Reason says it in words, with the fix.
+	ReasonCode string `json:"reason_code,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	// DeliveriesLastHour counts the webhooks that arrived in the last hour;
+	// the delays are between an event's time and its arrival, over them.
+	DeliveriesLastHour int     `json:"deliveries_last_hour"`
+	DelayP50Seconds    float64 `json:"delay_p50_seconds"`
+	DelayP95Seconds    float64 `json:"delay_p95_seconds"`
+}
+
+// The reason codes of LiveStatus.
+const (
+	// LiveWebhookListenersDisabled: the Nextcloud app webhook_listeners is
+	// disabled; the fix is occ app:enable webhook_listeners.
+	LiveWebhookListenersDisabled = "webhook_listeners_disabled"
+	// LiveAppDisabled: AppAPI has this app disabled, which removes its
+	// webhooks.
+	LiveAppDisabled = "app_disabled"
+	// LiveWebhooksMissing: the app is enabled but some of its webhooks are
+	// not registered (deleted by hand, say); enabling the app again
+	// registers them.
+	LiveWebhooksMissing = "webhooks_missing"
+	// LiveRegistrationFailed: registering the webhooks failed otherwise.
+	LiveRegistrationFailed = "registration_failed"
+)
 
 // FileCounts counts a user's files by index status.
 type FileCounts struct {
@@ -64,9 +124,17 @@ type QueueStatus struct {
 	Error        string `json:"error,omitempty"`
 }
 
-// ScanProgress is how far the reconciliation scan has come.
+// ScanProgress is how far the reconciliation scan has come. Admins see
+// every field. Other users see the scan only while the first full scan
+// runs (Initial), with Running, Started and Initial set and the
+// instance's figures (users, files) left zero.
 type ScanProgress struct {
-	Running      bool      `json:"running"`
+	Running bool `json:"running"`
+	// Initial marks the first full scan of a new index: the index held no
+	// file when it started. After install it runs once the app is enabled
+	// (the app reports init done as soon as it can serve), so until it
+	// ends search finds only part of the files.
+	Initial      bool      `json:"initial,omitempty"`
 	Started      time.Time `json:"started,omitzero"`
 	Finished     time.Time `json:"finished,omitzero"`
 	UsersTotal   int       `json:"users_total"`
@@ -85,11 +153,46 @@ type Counters struct {
 	Reused    int64 `json:"reused"`    // chunks whose vector was reused
 }
 
-// ComponentStatus is one component's health.
+// ComponentStatus is one component's health. Code names a state a
+// client translates (one of the Component* codes; "" for plain health or
+// a failure the component's name says enough about); Error says what is
+// wrong in English, Note what is worth knowing about a component that
+// works, Detail what a state is about (the missing OCR languages). Users
+// who are not admins get the codes only.
 type ComponentStatus struct {
-	OK    bool   `json:"ok"`
-	Error string `json:"error,omitempty"`
+	OK     bool     `json:"ok"`
+	Error  string   `json:"error,omitempty"`
+	Code   string   `json:"code,omitempty"`
+	Note   string   `json:"note,omitempty"`
+	Detail []string `json:"detail,omitempty"`
 }
+
+// Component states (ComponentStatus.Code). The set may grow.
+const (
+	ComponentOCROff              = "ocr_off"               // OCR is turned off
+	ComponentOCRUnavailable      = "ocr_unavailable"       // tesseract is missing or fails
+	ComponentOCRNoLanguages      = "ocr_no_languages"      // none of the OCR languages is installed
+	ComponentOCRLanguagesMissing = "ocr_languages_missing" // a note: some OCR languages are not installed (Detail), the others are used
+	ComponentSettingsIgnored     = "settings_ignored"      // some admin settings are not used: the environment's apply
+	ComponentSettingsNotApplied  = "settings_not_applied"  // the embedding settings could not be applied
+	ComponentSettingsUnreadable  = "settings_unreadable"   // the admin settings could not be read from Nextcloud
+	ComponentNoEmbeddingHost     = "no_embedding_host"     // no embedding host answers
+)
+
+// ComponentCodes lists every ComponentStatus.Code, for clients that translate them.
+var ComponentCodes = []string{ComponentOCROff, ComponentOCRUnavailable, ComponentOCRNoLanguages, ComponentOCRLanguagesMissing,
+	ComponentSettingsIgnored, ComponentSettingsNotApplied, ComponentSettingsUnreadable, ComponentNoEmbeddingHost}
+
+// ComponentNote is what a health check returns for a component that works
+// but is worth a note (ComponentStatus.Note): the status reports it OK.
+type ComponentNote struct {
+	Code    string
+	Message string
+	Detail  []string
+}
+
+// Error returns the message.
+func (n *ComponentNote) Error() string { return n.Message }
 
 // HostHealth is one embedding host's health.
 type HostHealth struct {

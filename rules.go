@@ -38,6 +38,28 @@ type SearchRules struct {
 	// accept in query strings and tool arguments, tried in order; a time
 	// without a zone is UTC.
 	DateFormats []string `json:"date_formats"`
+	// MaxResultWindow is how deep paging reaches: offset + top_k is at
+	// most this many matches.
+	MaxResultWindow int `json:"max_result_window"`
+	// Sorts and Owners are the accepted sort orders and owner choices
+	// ("" is relevance and both).
+	Sorts  []string `json:"sorts"`
+	Owners []string `json:"owners"`
+	// WeakRelevance is the relevance below which a document is a weak
+	// match: counted in SearchResult.WeakCount, left out of the results
+	// unless a request asks for them (IncludeWeak). Relevance is
+	// calibrated per leg (the share of the query matched, or for the
+	// semantic leg the standout below), so one threshold serves every
+	// embedding model.
+	WeakRelevance float64 `json:"weak_relevance"`
+	// SemanticMinGap is how far above the query's baseline (the median
+	// of its cosines to the user's own chunks) a semantic candidate must
+	// stand to count as a match and not chance, as a share of the way
+	// from the baseline to 1 (hs.SemanticCalibration). A share, not a
+	// cosine difference, holds for models whose cosines crowd into
+	// 0.7–1.0 (e5) as for those that spread them over 0–1
+	// (nomic-embed-text): squeezing cosines towards 1 leaves it unchanged.
+	SemanticMinGap float64 `json:"semantic_min_gap"`
 	// DefaultVizSample and MaxVizSample are the vector-space view's
 	// sample of the user's other chunks: the default and the largest.
 	DefaultVizSample int `json:"default_viz_sample"`
@@ -71,6 +93,11 @@ func DefaultSearchRules() SearchRules {
 		DocTypes:           []DocType{DocFile, DocNote},
 		MaxPathPrefixBytes: 4096,
 		DateFormats:        []string{time.RFC3339Nano, "2006-01-02T15:04:05", time.DateOnly},
+		MaxResultWindow:    100,
+		Sorts:              []string{SortRelevance, SortModified},
+		Owners:             []string{OwnerMe, OwnerOthers},
+		WeakRelevance:      0.1,
+		SemanticMinGap:     0.18,
 		DefaultVizSample:   300,
 		MaxVizSample:       1000,
 		Defaults: SearchDefaults{
@@ -177,6 +204,15 @@ func (r SearchRules) Check(req SearchRequest) (SearchRequest, error) {
 	case req.TopK < 0 || req.TopK > r.MaxTopK:
 		return req, Errorf(EINVALID, "top_k must be between 1 and %d, got %d", r.MaxTopK, req.TopK)
 	}
+	if window := max(r.MaxResultWindow, r.MaxTopK); req.Offset < 0 || req.Offset+req.TopK > window {
+		return req, Errorf(EINVALID, "offset must be between 0 and %d for top_k %d (paging reaches %d matches), got %d", max(window-req.TopK, 0), req.TopK, window, req.Offset)
+	}
+	if req.Sort != "" && !slices.Contains(r.Sorts, req.Sort) {
+		return req, Errorf(EINVALID, "unknown sort %s (use %s)", Quote(req.Sort), orList(r.Sorts))
+	}
+	if req.Owner != "" && !slices.Contains(r.Owners, req.Owner) {
+		return req, Errorf(EINVALID, "unknown owner %s (use %s)", Quote(req.Owner), orList(r.Owners))
+	}
 	if t := req.ScoreThreshold; math.IsNaN(t) || t < r.MinScoreThreshold || t > r.MaxScoreThreshold {
 		return req, Errorf(EINVALID, "score_threshold must be between %s and %s (a cosine similarity), got %s",
 			FormatNumber(r.MinScoreThreshold), FormatNumber(r.MaxScoreThreshold), FormatNumber(t))
@@ -206,6 +242,46 @@ func (r SearchRules) CheckWeights(w Weights) error {
 		return Errorf(EINVALID, "at least one weight must be above 0")
 	}
 	return nil
+}
+
+// RequestWeights reads the weights a request gives leg by leg (nil: not
+// given) into the weights it asks for, the same way on every transport
+// (GET and POST /api/search, /api/viz, MCP's search tool). None given, or an
+// algorithm other than hybrid (a single leg needs none), gives nil: the
+// search uses the defaults. Otherwise the legs not given keep their
+// defaults, r.Defaults.Weights (pass the defaults in force), and the three
+// are checked by CheckWeights, so semantic 0.9 alone sums to more than 1
+// with the defaults 0.3 and 0.2 and is refused. A broken rule is EINVALID
+// and lists the weights used by their parameter names, defaults marked.
+func (r SearchRules) RequestWeights(algorithm string, semantic, keyword, fuzzy *float64) (*Weights, error) {
+	if semantic == nil && keyword == nil && fuzzy == nil {
+		return nil, nil
+	}
+	if algorithm == "" {
+		algorithm = r.Defaults.Algorithm
+	}
+	if algorithm != AlgorithmHybrid {
+		return nil, nil
+	}
+	w := r.Defaults.Weights
+	var used []string
+	for _, x := range []struct {
+		name string
+		v    *float64
+		dst  *float64
+	}{{"semantic_weight", semantic, &w.Semantic}, {"keyword_weight", keyword, &w.Keyword}, {"fuzzy_weight", fuzzy, &w.Fuzzy}} {
+		note := ""
+		if x.v != nil {
+			*x.dst = *x.v
+		} else {
+			note = " (default)"
+		}
+		used = append(used, x.name+" "+FormatNumber(*x.dst)+note)
+	}
+	if err := r.CheckWeights(w); err != nil {
+		return nil, Errorf(EINVALID, "%s (%s)", ErrorMessage(err), strings.Join(used, ", "))
+	}
+	return &w, nil
 }
 
 // CheckVizSample checks the vector-space view's sample size and returns it

@@ -42,6 +42,13 @@ func TestSearchRulesCheck(t *testing.T) {
 		{"unknown type", hs.SearchRequest{Query: "x", Filter: hs.Filter{Types: []hs.DocType{"image"}}}, `unknown document type "image" in the filter (use file or note)`},
 		{"long path prefix", hs.SearchRequest{Query: "x", Filter: hs.Filter{PathPrefix: "/" + strings.Repeat("p", 5000)}}, "path_prefix has 5001 bytes, at most 4096"},
 		{"empty date range", hs.SearchRequest{Query: "x", Filter: hs.Filter{ModifiedAfter: day, ModifiedBefore: day}}, "modified_after (2026-01-31T00:00:00Z) must be before modified_before"},
+		{"offset within the window", hs.SearchRequest{Query: "x", Offset: 90, TopK: 10}, ""},
+		{"offset past the window", hs.SearchRequest{Query: "x", Offset: 91, TopK: 10}, "offset must be between 0 and 90 for top_k 10 (paging reaches 100 matches), got 91"},
+		{"negative offset", hs.SearchRequest{Query: "x", Offset: -1}, "offset must be between 0 and 90"},
+		{"sort modified", hs.SearchRequest{Query: "x", Sort: hs.SortModified}, ""},
+		{"unknown sort", hs.SearchRequest{Query: "x", Sort: "size"}, `unknown sort "size" (use relevance or modified)`},
+		{"owner me", hs.SearchRequest{Query: "x", Owner: hs.OwnerMe}, ""},
+		{"unknown owner", hs.SearchRequest{Query: "x", Owner: "bob"}, `unknown owner "bob" (use me or others)`},
 		{"huge algorithm is quoted short", hs.SearchRequest{Query: "x", Algorithm: strings.Repeat("z", 3000)}, `"` + strings.Repeat("z", 100) + `"… (3000 characters)`},
 	}
 	for _, tt := range tests {
@@ -170,6 +177,50 @@ func TestQuoteAndFormatNumber(t *testing.T) {
 	} {
 		if got := hs.FormatNumber(in); got != want {
 			t.Errorf("FormatNumber(%v) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestRequestWeights: legs not given keep their defaults; the three are
+// checked together.
+func TestRequestWeights(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	tests := []struct {
+		name    string
+		s, k, z *float64
+		want    hs.Weights
+		wantErr bool
+	}{
+		{"all given", f(0.2), f(0.2), f(0.6), hs.Weights{Semantic: 0.2, Keyword: 0.2, Fuzzy: 0.6}, false},
+		{"defaults fill in", nil, f(0.1), nil, hs.Weights{Semantic: 0.5, Keyword: 0.1, Fuzzy: 0.2}, false},
+		{"sum of 1", f(0.7), f(0.2), f(0.1), hs.Weights{Semantic: 0.7, Keyword: 0.2, Fuzzy: 0.1}, false},
+		{"sum above 1", f(2), f(1), f(1), hs.Weights{}, true},
+		{"sum above 1 with defaults", f(0.8), nil, nil, hs.Weights{}, true},
+		{"negative", f(-1), nil, nil, hs.Weights{}, true},
+		{"all zero", f(0), f(0), f(0), hs.Weights{}, true},
+	}
+	for _, tt := range tests {
+		got, err := hs.DefaultSearchRules().RequestWeights(hs.AlgorithmHybrid, tt.s, tt.k, tt.z)
+		if (err != nil) != tt.wantErr || (!tt.wantErr && (got == nil || *got != tt.want)) {
+			t.Errorf("%s: RequestWeights = %+v, %v; want %+v", tt.name, got, err, tt.want)
+		}
+		if err != nil && hs.ErrorKind(err) != hs.EINVALID {
+			t.Errorf("%s: kind %s", tt.name, hs.ErrorKind(err))
+		}
+	}
+}
+
+// TestRequestWeightsNone: no weight, or a single-leg algorithm, asks for
+// none (the search uses its defaults).
+func TestRequestWeightsNone(t *testing.T) {
+	r := hs.DefaultSearchRules()
+	high := 5.0
+	for _, tt := range []struct {
+		algorithm string
+		s         *float64
+	}{{"", nil}, {hs.AlgorithmHybrid, nil}, {hs.AlgorithmKeyword, &high}, {hs.AlgorithmSemantic, &high}} {
+		if w, err := r.RequestWeights(tt.algorithm, tt.s, nil, nil); w != nil || err != nil {
+			t.Errorf("RequestWeights(%q, %v) = %+v, %v; want nil, nil", tt.algorithm, tt.s, w, err)
 		}
 	}
 }

@@ -22,8 +22,13 @@ type SimilarResult struct {
 	Note string `json:"note,omitempty"`
 	// NoteCode says the same in a word a client can translate (one of the
 	// SimilarNote* codes; a client shows Note for a code it does not know).
-	NoteCode     string           `json:"note_code,omitempty"`
-	Results      []DocumentResult `json:"results"`
+	NoteCode string           `json:"note_code,omitempty"`
+	Results  []DocumentResult `json:"results"`
+	// WeakCount counts the weak matches (hs.SearchResult.WeakCount);
+	// Weaker holds the first of them, each marked Weak, for a client
+	// that shows them on request.
+	WeakCount    int              `json:"weak_count"`
+	Weaker       []DocumentResult `json:"weaker,omitempty"`
 	Verification Verification     `json:"verification"`
 	TookMS       float64          `json:"took_ms"`
 }

@@ -20,6 +20,14 @@ type FileState struct {
 	Modified time.Time         `json:"modified"`
 	Paths    map[UserID]string `json:"paths"`   // each reader's path to the file
 	Readers  []UserID          `json:"readers"` // sorted
+	// Title is the document's own title (from its contents, such as a
+	// Markdown front matter's title); empty when it has none and its
+	// file name gives the title. A rename never replaces it.
+	Title string `json:"title,omitempty"`
+	// IndexedPath is the path the file's points were written under (the
+	// title and path words in them); a rename or move that changes it
+	// rewrites them. Empty in states written before it was kept.
+	IndexedPath string `json:"indexed_path,omitempty"`
 	// Chunks is how many chunks the file has in the store. (Their hashes
 	// live with them in the store: a state stays small whatever the
 	// file's size.)

@@ -11,8 +11,8 @@
 // (Detect: github.com/abadojack/whatlanggo); in the twelve supported
 // languages (en, de, fr, es, it, nl, pt, sv, da, no, fi, ru) its words are
 // stemmed with the language's Snowball stemmer
-// (github.com/blevesearch/snowballstem), its Snowball stop words (from
-// bleve's language packages) are dropped, and each stem is tagged with the
+// (github.com/blevesearch/snowballstem), its Snowball stop words (the
+// project's copy in stopwords/, see its README) are dropped, and each stem is tagged with the
 // language ("en retriev"). Numbers, words with digits (D40, v2) and CJK
 // bigrams are kept as they are, and so is every word of a chunk in no
 // supported language. A query cannot know which language the chunk it

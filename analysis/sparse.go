@@ -4,13 +4,13 @@ import (
 	"math"
 	"slices"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // SparseVector is the store's sparse vector type: Indices sorted ascending
 // and unique, Values[i] the weight of Indices[i]. Every SparseVector this
 // package returns has that form.
-type SparseVector = hybridsearch.SparseVector
+type SparseVector = hs.SparseVector
 
 // Dot returns the dot product of a and b, which must be sorted and unique.
 func Dot(a, b SparseVector) float32 {

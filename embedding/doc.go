@@ -3,9 +3,12 @@
 //
 // Ollama embeds one request at a time per model, so throughput comes from
 // batching (fewer round trips) and from several hosts used together: a large
-// EmbedDocuments call is cut into batches that run concurrently, at most one
-// in flight per host, and a host that cannot be reached is skipped for a
-// while and its batch sent elsewhere. A query goes to the least busy host and
+// EmbedDocuments call is cut into requests of BatchSize (the app's only
+// batching of texts), of which RequestsPerCall (2) run at once, so one
+// call (one file) keeps at most two hosts busy and other files get the
+// rest; each host takes at most two requests at once (one embedding, one
+// waiting), and a host that cannot be reached is skipped for a while and
+// its request sent elsewhere. A query goes to the least busy host and
 // its vector is kept in an LRU cache.
 //
 // Many embedding models expect an instruction prefix before documents and

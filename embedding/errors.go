@@ -12,6 +12,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/internal/ollamamsg"
 )
 
 // hostError is a failure that concerns one host rather than the request:
@@ -28,14 +29,11 @@ func isHostError(err error) bool {
 	return errors.As(err, &he)
 }
 
-// maxServerMessage caps how much of Ollama's own error text is kept.
-const maxServerMessage = 200
-
 // classify turns an error from the Ollama client into an error with a
 // root kind. op is "embed" or "show"; host is the redacted base URL; ctx is
 // the caller's context (not the per-request one), to tell a cancelled
 // caller from a slow host. The result never holds input text: Ollama's
-// messages do not echo inputs, and they are cut to maxServerMessage bytes.
+// messages do not echo inputs, and they are cut to ollamamsg.Max bytes.
 func classify(ctx context.Context, op, host, model string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return hs.Errorf(hs.EUNAVAILABLE, "embedding: ollama %s on %s: %w", op, host, ctxErr)
@@ -72,9 +70,7 @@ func classify(ctx context.Context, op, host, model string, err error) error {
 // (server/routes.go, v0.17.4), all with status 400.
 func classifyStatus(op, host, model string, se api.StatusError) error {
 	msg := se.ErrorMessage
-	if len(msg) > maxServerMessage {
-		msg = msg[:maxServerMessage] + "..."
-	}
+	msg = ollamamsg.Clip(msg)
 	cause := errors.New(msg)
 	switch code := se.StatusCode; {
 	case code == http.StatusNotFound:

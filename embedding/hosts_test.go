@@ -3,6 +3,8 @@ package embedding_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -184,6 +186,67 @@ func BenchmarkEmbedDocuments(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N*len(in))/b.Elapsed().Seconds(), "inputs/s")
+		})
+	}
+}
+
+// inFlight is a transport that counts the /api/embed requests in flight
+// at once across every host.
+type inFlight struct {
+	mu       sync.Mutex
+	now, max int
+	hosts    map[string]bool // hosts that got a request
+}
+
+func (f *inFlight) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !strings.HasSuffix(r.URL.Path, "/api/embed") {
+		return http.DefaultTransport.RoundTrip(r)
+	}
+	f.mu.Lock()
+	f.now++
+	f.max = max(f.max, f.now)
+	f.hosts[r.URL.Host] = true
+	f.mu.Unlock()
+	defer func() { f.mu.Lock(); f.now--; f.mu.Unlock() }()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestOneCallKeepsAtMostTwoHostsBusy: one EmbedDocuments call (one file)
+// of many texts on four idle hosts has at most RequestsPerCall (2)
+// requests in flight, so the other two hosts stay free for other files;
+// a larger RequestsPerCall uses more of them.
+func TestOneCallKeepsAtMostTwoHostsBusy(t *testing.T) {
+	tests := []struct {
+		name    string
+		perCall int
+		want    int
+	}{
+		{name: "default", perCall: 0, want: 2},
+		{name: "three", perCall: 3, want: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var servers []*embeddingtest.Server
+			for range 4 {
+				s := embeddingtest.NewServer(t)
+				s.SetCost(2*time.Millisecond, true)
+				servers = append(servers, s)
+			}
+			f := &inFlight{hosts: map[string]bool{}}
+			c := newOllama(t, func(o *embedding.OllamaOptions) {
+				o.BatchSize, o.RequestsPerCall, o.HTTPClient = 8, tt.perCall, &http.Client{Transport: f}
+			}, servers...)
+			in := texts(256, func(i int) string { return fmt.Sprintf("chunk %d", i) })
+			got, err := c.EmbedDocuments(ctxT(t), in)
+			if err != nil || len(got) != len(in) {
+				t.Fatalf("EmbedDocuments = %d vectors, %v; want %d", len(got), err, len(in))
+			}
+			if f.max > tt.want {
+				t.Errorf("requests in flight at once = %d, want at most %d", f.max, tt.want)
+			}
+			if n := len(f.hosts); n < 2 {
+				t.Errorf("hosts used = %d, want the call spread over at least 2", n)
+			}
 		})
 	}
 }

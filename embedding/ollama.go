@@ -18,11 +18,12 @@ import (
 
 // Defaults for OllamaOptions.
 const (
-	DefaultBatchSize    = 32
-	DefaultKeepAlive    = 30 * time.Minute
-	DefaultTimeout      = 60 * time.Second
-	DefaultHostCooldown = 30 * time.Second
-	defaultOllamaPort   = "11434"
+	DefaultBatchSize = 32
+	// DefaultRequestsPerCall is OllamaOptions.RequestsPerCall when 0.
+	DefaultRequestsPerCall = 2
+	DefaultTimeout         = 60 * time.Second
+	DefaultHostCooldown    = 30 * time.Second
+	defaultOllamaPort      = "11434"
 )
 
 // DefaultContextNeeded is OllamaOptions.ContextNeeded when it is 0.
@@ -32,17 +33,30 @@ const DefaultContextNeeded = 2048
 type OllamaOptions struct {
 	// Hosts are base URLs ("http://gpu1:11434"); "host:port" and a bare host
 	// (port 11434) are accepted too. Several hosts are used together, each
-	// given at most one document batch at a time.
+	// given at most two requests at a time (one embedding, one waiting).
 	Hosts []string
 	// Model is the Ollama model name, e.g. "nomic-embed-text" or
 	// "nomic-embed-text:latest". It selects the prefixes (PrefixesFor).
 	Model string
 	// BatchSize is the number of inputs per /api/embed request; 0 means
-	// DefaultBatchSize.
+	// DefaultBatchSize. This is the only place texts are batched for
+	// embedding: callers hand EmbedDocuments as many texts as they hold.
 	BatchSize int
-	// KeepAlive is how long Ollama keeps the model loaded after a request;
-	// 0 means DefaultKeepAlive, negative means forever.
-	KeepAlive time.Duration
+	// RequestsPerCall is how many requests of one EmbedDocuments call are
+	// in flight at once, and never more than there are hosts; 0 means
+	// DefaultRequestsPerCall (2). The pipeline embeds a file's chunks in
+	// one call at a time, so one file keeps at most this many hosts busy
+	// and leaves the other hosts to other files.
+	RequestsPerCall int
+	// KeepAlive, if non-nil, is sent as keep_alive with every request: how
+	// long Ollama keeps the model loaded once idle; 0 unloads it at once,
+	// negative keeps it loaded. nil sends none, so Ollama's own setting
+	// applies (OLLAMA_KEEP_ALIVE, 5 minutes unless set; server/sched.go
+	// load, envconfig.KeepAlive in v0.17.4). A request that sends one also
+	// resets the loaded model's keep-alive to it (sched.go
+	// useLoadedRunner), which is what makes a client that needs the model
+	// reloaded wait until the app has been idle that long.
+	KeepAlive *time.Duration
 	// Timeout bounds each request (not a whole EmbedDocuments call); 0 means
 	// DefaultTimeout. It applies through the request context, so it also
 	// holds with a caller-supplied HTTPClient.
@@ -104,7 +118,8 @@ type Ollama struct {
 	model     string
 	prefixes  Prefixes
 	batch     int
-	keepAlive time.Duration
+	perCall   int           // requests of one EmbedDocuments call in flight at once
+	keepAlive *api.Duration // nil: none sent
 	timeout   time.Duration
 	numCtx    int
 	needCtx   int
@@ -128,22 +143,25 @@ func NewOllama(o OllamaOptions) (*Ollama, error) {
 	if len(o.Hosts) == 0 {
 		return nil, hs.Errorf(hs.EINVALID, "embedding: no ollama hosts configured")
 	}
-	if o.BatchSize < 0 || o.Timeout < 0 || o.NumCtx < 0 || o.ContextNeeded < 0 || o.HostCooldown < 0 {
-		return nil, hs.Errorf(hs.EINVALID, "embedding: negative batch size, timeout, num_ctx, context needed or host cooldown")
+	if o.BatchSize < 0 || o.RequestsPerCall < 0 || o.Timeout < 0 || o.NumCtx < 0 || o.ContextNeeded < 0 || o.HostCooldown < 0 {
+		return nil, hs.Errorf(hs.EINVALID, "embedding: negative batch size, requests per call, timeout, num_ctx, context needed or host cooldown")
 	}
 	c := &Ollama{
-		model:     o.Model,
-		batch:     orDefault(o.BatchSize, DefaultBatchSize),
-		keepAlive: orDefault(o.KeepAlive, DefaultKeepAlive),
-		timeout:   orDefault(o.Timeout, DefaultTimeout),
-		numCtx:    o.NumCtx,
-		needCtx:   orDefault(o.ContextNeeded, DefaultContextNeeded),
-		log:       o.Logger,
-		observe:   o.Observe,
-		probeSem:  make(chan struct{}, 1),
+		model:    o.Model,
+		batch:    orDefault(o.BatchSize, DefaultBatchSize),
+		perCall:  orDefault(o.RequestsPerCall, DefaultRequestsPerCall),
+		timeout:  orDefault(o.Timeout, DefaultTimeout),
+		numCtx:   o.NumCtx,
+		needCtx:  orDefault(o.ContextNeeded, DefaultContextNeeded),
+		log:      o.Logger,
+		observe:  o.Observe,
+		probeSem: make(chan struct{}, 1),
 	}
 	if c.log == nil {
 		c.log = slog.Default()
+	}
+	if o.KeepAlive != nil {
+		c.keepAlive = &api.Duration{Duration: *o.KeepAlive}
 	}
 	hc := o.HTTPClient
 	if hc == nil {
@@ -209,9 +227,10 @@ func (o *Ollama) Dim(ctx context.Context) (int, error) {
 }
 
 // EmbedDocuments returns one unit vector per text, in order, each text sent
-// with the model's document prefix. Texts are split into batches of
-// BatchSize that run concurrently, one per host; a batch whose host cannot
-// be reached is retried on another host. An empty text is an EINVALID
+// with the model's document prefix. Texts are split into requests of
+// BatchSize, at most RequestsPerCall of them in flight at once and no
+// more than there are hosts; a request whose host cannot be reached is retried on
+// another host. An empty text is an EINVALID
 // error; see the package doc for the other error kinds. No text means no
 // request.
 func (o *Ollama) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
@@ -231,7 +250,7 @@ func (o *Ollama) EmbedDocuments(ctx context.Context, texts []string) ([][]float3
 	}
 	out := make([][]float32, len(inputs))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(len(o.pool.hosts))
+	g.SetLimit(min(o.perCall, len(o.pool.hosts)))
 	for start := 0; start < len(inputs); start += o.batch {
 		end := min(start+o.batch, len(inputs))
 		g.Go(func() error {
@@ -346,7 +365,7 @@ func (o *Ollama) embedOn(ctx context.Context, h *host, inputs []string, info Inf
 	req := &api.EmbedRequest{
 		Model:     o.model,
 		Input:     inputs,
-		KeepAlive: &api.Duration{Duration: o.keepAlive},
+		KeepAlive: o.keepAlive,
 		Truncate:  &truncate,
 	}
 	if n := o.contextSize(info); n > 0 {

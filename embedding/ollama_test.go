@@ -67,8 +67,8 @@ func TestEmbedDocumentsBatches(t *testing.T) {
 		if r.Truncate == nil || !*r.Truncate {
 			t.Errorf("request truncate = %v, want true", r.Truncate)
 		}
-		if r.KeepAlive == nil || *r.KeepAlive != 30*time.Minute {
-			t.Errorf("request keep_alive = %v, want 30m", r.KeepAlive)
+		if r.KeepAlive != nil {
+			t.Errorf("request keep_alive = %v, want none (Ollama's own default)", *r.KeepAlive)
 		}
 		if n, ok := r.Options["num_ctx"]; ok {
 			t.Errorf("request options.num_ctx = %v, want none (the default context fits)", n)

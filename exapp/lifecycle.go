@@ -12,6 +12,7 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
+	"github.com/hybrid-search/hybridsearch/nextcloud/webhook"
 )
 
 // Nextcloud is the part of the Nextcloud client the lifecycle uses. All
@@ -32,7 +33,22 @@ type Nextcloud interface {
 	CreateWebhook(ctx context.Context, s nextcloud.WebhookSpec) (nextcloud.Webhook, error)
 	DeleteWebhook(ctx context.Context, id int) error
 	DeleteWebhooksByApp(ctx context.Context, appID string) (int, error)
+	AppEnabled(ctx context.Context) (bool, error)
 }
+
+// LiveReporter receives whether live updates (the app's webhooks) are on,
+// and if not why: an hs.Live* code and a sentence naming the fix
+// (*indexing.Live).
+type LiveReporter interface {
+	SetLive(enabled bool, code, reason string)
+}
+
+// What the status says when live updates are off.
+const (
+	reasonListenersOff = "The Nextcloud app webhook_listeners is disabled, so Nextcloud sends no file changes and they are found only by the reconciliation scan. Run: occ app:enable webhook_listeners"
+	reasonAppDisabled  = "Hybrid Search is disabled in AppAPI, which removes its webhooks; enabling it registers them again."
+	reasonMissing      = "%d of the app's %d webhooks are not registered in Nextcloud (deleted by hand?); disable and enable Hybrid Search to register them again."
+)
 
 // The names under which the app registers its UI.
 const (
@@ -41,7 +57,7 @@ const (
 	ScriptPath      = "js/hybrid_search-main"  // without .js, as AppAPI wants
 	StylePath       = "css/hybrid_search-main" // without .css
 	InitialStateKey = "hybrid_search_info"     // loadState('app_api', key)
-	WebhookURI      = "/api/webhook"           // where Nextcloud delivers file events
+	WebhookURI      = "/webhook"               // where Nextcloud delivers file events (handlers.WebhookPath)
 	filesPathFilter = `/^\/[^\/]+\/files\//`   // only /<uid>/files/..., not appdata or trash
 )
 
@@ -59,13 +75,13 @@ var SimilarAction = nextcloud.FileAction{
 
 // WebhookEvents are the file events the app registers webhooks for, with
 // the payload key whose path the filter checks (two-node events carry
-// source/target): the Register entries of hs.FileEvents, which the
+// source/target): the Register entries of webhook.FileEvents, which the
 // webhook intake accepts.
 var WebhookEvents = registeredEvents()
 
 func registeredEvents() []struct{ Class, PathKey string } {
 	var out []struct{ Class, PathKey string }
-	for _, e := range hs.FileEvents {
+	for _, e := range webhook.FileEvents {
 		if e.Register {
 			out = append(out, struct{ Class, PathKey string }{e.Class, e.PathKey})
 		}
@@ -93,8 +109,15 @@ type Lifecycle struct {
 	onEnable    func(ctx context.Context) error
 	onDisable   func(ctx context.Context) error
 	rules       hs.SearchRules
+	mcpURL      string
+	live        LiveReporter
 	logger      *slog.Logger
 	ctx         context.Context // bounds background work; from Main
+
+	// liveMu serializes SetEnabled and CheckLive, so a check that started
+	// before an enable or disable cannot report the state from before it.
+	liveMu   sync.Mutex
+	liveCode string // the reason code last reported, "" while live
 
 	mu      sync.Mutex
 	running bool
@@ -117,14 +140,19 @@ type Options struct {
 	SettingsForms []nextcloud.SettingsForm
 	FileActions   []nextcloud.FileAction
 	// OnEnable, if non-nil, runs after the registrations on enable
-	// (for example to start the initial scan); OnDisable before removal.
+	// (for example to start the first full scan); OnDisable before removal.
 	OnEnable  func(ctx context.Context) error
 	OnDisable func(ctx context.Context) error
 	// SearchRules go to the panel in its initial state (PanelInfo), so its
 	// checks, choices and defaults follow the server's; the zero value
 	// means hs.DefaultSearchRules().
 	SearchRules hs.SearchRules
-	Logger      *slog.Logger // nil means slog.Default()
+	// MCPURL is PanelInfo.MCPURL.
+	MCPURL string
+	// Live, if non-nil, hears whether the webhooks are registered: on
+	// enable and disable, and on every CheckLive.
+	Live   LiveReporter
+	Logger *slog.Logger // nil means slog.Default()
 }
 
 // PanelInfo is the panel's initial state (InitialStateKey), registered on
@@ -134,6 +162,11 @@ type PanelInfo struct {
 	Version     string         `json:"version"`
 	DisplayName string         `json:"display_name"`
 	SearchRules hs.SearchRules `json:"search_rules"`
+	// MCPURL is the MCP endpoint to give assistants: through AppAPI's
+	// proxy, in the /index.php form, which works whether or not the
+	// instance has pretty URLs and is the resource the OAuth metadata
+	// names ("" when not configured).
+	MCPURL string `json:"mcp_url,omitempty"`
 }
 
 // New returns a Lifecycle whose background work ends when ctx is done.
@@ -143,7 +176,7 @@ func New(ctx context.Context, nc Nextcloud, o Options) *Lifecycle {
 	}
 	return &Lifecycle{nc: nc, appID: o.AppID, version: o.Version, displayName: o.DisplayName, steps: o.Steps,
 		forms: o.SettingsForms, actions: o.FileActions, onEnable: o.OnEnable, onDisable: o.OnDisable, rules: o.SearchRules.OrDefault(),
-		logger: o.Logger, ctx: ctx}
+		mcpURL: o.MCPURL, live: o.Live, logger: o.Logger, ctx: ctx}
 }
 
 // StartInit runs the init steps in the background, reporting progress to
@@ -236,17 +269,29 @@ func retry(ctx context.Context, f func() error) error {
 }
 
 // SetEnabled registers the app's UI and webhooks (enabled) or removes them.
-// Enabling twice leaves exactly one of each.
+// Enabling twice leaves exactly one of each. Enabling fails while the
+// Nextcloud app webhook_listeners is disabled, with an error naming the fix
+// (AppAPI logs it and disables the app again).
 func (l *Lifecycle) SetEnabled(ctx context.Context, enabled bool) error {
+	l.liveMu.Lock()
+	defer l.liveMu.Unlock()
 	if !enabled {
+		l.setLive(false, hs.LiveAppDisabled, reasonAppDisabled)
 		return l.disable(ctx)
 	}
 	if err := l.registerUI(ctx); err != nil {
 		return err
 	}
 	if err := l.registerWebhooks(ctx); err != nil {
+		if errors.Is(err, nextcloud.ErrWebhookListenersDisabled) {
+			l.setLive(false, hs.LiveWebhookListenersDisabled, reasonListenersOff)
+			return &causedError{msg: "the Nextcloud app webhook_listeners is disabled, and Hybrid Search needs it to hear of file changes: " +
+				"run occ app:enable webhook_listeners, then enable Hybrid Search again", err: err}
+		}
+		l.setLive(false, hs.LiveRegistrationFailed, "Registering the app's webhooks failed: "+hs.ErrorMessage(err))
 		return err
 	}
+	l.setLive(true, "", "")
 	if l.onEnable != nil {
 		if err := l.onEnable(ctx); err != nil {
 			return fmt.Errorf("enable: %w", err)
@@ -287,11 +332,12 @@ func (l *Lifecycle) registerUI(ctx context.Context) error {
 	return nil
 }
 
-// registerWebhooks makes the app's webhooks exactly WebhookEvents: it keeps
-// one correct registration per event, deletes duplicates and stale ones,
-// and creates what is missing.
+// registerWebhooks makes the app's webhooks exactly WebhookEvents at
+// WebhookURI: it keeps one correct registration per event, deletes
+// duplicates and stale ones (those at another URI among them: earlier
+// builds used /api/webhook), and creates what is missing.
 func (l *Lifecycle) registerWebhooks(ctx context.Context) error {
-	existing, err := l.nc.ListWebhooks(ctx, WebhookURI)
+	existing, err := l.nc.ListWebhooks(ctx, "")
 	if err != nil {
 		return fmt.Errorf("list webhooks: %w", err)
 	}
@@ -305,7 +351,7 @@ func (l *Lifecycle) registerWebhooks(ctx context.Context) error {
 			continue
 		}
 		key, ok := want[w.Event]
-		if ok && !have[w.Event] && w.HTTPMethod == "POST" && fmt.Sprint(w.EventFilter[key]) == filesPathFilter {
+		if ok && !have[w.Event] && w.URI == WebhookURI && w.HTTPMethod == "POST" && fmt.Sprint(w.EventFilter[key]) == filesPathFilter {
 			have[w.Event] = true
 			continue
 		}
@@ -354,7 +400,7 @@ func (l *Lifecycle) SetSearchRules(ctx context.Context, rules hs.SearchRules) er
 // postState registers the panel's initial state (PanelInfo) unless
 // Nextcloud holds exactly it. Callers hold stateMu.
 func (l *Lifecycle) postState(ctx context.Context) error {
-	info := PanelInfo{AppID: l.appID, Version: l.version, DisplayName: l.displayName, SearchRules: l.rules}
+	info := PanelInfo{AppID: l.appID, Version: l.version, DisplayName: l.displayName, SearchRules: l.rules, MCPURL: l.mcpURL}
 	raw, err := json.Marshal(info)
 	if err != nil {
 		return fmt.Errorf("register initial state: %w", err)
@@ -380,7 +426,7 @@ func (l *Lifecycle) disable(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("disable: %w", err))
 		}
 	}
-	if _, err := l.nc.DeleteWebhooksByApp(ctx, l.appID); err != nil {
+	if _, err := l.nc.DeleteWebhooksByApp(ctx, l.appID); err != nil && !errors.Is(err, nextcloud.ErrWebhookListenersDisabled) {
 		errs = append(errs, fmt.Errorf("delete webhooks: %w", err))
 	}
 	if err := l.nc.UnregisterTopMenu(ctx, MenuName); err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
@@ -401,3 +447,91 @@ func (l *Lifecycle) disable(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// setLive tells the LiveReporter, if any. Callers hold liveMu.
+func (l *Lifecycle) setLive(enabled bool, code, reason string) {
+	l.liveCode = code
+	if l.live != nil {
+		l.live.SetLive(enabled, code, reason)
+	}
+}
+
+// CheckLive finds out whether live updates are on without changing
+// anything, for the status after a restart (AppAPI calls /enabled only when
+// an admin enables the app) and to notice webhook_listeners being disabled
+// later: it asks AppAPI whether the app is enabled (ex-app/state, which
+// answers even while it is disabled, so nothing is logged then), and if
+// so lists the webhooks and compares them with WebhookEvents. A check that
+// fails changes nothing and returns the error.
+func (l *Lifecycle) CheckLive(ctx context.Context) error {
+	l.liveMu.Lock()
+	defer l.liveMu.Unlock()
+	enabled, err := l.nc.AppEnabled(ctx)
+	if err != nil {
+		return fmt.Errorf("check live updates: %w", err)
+	}
+	if !enabled {
+		// After an enable that failed for want of webhook_listeners AppAPI
+		// disables the app; that cause is the one to keep saying.
+		if l.liveCode != hs.LiveWebhookListenersDisabled {
+			l.setLive(false, hs.LiveAppDisabled, reasonAppDisabled)
+		}
+		return nil
+	}
+	hooks, err := l.nc.ListWebhooks(ctx, WebhookURI)
+	if errors.Is(err, nextcloud.ErrWebhookListenersDisabled) {
+		l.setLive(false, hs.LiveWebhookListenersDisabled, reasonListenersOff)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("check live updates: %w", err)
+	}
+	have := map[string]bool{}
+	for _, w := range hooks {
+		if w.AppID == l.appID {
+			have[w.Event] = true
+		}
+	}
+	missing := 0
+	for _, ev := range WebhookEvents {
+		if !have[ev.Class] {
+			missing++
+		}
+	}
+	if missing > 0 {
+		l.setLive(false, hs.LiveWebhooksMissing, fmt.Sprintf(reasonMissing, missing, len(WebhookEvents)))
+		return nil
+	}
+	l.setLive(true, "", "")
+	return nil
+}
+
+// WatchLive runs CheckLive now and then every interval until ctx ends,
+// each check bounded to 15 s; failures are logged at debug level (the
+// state stays as it was).
+func (l *Lifecycle) WatchLive(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		if err := l.CheckLive(cctx); err != nil && ctx.Err() == nil {
+			l.logger.Debug("checking the webhooks failed", "error", err)
+		}
+		cancel()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// causedError is an error whose text is msg alone (AppAPI logs it as the
+// reason /enabled failed) and whose cause is err.
+type causedError struct {
+	msg string
+	err error
+}
+
+func (e *causedError) Error() string { return e.msg }
+func (e *causedError) Unwrap() error { return e.err }

@@ -32,6 +32,23 @@ type fakeNC struct {
 	calls     int
 	stateSets int   // SetInitialState calls
 	stateErr  error // if set, SetInitialState fails with it
+	hooksOff  bool  // webhook_listeners is disabled: its API answers 404
+	listErr   error // if set, ListWebhooks fails with it
+	disabled  bool  // AppAPI has the app disabled
+}
+
+// hooksErr is the error the webhook API gives while webhook_listeners is
+// off, as nextcloud.Client returns it.
+func (f *fakeNC) hooksErr() error {
+	if f.hooksOff {
+		return hs.Errorf(hs.EUNAVAILABLE, "nextcloud: %w (GET …: 404 Not Found)", nextcloud.ErrWebhookListenersDisabled)
+	}
+	return nil
+}
+func (f *fakeNC) AppEnabled(ctx context.Context) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.disabled, nil
 }
 
 func newFake() *fakeNC {
@@ -126,6 +143,12 @@ func (f *fakeNC) UnregisterFileAction(ctx context.Context, name string) error {
 func (f *fakeNC) ListWebhooks(ctx context.Context, uri string) ([]nextcloud.Webhook, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.hooksErr(); err != nil {
+		return nil, err
+	}
+	if f.listErr != nil {
+		return nil, f.listErr
+	}
 	var out []nextcloud.Webhook
 	for id := 1; id < f.nextID; id++ {
 		if w, ok := f.hooks[id]; ok && (uri == "" || w.URI == uri) {
@@ -137,6 +160,9 @@ func (f *fakeNC) ListWebhooks(ctx context.Context, uri string) ([]nextcloud.Webh
 func (f *fakeNC) CreateWebhook(ctx context.Context, s nextcloud.WebhookSpec) (nextcloud.Webhook, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.hooksErr(); err != nil {
+		return nextcloud.Webhook{}, err
+	}
 	filter, _ := s.EventFilter.(map[string]any)
 	w := nextcloud.Webhook{ID: f.nextID, AppID: "hybrid_search", HTTPMethod: s.HTTPMethod, URI: s.URI, Event: s.Event, EventFilter: filter}
 	f.hooks[w.ID] = w
@@ -152,6 +178,9 @@ func (f *fakeNC) DeleteWebhook(ctx context.Context, id int) error {
 func (f *fakeNC) DeleteWebhooksByApp(ctx context.Context, appID string) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.hooksErr(); err != nil {
+		return 0, err
+	}
 	n := 0
 	for id, w := range f.hooks {
 		if w.AppID == appID {
@@ -293,6 +322,48 @@ func TestEnableIsIdempotentAndRepairsWebhooks(t *testing.T) {
 	}
 }
 
+// TestEnableMovesWebhooksOffTheProxiedPath: earlier builds registered
+// their webhooks at /api/webhook, which info.xml's api/ route
+// let users reach through the proxy. Enabling replaces them with ones at
+// WebhookURI and leaves other apps' webhooks alone.
+func TestEnableMovesWebhooksOffTheProxiedPath(t *testing.T) {
+	f := newFake()
+	l := newLifecycle(f)
+	ctx := context.Background()
+	for _, ev := range exapp.WebhookEvents {
+		_, _ = f.CreateWebhook(ctx, nextcloud.WebhookSpec{HTTPMethod: "POST", URI: "/api/webhook", Event: ev.Class,
+			EventFilter: map[string]any{ev.PathKey: `/^\/[^\/]+\/files\//`}})
+	}
+	other, _ := f.CreateWebhook(ctx, nextcloud.WebhookSpec{HTTPMethod: "POST", URI: "/api/webhook", Event: exapp.WebhookEvents[0].Class})
+	f.mu.Lock()
+	other.AppID = "another_app"
+	f.hooks[other.ID] = other
+	f.mu.Unlock()
+	if err := l.SetEnabled(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if exapp.WebhookURI != "/webhook" {
+		t.Errorf("WebhookURI = %q, want /webhook", exapp.WebhookURI)
+	}
+	hooks, _ := f.ListWebhooks(ctx, "")
+	ours := 0
+	for _, w := range hooks {
+		switch {
+		case w.AppID != "hybrid_search":
+			if w.ID != other.ID {
+				t.Errorf("unexpected webhook %+v", w)
+			}
+		case w.URI != exapp.WebhookURI:
+			t.Errorf("webhook %d still at %s", w.ID, w.URI)
+		default:
+			ours++
+		}
+	}
+	if ours != len(exapp.WebhookEvents) || len(hooks) != ours+1 {
+		t.Errorf("%d webhooks of ours (want %d), %d in all; another app's must stay", ours, len(exapp.WebhookEvents), len(hooks))
+	}
+}
+
 func TestEnableHookErrors(t *testing.T) {
 	f := newFake()
 	l := exapp.New(context.Background(), f, exapp.Options{AppID: "hybrid_search", DisplayName: "Hybrid Search",
@@ -422,4 +493,94 @@ func TestEnableRegistersFormsAndFileActions(t *testing.T) {
 			t.Errorf("after disable: forms %v, actions %v", f.forms, f.actions)
 		}
 	}
+}
+
+// fakeLive records what the lifecycle says about live updates.
+type fakeLive struct {
+	mu      sync.Mutex
+	set     bool
+	enabled bool
+	code    string
+	reason  string
+}
+
+func (l *fakeLive) SetLive(enabled bool, code, reason string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.set, l.enabled, l.code, l.reason = true, enabled, code, reason
+}
+
+func (l *fakeLive) get() (bool, bool, string, string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.set, l.enabled, l.code, l.reason
+}
+
+// TestLiveUpdatesState: enabling with webhook_listeners disabled fails with
+// an answer naming the fix (AppAPI logs it and disables the app again),
+// and live updates read off with the reason; enabling otherwise turns them
+// on, disabling off. CheckLive finds the state after a restart, when
+// AppAPI calls nothing: webhook_listeners disabled later, the app disabled,
+// webhooks deleted by hand; a failing check changes nothing.
+func TestLiveUpdatesState(t *testing.T) {
+	f := newFake()
+	live := &fakeLive{}
+	l := exapp.New(context.Background(), f, exapp.Options{AppID: "hybrid_search", DisplayName: "Hybrid Search", Live: live})
+	ctx := context.Background()
+	want := func(step string, enabled bool, code string) {
+		t.Helper()
+		set, on, c, reason := live.get()
+		if !set || on != enabled || c != code || (!enabled && reason == "") {
+			t.Errorf("%s: live set %v, enabled %v, code %q, reason %q; want enabled %v, code %q", step, set, on, c, reason, enabled, code)
+		}
+	}
+	f.hooksOff = true
+	err := l.SetEnabled(ctx, true)
+	if err == nil || !strings.Contains(err.Error(), "occ app:enable webhook_listeners") {
+		t.Fatalf("enable without webhook_listeners: %v, want an error naming the fix", err)
+	}
+	want("enable without webhook_listeners", false, hs.LiveWebhookListenersDisabled)
+	f.disabled = true // AppAPI disables the app after the failed enable
+	_ = l.CheckLive(ctx)
+	want("checked after the failed enable", false, hs.LiveWebhookListenersDisabled)
+	f.disabled = false
+	if err := l.SetEnabled(ctx, false); err != nil {
+		t.Errorf("disable without webhook_listeners: %v (its webhooks cannot exist)", err)
+	}
+	want("disabled", false, hs.LiveAppDisabled)
+
+	f.hooksOff = false
+	if err := l.SetEnabled(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	want("enabled", true, "")
+	if err := l.CheckLive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want("checked while all is well", true, "")
+
+	f.hooksOff = true
+	_ = l.CheckLive(ctx)
+	want("webhook_listeners disabled later", false, hs.LiveWebhookListenersDisabled)
+	f.hooksOff = false
+	_ = l.CheckLive(ctx)
+	want("webhook_listeners enabled again", true, "")
+
+	for id := range f.hooks {
+		delete(f.hooks, id)
+		break
+	}
+	_ = l.CheckLive(ctx)
+	want("a webhook deleted by hand", false, hs.LiveWebhooksMissing)
+
+	f.listErr = hs.Errorf(hs.EUNAVAILABLE, "nextcloud: timeout")
+	if err := l.CheckLive(ctx); err == nil {
+		t.Error("a failing check reported no error")
+	}
+	want("a failing check", false, hs.LiveWebhooksMissing)
+	f.listErr = nil
+
+	f.disabled = true
+	_ = l.CheckLive(ctx)
+	want("the app disabled in AppAPI", false, hs.LiveAppDisabled)
 }

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/exapp"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
+	"github.com/hybrid-search/hybridsearch/nextcloud/webhook"
 )
 
 // TestEnableAgainstEveryVersion registers the app's webhooks with the
@@ -64,7 +64,7 @@ func TestEnableAgainstEveryVersion(t *testing.T) {
 				if !sim.WebhookCompatible(ev.Class) {
 					t.Errorf("Nextcloud %s does not accept %s", v, ev.Class)
 				}
-				if _, ok := hs.FileEventByClass(ev.Class); !ok {
+				if _, ok := webhook.FileEventByClass(ev.Class); !ok {
 					t.Errorf("the intake does not accept %s", ev.Class)
 				}
 			}

@@ -50,7 +50,7 @@ func TestSkipCodesTranslated(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, code := range hs.SkipCodes {
-		if !bytes.Contains(src, []byte("\n  "+code+": () => t('")) {
+		if !hasEntry(src, code+": () => t('") {
 			t.Errorf("src/lib/format.js SKIP_REASONS does not translate %q", code)
 		}
 	}
@@ -79,9 +79,15 @@ func TestNoteCodesTranslated(t *testing.T) {
 			continue
 		}
 		for _, code := range c.codes {
-			if !bytes.Contains(append([]byte("\n"), table...), []byte("\n  "+code+": (")) {
+			if !hasEntry(append([]byte("\n"), table...), code+": (") {
 				t.Errorf("src/lib/format.js %s does not translate %q", c.table, code)
 			}
 		}
 	}
+}
+
+// hasEntry reports whether src has a line that starts, after its
+// indentation (a tab, as eslint formats it, or spaces), with entry.
+func hasEntry(src []byte, entry string) bool {
+	return bytes.Contains(src, []byte("\n\t"+entry)) || bytes.Contains(src, []byte("\n  "+entry))
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/nextcloud/appapi"
 )
 
-// appAPIAuth verifies the AppAPI headers of nextcloud-protocol.md §3.1 and
+// appAPIAuth verifies the AppAPI headers of docs/nextcloud-protocol.md §3.1 and
 // puts the acting user (possibly empty) into the request context.
 func (s *Server) appAPIAuth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {

@@ -16,6 +16,7 @@ var statusOf = map[string]int{
 	hs.EINVALID:      http.StatusBadRequest,
 	hs.ENOTFOUND:     http.StatusNotFound,
 	hs.EUNAUTHORIZED: http.StatusUnauthorized,
+	hs.EFORBIDDEN:    http.StatusForbidden,
 	hs.ECONFLICT:     http.StatusConflict,
 	hs.ETOOLARGE:     http.StatusRequestEntityTooLarge,
 	hs.EUNAVAILABLE:  http.StatusServiceUnavailable,

@@ -76,7 +76,7 @@ func (f *fakeOperator) Scan(ctx context.Context, user hs.UserID, all bool) error
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if all && user != "admin" {
-		return hs.Errorf(hs.EUNAUTHORIZED, "only admins may act on every user's files")
+		return hs.Errorf(hs.EFORBIDDEN, "only admins may act on every user's files")
 	}
 	f.calls = append(f.calls, "scan:"+string(user))
 	return nil
@@ -321,7 +321,7 @@ func TestScanAndRetry(t *testing.T) {
 		body       string
 	}{
 		{"/api/scan", "alice", 202, `"scan":"requested"`},
-		{"/api/scan?all=1", "alice", 401, "only admins"},
+		{"/api/scan?all=1", "alice", 403, "only admins"},
 		{"/api/scan?all=1", "admin", 202, `"all":true`},
 		{"/api/retry", "bob", 202, `"queued":2`},
 	}

@@ -49,9 +49,9 @@ func TestMCPBearerBehindProxies(t *testing.T) {
 }
 
 // TestMCPChallengeBehindHaRP: behind HaRP, requests HaRP signed itself
-// (no AA-REQUEST-ID) came through <nextcloud>/exapps/<app>/, so the
-// challenge and the metadata name that URL; AppAPI's own proxy still
-// reaches the app under HaRP and sends AA-REQUEST-ID.
+// (without AppAPI's shared key) came through <nextcloud>/exapps/<app>/, so
+// the challenge and the metadata name that URL; AppAPI's own proxy still
+// reaches the app under HaRP and sends the key.
 func TestMCPChallengeBehindHaRP(t *testing.T) {
 	env := newMCPEnv(t)
 	endpoint, err := mcp.NewHandler(mcp.Options{Search: userDocs{}, Chunks: userDocs{}, Access: userDocs{}, Status: userDocs{},
@@ -60,8 +60,8 @@ func TestMCPChallengeBehindHaRP(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err := handlers.New(handlers.Deps{
-		AppID: testAppID, AppSecret: testSecret, Lifecycle: &fakeLifecycle{}, Status: fakeStatus{}, Publish: &fakeQueue{}, Operator: &fakeOperator{},
-		Assets: fstest.MapFS{}, MCP: &handlers.MCPDeps{Handler: endpoint, Tokens: env.tokens, Users: knownUsers{"alice", "bob"}, NextcloudURL: ncURL, HaRP: true},
+		AppID: testAppID, AppSecret: testSecret, HaRPKey: harpKey, Lifecycle: &fakeLifecycle{}, Status: fakeStatus{}, Publish: &fakeQueue{}, Operator: &fakeOperator{},
+		Assets: fstest.MapFS{}, MCP: &handlers.MCPDeps{Handler: endpoint, Tokens: env.tokens, Users: knownUsers{"alice", "bob"}, NextcloudURL: ncURL},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestMCPChallengeBehindHaRP(t *testing.T) {
 	if ch := w.Header().Get("WWW-Authenticate"); w.Code != 401 || !strings.HasPrefix(ch, want) {
 		t.Errorf("through HaRP: %d %q, want prefix %q", w.Code, ch, want)
 	}
-	w = do(h, mcpRequest(mcp.ToolSearch, `{"query":"x"}`, asAppAPI(""), func(r *http.Request) { r.Header.Set("AA-REQUEST-ID", "abc") }))
+	w = do(h, mcpRequest(mcp.ToolSearch, `{"query":"x"}`, asAppAPI(""), func(r *http.Request) { r.Header.Set("harp-shared-key", harpKey) }))
 	if ch := w.Header().Get("WWW-Authenticate"); !strings.HasPrefix(ch, `Bearer resource_metadata="`+proxyBase) {
 		t.Errorf("through AppAPI's proxy under HaRP: %q", ch)
 	}
@@ -111,7 +111,7 @@ func TestAuthorizationLeavesNoTrace(t *testing.T) {
 		signed(httptestRequest(http.MethodGet, "/api/status", basic), "alice"),
 		signed(httptestRequest(http.MethodGet, "/api/search?q=zebracorn", bearerPW), "alice"),
 		signed(httptestRequest(http.MethodGet, "/api/no-such-route", basic), "alice"),
-		signed(httptestRequest(http.MethodPost, "/api/webhook", basic), ""),
+		signed(httptestRequest(http.MethodPost, "/webhook", basic), "alice"),
 		signed(httptestRequest(http.MethodGet, "/api/tokens", bearerPW), "alice"),
 		httptestRequest(http.MethodGet, "/.well-known/oauth-protected-resource/mcp", bearerPW),
 	}

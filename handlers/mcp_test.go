@@ -306,7 +306,8 @@ func TestMCPBearerTokens(t *testing.T) {
 				t.Fatalf("%d %s, want 401", w.Code, w.Body.String())
 			}
 			ch := w.Header().Get("WWW-Authenticate")
-			if !strings.HasPrefix(ch, `Bearer resource_metadata="http://app.test:23000/.well-known/oauth-protected-resource/mcp"`) ||
+			// The app's own port takes app tokens only: no metadata to follow.
+			if !strings.HasPrefix(ch, `Bearer realm="Hybrid Search (app tokens only)"`) || strings.Contains(ch, "resource_metadata") ||
 				!strings.Contains(ch, `scope="search:read"`) || strings.Contains(ch, `error="invalid_token"`) != tt.invalid {
 				t.Errorf("WWW-Authenticate = %q", ch)
 			}
@@ -361,9 +362,13 @@ func TestProtectedResourceMetadata(t *testing.T) {
 		opt        func(*http.Request)
 		want       string
 	}{
-		{"direct", "/.well-known/oauth-protected-resource", func(*http.Request) {}, "http://app.test:23000/mcp"},
-		{"direct, resource form", "/.well-known/oauth-protected-resource/mcp", func(*http.Request) {}, "http://app.test:23000/mcp"},
-		{"direct behind TLS", "/.well-known/oauth-protected-resource/mcp", func(r *http.Request) { r.Header.Set("X-Forwarded-Proto", "https") }, "https://app.test:23000/mcp"},
+		{"direct", "/.well-known/oauth-protected-resource", onPort("10.0.0.5:23000"), "http://10.0.0.5:23000/mcp"},
+		{"direct, resource form", "/.well-known/oauth-protected-resource/mcp", onPort("10.0.0.5:23000"), "http://10.0.0.5:23000/mcp"},
+		{"direct, IPv6", "/.well-known/oauth-protected-resource/mcp", onPort("[::1]:23000"), "http://[::1]:23000/mcp"},
+		{"direct, a client's X-Forwarded-Proto", "/.well-known/oauth-protected-resource/mcp", func(r *http.Request) {
+			onPort("10.0.0.5:23000")(r)
+			r.Header.Set("X-Forwarded-Proto", "https")
+		}, "http://10.0.0.5:23000/mcp"},
 		{"through the proxy", "/.well-known/oauth-protected-resource/mcp", asAppAPI(""), mcpAudience},
 	}
 	for _, tt := range tests {
@@ -482,7 +487,7 @@ func TestMCPRoutesReachable(t *testing.T) {
 			continue
 		}
 		seen++
-		for _, gen := range []int{matchLegacy, matchBare, matchCanonical, matchHaRP} {
+		for _, gen := range generationsFor(r.Method) {
 			m := matchRoute(t, routes, r.Method, path, gen)
 			if m == nil || m.AccessLevel != level {
 				t.Errorf("%s /%s (generation %d): route %+v, want access %s", r.Method, path, gen, m, level)
@@ -501,8 +506,8 @@ func TestMCPRoutesReachable(t *testing.T) {
 			}
 		}
 	}
-	if seen != 6 {
-		t.Errorf("checked %d MCP routes, want 6 (POST /mcp, 2 metadata, 3 token routes)", seen)
+	if seen != 11 {
+		t.Errorf("checked %d MCP routes, want 11 (POST, GET, DELETE and OPTIONS /mcp, 2 metadata and their preflights, 3 token routes)", seen)
 	}
 	// Without MCP deps the routes are absent; incomplete deps are refused.
 	if _, err := handlers.New(handlers.Deps{AppID: testAppID, AppSecret: "x", Lifecycle: &fakeLifecycle{}, Status: fakeStatus{}, Publish: &fakeQueue{},
@@ -519,20 +524,26 @@ func (k knownUsers) UserExists(_ context.Context, u hs.UserID) (bool, error) {
 }
 
 // TestMCPMethods: OPTIONS lists only the methods /mcp answers (POST); GET
-// (a legacy SSE stream) and DELETE (a session end) get 405 naming them,
-// signed or not.
+// (a legacy SSE stream) and DELETE (a session end) get 405 naming them
+// once signed in, and 401 with the challenge before (mcp-remote probes
+// the MCP URL with a GET to find the metadata); other methods get 405.
 func TestMCPMethods(t *testing.T) {
 	env := newMCPEnv(t)
 	rec := do(env.h, httptest.NewRequest(http.MethodOptions, "http://app.test:23000/mcp", nil))
 	if rec.Code != http.StatusNoContent || rec.Header().Get("Allow") != "OPTIONS, POST" {
 		t.Errorf("OPTIONS /mcp = %d, Allow %q; want 204, OPTIONS, POST", rec.Code, rec.Header().Get("Allow"))
 	}
-	for _, m := range []string{http.MethodGet, http.MethodDelete, http.MethodPut} {
-		for _, r := range []*http.Request{httptest.NewRequest(m, "http://app.test:23000/mcp", nil), signed(httptest.NewRequest(m, "http://app.test:23000/mcp", nil), "alice")} {
-			rec := do(env.h, r)
-			if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != "OPTIONS, POST" {
-				t.Errorf("%s /mcp = %d, Allow %q; want 405, OPTIONS, POST", m, rec.Code, rec.Header().Get("Allow"))
-			}
+	for _, m := range []string{http.MethodGet, http.MethodDelete} {
+		rec := do(env.h, signed(httptest.NewRequest(m, "http://app.test:23000/mcp", nil), "alice"))
+		if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != "OPTIONS, POST" {
+			t.Errorf("%s /mcp as alice = %d, Allow %q; want 405, OPTIONS, POST", m, rec.Code, rec.Header().Get("Allow"))
 		}
+		rec = do(env.h, signed(httptest.NewRequest(m, "http://app.test:23000/mcp", nil), ""))
+		if rec.Code != http.StatusUnauthorized || !strings.HasPrefix(rec.Header().Get("WWW-Authenticate"), `Bearer resource_metadata="`+proxyBase) {
+			t.Errorf("%s /mcp anonymous through the proxy = %d, WWW-Authenticate %q; want 401 with the challenge", m, rec.Code, rec.Header().Get("WWW-Authenticate"))
+		}
+	}
+	if rec := do(env.h, httptest.NewRequest(http.MethodPut, "http://app.test:23000/mcp", nil)); rec.Code != http.StatusMethodNotAllowed {
+		t.Errorf("PUT /mcp = %d, want 405", rec.Code)
 	}
 }

@@ -1,17 +1,19 @@
 package handlers
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
 
 	hs "github.com/hybrid-search/hybridsearch"
@@ -22,7 +24,7 @@ import (
 // Refusals are *oauth.Error; other errors are store failures.
 type AuthServer interface {
 	Metadata() oauth.Metadata
-	OpenIDMetadata() oauth.Metadata
+	OpenIDMetadata() oauth.OpenIDMetadata
 	Register(ctx context.Context, body []byte) (oauth.Client, error)
 	Start(ctx context.Context, r oauth.AuthRequest) (oauth.Pending, error)
 	Resume(ctx context.Context, id string, user hs.UserID) (oauth.Pending, error)
@@ -31,15 +33,26 @@ type AuthServer interface {
 	Revoke(ctx context.Context, token, hint, clientID string) error
 }
 
-// Rate limits per client address (the X-Origin-Ip AppAPI sets on proxied
-// requests, else the peer address): registrations, authorization
-// requests (each may fetch a client metadata document) and token and
-// revocation requests.
+// Rate limits per client address (rateKey): registrations, authorization
+// requests (each may fetch a client metadata document; a signed-in
+// user's count against the user, whose sign-ins are stored) and token and
+// revocation requests. None of them stores anything for an anonymous
+// caller, so the limits bound work, not room: a flood from many addresses
+// slows the app down but blocks nobody's sign-in.
 var (
 	registerRate  = limit{per: time.Minute / 10, burst: 10}
 	authorizeRate = limit{per: time.Minute / 30, burst: 30}
 	tokenRate     = limit{per: time.Minute / 60, burst: 30}
+	// userAuthorizeRate bounds the sign-ins one signed-in user opens
+	// (each is a small record for RequestTTL): about 600 at most, so no
+	// one user can fill the bucket, and none who signs in often is
+	// refused.
+	userAuthorizeRate = limit{per: time.Second, burst: 60}
 )
+
+// maxTracked bounds the addresses each limiter remembers (least recently
+// seen out first), so a flood from many addresses cannot grow it.
+const maxTracked = 10000
 
 type limit struct {
 	per   time.Duration // one more request allowed every per
@@ -49,16 +62,32 @@ type limit struct {
 // Body limits of the OAuth endpoints.
 const oauthBodyLimit = "16K"
 
-// handleAuthServerMetadata answers GET /.well-known/oauth-authorization-server.
+// handleAuthServerMetadata answers GET /.well-known/oauth-authorization-server
+// through the proxy. The app's own port takes app tokens only: there it is
+// 404, saying so.
 func (s *Server) handleAuthServerMetadata(c echo.Context) error {
+	if _, ok := s.viaProxy(c.Request()); !ok {
+		return s.noAuthServerHere(c)
+	}
 	publicJSON(c)
 	return c.JSON(http.StatusOK, s.mcp.OAuth.Metadata())
 }
 
-// handleOpenIDMetadata answers GET /.well-known/openid-configuration.
+// handleOpenIDMetadata answers GET /.well-known/openid-configuration
+// through the proxy (404 on the app's own port).
 func (s *Server) handleOpenIDMetadata(c echo.Context) error {
+	if _, ok := s.viaProxy(c.Request()); !ok {
+		return s.noAuthServerHere(c)
+	}
 	publicJSON(c)
 	return c.JSON(http.StatusOK, s.mcp.OAuth.OpenIDMetadata())
+}
+
+// noAuthServerHere is the 404 of the authorization server's documents on
+// the app's own port.
+func (s *Server) noAuthServerHere(c echo.Context) error {
+	c.Response().Header().Set("Cache-Control", "no-cache")
+	return c.JSON(http.StatusNotFound, errorBody{Error: "no authorization server here. " + s.directNote(), Kind: hs.ENOTFOUND})
 }
 
 // handleJWKS answers GET /oauth/jwks: an empty key set (tokens are signed
@@ -66,6 +95,29 @@ func (s *Server) handleOpenIDMetadata(c echo.Context) error {
 func (s *Server) handleJWKS(c echo.Context) error {
 	publicJSON(c)
 	return c.JSON(http.StatusOK, map[string]any{"keys": []any{}})
+}
+
+// preflightHeaders are the request headers browser-based OAuth clients
+// send: the body's type and the MCP protocol version the TypeScript SDK
+// adds to its discovery requests.
+const preflightHeaders = "Content-Type, MCP-Protocol-Version, Authorization"
+
+// preflight answers a CORS preflight (OPTIONS) for the discovery
+// documents and the OAuth endpoints, whose answers already allow any
+// origin (they carry no cookies and decide nothing by origin). Only HaRP
+// forwards OPTIONS: AppAPI's PHP proxy has no OPTIONS route in any
+// release (app_api appinfo/routes.php, v32.0.0 to v35.0.0beta4), so
+// Nextcloud answers those with 405 before the app sees them.
+func preflight(method string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Allow", "OPTIONS, "+method)
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Allow-Methods", method+", OPTIONS")
+		h.Set("Access-Control-Allow-Headers", preflightHeaders)
+		h.Set("Access-Control-Max-Age", "86400")
+		return c.NoContent(http.StatusNoContent)
+	}
 }
 
 func publicJSON(c echo.Context) {
@@ -195,32 +247,108 @@ func readBody(c echo.Context) ([]byte, error) {
 	return io.ReadAll(c.Request().Body)
 }
 
-// rateLimit limits requests per client address; over the limit the
-// answer is 429 temporarily_unavailable with Retry-After.
-func (s *Server) rateLimit(l limit) echo.MiddlewareFunc {
-	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-			Rate: rate.Every(l.per), Burst: l.burst, ExpiresIn: 10 * time.Minute,
-		}),
-		IdentifierExtractor: func(c echo.Context) (string, error) { return s.clientAddress(c.Request()), nil },
-		DenyHandler: func(c echo.Context, _ string, _ error) error {
-			c.Response().Header().Set("Retry-After", "60")
-			return oauthJSONError(c, &oauth.Error{Code: oauth.ErrTemporarilyUnavailable, Description: "too many requests; try again in a minute", Status: http.StatusTooManyRequests})
-		},
-	})
-}
-
-// clientAddress is the caller's IP: X-Origin-Ip on requests the AppAPI
-// proxy signed (it sets that header itself), else the peer address.
-func (s *Server) clientAddress(r *http.Request) string {
-	if _, ok := s.viaProxy(r); ok {
-		if ip := r.Header.Get("X-Origin-Ip"); ip != "" {
-			return ip
+// rateLimit limits requests per rateKey, and a signed-in user's by
+// perUser (nil: as anyone's); over the limit the answer is 429
+// temporarily_unavailable with Retry-After. Callers without a key the app
+// can trust are not limited here.
+func (s *Server) rateLimit(l limit, perUser *limit) echo.MiddlewareFunc {
+	store := newLimiter(l, maxTracked)
+	var users *limiter
+	if perUser != nil {
+		users = newLimiter(*perUser, maxTracked)
+	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			key, ok := s.rateKey(c.Request())
+			st := store
+			if users != nil {
+				if user, signed := s.viaProxy(c.Request()); signed && user != "" {
+					key, ok, st = string(user), true, users
+				}
+			}
+			if ok && !st.allow(key) {
+				c.Response().Header().Set("Retry-After", "60")
+				return oauthJSONError(c, &oauth.Error{Code: oauth.ErrTemporarilyUnavailable, Description: "too many requests; try again in a minute", Status: http.StatusTooManyRequests})
+			}
+			return next(c)
 		}
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
+}
+
+// rateKey is the address a request counts against, and whether the app
+// knows one it can trust: X-Origin-Ip on requests AppAPI's proxy sent (it
+// sets the header itself; fromAppAPI), the peer's address on the app's own
+// port. HaRP's own /exapps/ route passes no caller address, and the
+// X-Origin-Ip on it is the client's to write: no key. An IPv6 address
+// counts as its /64, which one host usually holds whole.
+func (s *Server) rateKey(r *http.Request) (string, bool) {
+	addr := ""
+	switch _, signed := s.viaProxy(r); {
+	case signed && !s.fromAppAPI(r):
+		return "", false
+	case signed:
+		addr = r.Header.Get("X-Origin-Ip")
 	}
-	return host
+	if addr == "" {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			host = r.RemoteAddr
+		}
+		addr = host
+	}
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr, true
+	}
+	if ip.Is6() && !ip.Is4In6() {
+		p, _ := ip.Prefix(64)
+		return p.String(), true
+	}
+	return ip.Unmap().String(), true
+}
+
+// limiter is one token bucket per key, for at most max keys: the least
+// recently seen is forgotten first.
+type limiter struct {
+	l   limit
+	max int
+
+	mu   sync.Mutex
+	keys map[string]*list.Element // of *bucket
+	lru  *list.List               // front: most recently seen
+}
+
+type bucket struct {
+	key string
+	lim *rate.Limiter
+}
+
+func newLimiter(l limit, max int) *limiter {
+	return &limiter{l: l, max: max, keys: map[string]*list.Element{}, lru: list.New()}
+}
+
+// allow reports whether key may make one more request now.
+func (l *limiter) allow(key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	el, ok := l.keys[key]
+	if ok {
+		l.lru.MoveToFront(el)
+	} else {
+		el = l.lru.PushFront(&bucket{key: key, lim: rate.NewLimiter(rate.Every(l.l.per), l.l.burst)})
+		l.keys[key] = el
+		for l.lru.Len() > l.max {
+			last := l.lru.Back()
+			l.lru.Remove(last)
+			delete(l.keys, last.Value.(*bucket).key)
+		}
+	}
+	return el.Value.(*bucket).lim.Allow()
+}
+
+// size is how many keys the limiter tracks.
+func (l *limiter) size() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lru.Len()
 }

@@ -26,8 +26,8 @@ type fakeAuth struct {
 var _ handlers.AuthServer = (*fakeAuth)(nil)
 
 func (f *fakeAuth) Metadata() oauth.Metadata { return oauth.Metadata{Issuer: proxyBase} }
-func (f *fakeAuth) OpenIDMetadata() oauth.Metadata {
-	return oauth.Metadata{Issuer: proxyBase, JWKSURI: proxyBase + oauth.JWKSPath}
+func (f *fakeAuth) OpenIDMetadata() oauth.OpenIDMetadata {
+	return oauth.OpenIDMetadata{Metadata: oauth.Metadata{Issuer: proxyBase}, JWKSURI: proxyBase + oauth.JWKSPath}
 }
 func (f *fakeAuth) Register(ctx context.Context, body []byte) (oauth.Client, error) {
 	f.got = append(f.got, "register")
@@ -96,7 +96,7 @@ func TestOAuthEndpoints(t *testing.T) {
 		t.Errorf("direct resource metadata: %s", rec.Body.String())
 	}
 	for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/oauth/jwks"} {
-		if rec := do(h, httptest.NewRequest(http.MethodGet, p, nil)); rec.Code != 200 || rec.Header().Get("Access-Control-Allow-Origin") != "*" {
+		if rec := do(h, signed(httptest.NewRequest(http.MethodGet, p, nil), "")); rec.Code != 200 || rec.Header().Get("Access-Control-Allow-Origin") != "*" {
 			t.Errorf("GET %s = %d %v", p, rec.Code, rec.Header())
 		}
 	}

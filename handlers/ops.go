@@ -99,7 +99,7 @@ func OpsHandler(o *Ops) http.Handler {
 	e.HideBanner = true
 	e.HidePort = true
 	e.Use(middleware.Recover())
-	e.Use(requestID)
+	e.Use(requestIDFrom(nil)) // AppAPI never calls these
 	o.Register(e)
 	return e
 }
@@ -111,21 +111,26 @@ const RequestIDHeader = "X-Request-Id"
 // 20 characters); longer or unprintable ones are replaced.
 const maxRequestID = 128
 
-// requestID puts the request's id into its context and the response
+// requestIDFrom puts the request's id into its context and the response
 // header: AppAPI's AA-REQUEST-ID (Nextcloud's request id, sent by
 // lib/Service/AppAPICommonService.php buildAppAPIAuthHeaders, app_api
-// v32.0.0–v35) when present and sane, else a new random one. Logs written
-// with the request context carry it as request_id.
-func requestID(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		id := c.Request().Header.Get("AA-REQUEST-ID")
-		if !saneRequestID(id) {
-			id = newRequestID()
+// v32.0.0–v35) when fromAppAPI says AppAPI sent the request and the id is
+// sane, else a new random one. A client can send AA-REQUEST-ID too (HaRP
+// passes it through), and its id would be matched with a Nextcloud log
+// line it has nothing to do with. Logs written with the request context
+// carry it as request_id. A nil fromAppAPI takes no id over.
+func requestIDFrom(fromAppAPI func(*http.Request) bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			id := req.Header.Get("AA-REQUEST-ID")
+			if !saneRequestID(id) || fromAppAPI == nil || !fromAppAPI(req) {
+				id = newRequestID()
+			}
+			c.SetRequest(req.WithContext(hs.NewContextWithRequestID(req.Context(), id)))
+			c.Response().Header().Set(RequestIDHeader, id)
+			return next(c)
 		}
-		req := c.Request()
-		c.SetRequest(req.WithContext(hs.NewContextWithRequestID(req.Context(), id)))
-		c.Response().Header().Set(RequestIDHeader, id)
-		return next(c)
 	}
 }
 
@@ -153,7 +158,7 @@ func newRequestID() string {
 func (s *Server) observeWebhook(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		err := next(c)
-		if err == nil || s.observer == nil || c.Path() != "/api/webhook" {
+		if err == nil || s.observer == nil || c.Path() != WebhookPath {
 			return err
 		}
 		reason := hs.ErrorKind(err)

@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"encoding/json"
 	"encoding/xml"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -79,6 +80,17 @@ func matchRoute(t *testing.T, routes []infoRoute, method, path string, gen int) 
 	return nil
 }
 
+// generationsFor are the route matchers a request with method reaches
+// the app through: OPTIONS only through HaRP, which forwards every verb;
+// AppAPI's PHP proxy has no OPTIONS route in any release (app_api
+// appinfo/routes.php, v32.0.0 to v35.0.0beta4), so Nextcloud answers 405.
+func generationsFor(method string) []int {
+	if method == http.MethodOptions {
+		return []int{matchHaRP}
+	}
+	return []int{matchLegacy, matchBare, matchCanonical, matchHaRP}
+}
+
 func TestInfoXMLRoutesCoverServedRoutes(t *testing.T) {
 	routes := parseInfoRoutes(t)
 	for _, r := range routes {
@@ -106,20 +118,20 @@ func TestInfoXMLRoutesCoverServedRoutes(t *testing.T) {
 	}
 	e := echo.New()
 	s.Register(e)
-	direct := map[string]bool{"/heartbeat": true, "/init": true, "/enabled": true}
+	direct := map[string]bool{"/heartbeat": true, "/init": true, "/enabled": true, handlers.WebhookPath: true, "/trigger": true}
 	checked := 0
 	for _, r := range e.Routes() {
 		if direct[r.Path] || r.Method == echo.RouteNotFound || strings.HasSuffix(r.Path, "/*") && r.Name == "" {
 			continue
 		}
 		path := strings.TrimPrefix(strings.ReplaceAll(r.Path, "*", "a/b.js"), "/")
-		for _, gen := range []int{matchLegacy, matchBare, matchCanonical, matchHaRP} {
+		for _, gen := range generationsFor(r.Method) {
 			m := matchRoute(t, routes, r.Method, path, gen)
 			if m == nil {
 				t.Errorf("%s /%s (generation %d) is served but no info.xml route lets the proxy reach it", r.Method, path, gen)
 				continue
 			}
-			if strings.HasPrefix(path, "api/") && path != "api/webhook" && m.AccessLevel != "USER" {
+			if strings.HasPrefix(path, "api/") && m.AccessLevel != "USER" {
 				t.Errorf("%s /%s: access level %s, want USER", r.Method, path, m.AccessLevel)
 			}
 		}
@@ -129,11 +141,19 @@ func TestInfoXMLRoutesCoverServedRoutes(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("no proxied routes found")
 	}
-	// The webhook route is admin-only through the proxy (the handler also
-	// requires the empty AppAPI user), and is matched before api/.
+	// The webhook path matches no route in any generation, for any verb:
+	// the proxy and HaRP forward nobody's request to it, so every signed
+	// request there is AppAPI's own delivery (handlers.WebhookPath). Each
+	// verb is checked, as HaRP ignores verbs.
+	// So does AppAPI's task processing trigger.
+	hook := strings.TrimPrefix(handlers.WebhookPath, "/")
 	for _, gen := range []int{matchLegacy, matchBare, matchCanonical, matchHaRP} {
-		if m := matchRoute(t, routes, "POST", "api/webhook", gen); m == nil || m.AccessLevel != "ADMIN" {
-			t.Errorf("api/webhook must match an ADMIN route first (generation %d), got %+v", gen, m)
+		for _, verb := range []string{"GET", "POST", "PUT", "DELETE"} {
+			for _, p := range []string{hook, hook + "/", hook + "?x=1", "trigger", "trigger?providerId=x"} {
+				if m := matchRoute(t, routes, verb, p, gen); m != nil {
+					t.Errorf("%s %s matches route %q (generation %d): users could reach an AppAPI-only path through the proxy", verb, p, m.URL, gen)
+				}
+			}
 		}
 		if m := matchRoute(t, routes, "POST", "mcp", gen); m == nil || m.AccessLevel != "PUBLIC" {
 			t.Errorf("mcp must match a PUBLIC route (generation %d), got %+v", gen, m)

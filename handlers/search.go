@@ -24,15 +24,21 @@ type Searcher interface {
 //
 // GET parameters: q (required), algorithm (hybrid|semantic|keyword|fuzzy),
 // fusion (rrf|linear|auto), semantic_weight, keyword_weight, fuzzy_weight
-// (one or more; those not given are 0), top_k (or limit), score_threshold,
-// types (note,file), mime (comma list), path_prefix, modified_after and
-// modified_before (RFC 3339 or YYYY-MM-DD), explain=1. The search service
-// checks the request against the search rules (hs.SearchRules).
+// (one or more, read as MCP reads them, by hs.SearchRules.RequestWeights:
+// those not given keep the defaults in force; ignored off hybrid), top_k
+// (or limit), score_threshold, types (note,file), mime (comma list),
+// path_prefix, modified_after and modified_before (RFC 3339 or
+// YYYY-MM-DD), explain=1, offset (paging), sort (relevance|modified),
+// owner (me|others), facets=1 (counts by facet), include_weak=1 (the weak
+// matches too, marked), no_correction=1 (the words as typed, no typo
+// correction) and feedback=1 or feedback=0 (pseudo-relevance feedback on
+// or off; absent: the server's default). The search service checks the
+// request against the search rules (hs.SearchRules).
 func (s *Server) handleSearch(c echo.Context) error {
 	var req hs.SearchRequest
 	var err error
 	if c.Request().Method == http.MethodPost {
-		req, err = decodeSearchBody(c)
+		req, err = s.decodeSearchBody(c)
 	} else {
 		req, err = s.searchFromQuery(c)
 	}
@@ -54,13 +60,16 @@ func (s *Server) handleSearch(c echo.Context) error {
 	return c.JSON(http.StatusOK, res)
 }
 
-func decodeSearchBody(c echo.Context) (hs.SearchRequest, error) {
+// decodeSearchBody reads a SearchRequest from a JSON body. Its weights
+// are read as GET's and MCP's are (RequestWeights): the keys of "weights"
+// not given keep the defaults in force.
+func (s *Server) decodeSearchBody(c echo.Context) (hs.SearchRequest, error) {
 	var req hs.SearchRequest
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(c.Request().Body); err != nil {
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
 		return req, err
 	}
-	dec := json.NewDecoder(&buf)
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		return req, hs.Errorf(hs.EINVALID, "search body is not a valid search request: %v", err)
@@ -68,21 +77,57 @@ func decodeSearchBody(c echo.Context) (hs.SearchRequest, error) {
 	if err := dec.Decode(&json.RawMessage{}); err != io.EOF {
 		return req, hs.Errorf(hs.EINVALID, "search body has data after the JSON object; send exactly one search request")
 	}
+	if req.Weights != nil {
+		var given struct {
+			Weights struct{ Semantic, Keyword, Fuzzy *float64 }
+		}
+		if err := json.Unmarshal(body, &given); err != nil {
+			return req, hs.Errorf(hs.EINVALID, "search body is not a valid search request: %v", err)
+		}
+		g := given.Weights
+		if req.Weights, err = s.searchRules().RequestWeights(req.Algorithm, g.Semantic, g.Keyword, g.Fuzzy); err != nil {
+			return req, err
+		}
+	}
 	return req, nil
 }
 
+// searchRules are the rules with the defaults in force.
+func (s *Server) searchRules() hs.SearchRules {
+	r := s.rules
+	if s.defaults != nil {
+		r.Defaults = s.defaults()
+	}
+	return r
+}
+
 // searchFromQuery reads a SearchRequest from GET parameters. It checks
-// only that numbers and dates parse; the search service checks the rest.
+// that numbers and dates parse and the weights (RequestWeights); the
+// search service checks the rest.
 func (s *Server) searchFromQuery(c echo.Context) (hs.SearchRequest, error) {
 	q := c.QueryParams()
+	flag := func(name string) bool { return q.Get(name) == "1" || q.Get(name) == "true" }
 	req := hs.SearchRequest{
-		Query:     q.Get("q"),
-		Algorithm: q.Get("algorithm"),
-		Fusion:    q.Get("fusion"),
-		Explain:   q.Get("explain") == "1" || q.Get("explain") == "true",
+		Query:        q.Get("q"),
+		Algorithm:    q.Get("algorithm"),
+		Fusion:       q.Get("fusion"),
+		Explain:      flag("explain"),
+		Sort:         q.Get("sort"),
+		Owner:        q.Get("owner"),
+		Facets:       flag("facets"),
+		IncludeWeak:  flag("include_weak"),
+		NoCorrection: flag("no_correction"),
 	}
 	if req.Query == "" {
 		req.Query = q.Get("query")
+	}
+	switch v := q.Get("feedback"); v {
+	case "":
+	case "1", "true", "0", "false":
+		on := v == "1" || v == "true"
+		req.Feedback = &on
+	default:
+		return req, hs.Errorf(hs.EINVALID, "feedback=%s: want 1 or 0", hs.Quote(v))
 	}
 	num := func(name string) (float64, bool, error) {
 		v := q.Get(name)
@@ -95,31 +140,31 @@ func (s *Server) searchFromQuery(c echo.Context) (hs.SearchRequest, error) {
 		}
 		return f, true, nil
 	}
-	var w hs.Weights
-	var set int
-	for _, p := range []struct {
-		name string
-		dst  *float64
-	}{{"semantic_weight", &w.Semantic}, {"keyword_weight", &w.Keyword}, {"fuzzy_weight", &w.Fuzzy}} {
-		f, ok, err := num(p.name)
+	var given [3]*float64 // semantic, keyword, fuzzy
+	for i, name := range []string{"semantic_weight", "keyword_weight", "fuzzy_weight"} {
+		f, ok, err := num(name)
 		if err != nil {
 			return req, err
 		}
 		if ok {
-			*p.dst = f
-			set++
+			given[i] = &f
 		}
 	}
-	if set > 0 {
-		req.Weights = &w
+	w, err := s.searchRules().RequestWeights(req.Algorithm, given[0], given[1], given[2])
+	if err != nil {
+		return req, err
 	}
-	for _, name := range []string{"top_k", "limit"} {
-		if v := q.Get(name); v != "" {
+	req.Weights = w
+	for _, p := range []struct {
+		name string
+		dst  *int
+	}{{"top_k", &req.TopK}, {"limit", &req.TopK}, {"offset", &req.Offset}} {
+		if v := q.Get(p.name); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return req, hs.Errorf(hs.EINVALID, "%s=%s is not a whole number", name, hs.Quote(v))
+				return req, hs.Errorf(hs.EINVALID, "%s=%s is not a whole number", p.name, hs.Quote(v))
 			}
-			req.TopK = n
+			*p.dst = n
 		}
 	}
 	if f, ok, err := num("score_threshold"); err != nil {
@@ -132,7 +177,6 @@ func (s *Server) searchFromQuery(c echo.Context) (hs.SearchRequest, error) {
 	}
 	req.Filter.MIMEs = splitComma(q.Get("mime"))
 	req.Filter.PathPrefix = q.Get("path_prefix")
-	var err error
 	if req.Filter.ModifiedAfter, err = s.rules.ParseTime("modified_after", q.Get("modified_after")); err != nil {
 		return req, err
 	}

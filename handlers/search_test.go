@@ -59,6 +59,32 @@ func TestSearchGET(t *testing.T) {
 	}
 }
 
+// TestSearchGETPaging: the parameters of a search page in Nextcloud:
+// paging, order, owner, counts, weak matches and the words as typed.
+func TestSearchGETPaging(t *testing.T) {
+	f := &fakeSearcher{}
+	h := searchServer(t, f)
+	rec := do(h, signed(httptest.NewRequest(http.MethodGet, "/api/search?q=release&top_k=10&offset=20&sort=modified&owner=others&facets=1&include_weak=1&no_correction=1&feedback=1", nil), "alice"))
+	if rec.Code != 200 {
+		t.Fatalf("GET /api/search = %d %s", rec.Code, rec.Body.String())
+	}
+	on := true
+	want := hs.SearchRequest{Query: "release", TopK: 10, Offset: 20, Sort: hs.SortModified, Owner: hs.OwnerOthers, Facets: true, IncludeWeak: true, NoCorrection: true, Feedback: &on}
+	gotJSON, _ := json.Marshal(f.got)
+	wantJSON, _ := json.Marshal(want)
+	if string(gotJSON) != string(wantJSON) {
+		t.Errorf("request = %s\nwant     %s", gotJSON, wantJSON)
+	}
+	if rec := do(h, signed(httptest.NewRequest(http.MethodGet, "/api/search?q=release&feedback=0", nil), "alice")); rec.Code != 200 || f.got.Feedback == nil || *f.got.Feedback {
+		t.Errorf("feedback=0: %d, request feedback %v; want 200 and false", rec.Code, f.got.Feedback)
+	}
+	for _, bad := range []string{"offset=x", "offset=95", "sort=size", "owner=bob", "feedback=yes"} {
+		if rec := do(h, signed(httptest.NewRequest(http.MethodGet, "/api/search?q=release&"+bad, nil), "alice")); rec.Code != http.StatusBadRequest {
+			t.Errorf("%s: %d %s, want 400", bad, rec.Code, rec.Body.String())
+		}
+	}
+}
+
 func TestSearchPOSTAndErrors(t *testing.T) {
 	tests := []struct {
 		name, method, target, body string

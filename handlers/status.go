@@ -26,8 +26,7 @@ func (s *Server) handleStatus(c echo.Context) error {
 }
 
 // requireNoUser admits only calls AppAPI makes for the app itself (empty
-// user): /init, /enabled and webhook deliveries. A user reaching them
-// through the proxy gets 403.
+// user): /init and /enabled. A caller naming a user gets 403.
 func requireNoUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if actingUser(c) != "" {

@@ -33,7 +33,7 @@ func (c *Control) authorize(ctx context.Context, user hs.UserID, all bool) error
 		}
 	}
 	if !ok {
-		return hs.Errorf(hs.EUNAUTHORIZED, "only admins may act on every user's files")
+		return hs.Errorf(hs.EFORBIDDEN, "only admins may act on every user's files")
 	}
 	return nil
 }

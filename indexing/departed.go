@@ -10,7 +10,7 @@ import (
 )
 
 // UserRecords are records the app keeps per user besides the index
-// (*queue.TokenStore: bearer tokens and OAuth grants; *queue.ShareLists).
+// (*kv.TokenStore: bearer tokens and OAuth grants; *kv.ShareLists).
 type UserRecords interface {
 	// Users lists the users records are kept for.
 	Users(ctx context.Context) ([]hs.UserID, error)

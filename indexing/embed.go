@@ -64,39 +64,38 @@ func (u *unembedded) add(err error) {
 	u.count++
 }
 
-// embed returns one vector per input, in batches of EmbedBatch. An input
-// too long for the model (ETOOLARGE, such as Ollama's "the input length
-// exceeds the context length" for a text it cannot truncate) costs only
-// its own vector: a rejected batch is sent again input by input, a
-// rejected input is split in two and its parts embedded (split), and an
-// input that still fails gets a nil vector, counted in miss with its
-// reason. Any other error (the embedder is down) is returned.
+// embed returns one vector per input, all sent in one call: the embedder
+// cuts them into requests and spreads them over its hosts (the only
+// batching of texts; the pipeline hands it one write batch of a file at
+// a time). An input too long for the model (ETOOLARGE, such as Ollama's
+// "the input length exceeds the context length" for a text it cannot
+// truncate) costs only its own vector: a rejected call is sent again in
+// halves down to single inputs, a rejected input is split in two and its
+// parts embedded (split), and an input that still fails gets a nil
+// vector, counted in miss with its reason. Any other error (the embedder
+// is down) is returned.
 func (p *Pipeline) embed(ctx context.Context, inputs []embedInput, miss *unembedded) ([][]float32, error) {
-	batch := p.EmbedBatch
-	if batch <= 0 {
-		batch = 64
-	}
-	out := make([][]float32, len(inputs))
-	for start := 0; start < len(inputs); start += batch {
-		part := inputs[start:min(start+batch, len(inputs))]
-		vecs, err := p.embedBatch(ctx, part)
-		if hs.ErrorKind(err) == hs.ETOOLARGE && len(part) > 1 {
-			vecs, err = make([][]float32, len(part)), nil
-			for i, in := range part {
-				if vecs[i], err = p.splitOrFail(ctx, in, 0, miss); err != nil {
-					break
-				}
-			}
-		} else if hs.ErrorKind(err) == hs.ETOOLARGE {
-			vecs = make([][]float32, 1)
-			vecs[0], err = p.split(ctx, part[0], 1, miss, err)
-		}
+	vecs, err := p.embedBatch(ctx, inputs)
+	switch {
+	case hs.ErrorKind(err) != hs.ETOOLARGE:
+		return vecs, err
+	case len(inputs) == 1:
+		v, err := p.split(ctx, inputs[0], 1, miss, err)
 		if err != nil {
 			return nil, err
 		}
-		copy(out[start:], vecs)
+		return [][]float32{v}, nil
 	}
-	return out, nil
+	half := len(inputs) / 2
+	a, err := p.embed(ctx, inputs[:half], miss)
+	if err != nil {
+		return nil, err
+	}
+	b, err := p.embed(ctx, inputs[half:], miss)
+	if err != nil {
+		return nil, err
+	}
+	return append(a, b...), nil
 }
 
 // embedBatch sends inputs to the embedder in one call.

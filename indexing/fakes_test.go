@@ -425,6 +425,17 @@ func (s *states) Put(ctx context.Context, st hs.FileState) error {
 	return nil
 }
 
+// Update is Put for a state read at revision 1 (Get's); rev 0 creates.
+func (s *states) Update(ctx context.Context, st hs.FileState, rev uint64) error {
+	s.mu.Lock()
+	_, exists := s.m[st.ID]
+	s.mu.Unlock()
+	if exists != (rev != 0) {
+		return hs.Errorf(hs.ECONFLICT, "state %d changed", st.ID)
+	}
+	return s.Put(ctx, st)
+}
+
 func (s *states) Delete(ctx context.Context, id hs.FileID) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

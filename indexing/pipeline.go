@@ -50,16 +50,14 @@ type Pipeline struct {
 	// analyzer changed, or semantic search was turned on) is treated as not
 	// indexed.
 	IndexID string
-	// EmbedBatch is the number of texts per Embed call; default 64.
-	EmbedBatch int
-	// VectorRetries is how many times a file is tried while some of its
-	// chunks cannot be embedded (the file is indexed for keyword and
-	// fuzzy search meanwhile): Process returns an EUNAVAILABLE error
-	// until then, so the queue retries with its backoff, and nil after;
-	// a change of the file or a retry request tries again. Default 6;
-	// keep it below the queue's MaxDeliver, or the queue marks the file
-	// failed.
-	VectorRetries int
+	// Retry is the queue's retry policy (give it the one the queue has).
+	// A file some of whose chunks cannot be embedded (it is indexed for
+	// keyword and fuzzy search meanwhile) is tried Retry.PartialTries()
+	// times (6 by default, below the queue's 8): Process returns an
+	// EUNAVAILABLE error until then, so the queue retries with its
+	// backoff, and nil after, before the queue would give up and mark the
+	// file failed; a change of the file or a retry request tries again.
+	Retry hs.RetryPolicy
 
 	Logger *slog.Logger
 	Now    func() time.Time
@@ -140,7 +138,7 @@ func (p *Pipeline) Process(ctx context.Context, job hs.IndexJob) error {
 		return err
 	}
 	if fresh && job.Reason == hs.ReasonEvent && slices.Contains(st.Readers, job.User) {
-		p.reachRecipients(ctx, job.User, info, st)
+		p.reachRecipients(ctx, job.User, info, st, job.Time)
 	}
 	return nil
 }
@@ -179,6 +177,9 @@ func (p *Pipeline) state(ctx context.Context, id hs.FileID) (*hs.FileState, erro
 // elsewhere such a file returns an error wrapping hs.ErrNeedsOCR, which
 // moves the job to that lane.
 func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, info hs.FileInfo, retry, ocr bool) error {
+	if st.IndexedPath == "" && st.Status == hs.StatusIndexed {
+		p.adoptLegacy(ctx, st, info)
+	}
 	changed := addReader(st, user, info.Path)
 	reason := p.rules().Excluded(info)
 	if reason == "" {
@@ -195,14 +196,14 @@ func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, i
 		if !changed && st.Modified.Equal(info.Modified) {
 			return nil // nothing new
 		}
-		if st.Status == hs.StatusIndexed {
-			err := p.Store.UpdateFileMeta(ctx, p.meta(st, info, ""))
-			if err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
-				return fmt.Errorf("update file %d: %w", info.ID, err)
-			}
-		}
 		st.Modified = info.Modified
-		return p.putState(ctx, st)
+		if st.Status != hs.StatusIndexed {
+			return p.putState(ctx, st)
+		}
+		if err := p.saveEntry(ctx, st, info, retry); !errors.Is(err, errNoChunks) {
+			return err
+		}
+		// The store lacks the chunks to rename: index the content.
 	}
 	if !p.Extract.Supported(path.Base(info.Path), info.MIME) {
 		return p.finish(ctx, st, info, hs.StatusSkipped, "unsupported file type "+info.MIME)
@@ -221,17 +222,27 @@ func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, i
 		return p.pending(ctx, st, info, err)
 	}
 	meta := p.meta(st, info, text.Title)
-	w, err := p.write(ctx, meta, text)
+	w, err := p.write(ctx, meta, p.chunksOf(meta.ID, text))
 	if err != nil {
 		return p.pending(ctx, st, info, err)
 	}
 	if w.chunks == 0 {
 		return p.finish(ctx, st, info, hs.StatusSkipped, "no text to index")
 	}
-	again := st.NoVectors > 0 && st.ETag == info.ETag && !retry // another try at the same content
+	st.Title = text.Title
+	return p.indexed(ctx, st, info, meta, w, retry)
+}
+
+// indexed records that the file's points were written as meta (w tells
+// how it went) and, for a file with chunks the embedder could not take,
+// returns the error that has the queue try it again (partial).
+func (p *Pipeline) indexed(ctx context.Context, st *hs.FileState, info hs.FileInfo, meta hs.FileMeta, w written, retry bool) error {
+	// Another try at the same content, in the same index: a file's tries
+	// in an index before do not count in a new one.
+	again := st.NoVectors > 0 && st.ETag == info.ETag && st.Index == p.IndexID && !retry
 	setFile(st, info)
 	st.Chunks = w.chunks
-	st.Status, st.Index = hs.StatusIndexed, p.IndexID
+	st.Status, st.Index, st.IndexedPath = hs.StatusIndexed, p.IndexID, meta.Path
 	if w.miss.count == 0 {
 		st.Error, st.Attempts, st.NoVectors = "", 0, 0
 		return p.putState(ctx, st)
@@ -239,9 +250,66 @@ func (p *Pipeline) sync(ctx context.Context, st *hs.FileState, user hs.UserID, i
 	return p.partial(ctx, st, w, again)
 }
 
+// saveEntry saves the state of an indexed file whose content did not
+// change, and brings its points in step: their metadata (readers, paths,
+// modification time) alone, or, when the path they were written under is
+// no longer the file's (a rename or move), what the name feeds too
+// (rename).
+func (p *Pipeline) saveEntry(ctx context.Context, st *hs.FileState, info hs.FileInfo, retry bool) error {
+	if st.IndexedPath == "" {
+		p.adoptLegacy(ctx, st, info)
+	}
+	if canonicalPath(st, info) == st.IndexedPath {
+		err := p.Store.UpdateFileMeta(ctx, p.meta(st, info, ""))
+		if err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
+			return fmt.Errorf("update file %d: %w", info.ID, err)
+		}
+		return p.putState(ctx, st)
+	}
+	meta, w, err := p.rename(ctx, st, info)
+	if errors.Is(err, errNoChunks) {
+		return err
+	}
+	if err != nil {
+		return p.pending(ctx, st, info, err)
+	}
+	return p.indexed(ctx, st, info, meta, w, retry)
+}
+
+// adoptLegacy fills in what a state written before they were kept lacks:
+// the path its points were written under (taken to be the path it has
+// now) and the document's own title, which the stored points carry when
+// it is not the name's.
+func (p *Pipeline) adoptLegacy(ctx context.Context, st *hs.FileState, info hs.FileInfo) {
+	st.IndexedPath = canonicalPath(st, info)
+	if st.Title != "" || p.isNote(st.IndexedPath) {
+		return
+	}
+	pts, err := p.Store.FilePoints(ctx, st.ID, false)
+	if err != nil {
+		p.logger().Info("the title a file was indexed under is not known; its name gives it", "file_id", st.ID, "error", err)
+		return
+	}
+	if len(pts) > 0 && pts[0].File.Title != nameTitle(st.IndexedPath) {
+		st.Title = pts[0].File.Title
+	}
+}
+
+// saveEntryOrForget is saveEntry for a job that cannot index the file's
+// content (it changes readers only): a file whose chunks the store lacks
+// is marked for indexing by the next job or scan.
+func (p *Pipeline) saveEntryOrForget(ctx context.Context, st *hs.FileState, info hs.FileInfo) error {
+	err := p.saveEntry(ctx, st, info, false)
+	if !errors.Is(err, errNoChunks) {
+		return err
+	}
+	st.ETag = "" // its content is indexed again
+	return p.putState(ctx, st)
+}
+
 // partial records a file indexed with some chunks lacking a dense vector
 // and returns an EUNAVAILABLE error, so the queue tries it again after
-// its backoff, until VectorRetries tries were made; again says this try
+// its backoff, until Retry.PartialTries() tries were made; again says this try
 // follows an earlier one of the same content.
 func (p *Pipeline) partial(ctx context.Context, st *hs.FileState, w written, again bool) error {
 	if !again {
@@ -267,12 +335,7 @@ func (p *Pipeline) vectorsDue(st *hs.FileState, retry bool) bool {
 	return st.NoVectors > 0 && (retry || st.Attempts < p.vectorRetries())
 }
 
-func (p *Pipeline) vectorRetries() int {
-	if p.VectorRetries > 0 {
-		return p.VectorRetries
-	}
-	return 6
-}
+func (p *Pipeline) vectorRetries() int { return p.Retry.PartialTries() }
 
 // finish records a final non-indexed outcome and removes stale chunks.
 func (p *Pipeline) finish(ctx context.Context, st *hs.FileState, info hs.FileInfo, status, reason string) error {
@@ -338,7 +401,9 @@ func (p *Pipeline) dropReader(ctx context.Context, st *hs.FileState, job hs.Inde
 	}
 	removeReader(st, job.User)
 	for _, other := range slices.Clone(st.Readers) {
-		if _, err := p.Files.FindByID(ctx, other, st.ID); hs.ErrorKind(err) == hs.ENOTFOUND {
+		if _, err := p.Files.FindByID(ctx, other, st.ID); hs.ErrorKind(err) == hs.ENOTFOUND || p.missingUser(ctx, other, err) {
+			// Gone for them, or they are gone (a deleted owner's files
+			// go with them): either way not a reader any more.
 			removeReader(st, other)
 		} else if err != nil {
 			return fmt.Errorf("re-check reader %s of %d: %w", other, st.ID, err)
@@ -354,10 +419,7 @@ func (p *Pipeline) dropReader(ctx context.Context, st *hs.FileState, job hs.Inde
 		return nil
 	}
 	if st.Status == hs.StatusIndexed {
-		meta := p.meta(st, hs.FileInfo{ID: st.ID, ETag: st.ETag, MIME: st.MIME, Size: st.Size, Modified: st.Modified}, "")
-		if err := p.Store.UpdateFileMeta(ctx, meta); err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
-			return fmt.Errorf("update readers of %d: %w", st.ID, err)
-		}
+		return p.saveEntryOrForget(ctx, st, hs.FileInfo{ID: st.ID, ETag: st.ETag, MIME: st.MIME, Size: st.Size, Modified: st.Modified})
 	}
 	return p.putState(ctx, st)
 }
@@ -396,16 +458,20 @@ func (p *Pipeline) fanOut(ctx context.Context, user hs.UserID, dir hs.FileInfo) 
 	return nil
 }
 
-// meta builds the store metadata of a file from its state and info.
+// meta builds the store metadata of a file from its state and info: its
+// title is title, else the document's own (st.Title), else its name's.
 func (p *Pipeline) meta(st *hs.FileState, info hs.FileInfo, title string) hs.FileMeta {
 	pth := canonicalPath(st, info)
 	if title == "" {
-		title = strings.TrimSuffix(path.Base(pth), path.Ext(pth))
+		title = st.Title
+	}
+	if title == "" {
+		title = nameTitle(pth)
 	}
 	typ := hs.DocFile
 	if p.isNote(pth) {
 		typ = hs.DocNote
-		title = strings.TrimSuffix(path.Base(pth), path.Ext(pth)) // the Notes app's title
+		title = nameTitle(pth) // the Notes app's title
 	}
 	return hs.FileMeta{
 		ID: info.ID, Path: pth, Title: title, MIME: info.MIME, Type: typ, Modified: info.Modified,
@@ -450,12 +516,27 @@ func (p *Pipeline) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// canonicalPath is the path shown for a file: the owner's view when the
-// owner is a reader, else the first reader's.
+// nameTitle is the title a file's name gives: its base name without the
+// extension.
+func nameTitle(pth string) string {
+	return strings.TrimSuffix(path.Base(pth), path.Ext(pth))
+}
+
+// canonicalPath is the path shown for a file, and whose title and words
+// are indexed: the owner's view when the owner is a reader, else the one
+// its points were written under while a reader still sees it there, else
+// the first reader's.
 func canonicalPath(st *hs.FileState, info hs.FileInfo) string {
 	if info.Owner != "" {
 		if pth, ok := st.Paths[info.Owner]; ok {
 			return pth
+		}
+	}
+	if st.IndexedPath != "" {
+		for _, r := range st.Readers {
+			if st.Paths[r] == st.IndexedPath {
+				return st.IndexedPath
+			}
 		}
 	}
 	for _, r := range st.Readers {

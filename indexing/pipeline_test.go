@@ -33,7 +33,7 @@ func newEnv(t *testing.T) *env {
 	e.p = &indexing.Pipeline{
 		Files: e.tree, Extract: e.extr, Chunk: paragraphs{}, Sparse: sparse, Embed: e.embed,
 		Store: e.store, States: e.states, Users: users(func(u hs.UserID) bool { return e.exists(u) }),
-		Enqueue: e.queue.enqueue, IndexID: "test", EmbedBatch: 8,
+		Enqueue: e.queue.enqueue, IndexID: "test",
 		Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)),
 		Now:    func() time.Time { return time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC) },
 	}
@@ -167,7 +167,7 @@ func TestPipelineProcess(t *testing.T) {
 			},
 		},
 		{
-			name: "rename updates the path and keeps the chunks",
+			name: "rename rewrites the chunks under the new name without a download",
 			setup: func(t *testing.T, e *env) {
 				e.tree.put(1, "alice", "/a.md", doc)
 				e.index(t, job(1, "alice"))
@@ -175,11 +175,13 @@ func TestPipelineProcess(t *testing.T) {
 			},
 			job: job(1, "alice"),
 			check: func(t *testing.T, e *env) {
-				if n := e.tree.downloadCount(); n != 0 || len(e.embed.texts()) != 0 {
-					t.Errorf("downloads %d, embedded %d; a rename needs neither", n, len(e.embed.texts()))
+				// The title comes from the name: each chunk's embedded text
+				// changed (rename_test.go has the rest).
+				if n, texts := e.tree.downloadCount(), e.embed.texts(); n != 0 || len(texts) != 3 || !strings.HasPrefix(texts[0], "b\n\n") {
+					t.Errorf("downloads %d, embedded %q; want none and the 3 chunks under the title b", n, texts)
 				}
-				if calls := e.store.calls; !slices.Equal(calls, []string{"UpdateFileMeta 1 /moved/b.md"}) {
-					t.Errorf("store calls = %v, want the new path only", calls)
+				if calls := e.store.calls; !slices.Equal(calls, []string{"WriteFile 1 3"}) {
+					t.Errorf("store calls = %v, want the file written again", calls)
 				}
 				if st := e.state(t, 1); st.Paths["alice"] != "/moved/b.md" || st.Status != hs.StatusIndexed {
 					t.Errorf("state = %+v", st)
@@ -521,9 +523,9 @@ func TestPipelineProcess(t *testing.T) {
 			},
 		},
 		{
-			name: "missing vectors are tried VectorRetries times, then on request",
+			name: "missing vectors are tried Retry.PartialTries() times, then on request",
 			setup: func(t *testing.T, e *env) {
-				e.p.VectorRetries = 3
+				e.p.Retry = hs.RetryPolicy{MaxTries: 5} // 3 tries for missing vectors
 				e.tree.put(1, "alice", "/a.md", "alpha\n\n"+unembeddable)
 				e.embed.fail = rejectHashes
 				for try, want := range []string{hs.EUNAVAILABLE, hs.EUNAVAILABLE, ""} {
@@ -548,6 +550,27 @@ func TestPipelineProcess(t *testing.T) {
 			},
 		},
 		{
+			name: "a partial file's tries start afresh in a new index",
+			setup: func(t *testing.T, e *env) {
+				e.p.Retry = hs.RetryPolicy{MaxTries: 5} // 3 tries for missing vectors
+				e.tree.put(1, "alice", "/a.md", "alpha\n\n"+unembeddable)
+				e.embed.fail = rejectHashes
+				for try := range 2 {
+					if err := e.p.Process(t.Context(), job(1, "alice")); hs.ErrorKind(err) != hs.EUNAVAILABLE {
+						t.Fatalf("try %d = %v", try+1, err)
+					}
+				}
+				e.p.IndexID = "test+other-model" // the model changed
+			},
+			job:      hs.IndexJob{FileID: 1, User: "alice", Reason: hs.ReasonScan},
+			wantKind: hs.EUNAVAILABLE, // tried again after the queue's backoff
+			check: func(t *testing.T, e *env) {
+				if st := e.state(t, 1); st.Attempts != 1 || st.NoVectors != 1 || st.Index != "test+other-model" {
+					t.Errorf("state after the first try in the new index = %+v, want try 1 of 3", st)
+				}
+			},
+		},
+		{
 			name: "a big file is written in batches and trimmed",
 			setup: func(t *testing.T, e *env) {
 				var b strings.Builder
@@ -563,8 +586,8 @@ func TestPipelineProcess(t *testing.T) {
 					t.Errorf("store calls = %v, want %v", calls, want)
 				}
 				for _, c := range e.embed.calls {
-					if len(c) > 8 {
-						t.Errorf("an embed call of %d texts, want at most EmbedBatch (8)", len(c))
+					if len(c) > 256 {
+						t.Errorf("an embed call of %d texts, want at most one write batch (256)", len(c))
 					}
 				}
 				if st := e.state(t, 1); st.Chunks != 600 || st.Status != hs.StatusIndexed {

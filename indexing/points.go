@@ -2,6 +2,7 @@ package indexing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 
@@ -31,7 +32,9 @@ func (p *Pipeline) extract(ctx context.Context, user hs.UserID, info hs.FileInfo
 }
 
 // writeBatch is how many chunks are turned into points and written at a
-// time: what a file's indexing holds in memory, whatever its size.
+// time: what a file's indexing holds in memory, whatever its size. It
+// bounds memory, not requests: the chunks of a write batch that need
+// vectors go to the embedder in one call, which batches its requests.
 const writeBatch = 256
 
 // written is what write reports about a file.
@@ -40,26 +43,40 @@ type written struct {
 	miss   unembedded // chunks stored without a dense vector
 }
 
-// write chunks text, turns the chunks into points batch by batch and
-// writes them, and reports how many chunks the file has and how many of
-// them could not be embedded. A file of one batch is written whole
-// (atomically, in the local store); a larger one batch by batch, then cut
-// to its new length, so a long file never has all its points in memory
-// at once. No chunks write nothing.
-func (p *Pipeline) write(ctx context.Context, meta hs.FileMeta, text hs.Text) (written, error) {
-	var w written
-	var first []hs.Point // held until a second batch shows the file is large
-	batches := 0
+// chunkSource hands a file's chunks to fn in batches of at most
+// writeBatch, numbered from 0 in order, stopping at fn's first error.
+type chunkSource func(fn func([]hs.Chunk) error) error
+
+// chunksOf is the chunk source of a file's extracted text: its chunks, the
+// pages recognised by OCR marked.
+func (p *Pipeline) chunksOf(id hs.FileID, text hs.Text) chunkSource {
 	recognised := map[int]bool{}
 	for _, pg := range text.Pages {
 		if pg.OCR {
 			recognised[pg.Number] = true
 		}
 	}
-	err := p.Chunk.ChunkEach(meta.ID, text, writeBatch, func(chunks []hs.Chunk) error {
-		for i := range chunks {
-			chunks[i].OCR = recognised[chunks[i].Page]
-		}
+	return func(fn func([]hs.Chunk) error) error {
+		return p.Chunk.ChunkEach(id, text, writeBatch, func(chunks []hs.Chunk) error {
+			for i := range chunks {
+				chunks[i].OCR = recognised[chunks[i].Page]
+			}
+			return fn(chunks)
+		})
+	}
+}
+
+// write turns the chunks of source into points batch by batch and writes
+// them, and reports how many chunks the file has and how many of them
+// could not be embedded. A file of one batch is written whole
+// (atomically, in the local store); a larger one batch by batch, then cut
+// to its new length, so a long file never has all its points in memory
+// at once. No chunks write nothing.
+func (p *Pipeline) write(ctx context.Context, meta hs.FileMeta, source chunkSource) (written, error) {
+	var w written
+	var first []hs.Point // held until a second batch shows the file is large
+	batches := 0
+	err := source(func(chunks []hs.Chunk) error {
 		points, err := p.points(ctx, meta, chunks, &w.miss)
 		if err != nil {
 			return err
@@ -173,4 +190,45 @@ func (p *Pipeline) reusable(ctx context.Context, points []hs.Point) (map[string]
 		vecs = map[string][]float32{}
 	}
 	return vecs, nil
+}
+
+// errNoChunks says the store does not hold the chunks a file's state
+// counts, so its points cannot be rewritten without its content.
+var errNoChunks = errors.New("the store lacks the file's chunks")
+
+// rename rewrites the points of an indexed file whose path changed (a
+// rename or move): the title and path words it indexes, and the title in
+// each chunk's embedded text, come from the name. The chunks are read
+// from the store (nothing is downloaded); their sparse vectors are
+// computed again, and their dense vectors are reused by VectorKey where
+// the embedded text did not change (a document's own title, a move that
+// keeps the name) and embedded again where it did. It returns errNoChunks
+// when the store does not hold the chunks the state counts.
+func (p *Pipeline) rename(ctx context.Context, st *hs.FileState, info hs.FileInfo) (hs.FileMeta, written, error) {
+	stored, err := p.Store.FilePoints(ctx, info.ID, false)
+	if err != nil {
+		return hs.FileMeta{}, written{}, fmt.Errorf("read chunks of %d: %w", info.ID, err)
+	}
+	if len(stored) == 0 || len(stored) != st.Chunks {
+		return hs.FileMeta{}, written{}, errNoChunks
+	}
+	chunks := make([]hs.Chunk, len(stored))
+	for i, pt := range stored {
+		chunks[i] = pt.Chunk
+		chunks[i].FileID = info.ID
+	}
+	meta := p.meta(st, info, "")
+	w, err := p.write(ctx, meta, func(fn func([]hs.Chunk) error) error {
+		for start := 0; start < len(chunks); start += writeBatch {
+			if err := fn(chunks[start:min(start+writeBatch, len(chunks))]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return hs.FileMeta{}, written{}, err
+	}
+	p.logger().Info("file renamed: its name's words re-indexed", "file_id", info.ID, "path", meta.Path, "chunk_count", w.chunks)
+	return meta, w, nil
 }

@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
@@ -21,23 +22,29 @@ type SharesAbove interface {
 }
 
 // ShareListIndex reads the share lists the app keeps per user
-// (*queue.ShareLists).
+// (*kv.ShareLists).
 type ShareListIndex interface {
 	Users(ctx context.Context) ([]hs.UserID, error)
 	Get(ctx context.Context, user hs.UserID) ([]hs.Share, error)
 }
 
 // RecipientFinder names the users other than user who reach the file at p
-// (in user's tree) through a share of a folder above it (*Reach).
+// (in user's tree) through a share of a folder above it (*Reach), as
+// Nextcloud tells at a look that began after since (when the file's event
+// arrived), so a share made before the event is seen.
 type RecipientFinder interface {
-	Recipients(ctx context.Context, user hs.UserID, p string) ([]hs.UserID, error)
+	Recipients(ctx context.Context, user hs.UserID, p string, since time.Time) ([]hs.UserID, error)
 }
 
 // Limits of a Reach.
 const (
 	// DefaultReachMaxAge is how long an answer is kept for the files of
-	// one folder.
+	// one folder whose events came before it was asked for.
 	DefaultReachMaxAge = 30 * time.Second
+	// ReachClockSkew is how much the clocks of the processes that take
+	// webhooks and run jobs may differ: a look serves the events of other
+	// jobs that arrived at least this long before it began.
+	ReachClockSkew = 250 * time.Millisecond
 	// reachEntries bounds the answers kept.
 	reachEntries = 4096
 	// reachListScan bounds the share lists read to find the members of a
@@ -48,20 +55,27 @@ const (
 // Reach finds who a file new in a folder reaches through shares of the
 // folders above it, so the pipeline indexes it for them at once: Nextcloud
 // fires an upload's webhook for the uploader's path only, and a share
-// made earlier brings no event at all. One call to Nextcloud answers for
-// every file of a folder for MaxAge, so an upload of a thousand files
-// costs one. Members of a group (or other) share, which Nextcloud does not
-// name, are the users whose kept share list holds the shared folder. It
-// is safe for concurrent use.
+// made earlier brings no event at all. Nextcloud cannot tell an app that
+// shares changed, so a file's event is answered from a look at the
+// folder's shares that began after the event arrived: a share made
+// before the upload is always seen. Events waiting
+// in the queue share one look (an upload of a thousand files queued
+// before the first is processed costs one call to Nextcloud), and so do
+// events of one folder processed while a look that began after them is
+// under way. Members of a group (or other) share, which Nextcloud does
+// not name, are the users whose kept share list holds the shared folder.
+// It is safe for concurrent use.
 type Reach struct {
 	Shares SharesAbove    // required
 	Lists  ShareListIndex // optional: finds members of group shares
-	// MaxAge: 0 means DefaultReachMaxAge.
+	// MaxAge bounds how long an answer serves events that came before it;
+	// 0 means DefaultReachMaxAge.
 	MaxAge time.Duration
 	Logger *slog.Logger
 
 	mu    sync.Mutex
-	cache map[reachKey]reachEntry
+	cache map[reachKey]*reachLook
+	looks atomic.Int64 // looks at Nextcloud made
 }
 
 type reachKey struct {
@@ -69,22 +83,59 @@ type reachKey struct {
 	dir  string
 }
 
-type reachEntry struct {
-	at    time.Time
+// reachLook is one look at a folder's shares: under way until done is
+// closed, then users or err.
+type reachLook struct {
+	asked time.Time // when it began
+	done  chan struct{}
 	users []hs.UserID
+	err   error
 }
 
 // Recipients returns the users other than user who reach the file at p
-// in user's tree through a share of a folder above it, sorted.
-func (r *Reach) Recipients(ctx context.Context, user hs.UserID, p string) ([]hs.UserID, error) {
+// in user's tree through a share of a folder above it, sorted, from a
+// look at Nextcloud that began after since (the event's arrival; zero
+// means now): an earlier look under way or done serves if it began at
+// least ReachClockSkew after since, else Nextcloud is asked.
+func (r *Reach) Recipients(ctx context.Context, user hs.UserID, p string, since time.Time) ([]hs.UserID, error) {
 	key := reachKey{user, path.Dir(path.Clean("/" + p))}
 	now := time.Now()
-	r.mu.Lock()
-	if e, ok := r.cache[key]; ok && now.Sub(e.at) < r.maxAge() {
-		r.mu.Unlock()
-		return e.users, nil
+	if since.IsZero() || since.After(now) {
+		since = now
 	}
+	r.mu.Lock()
+	if l, ok := r.cache[key]; ok && !l.asked.Before(since.Add(ReachClockSkew)) && now.Sub(l.asked) < r.maxAge() {
+		r.mu.Unlock()
+		select {
+		case <-l.done:
+			return l.users, l.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	// A look of its own: it begins after the event arrived, whatever the
+	// clocks say, as the job was queued by then.
+	l := &reachLook{asked: now, done: make(chan struct{})}
+	r.remember(key, l)
 	r.mu.Unlock()
+	l.users, l.err = r.look(ctx, user, p)
+	close(l.done)
+	if l.err != nil {
+		r.mu.Lock()
+		if r.cache[key] == l {
+			delete(r.cache, key)
+		}
+		r.mu.Unlock()
+	}
+	return l.users, l.err
+}
+
+// Looks returns how many times Nextcloud was asked.
+func (r *Reach) Looks() int64 { return r.looks.Load() }
+
+// look asks Nextcloud who reaches the file at p in user's tree.
+func (r *Reach) look(ctx context.Context, user hs.UserID, p string) ([]hs.UserID, error) {
+	r.looks.Add(1)
 	named, folders, err := r.Shares.SharedAbove(ctx, user, p)
 	if err != nil {
 		return nil, fmt.Errorf("shares above %s of %s: %w", p, user, err)
@@ -98,9 +149,7 @@ func (r *Reach) Recipients(ctx context.Context, user hs.UserID, p string) ([]hs.
 		users = append(users, members...)
 	}
 	slices.Sort(users)
-	users = slices.Compact(slices.DeleteFunc(users, func(u hs.UserID) bool { return u == user || u == "" }))
-	r.remember(key, reachEntry{at: now, users: users})
-	return users, nil
+	return slices.Compact(slices.DeleteFunc(users, func(u hs.UserID) bool { return u == user || u == "" })), nil
 }
 
 // members returns the users whose kept share list holds one of folders.
@@ -132,16 +181,15 @@ func (r *Reach) members(ctx context.Context, folders []hs.FileID) ([]hs.UserID, 
 	return out, nil
 }
 
-// remember keeps e, dropping stale answers (or all) when full.
-func (r *Reach) remember(key reachKey, e reachEntry) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// remember keeps l, dropping stale looks (or all) when full. Callers
+// hold r.mu.
+func (r *Reach) remember(key reachKey, l *reachLook) {
 	if r.cache == nil {
-		r.cache = map[reachKey]reachEntry{}
+		r.cache = map[reachKey]*reachLook{}
 	}
 	if len(r.cache) >= reachEntries {
 		for k, old := range r.cache {
-			if e.at.Sub(old.at) >= r.maxAge() {
+			if l.asked.Sub(old.asked) >= r.maxAge() {
 				delete(r.cache, k)
 			}
 		}
@@ -149,7 +197,7 @@ func (r *Reach) remember(key reachKey, e reachEntry) {
 			clear(r.cache)
 		}
 	}
-	r.cache[key] = e
+	r.cache[key] = l
 }
 
 func (r *Reach) maxAge() time.Duration {
@@ -179,7 +227,7 @@ const inlineReach = 20
 // not (a group they left) is skipped. Past inlineReach users, and for any
 // lookup that fails, a job is queued instead. Nothing here fails the job:
 // their share refresh or the scan is the safety net.
-func (p *Pipeline) reachRecipients(ctx context.Context, user hs.UserID, info hs.FileInfo, st *hs.FileState) {
+func (p *Pipeline) reachRecipients(ctx context.Context, user hs.UserID, info hs.FileInfo, st *hs.FileState, since time.Time) {
 	seen := map[hs.UserID]bool{user: true}
 	var cands []hs.UserID
 	add := func(users ...hs.UserID) {
@@ -194,7 +242,7 @@ func (p *Pipeline) reachRecipients(ctx context.Context, user hs.UserID, info hs.
 		if p.Recipients == nil {
 			return
 		}
-		users, err := p.Recipients.Recipients(ctx, as, pth)
+		users, err := p.Recipients.Recipients(ctx, as, pth, since)
 		if err != nil {
 			p.logger().Info("who else a new file reaches is not known; their share refresh or the scan adds them",
 				"file_id", info.ID, "user_id", as, "error", err)
@@ -246,10 +294,7 @@ func (p *Pipeline) reachRecipients(ctx context.Context, user hs.UserID, info hs.
 // saveReaders writes st's readers to the index and saves st.
 func (p *Pipeline) saveReaders(ctx context.Context, st *hs.FileState, info hs.FileInfo) error {
 	if st.Status == hs.StatusIndexed {
-		err := p.Store.UpdateFileMeta(ctx, p.meta(st, info, ""))
-		if err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
-			return fmt.Errorf("update readers of %d: %w", info.ID, err)
-		}
+		return p.saveEntryOrForget(ctx, st, info)
 	}
 	return p.putState(ctx, st)
 }

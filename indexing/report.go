@@ -2,6 +2,7 @@ package indexing
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -28,6 +29,13 @@ type Reporter struct {
 	// IsAdmin, if non-nil, decides who may ask for every user's status and
 	// who sees the instance's figures; nil means nobody.
 	IsAdmin func(ctx context.Context, user hs.UserID) (bool, error)
+	// Live, if non-nil, reports whether file changes arrive as webhooks
+	// (*Live.Status); every user sees it.
+	Live func() *hs.LiveStatus
+	// Rebuild, if non-nil, returns the new index being filled while
+	// another serves searches, or nil: the status then tells its
+	// progress (IndexStatus.Rebuild) besides the serving index's.
+	Rebuild func() *Rebuild
 
 	mu     sync.Mutex
 	sample struct {
@@ -59,22 +67,36 @@ func (r *Reporter) Status(ctx context.Context, user hs.UserID, all bool) (hs.Ind
 		admin = ok && err == nil
 	}
 	if all && !admin {
-		return hs.IndexStatus{}, hs.Errorf(hs.EUNAUTHORIZED, "only admins may see every user's status")
+		return hs.IndexStatus{}, hs.Errorf(hs.EFORBIDDEN, "only admins may see every user's status")
 	}
 	rep := hs.IndexStatus{Problems: []hs.Problem{}}
 	if r.States != nil {
 		var err error
-		if rep, err = Summarize(ctx, r.States, user, all); err != nil {
+		var rb *Rebuild
+		if r.Rebuild != nil {
+			rb = r.Rebuild()
+		}
+		if rep, err = summarize(ctx, r.States, user, all, rb); err != nil {
 			return hs.IndexStatus{}, err
 		}
 	}
 	rep.Version, rep.User = r.Version, user
+	if r.Live != nil {
+		rep.Live = r.Live()
+	}
 	rep.Components, rep.Embedders = r.health(ctx)
 	emb, ok := rep.Components["embedder"]
 	embedderDown := ok && !emb.OK
 	if !admin {
 		rep.Queue = hs.QueueStatus{Pending: rep.Files.Pending}
 		rep.Embedders = nil
+		if r.Scanner != nil {
+			// While the first full scan runs, a user's own counts cannot
+			// tell how much is still to come: say that it runs.
+			if p := r.Scanner.Progress(); p.Running && p.Initial {
+				rep.Scan = &hs.ScanProgress{Running: true, Initial: true, Started: p.Started}
+			}
+		}
 		pause(&rep.Queue, embedderDown)
 		redactReport(&rep)
 		finish(&rep)
@@ -125,11 +147,29 @@ func pause(q *hs.QueueStatus, embedderDown bool) {
 	}
 }
 
-// redactReport removes internal addresses from the error texts of a
-// report meant for a user who is not an admin.
+// componentStatus is the status a check's answer gives: healthy, healthy
+// with a note (*hs.ComponentNote), or failing with its message and code.
+func componentStatus(err error) hs.ComponentStatus {
+	var note *hs.ComponentNote
+	switch {
+	case err == nil:
+		return hs.ComponentStatus{OK: true}
+	case errors.As(err, &note):
+		return hs.ComponentStatus{OK: true, Code: note.Code, Note: note.Message, Detail: note.Detail}
+	}
+	return hs.ComponentStatus{Error: hs.ErrorMessage(err), Code: hs.ErrorCode(err)}
+}
+
+// redactReport removes what is the admins' business from a report meant
+// for a user who is not: the components' texts (what to install, which
+// setting is wrong), which the codes stand in for, and internal addresses
+// from the texts about the user's own files.
 func redactReport(rep *hs.IndexStatus) {
 	for name, c := range rep.Components {
-		c.Error = hs.RedactEndpoints(c.Error)
+		c.Note, c.Detail = "", nil
+		if !c.OK {
+			c.Error = "not working; an administrator can see why"
+		}
 		rep.Components[name] = c
 	}
 	for i := range rep.Problems {
@@ -168,7 +208,7 @@ func (r *Reporter) health(ctx context.Context) (map[string]hs.ComponentStatus, [
 	out := r.components(ctx)
 	wg.Wait()
 	if len(hosts) > 0 {
-		c := hs.ComponentStatus{Error: pausedNoEmbedder}
+		c := hs.ComponentStatus{Error: pausedNoEmbedder, Code: hs.ComponentNoEmbeddingHost}
 		for _, h := range hosts {
 			if h.OK {
 				c = hs.ComponentStatus{OK: true}
@@ -196,10 +236,7 @@ func (r *Reporter) components(ctx context.Context) map[string]hs.ComponentStatus
 			defer wg.Done()
 			cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 			defer cancel()
-			st := hs.ComponentStatus{OK: true}
-			if err := check(cctx); err != nil {
-				st = hs.ComponentStatus{Error: hs.ErrorMessage(err)}
-			}
+			st := componentStatus(check(cctx))
 			mu.Lock()
 			out[name] = st
 			mu.Unlock()

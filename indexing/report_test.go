@@ -177,3 +177,69 @@ func TestStatusProgressAndHealth(t *testing.T) {
 		t.Errorf("empty index: progress %v, healthy %v, %v; want 1, true", empty.Progress, empty.Healthy, err)
 	}
 }
+
+// TestStatusLive: every user, admin or not, sees whether live updates are
+// on and why not.
+func TestStatusLive(t *testing.T) {
+	live := &indexing.Live{}
+	r := &indexing.Reporter{States: newStates(), Live: live.Status, IsAdmin: func(_ context.Context, u hs.UserID) (bool, error) { return u == "admin", nil }}
+	for _, u := range []hs.UserID{"admin", "alice"} {
+		if rep, err := r.Status(t.Context(), u, false); err != nil || rep.Live != nil {
+			t.Errorf("%s before the lifecycle knows: %+v, %v; want no live field", u, rep.Live, err)
+		}
+	}
+	live.SetLive(false, hs.LiveWebhookListenersDisabled, "run occ app:enable webhook_listeners")
+	for _, u := range []hs.UserID{"admin", "alice"} {
+		rep, err := r.Status(t.Context(), u, false)
+		if err != nil || rep.Live == nil || rep.Live.Enabled || rep.Live.ReasonCode != hs.LiveWebhookListenersDisabled {
+			t.Errorf("%s: %+v, %v", u, rep.Live, err)
+		}
+	}
+}
+
+// TestRebuildProgress: while a new index fills, the status tells how far
+// it has come over the user's files (all, for an admin asking for all):
+// files it holds, and files of the serving index it tried that wait for a
+// retry, are done; a file waiting for OCR or not yet tried is not; files
+// the serving index does not hold are not waited for.
+func TestRebuildProgress(t *testing.T) {
+	since := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	before, after := since.Add(-time.Minute), since.Add(time.Minute)
+	alice := []hs.UserID{"alice"}
+	s := newStates()
+	for _, st := range []hs.FileState{
+		{ID: 1, Readers: alice, Status: hs.StatusIndexed, Index: "new", Updated: after},                                  // done
+		{ID: 2, Readers: alice, Status: hs.StatusSkipped, Index: "new", Updated: after},                                  // done
+		{ID: 3, Readers: alice, Status: hs.StatusIndexed, Index: "old", Updated: before},                                 // to do
+		{ID: 4, Readers: alice, Status: hs.StatusIndexed, Index: "old", Updated: after, Error: "embedder down"},          // retrying
+		{ID: 5, Readers: alice, Status: hs.StatusIndexed, Index: "old", Updated: after, Error: indexing.WaitingForOCR},   // to do
+		{ID: 6, Readers: alice, Status: hs.StatusIndexed, Index: "old", Updated: before, Error: "1 of 3 chunks have no"}, // to do: an old failure
+		{ID: 7, Readers: alice, Status: hs.StatusFailed, Index: "old", Updated: before},                                  // not served
+		{ID: 8, Readers: alice, Status: hs.StatusPending, Updated: after},                                                // not served
+		{ID: 9, Readers: []hs.UserID{"bob"}, Status: hs.StatusIndexed, Index: "old", Updated: before},                    // bob's
+	} {
+		s.Put(t.Context(), st)
+	}
+	rb := &indexing.Rebuild{Model: "bge-m3", To: "new", Since: since}
+	r := &indexing.Reporter{States: s, Rebuild: func() *indexing.Rebuild { return rb },
+		IsAdmin: func(ctx context.Context, u hs.UserID) (bool, error) { return u == "alice", nil }}
+	rep, err := r.Status(t.Context(), "alice", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := hs.RebuildProgress{Model: "bge-m3", Done: 3, Retrying: 1, Total: 6, Progress: 0.5}
+	if rep.Rebuild == nil || *rep.Rebuild != want {
+		t.Errorf("alice's rebuild progress = %+v, want %+v", rep.Rebuild, want)
+	}
+	if rep, _ = r.Status(t.Context(), "alice", true); rep.Rebuild == nil || rep.Rebuild.Total != 7 {
+		t.Errorf("every file's rebuild progress = %+v, want bob's file counted too", rep.Rebuild)
+	}
+	all, err := indexing.RebuildStatus(t.Context(), s, *rb)
+	if err != nil || all.Total != 7 || all.Done != 3 || indexing.CaughtUp(all) {
+		t.Errorf("RebuildStatus = %+v, %v", all, err)
+	}
+	rb = nil
+	if rep, _ = r.Status(t.Context(), "alice", false); rep.Rebuild != nil {
+		t.Errorf("no rebuild, yet the status shows %+v", rep.Rebuild)
+	}
+}

@@ -131,9 +131,14 @@ func (s *Scanner) scan(ctx context.Context, users []hs.UserID, all bool, report 
 // app's initialization among them). After a scan of every user, users
 // Nextcloud no longer has are forgotten.
 func (s *Scanner) scanUsers(ctx context.Context, users []hs.UserID, all bool, report func(float64)) error {
-	known, others, err := s.readerIndex(ctx, users, all)
+	known, others, states, err := s.readerIndex(ctx, users, all)
 	if err != nil {
 		return err
+	}
+	if all && states == 0 {
+		s.mu.Lock()
+		s.progress.Initial = true
+		s.mu.Unlock()
 	}
 	if all {
 		defer s.forgetDeparted(ctx, users, others)
@@ -164,14 +169,17 @@ func (s *Scanner) scanUsers(ctx context.Context, users []hs.UserID, all bool, re
 }
 
 // readerIndex maps each scanned user to the states listing them as
-// reader and, with others, every other reader to the files listing them.
-func (s *Scanner) readerIndex(ctx context.Context, users []hs.UserID, others bool) (map[hs.UserID]map[hs.FileID]hs.FileState, map[hs.UserID][]hs.FileID, error) {
+// reader and, with others, every other reader to the files listing them;
+// it also counts the states.
+func (s *Scanner) readerIndex(ctx context.Context, users []hs.UserID, others bool) (map[hs.UserID]map[hs.FileID]hs.FileState, map[hs.UserID][]hs.FileID, int, error) {
 	want := map[hs.UserID]map[hs.FileID]hs.FileState{}
 	for _, u := range users {
 		want[u] = map[hs.FileID]hs.FileState{}
 	}
 	rest := map[hs.UserID][]hs.FileID{}
+	n := 0
 	err := s.States.List(ctx, func(st hs.FileState) error {
+		n++
 		for _, r := range st.Readers {
 			if m, ok := want[r]; ok {
 				m[st.ID] = st
@@ -182,9 +190,9 @@ func (s *Scanner) readerIndex(ctx context.Context, users []hs.UserID, others boo
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("scan: read index state: %w", err)
+		return nil, nil, 0, fmt.Errorf("scan: read index state: %w", err)
 	}
-	return want, rest, nil
+	return want, rest, n, nil
 }
 
 // scanOne walks one user's tree and queues every difference from known,

@@ -18,7 +18,7 @@ type ShareSource interface {
 	SharedWith(ctx context.Context, user hs.UserID) ([]hs.Share, error)
 }
 
-// ShareLists keeps each user's last seen shares (*queue.ShareLists). Get
+// ShareLists keeps each user's last seen shares (*kv.ShareLists). Get
 // returns ENOTFOUND when none were stored; Put may refuse a list that is
 // too long (ETOOLARGE).
 type ShareLists interface {
@@ -31,10 +31,22 @@ type StateReader interface {
 	Get(ctx context.Context, id hs.FileID) (hs.FileState, uint64, error)
 }
 
+// ShareVisibleWithin is how soon a new share shows in the recipient's
+// searches, its files indexed: a share made just after a look at the
+// user's shares is found by the first search once the list is
+// DefaultShareMaxAge old, which looks again (one OCS call, walks of new
+// shared folders: shareLookBudget) and waits up to DefaultShareWait for
+// the new files to be indexed.
+const ShareVisibleWithin = time.Minute
+
+// shareLookBudget is the time a refresh's own calls are allowed within
+// ShareVisibleWithin.
+const shareLookBudget = 5 * time.Second
+
 // Defaults of a ShareRefresher whose fields are zero.
 const (
-	DefaultShareMaxAge = time.Minute
 	DefaultShareWait   = 5 * time.Second
+	DefaultShareMaxAge = ShareVisibleWithin - DefaultShareWait - shareLookBudget
 	DefaultShareFiles  = 1000
 )
 
@@ -78,6 +90,8 @@ type ShareRefresher struct {
 	// waiting); 0 means DefaultShareFiles.
 	MaxFiles int
 	Logger   *slog.Logger
+	// Now, if non-nil, is the clock that tells when a list is due (tests).
+	Now func() time.Time
 
 	mu    sync.Mutex
 	users map[hs.UserID]*shareState
@@ -121,7 +135,7 @@ func (r *ShareRefresher) Refresh(ctx context.Context, user hs.UserID) error {
 		r.mu.Unlock()
 		return err
 	}
-	if time.Now().Before(st.next) {
+	if r.now().Before(st.next) {
 		r.mu.Unlock()
 		return nil
 	}
@@ -132,7 +146,7 @@ func (r *ShareRefresher) Refresh(ctx context.Context, user hs.UserID) error {
 	err := r.refresh(ctx, user)
 	r.mu.Lock()
 	st.running, st.err = nil, err
-	switch now := time.Now(); {
+	switch now := r.now(); {
 	case err != nil:
 		st.next = now.Add(shareRetry)
 	case now.Before(st.hot):
@@ -177,7 +191,7 @@ func (r *ShareRefresher) Expire(user hs.UserID) {
 		st = &shareState{}
 		r.users[user] = st
 	}
-	st.next, st.hot = time.Time{}, time.Now().Add(shareHotFor)
+	st.next, st.hot = time.Time{}, r.now().Add(shareHotFor)
 }
 
 // refresh is one refresh of user's shares.
@@ -357,6 +371,13 @@ func (r *ShareRefresher) maxAge() time.Duration {
 		return r.MaxAge
 	}
 	return DefaultShareMaxAge
+}
+
+func (r *ShareRefresher) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
 }
 
 func (r *ShareRefresher) maxFiles() int {

@@ -15,11 +15,21 @@ const MaxProblems = 200
 // Summarize reads every file state and counts those user can read; with
 // all set it counts every file and fills PerUser.
 func Summarize(ctx context.Context, states StateLister, user hs.UserID, all bool) (hs.IndexStatus, error) {
+	return summarize(ctx, states, user, all, nil)
+}
+
+// summarize is Summarize that also tells how far rb, if not nil, has come
+// over the same files.
+func summarize(ctx context.Context, states StateLister, user hs.UserID, all bool, rb *Rebuild) (hs.IndexStatus, error) {
 	sum := hs.IndexStatus{Problems: []hs.Problem{}}
 	if all {
 		sum.PerUser = map[string]hs.FileCounts{}
 	}
+	if rb != nil {
+		sum.Rebuild = &hs.RebuildProgress{Model: rb.Model}
+	}
 	err := states.List(ctx, func(st hs.FileState) error {
+		summarizeRebuild(&sum, rb, st, user, all)
 		if all {
 			for _, r := range st.Readers {
 				c := sum.PerUser[string(r)]
@@ -56,6 +66,9 @@ func Summarize(ctx context.Context, states StateLister, user hs.UserID, all bool
 		}
 		return sum.Problems[i].FileID < sum.Problems[j].FileID
 	})
+	if sum.Rebuild != nil {
+		finishRebuild(sum.Rebuild)
+	}
 	sum.ProblemsTotal = len(sum.Problems)
 	if len(sum.Problems) > MaxProblems {
 		sum.Problems = sum.Problems[:MaxProblems]

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/nextcloud/link"
 )
 
 // Paging limits of nc_get_document, in characters (runes).
@@ -103,7 +103,7 @@ func (h *handler) document(ctx context.Context, user hs.UserID, in documentInput
 		return documentOutput{}, "", hs.Errorf(hs.EUNAVAILABLE, "Nextcloud did not say where you see document %d", id)
 	}
 	out := documentOutput{
-		FileID: int64(id), Title: titleAt(meta, userPath), Path: userPath, Link: h.link(meta), DocType: string(meta.Type),
+		FileID: int64(id), Title: titleAt(meta, userPath), Path: userPath, Link: link.Document(h.o.NextcloudURL, meta), DocType: string(meta.Type),
 		MIME: meta.MIME, Modified: meta.Modified, TotalChunks: len(points), FirstChunk: points[0].Chunk.No,
 		LastChunk: points[len(points)-1].Chunk.No, Offset: in.Offset,
 	}
@@ -145,15 +145,6 @@ func titleAt(m hs.FileMeta, p string) string {
 		return name(p)
 	}
 	return m.Title
-}
-
-// link opens the document in Nextcloud, as search results do.
-func (h *handler) link(m hs.FileMeta) string {
-	id := strconv.FormatInt(int64(m.ID), 10)
-	if m.Type == hs.DocNote {
-		return h.o.NextcloudURL + "/index.php/apps/notes/note/" + id
-	}
-	return h.o.NextcloudURL + "/index.php/f/" + id
 }
 
 // Assemble rebuilds the text of consecutive chunks of one file, in chunk

@@ -67,7 +67,7 @@ func TestToolErrors(t *testing.T) {
 		{"max_chars too small", mcp.ToolDocument, map[string]any{"file_id": 11, "max_chars": 10}, nil, "max_chars"},
 		{"window too large", mcp.ToolDocument, map[string]any{"file_id": 11, "chunk": 1, "window": 50}, nil, "window"},
 		{"nextcloud unavailable", mcp.ToolDocument, map[string]any{"file_id": 11}, func() { idx.accessErr = hs.Errorf(hs.EUNAVAILABLE, "nextcloud: 503") }, "temporarily unavailable, try again shortly: Nextcloud did not confirm that you can read this document"},
-		{"status arguments", mcp.ToolStatus, map[string]any{"all": true}, nil, "unexpected additional properties"},
+		{"status arguments", mcp.ToolStatus, map[string]any{"everyone": true}, nil, "unexpected additional properties"},
 		{"status unavailable", mcp.ToolStatus, nil, func() { idx.statusErr = hs.Errorf(hs.EUNAVAILABLE, "queue unavailable") }, "temporarily unavailable"},
 	}
 	for _, tt := range tests {
@@ -145,7 +145,7 @@ func TestBadRequests(t *testing.T) {
 		{"a JSON-RPC response", `{"jsonrpc":"2.0","id":1,"result":{}}`, nil, 0, ""},
 		{"no Accept", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, map[string]string{"Accept": ""}, 400, "Accept"},
 		{"wrong content type", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, map[string]string{"Content-Type": "text/plain"}, 415, "application/json"},
-		{"unsupported protocol version", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, map[string]string{"MCP-Protocol-Version": "1999-01-01"}, 400, "Unsupported protocol version"},
+		{"unsupported protocol version", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, map[string]string{"MCP-Protocol-Version": "1999-01-01"}, 400, "unsupported protocol version"},
 		{"unknown method, 2026-07-28", strings.Replace(call, "tools/call", "files/delete", 1), map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "files/delete"}, 404, "-32601"},
 		{"unknown tool", unknownTool, unknownHeaders, 400, `"code":-32602,"message":"unknown tool \"nc_delete_everything\""`},
 		{"unknown tool, legacy", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope","arguments":{}}}`, nil, 200, `"code":-32602,"message":"unknown tool \"nope\""`},

@@ -154,6 +154,9 @@ func (f *fakeIndex) Status(ctx context.Context, user hs.UserID, all bool) (hs.In
 	if f.statusErr != nil {
 		return hs.IndexStatus{}, f.statusErr
 	}
+	if all && user != "admin" { // as indexing.Reporter
+		return hs.IndexStatus{}, hs.Errorf(hs.EFORBIDDEN, "only admins may see every user's status")
+	}
 	st := hs.IndexStatus{User: user, Files: hs.FileCounts{Indexed: 3, Failed: 1, Pending: 4, Chunks: 9}, Progress: 0.5,
 		Queue:      hs.QueueStatus{Pending: 4, ETASeconds: 12},
 		Components: map[string]hs.ComponentStatus{"nats": {OK: true}, "embedder": {OK: false, Error: "ollama: connection refused"}}}

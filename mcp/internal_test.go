@@ -52,33 +52,6 @@ func TestExcerpt(t *testing.T) {
 	}
 }
 
-func TestWeights(t *testing.T) {
-	f := func(v float64) *float64 { return &v }
-	tests := []struct {
-		name    string
-		s, k, z *float64
-		want    hs.Weights
-		wantErr bool
-	}{
-		{"all given", f(0.2), f(0.2), f(0.6), hs.Weights{Semantic: 0.2, Keyword: 0.2, Fuzzy: 0.6}, false},
-		{"defaults fill in", nil, f(0.1), nil, hs.Weights{Semantic: 0.5, Keyword: 0.1, Fuzzy: 0.2}, false},
-		{"sum of 1", f(0.7), f(0.2), f(0.1), hs.Weights{Semantic: 0.7, Keyword: 0.2, Fuzzy: 0.1}, false},
-		{"sum above 1", f(2), f(1), f(1), hs.Weights{}, true},
-		{"sum above 1 with defaults", f(0.8), nil, nil, hs.Weights{}, true},
-		{"negative", f(-1), nil, nil, hs.Weights{}, true},
-		{"all zero", f(0), f(0), f(0), hs.Weights{}, true},
-	}
-	for _, tt := range tests {
-		got, err := weights(hs.DefaultSearchRules(), tt.s, tt.k, tt.z)
-		if (err != nil) != tt.wantErr || (!tt.wantErr && got != tt.want) {
-			t.Errorf("%s: weights = %+v, %v; want %+v", tt.name, got, err, tt.want)
-		}
-		if err != nil && hs.ErrorKind(err) != hs.EINVALID {
-			t.Errorf("%s: kind %s", tt.name, hs.ErrorKind(err))
-		}
-	}
-}
-
 func TestPageEnd(t *testing.T) {
 	text := []rune("one two three\n\nfour five six seven eight nine ten")
 	tests := []struct {

@@ -163,7 +163,7 @@ func (h *handler) newServer(rules hs.SearchRules) (*sdk.Server, error) {
 	}
 	h.addResources(srv)
 	h.addPrompts(srv)
-	srv.AddReceivingMiddleware(tidyErrors)
+	srv.AddReceivingMiddleware(h.tidyErrors)
 	return srv, nil
 }
 
@@ -217,7 +217,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Unauthorized: no acting user", http.StatusUnauthorized)
 		return
 	}
-	if h.refuseUndeclared(w, r) {
+	if h.preflight(w, r) {
 		return
 	}
 	h.mcp.ServeHTTP(w, r)

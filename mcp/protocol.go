@@ -6,9 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"unicode"
@@ -41,71 +40,30 @@ var answered = map[string]bool{
 	"subscriptions/listen":     true,
 }
 
-// protocol20260728 is the revision that reports -32601 with HTTP 404
-// (SEP-2575); older ones send the JSON-RPC error with HTTP 200.
-const protocol20260728 = "2026-07-28"
-
-// call is what refuseUndeclared reads of a JSON-RPC message.
-type call struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	} `json:"params"`
-}
-
-// refuseUndeclared answers a POST whose body is a single JSON-RPC request
-// for a method the endpoint does not answer with JSON-RPC -32601, and
-// reports whether it did. Otherwise it leaves the body readable for the
-// SDK. Bodies over the size limit, batches and anything malformed are left
-// to the SDK, which refuses them in its own words.
-func (h *handler) refuseUndeclared(w http.ResponseWriter, r *http.Request) bool {
-	if r.Method != http.MethodPost || r.Body == nil {
-		return false
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, h.o.MaxBodyBytes+1))
-	rest := r.Body
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(body), rest), rest}
-	if err != nil || int64(len(body)) > h.o.MaxBodyBytes {
-		return false
-	}
-	var c call
-	if json.Unmarshal(body, &c) != nil || c.Method == "" || len(c.ID) == 0 || string(c.ID) == "null" || answered[c.Method] {
-		return false
-	}
-	version := r.Header.Get("MCP-Protocol-Version")
-	if v, ok := c.Params.Meta["io.modelcontextprotocol/protocolVersion"]; ok {
-		_ = json.Unmarshal(v, &version)
-	}
-	status := http.StatusOK
-	if version >= protocol20260728 {
-		status = http.StatusNotFound
-	}
-	resp, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0",
-		"id":      c.ID,
-		"error":   map[string]any{"code": jsonrpc.CodeMethodNotFound, "message": "method not found: " + hs.Quote(c.Method)},
-	})
-	h.log.Debug("undeclared method refused", "method", clip(c.Method))
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(resp)
-	return true
-}
-
 // tidyErrors is receiving middleware: it refuses methods the endpoint
-// does not answer (requests inside a 2025-03-26 batch reach the SDK
-// without refuseUndeclared), and makes error messages fit to show: a
-// tool's error text and a JSON-RPC error's message pass through tidy.
-func tidyErrors(next sdk.MethodHandler) sdk.MethodHandler {
-	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+// does not answer (a safety net: the preflight answers them), reads
+// "arguments": null as {} (the SDK would apply schema defaults to a nil
+// map and panic) and an argument given as null as one left out (the
+// schemas give each argument one type, see portable; some clients send
+// null for what they leave out), turns a panic into an internal error (the SDK handles
+// each request on a goroutine of its own, where a panic would end the
+// app), and makes error messages fit to show: a tool's error text and a
+// JSON-RPC error's message pass through tidy.
+func (h *handler) tidyErrors(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (res sdk.Result, err error) {
 		if !answered[method] && !strings.HasPrefix(method, "notifications/") {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + hs.Quote(method)}
 		}
-		res, err := next(ctx, method, req)
+		if c, ok := req.(*sdk.CallToolRequest); ok && c.Params != nil {
+			c.Params.Arguments = withoutNulls(c.Params.Arguments)
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				h.log.Error("MCP request handler panicked", "method", method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error (the app's log has the details)"}
+			}
+		}()
+		res, err = next(ctx, method, req)
 		var wire *jsonrpc.Error
 		if errors.As(err, &wire) {
 			tidied := *wire
@@ -214,4 +172,34 @@ func clip(word string) string {
 		return fmt.Sprintf(`"%s"… (%d characters)`, cut, n)
 	}
 	return fmt.Sprintf("%s… (%d characters)", cut, n)
+}
+
+// withoutNulls returns tool arguments without the members that are null,
+// and {} for null arguments; anything else unchanged.
+func withoutNulls(args json.RawMessage) json.RawMessage {
+	if string(args) == "null" {
+		return json.RawMessage("{}")
+	}
+	if !bytes.Contains(args, []byte("null")) {
+		return args
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return args
+	}
+	dropped := false
+	for k, v := range m {
+		if string(v) == "null" {
+			delete(m, k)
+			dropped = true
+		}
+	}
+	if !dropped {
+		return args
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return args
+	}
+	return out
 }

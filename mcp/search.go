@@ -48,7 +48,7 @@ type searchInput struct {
 func searchInputSchema(r hs.SearchRules) (*jsonschema.Schema, error) {
 	d := r.Defaults
 	weight := func(leg string, v float64) func(*jsonschema.Schema) {
-		return all(atLeast(0), describe(fmt.Sprintf("Weight of the %s leg in hybrid search, ≥ 0 (currently %s; an admin may change it). semantic_weight, keyword_weight and fuzzy_weight must sum to at most %s; those not given take their defaults. Ignored by the other algorithms and by fusion auto.",
+		return all(atLeast(0), describe(fmt.Sprintf("Weight of the %s leg in hybrid search, ≥ 0 (currently %s; an admin may change it). semantic_weight, keyword_weight and fuzzy_weight must sum to at most %s; those not given take their defaults. Ignored by the other algorithms; refused with fusion auto.",
 			leg, hs.FormatNumber(v), hs.FormatNumber(r.MaxWeightSum))))
 	}
 	date := "an RFC 3339 date (2026-01-31) or date-time (2026-01-31T09:00:00Z)"
@@ -80,7 +80,20 @@ type searchOutput struct {
 	Results     []searchResult `json:"results"`
 	TotalFound  int            `json:"total_found"`
 	SkippedLegs []skippedLeg   `json:"skipped_legs,omitempty" jsonschema:"retrievals that could not run for this search; the others still answered"`
-	TookMS      float64        `json:"took_ms"`
+	Corrections []correction   `json:"corrections,omitempty" jsonschema:"typos the search corrected: it looked up the corrected words"`
+	// CorrectedQuery, ReasonCode and Reason are hs.SearchResult's.
+	CorrectedQuery string  `json:"corrected_query,omitempty" jsonschema:"the query as searched, with the corrections applied"`
+	WeakCount      int     `json:"weak_count,omitempty" jsonschema:"weak matches left out (relevance below the threshold, or semantic matches that could not be told from chance)"`
+	ReasonCode     string  `json:"reason_code,omitempty" jsonschema:"why there are no results when no retrieval could use the query: nothing_to_search (no word or number in it) or unknown_words (no document holds a word of it); retrying does not help"`
+	Reason         string  `json:"reason,omitempty" jsonschema:"the same, in English"`
+	TookMS         float64 `json:"took_ms"`
+}
+
+// correction is hs.Correction with its schema descriptions.
+type correction struct {
+	From string `json:"from" jsonschema:"the word as typed"`
+	To   string `json:"to" jsonschema:"the word looked up instead"`
+	Leg  string `json:"leg" jsonschema:"the retrieval that found the correction (fuzzy)"`
 }
 
 // skippedLeg is hs.SkippedLeg with its schema descriptions.
@@ -136,6 +149,10 @@ func (h *handler) search(ctx context.Context, user hs.UserID, in searchInput) (s
 	for _, s := range res.Skipped {
 		out.SkippedLegs = append(out.SkippedLegs, skippedLeg(s))
 	}
+	for _, c := range res.Corrections {
+		out.Corrections = append(out.Corrections, correction(c))
+	}
+	out.CorrectedQuery, out.WeakCount, out.ReasonCode, out.Reason = res.CorrectedQuery, res.WeakCount, res.ReasonCode, res.Reason
 	for _, d := range res.Results {
 		r := searchResult{
 			FileID: int64(d.FileID), Title: d.Title, Path: d.Path, Link: d.Link, DocType: string(d.Type),
@@ -153,8 +170,8 @@ func (h *handler) search(ctx context.Context, user hs.UserID, in searchInput) (s
 // request turns the arguments into a search request and checks it
 // against the rules, so a bad argument is named as the tool calls it. The
 // fusion and top_k stay as given (the search fills in the current
-// defaults); weights not given take the rules' defaults (the admin's, in
-// force now) when any is given.
+// defaults); weights are read by r.RequestWeights, as over HTTP (those not
+// given keep r's defaults, the admin's in force now).
 func (in searchInput) request(r hs.SearchRules) (hs.SearchRequest, error) {
 	req := hs.SearchRequest{
 		Query: strings.TrimSpace(in.Query), Algorithm: in.Algorithm, Fusion: in.Fusion,
@@ -163,20 +180,17 @@ func (in searchInput) request(r hs.SearchRules) (hs.SearchRequest, error) {
 	if req.Query == "" {
 		return req, hs.Errorf(hs.EINVALID, "query is empty")
 	}
-	if (req.Algorithm == "" || req.Algorithm == hs.AlgorithmHybrid) && (in.SemanticWeight != nil || in.KeywordWeight != nil || in.FuzzyWeight != nil) {
-		w, err := weights(r, in.SemanticWeight, in.KeywordWeight, in.FuzzyWeight)
-		if err != nil {
-			return req, err
-		}
-		req.Weights = &w
+	w, err := r.RequestWeights(req.Algorithm, in.SemanticWeight, in.KeywordWeight, in.FuzzyWeight)
+	if err != nil {
+		return req, err
 	}
+	req.Weights = w
 	for _, t := range in.DocTypes {
 		req.Filter.Types = append(req.Filter.Types, hs.DocType(t))
 	}
 	if p := strings.TrimSpace(in.PathPrefix); p != "" && p != "/" {
 		req.Filter.PathPrefix = "/" + strings.Trim(p, "/")
 	}
-	var err error
 	if req.Filter.ModifiedAfter, err = r.ParseTime("modified_after", in.ModifiedAfter); err != nil {
 		return req, err
 	}
@@ -187,31 +201,6 @@ func (in searchInput) request(r hs.SearchRules) (hs.SearchRequest, error) {
 		return req, err
 	}
 	return req, nil
-}
-
-// weights fills the weights not given with the rules' defaults and checks
-// them by the rules (each ≥ 0, a sum of at most 1, not all 0). A broken
-// rule is a tool error that lists the weights used, defaults marked.
-func weights(r hs.SearchRules, semantic, keyword, fuzzy *float64) (hs.Weights, error) {
-	w := r.Defaults.Weights
-	var used []string
-	for _, x := range []struct {
-		name string
-		v    *float64
-		dst  *float64
-	}{{"semantic_weight", semantic, &w.Semantic}, {"keyword_weight", keyword, &w.Keyword}, {"fuzzy_weight", fuzzy, &w.Fuzzy}} {
-		note := ""
-		if x.v != nil {
-			*x.dst = *x.v
-		} else {
-			note = " (default)"
-		}
-		used = append(used, x.name+" "+hs.FormatNumber(*x.dst)+note)
-	}
-	if err := r.CheckWeights(w); err != nil {
-		return w, hs.Errorf(hs.EINVALID, "%s (%s)", hs.ErrorMessage(err), strings.Join(used, ", "))
-	}
-	return w, nil
 }
 
 // excerpt is up to excerptRunes of a chunk around its first highlight,
@@ -245,10 +234,15 @@ func excerpt(e hs.Excerpt) string {
 // readable.
 func renderSearch(out searchOutput) string {
 	var b strings.Builder
-	switch n := len(out.Results); n {
-	case 0:
+	if out.CorrectedQuery != "" {
+		fmt.Fprintf(&b, "Searched for %q (corrected from %q).\n", out.CorrectedQuery, out.Query)
+	}
+	switch n := len(out.Results); {
+	case n == 0 && out.Reason != "":
+		fmt.Fprintf(&b, "No documents match %q: %s.", out.Query, out.Reason)
+	case n == 0:
 		fmt.Fprintf(&b, "No documents match %q.", out.Query)
-	case 1:
+	case n == 1:
 		fmt.Fprintf(&b, "1 document matches %q:", out.Query)
 	default:
 		fmt.Fprintf(&b, "%d documents match %q:", n, out.Query)
@@ -256,6 +250,11 @@ func renderSearch(out searchOutput) string {
 	b.WriteString("\n")
 	for _, s := range out.SkippedLegs {
 		fmt.Fprintf(&b, "(The %s search did not run: %s.)\n", s.Leg, s.Reason)
+	}
+	if out.WeakCount == 1 {
+		b.WriteString("(1 weak match left out.)\n")
+	} else if out.WeakCount > 1 {
+		fmt.Fprintf(&b, "(%d weak matches left out.)\n", out.WeakCount)
 	}
 	for i, r := range out.Results {
 		fmt.Fprintf(&b, "\n%d. %s — %s\n", i+1, r.Title, r.Path)

@@ -15,15 +15,18 @@ import (
 const maxProblems = 20
 
 const statusDescription = `Report the state of the search index for the signed-in user: how many of their files and notes are indexed, skipped, failed or waiting, how far indexing has progressed and when it should be done, which files could not be indexed and why, and whether every component (Nextcloud, the queue, the index store, the embedding model) is healthy. ` +
-	`Use it when expected documents do not show up in searches.`
+	`Use it when expected documents do not show up in searches. ` +
+	`With all, a Nextcloud admin gets every user's counts as well; anyone else is refused.`
 
-// statusInput is nc_index_status's (empty) argument object.
-type statusInput struct{}
+// statusInput is nc_index_status's argument object.
+type statusInput struct {
+	All bool `json:"all,omitempty"`
+}
 
 // status runs nc_index_status. Its result is hs.IndexStatus, as
 // GET /api/status reports it, with at most maxProblems problems listed.
-func (h *handler) status(ctx context.Context, user hs.UserID, _ statusInput) (hs.IndexStatus, string, error) {
-	st, err := h.o.Status.Status(ctx, user, false)
+func (h *handler) status(ctx context.Context, user hs.UserID, in statusInput) (hs.IndexStatus, string, error) {
+	st, err := h.o.Status.Status(ctx, user, in.All)
 	if err != nil {
 		return hs.IndexStatus{}, "", err
 	}
@@ -57,7 +60,17 @@ func renderStatus(st hs.IndexStatus) string {
 		b.WriteString(".\n")
 	}
 	if st.Scan != nil && st.Scan.Running {
-		b.WriteString("A reconciliation scan is running.\n")
+		if st.Scan.Initial {
+			b.WriteString("The first full scan of every user's files is running: search finds only part of them until it ends.\n")
+		} else {
+			b.WriteString("A reconciliation scan is running.\n")
+		}
+	}
+	if l := st.Live; l != nil && !l.Enabled {
+		fmt.Fprintf(&b, "Live updates are off: %s\n", l.Reason)
+	} else if l != nil && l.DeliveriesLastHour > 0 {
+		fmt.Fprintf(&b, "Live updates are on: %d changes arrived in the last hour, typically %s after they were made (95%% within %s).\n",
+			l.DeliveriesLastHour, secs(l.DelayP50Seconds), secs(l.DelayP95Seconds))
 	}
 	components := map[string]hs.ComponentStatus{} // the queue's error reads as one more
 	maps.Copy(components, st.Components)
@@ -94,4 +107,9 @@ func renderStatus(st hs.IndexStatus) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// secs prints seconds as a duration ("2s", "1m30s").
+func secs(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
 }

@@ -31,3 +31,18 @@ func TestRenderStatusPausedAndHosts(t *testing.T) {
 		t.Errorf("a paused queue shows an ETA:\n%s", got)
 	}
 }
+
+func TestRenderStatusLiveAndFirstScan(t *testing.T) {
+	st := hs.IndexStatus{User: "alice", Scan: &hs.ScanProgress{Running: true, Initial: true},
+		Live: &hs.LiveStatus{ReasonCode: hs.LiveWebhookListenersDisabled, Reason: "Run: occ app:enable webhook_listeners"}}
+	got := renderStatus(st)
+	for _, want := range []string{"first full scan", "Live updates are off: Run: occ app:enable webhook_listeners"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("status text lacks %q:\n%s", want, got)
+		}
+	}
+	st.Scan, st.Live = nil, &hs.LiveStatus{Enabled: true, DeliveriesLastHour: 7, DelayP50Seconds: 2, DelayP95Seconds: 40}
+	if got := renderStatus(st); !strings.Contains(got, "Live updates are on: 7 changes arrived in the last hour, typically 2s after they were made (95% within 40s).") {
+		t.Errorf("status text:\n%s", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -42,29 +43,75 @@ func (h *handler) addTools(srv *sdk.Server, rules hs.SearchRules) error {
 	if err != nil {
 		return err
 	}
-	status, err := schemaFor[statusInput](nil)
+	status, err := schemaFor[statusInput](map[string]func(*jsonschema.Schema){
+		"all": all(describe("Also every user's counts (per_user). Only for Nextcloud admins; others get a forbidden error.")),
+	})
+	if err != nil {
+		return err
+	}
+	searchOut, err := schemaFor[searchOutput](nil)
+	if err != nil {
+		return err
+	}
+	documentOut, err := schemaFor[documentOutput](nil)
+	if err != nil {
+		return err
+	}
+	statusOut, err := schemaFor[hs.IndexStatus](nil)
 	if err != nil {
 		return err
 	}
 	raw := map[string]json.RawMessage{}
-	for name, s := range map[string]*jsonschema.Schema{ToolSearch: search, ToolDocument: document, ToolStatus: status} {
+	for name, s := range map[string]*jsonschema.Schema{ToolSearch: search, ToolDocument: document, ToolStatus: status,
+		ToolSearch + " output": searchOut, ToolDocument + " output": documentOut, ToolStatus + " output": statusOut} {
+		portable(s)
 		if raw[name], err = json.Marshal(s); err != nil {
 			return fmt.Errorf("mcp: schema of %s: %w", name, err)
 		}
 	}
 	sdk.AddTool(srv, &sdk.Tool{
 		Name: ToolSearch, Title: "Search Nextcloud", Description: searchDescription,
-		InputSchema: raw[ToolSearch], Annotations: readOnly("Search Nextcloud"),
+		InputSchema: raw[ToolSearch], OutputSchema: raw[ToolSearch+" output"], Annotations: readOnly("Search Nextcloud"),
 	}, tool(h, ToolSearch, h.search))
 	sdk.AddTool(srv, &sdk.Tool{
 		Name: ToolDocument, Title: "Read a Nextcloud document", Description: documentDescription,
-		InputSchema: raw[ToolDocument], Annotations: readOnly("Read a Nextcloud document"),
+		InputSchema: raw[ToolDocument], OutputSchema: raw[ToolDocument+" output"], Annotations: readOnly("Read a Nextcloud document"),
 	}, tool(h, ToolDocument, h.document))
 	sdk.AddTool(srv, &sdk.Tool{
 		Name: ToolStatus, Title: "Search index status", Description: statusDescription,
-		InputSchema: raw[ToolStatus], Annotations: readOnly("Search index status"),
+		InputSchema: raw[ToolStatus], OutputSchema: raw[ToolStatus+" output"], Annotations: readOnly("Search index status"),
 	}, tool(h, ToolStatus, h.status))
 	return nil
+}
+
+// portable gives every node of s one type: the schema package writes an
+// optional pointer, slice or map field as type ["null", X], which clients
+// that map tool schemas onto a single-type dialect (Gemini's function
+// declarations, some OpenAI-compatible gateways) reject, and MCP
+// Inspector flags. An input field left out takes its default, so null
+// adds nothing there; an output field is either never null (the tools
+// send empty lists) or left out when empty (omitempty).
+func portable(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if i := slices.Index(s.Types, "null"); len(s.Types) == 2 && i >= 0 {
+		s.Type, s.Types = s.Types[1-i], nil
+	}
+	for _, p := range s.Properties {
+		portable(p)
+	}
+	for _, p := range s.Defs {
+		portable(p)
+	}
+	for _, list := range [][]*jsonschema.Schema{s.AnyOf, s.OneOf, s.AllOf, s.PrefixItems} {
+		for _, p := range list {
+			portable(p)
+		}
+	}
+	portable(s.Items)
+	portable(s.AdditionalProperties)
+	portable(s.Not)
 }
 
 // tool adapts fn to the SDK: it takes the acting user from the context,
@@ -111,6 +158,8 @@ func (h *handler) toolError(ctx context.Context, err error, attrs []any) error {
 		msg = "not found: " + msg
 	case hs.EUNAUTHORIZED:
 		msg = "no access: " + msg
+	case hs.EFORBIDDEN:
+		msg = "forbidden: " + msg
 	case hs.ETOOLARGE:
 		msg = "too large: " + msg
 	case hs.ECONFLICT:

@@ -14,7 +14,7 @@ import (
 )
 
 // TestProtocolVersions: a client of every protocol version the endpoint
-// accepts can list and call the tools, and the README's MCP section names
+// accepts can list and call the tools, and the MCP guide (docs/mcp.md) names
 // exactly those versions.
 func TestProtocolVersions(t *testing.T) {
 	versions := sdk.SupportedProtocolVersions()
@@ -32,19 +32,19 @@ func TestProtocolVersions(t *testing.T) {
 		})
 	}
 
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "mcp.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(readme), "**MCP** (AI assistants).")
 	if !ok {
-		t.Fatal("README.md has no paragraph starting **MCP** (AI assistants).")
+		t.Fatal("docs/mcp.md has no paragraph starting **MCP** (AI assistants).")
 	}
 	section, _, _ = strings.Cut(section, "read-only tools")
 	listed := regexp.MustCompile(`\d{4}-\d{2}-\d{2}`).FindAllString(section, -1)
 	slices.Sort(listed)
 	want := slices.Sorted(slices.Values(versions))
 	if !slices.Equal(listed, want) {
-		t.Errorf("README's MCP paragraph lists protocol versions %v; the endpoint accepts %v", listed, want)
+		t.Errorf("docs/mcp.md's MCP paragraph lists protocol versions %v; the endpoint accepts %v", listed, want)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // appAPI is the OCS base of AppAPI's endpoints. v1, as nc_py_api uses.
@@ -16,7 +16,7 @@ const appAPI = "/ocs/v1.php/apps/app_api"
 // enables the app and calls its /enabled endpoint. Made with no user.
 func (c *Client) SetInitProgress(ctx context.Context, progress int) error {
 	if progress < 0 || progress > 100 {
-		return errorf(hybridsearch.EINVALID, "set init progress: %d outside 0..100", progress)
+		return errorf(hs.EINVALID, "set init progress: %d outside 0..100", progress)
 	}
 	body := map[string]any{"progress": progress}
 	if err := c.ocs(ctx, "", http.MethodPut, appAPI+"/ex-app/status", nil, body, nil); err != nil {
@@ -29,7 +29,7 @@ func (c *Client) SetInitProgress(ctx context.Context, progress int) error {
 // progress and shows msg to the admin. Made with no user.
 func (c *Client) SetInitError(ctx context.Context, msg string) error {
 	if msg == "" {
-		return errorf(hybridsearch.EINVALID, "set init error: empty message")
+		return errorf(hs.EINVALID, "set init error: empty message")
 	}
 	body := map[string]any{"progress": 0, "error": msg}
 	return c.ocs(ctx, "", http.MethodPut, appAPI+"/ex-app/status", nil, body, nil)
@@ -55,7 +55,7 @@ type TopMenu struct {
 // RegisterTopMenu adds or replaces a top-menu entry.
 func (c *Client) RegisterTopMenu(ctx context.Context, m TopMenu) error {
 	if m.Name == "" || m.DisplayName == "" {
-		return errorf(hybridsearch.EINVALID, "register top menu: name and display name are required")
+		return errorf(hs.EINVALID, "register top menu: name and display name are required")
 	}
 	admin := 0
 	if m.AdminRequired {
@@ -113,8 +113,8 @@ func (c *Client) UnregisterStyle(ctx context.Context, menu, path string) error {
 }
 
 // ListUsers returns the ids of all Nextcloud users.
-func (c *Client) ListUsers(ctx context.Context) ([]hybridsearch.UserID, error) {
-	var ids []hybridsearch.UserID
+func (c *Client) ListUsers(ctx context.Context) ([]hs.UserID, error) {
+	var ids []hs.UserID
 	if err := c.ocs(ctx, "", http.MethodGet, appAPI+"/api/v1/users", nil, nil, &ids); err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ const (
 // Log writes msg to Nextcloud's log at level (LogDebug..LogFatal).
 func (c *Client) Log(ctx context.Context, level int, msg string) error {
 	if level < LogDebug || level > LogFatal {
-		return errorf(hybridsearch.EINVALID, "log: level %d outside 0..4", level)
+		return errorf(hs.EINVALID, "log: level %d outside 0..4", level)
 	}
 	body := map[string]any{"level": level, "message": msg}
 	return c.ocs(ctx, "", http.MethodPost, appAPI+"/api/v1/log", nil, body, nil)
@@ -160,7 +160,7 @@ func (c *Client) GetAppConfig(ctx context.Context, keys ...string) (map[string]s
 
 // SetUserPreference stores a preference of user (where personal settings
 // live).
-func (c *Client) SetUserPreference(ctx context.Context, user hybridsearch.UserID, key, value string) error {
+func (c *Client) SetUserPreference(ctx context.Context, user hs.UserID, key, value string) error {
 	if err := requireUser("set user preference", user); err != nil {
 		return err
 	}
@@ -170,14 +170,14 @@ func (c *Client) SetUserPreference(ctx context.Context, user hybridsearch.UserID
 
 // GetUserPreferences returns user's preferences of keys; keys without a
 // value are absent from the map.
-func (c *Client) GetUserPreferences(ctx context.Context, user hybridsearch.UserID, keys ...string) (map[string]string, error) {
+func (c *Client) GetUserPreferences(ctx context.Context, user hs.UserID, keys ...string) (map[string]string, error) {
 	if err := requireUser("get user preferences", user); err != nil {
 		return nil, err
 	}
 	return c.getValues(ctx, user, appAPI+"/api/v1/ex-app/preference/get-values", keys)
 }
 
-func (c *Client) getValues(ctx context.Context, user hybridsearch.UserID, path string, keys []string) (map[string]string, error) {
+func (c *Client) getValues(ctx context.Context, user hs.UserID, path string, keys []string) (map[string]string, error) {
 	if keys == nil {
 		keys = []string{}
 	}

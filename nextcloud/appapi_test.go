@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
 )
 
@@ -69,12 +69,12 @@ func TestInitProgressAndError(t *testing.T) {
 	if st := sim.AppStatus("other_app"); st.Error != "model download failed" || st.Progress != 20 || st.Enabled {
 		t.Errorf("AppStatus after SetInitError = %+v, want error set, progress 20, disabled", st)
 	}
-	wantKind(t, "SetInitProgress(101)", c.SetInitProgress(ctx, 101), hybridsearch.EINVALID)
-	wantKind(t, "SetInitError(\"\")", c.SetInitError(ctx, ""), hybridsearch.EINVALID)
+	wantKind(t, "SetInitProgress(101)", c.SetInitProgress(ctx, 101), hs.EINVALID)
+	wantKind(t, "SetInitError(\"\")", c.SetInitError(ctx, ""), hs.EINVALID)
 
 	// A disabled app may report status and read its state, nothing else.
 	_, err = c.ListUsers(ctx)
-	wantKind(t, "ListUsers while disabled", err, hybridsearch.EUNAUTHORIZED)
+	wantKind(t, "ListUsers while disabled", err, hs.EUNAUTHORIZED)
 }
 
 func TestUIRegistration(t *testing.T) {
@@ -143,8 +143,8 @@ func TestUIRegistration(t *testing.T) {
 	if m := sim.TopMenus(testAppID); len(m) != 0 {
 		t.Errorf("TopMenus after unregister = %+v", m)
 	}
-	wantKind(t, "UnregisterTopMenu twice", e.c.UnregisterTopMenu(ctx, "search"), hybridsearch.ENOTFOUND)
-	wantKind(t, "RegisterTopMenu without name", e.c.RegisterTopMenu(ctx, nextcloud.TopMenu{}), hybridsearch.EINVALID)
+	wantKind(t, "UnregisterTopMenu twice", e.c.UnregisterTopMenu(ctx, "search"), hs.ENOTFOUND)
+	wantKind(t, "RegisterTopMenu without name", e.c.RegisterTopMenu(ctx, nextcloud.TopMenu{}), hs.EINVALID)
 }
 
 func TestListUsers(t *testing.T) {
@@ -156,7 +156,7 @@ func TestListUsers(t *testing.T) {
 	if !slices.Contains(users, e.user) {
 		t.Errorf("ListUsers = %v, want it to contain %s", users, e.user)
 	}
-	if e.sim != nil && !slices.Equal(users, []hybridsearch.UserID{"alice", "bob", "carol"}) {
+	if e.sim != nil && !slices.Equal(users, []hs.UserID{"alice", "bob", "carol"}) {
 		t.Errorf("ListUsers = %v, want [alice bob carol]", users)
 	}
 }
@@ -167,7 +167,7 @@ func TestLog(t *testing.T) {
 	if err := e.c.Log(context.Background(), nextcloud.LogWarning, msg); err != nil {
 		t.Fatal(err)
 	}
-	wantKind(t, "Log level 9", e.c.Log(context.Background(), 9, "x"), hybridsearch.EINVALID)
+	wantKind(t, "Log level 9", e.c.Log(context.Background(), 9, "x"), hs.EINVALID)
 	if e.sim == nil {
 		return
 	}
@@ -226,7 +226,7 @@ func TestUserPreferences(t *testing.T) {
 			t.Errorf("other user's preferences = %v, %v, want none", other, err)
 		}
 	}
-	wantKind(t, "SetUserPreference without user", e.c.SetUserPreference(ctx, "", key, "x"), hybridsearch.EINVALID)
+	wantKind(t, "SetUserPreference without user", e.c.SetUserPreference(ctx, "", key, "x"), hs.EINVALID)
 }
 
 func TestOCSErrors(t *testing.T) {
@@ -236,22 +236,22 @@ func TestOCSErrors(t *testing.T) {
 	wrong := &nextcloud.Client{BaseURL: e.c.BaseURL, AppID: e.c.AppID, AppVersion: e.c.AppVersion,
 		Secret: "wrong-secret", Logger: e.c.Logger}
 	_, err := wrong.ListUsers(ctx)
-	wantKind(t, "AppAPI endpoint, wrong secret (401/997)", err, hybridsearch.EUNAUTHORIZED)
+	wantKind(t, "AppAPI endpoint, wrong secret (401/997)", err, hs.EUNAUTHORIZED)
 	if !strings.Contains(err.Error(), "997") {
 		t.Errorf("wrong secret error %q does not carry OCS 997", err)
 	}
 	_, err = wrong.ListWebhooks(ctx, "")
-	wantKind(t, "webhooks, wrong secret", err, hybridsearch.EUNAUTHORIZED)
+	wantKind(t, "webhooks, wrong secret", err, hs.EUNAUTHORIZED)
 	_, err = wrong.Stat(ctx, e.user, "/")
-	wantKind(t, "WebDAV, wrong secret", err, hybridsearch.EUNAUTHORIZED)
+	wantKind(t, "WebDAV, wrong secret", err, hs.EUNAUTHORIZED)
 	if strings.Contains(err.Error(), "wrong-secret") {
 		t.Errorf("error shows the secret: %v", err)
 	}
 
 	_, err = e.c.GetWebhook(ctx, 987654321)
-	wantKind(t, "missing webhook (404)", err, hybridsearch.ENOTFOUND)
+	wantKind(t, "missing webhook (404)", err, hs.ENOTFOUND)
 	_, err = e.c.Stat(ctx, "no_such_user_xyz", "/")
-	wantKind(t, "unknown user", err, hybridsearch.EUNAUTHORIZED)
+	wantKind(t, "unknown user", err, hs.EUNAUTHORIZED)
 
 	if e.sim == nil {
 		return
@@ -271,12 +271,12 @@ func TestOCSErrors(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"failure"`) {
 		t.Errorf("premise: v1 DELETE top-menu nope = %d %s, want 200 with a failure", resp.StatusCode, body)
 	}
-	wantKind(t, "v1 200 with failure", e.c.UnregisterTopMenu(ctx, "nope"), hybridsearch.ENOTFOUND)
+	wantKind(t, "v1 200 with failure", e.c.UnregisterTopMenu(ctx, "nope"), hs.ENOTFOUND)
 
 	e.sim.FailNext("", "/ocs/", http.StatusServiceUnavailable)
 	_, err = e.c.ListUsers(ctx)
-	wantKind(t, "OCS 503", err, hybridsearch.EUNAVAILABLE)
+	wantKind(t, "OCS 503", err, hs.EUNAVAILABLE)
 	e.sim.FailNext("PROPFIND", "/remote.php/", http.StatusInternalServerError)
 	_, err = e.c.Stat(ctx, e.user, "/")
-	wantKind(t, "WebDAV 500", err, hybridsearch.EUNAVAILABLE)
+	wantKind(t, "WebDAV 500", err, hs.EUNAVAILABLE)
 }

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/nextcloud/appapi"
 )
 
@@ -54,15 +54,15 @@ type Client struct {
 
 // AuthHeaderValue returns the AUTHORIZATION-APP-API value for user and
 // secret: base64("<user>:<secret>"). The empty user means no user.
-func AuthHeaderValue(user hybridsearch.UserID, secret string) string {
+func AuthHeaderValue(user hs.UserID, secret string) string {
 	return appapi.EncodeAuth(string(user), secret)
 }
 
 // WithRequestID returns a copy of ctx whose requests to Nextcloud carry id
 // as AA-REQUEST-ID, so Nextcloud's log can be matched with ours
-// (hybridsearch.NewContextWithRequestID, which the handlers call).
+// (hs.NewContextWithRequestID, which the handlers call).
 func WithRequestID(ctx context.Context, id string) context.Context {
-	return hybridsearch.NewContextWithRequestID(ctx, id)
+	return hs.NewContextWithRequestID(ctx, id)
 }
 
 // baseURL returns BaseURL without a trailing "/index.php" or "/".
@@ -117,7 +117,7 @@ type request struct {
 	method string
 	path   string // escaped, relative to the base URL, starting with "/"
 	query  url.Values
-	user   hybridsearch.UserID
+	user   hs.UserID
 	noAuth bool // send no AppAPI headers (status.php)
 	header http.Header
 	body   []byte
@@ -150,7 +150,7 @@ func (c *Client) send(ctx context.Context, r *request) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, r.method, u, body)
 	if err != nil {
 		cancel()
-		return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "nextcloud: %s: bad request: %v", r.op(), redact(err.Error(), c.Secret))
+		return nil, hs.Errorf(hs.EINVALID, "nextcloud: %s: bad request: %v", r.op(), redact(err.Error(), c.Secret))
 	}
 	for k, vs := range r.header {
 		req.Header[k] = vs
@@ -166,7 +166,7 @@ func (c *Client) send(ctx context.Context, r *request) (*http.Response, error) {
 		}
 		req.Header.Set("AUTHORIZATION-APP-API", AuthHeaderValue(r.user, c.Secret))
 		req.Header.Set("OCS-APIRequest", "true")
-		if id := hybridsearch.RequestIDFromContext(ctx); id != "" {
+		if id := hs.RequestIDFromContext(ctx); id != "" {
 			req.Header.Set("AA-REQUEST-ID", id)
 		}
 	}
@@ -202,7 +202,7 @@ func unavailable(op string, err error, secret string) error {
 	if secret != "" && strings.Contains(err.Error(), secret) {
 		err = errors.New(redact(err.Error(), secret))
 	}
-	return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "nextcloud: "+op+": unreachable")
+	return hs.WrapError(hs.EUNAVAILABLE, err, "nextcloud: "+op+": unreachable")
 }
 
 func redact(s, secret string) string {
@@ -216,10 +216,10 @@ func redact(s, secret string) string {
 func readAll(op string, body io.Reader) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(body, maxBody+1))
 	if err != nil {
-		return nil, hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "nextcloud: "+op+": reading response")
+		return nil, hs.WrapError(hs.EUNAVAILABLE, err, "nextcloud: "+op+": reading response")
 	}
 	if len(b) > maxBody {
-		return nil, hybridsearch.Errorf(hybridsearch.ETOOLARGE, "nextcloud: %s: response larger than %d bytes", op, maxBody)
+		return nil, hs.Errorf(hs.ETOOLARGE, "nextcloud: %s: response larger than %d bytes", op, maxBody)
 	}
 	return b, nil
 }
@@ -239,13 +239,13 @@ func (c *Client) call(ctx context.Context, r *request) (int, http.Header, []byte
 }
 
 // requireUser rejects the empty user for calls that only make sense as one.
-func requireUser(op string, user hybridsearch.UserID) error {
+func requireUser(op string, user hs.UserID) error {
 	if user == "" {
-		return hybridsearch.Errorf(hybridsearch.EINVALID, "nextcloud: %s: a user is required", op)
+		return hs.Errorf(hs.EINVALID, "nextcloud: %s: a user is required", op)
 	}
 	return nil
 }
 
 func errorf(kind, format string, args ...any) error {
-	return hybridsearch.Errorf(kind, "nextcloud: "+format, args...)
+	return hs.Errorf(kind, "nextcloud: "+format, args...)
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // searchSelect is the property list of our SEARCH requests.
@@ -19,7 +19,7 @@ const searchSelect = `<d:select><d:prop>
 
 // davSearch runs an RFC 5323 SEARCH over user's whole files tree. where is
 // the inner XML of <d:where>, orderBy of <d:orderby>; limit <= 0 means none.
-func (c *Client) davSearch(ctx context.Context, user hybridsearch.UserID, where, orderBy string, limit int) ([]hybridsearch.FileInfo, error) {
+func (c *Client) davSearch(ctx context.Context, user hs.UserID, where, orderBy string, limit int) ([]hs.FileInfo, error) {
 	if err := requireUser("search", user); err != nil {
 		return nil, err
 	}
@@ -50,27 +50,27 @@ func (c *Client) davSearch(ctx context.Context, user hybridsearch.UserID, where,
 // FindByID returns file id as user sees it (SEARCH oc:fileid eq id over
 // user's tree), so a shared file comes back at the recipient's path.
 // ENOTFOUND if user cannot see it: this is Nextcloud's own access check.
-func (c *Client) FindByID(ctx context.Context, user hybridsearch.UserID, id hybridsearch.FileID) (hybridsearch.FileInfo, error) {
+func (c *Client) FindByID(ctx context.Context, user hs.UserID, id hs.FileID) (hs.FileInfo, error) {
 	if id <= 0 {
-		return hybridsearch.FileInfo{}, errorf(hybridsearch.EINVALID, "find file %d: invalid id", id)
+		return hs.FileInfo{}, errorf(hs.EINVALID, "find file %d: invalid id", id)
 	}
 	where := fmt.Sprintf(`<d:eq><d:prop><oc:fileid/></d:prop><d:literal>%d</d:literal></d:eq>`, id)
 	infos, err := c.davSearch(ctx, user, where, "", 0)
 	if err != nil {
-		return hybridsearch.FileInfo{}, err
+		return hs.FileInfo{}, err
 	}
 	for _, fi := range infos {
 		if fi.ID == id {
 			return fi, nil
 		}
 	}
-	return hybridsearch.FileInfo{}, errorf(hybridsearch.ENOTFOUND, "find file %d as %s: not visible", id, user)
+	return hs.FileInfo{}, errorf(hs.ENOTFOUND, "find file %d as %s: not visible", id, user)
 }
 
 // MaxFindIDs is how many file ids FindByIDs asks for in one SEARCH: its
 // where clause is one <d:or> of that many <d:eq>, inside the 100
 // operators Nextcloud's FileSearchBackend allows in a query
-// (nextcloud-protocol.md §7.2).
+// (docs/nextcloud-protocol.md §7.2).
 const MaxFindIDs = 50
 
 // FindByIDs returns the files among ids that user can see, as user sees
@@ -78,11 +78,11 @@ const MaxFindIDs = 50
 // ids: Nextcloud's own access check for a whole page of search results.
 // An id missing from the map is one user cannot reach. Ids that are not
 // positive are EINVALID.
-func (c *Client) FindByIDs(ctx context.Context, user hybridsearch.UserID, ids []hybridsearch.FileID) (map[hybridsearch.FileID]hybridsearch.FileInfo, error) {
-	out := make(map[hybridsearch.FileID]hybridsearch.FileInfo, len(ids))
+func (c *Client) FindByIDs(ctx context.Context, user hs.UserID, ids []hs.FileID) (map[hs.FileID]hs.FileInfo, error) {
+	out := make(map[hs.FileID]hs.FileInfo, len(ids))
 	for _, id := range ids {
 		if id <= 0 {
-			return nil, errorf(hybridsearch.EINVALID, "find file %d: invalid id", id)
+			return nil, errorf(hs.EINVALID, "find file %d: invalid id", id)
 		}
 	}
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
@@ -113,7 +113,7 @@ func (c *Client) FindByIDs(ctx context.Context, user hybridsearch.UserID, ids []
 
 // ModifiedSince returns the files (not folders) in user's tree modified
 // after since, oldest first, at most limit of them (limit <= 0: all).
-func (c *Client) ModifiedSince(ctx context.Context, user hybridsearch.UserID, since time.Time, limit int) ([]hybridsearch.FileInfo, error) {
+func (c *Client) ModifiedSince(ctx context.Context, user hs.UserID, since time.Time, limit int) ([]hs.FileInfo, error) {
 	where := fmt.Sprintf(`<d:and>
   <d:gt><d:prop><d:getlastmodified/></d:prop><d:literal>%d</d:literal></d:gt>
   <d:not><d:is-collection/></d:not>
@@ -129,6 +129,6 @@ func (c *Client) ModifiedSince(ctx context.Context, user hybridsearch.UserID, si
 			files = append(files, fi)
 		}
 	}
-	slices.SortStableFunc(files, func(a, b hybridsearch.FileInfo) int { return a.Modified.Compare(b.Modified) })
+	slices.SortStableFunc(files, func(a, b hs.FileInfo) int { return a.Modified.Compare(b.Modified) })
 	return files, nil
 }

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // FolderMIME is the MIME type Nextcloud gives folders.
@@ -47,12 +47,12 @@ type davProp struct {
 // parseMultistatus reads a 207 body of PROPFIND or SEARCH on user's files
 // tree. Only properties in 200 propstats count; responses outside the
 // user's files tree or with a failing status are skipped.
-func parseMultistatus(b []byte, user hybridsearch.UserID) ([]hybridsearch.FileInfo, error) {
+func parseMultistatus(b []byte, user hs.UserID) ([]hs.FileInfo, error) {
 	var ms davMultistatus
 	if err := xml.Unmarshal(b, &ms); err != nil {
 		return nil, fmt.Errorf("parse multistatus: %w", err)
 	}
-	out := make([]hybridsearch.FileInfo, 0, len(ms.Responses))
+	out := make([]hs.FileInfo, 0, len(ms.Responses))
 	for _, r := range ms.Responses {
 		if r.Status != "" && statusLineCode(r.Status) != http.StatusOK {
 			continue
@@ -71,8 +71,8 @@ func parseMultistatus(b []byte, user hybridsearch.UserID) ([]hybridsearch.FileIn
 }
 
 // fileInfo builds a FileInfo from the 200 propstats of one response.
-func fileInfo(p string, propstats []davPropstat) (hybridsearch.FileInfo, error) {
-	fi := hybridsearch.FileInfo{Path: p}
+func fileInfo(p string, propstats []davPropstat) (hs.FileInfo, error) {
+	fi := hs.FileInfo{Path: p}
 	var contentLength, size *string
 	for _, ps := range propstats {
 		if statusLineCode(ps.Status) != http.StatusOK {
@@ -100,13 +100,13 @@ func fileInfo(p string, propstats []davPropstat) (hybridsearch.FileInfo, error) 
 			if err != nil {
 				return fi, fmt.Errorf("fileid %q: %w", *pr.FileID, err)
 			}
-			fi.ID = hybridsearch.FileID(id)
+			fi.ID = hs.FileID(id)
 		}
 		if pr.Permissions != nil {
 			fi.Permissions = strings.TrimSpace(*pr.Permissions)
 		}
 		if pr.OwnerID != nil {
-			fi.Owner = hybridsearch.UserID(strings.TrimSpace(*pr.OwnerID))
+			fi.Owner = hs.UserID(strings.TrimSpace(*pr.OwnerID))
 		}
 		if pr.ContentLength != nil {
 			contentLength = pr.ContentLength
@@ -157,7 +157,7 @@ func unquoteETag(s string) string {
 // hrefToPath turns a WebDAV href (path or absolute URL, URL-encoded) under
 // /remote.php/dav/files/<user> into a path in user's tree ("/" for the
 // root, folders without the trailing slash).
-func hrefToPath(href string, user hybridsearch.UserID) (string, bool) {
+func hrefToPath(href string, user hs.UserID) (string, bool) {
 	href = strings.TrimSpace(href)
 	if u, err := url.Parse(href); err == nil && u.Scheme != "" {
 		href = u.EscapedPath()

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // Download opens the content of file p as user (GET). The FileInfo comes
@@ -16,28 +16,28 @@ import (
 // FindByID. The caller closes the reader. maxBytes > 0 caps the size: a
 // larger Content-Length is ETOOLARGE at once, and a body that runs past
 // the cap makes Read fail with ETOOLARGE. maxBytes <= 0 means no cap.
-func (c *Client) Download(ctx context.Context, user hybridsearch.UserID, p string, maxBytes int64) (io.ReadCloser, hybridsearch.FileInfo, error) {
+func (c *Client) Download(ctx context.Context, user hs.UserID, p string, maxBytes int64) (io.ReadCloser, hs.FileInfo, error) {
 	if err := requireUser("download", user); err != nil {
-		return nil, hybridsearch.FileInfo{}, err
+		return nil, hs.FileInfo{}, err
 	}
 	clean, err := cleanPath(p)
 	if err != nil {
-		return nil, hybridsearch.FileInfo{}, err
+		return nil, hs.FileInfo{}, err
 	}
 	r := &request{method: http.MethodGet, path: davFilesPath(user, clean), user: user}
 	resp, err := c.send(ctx, r)
 	if err != nil {
-		return nil, hybridsearch.FileInfo{}, err
+		return nil, hs.FileInfo{}, err
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		return nil, hybridsearch.FileInfo{}, statusError(r.op(), resp.StatusCode, sabreMessage(b))
+		return nil, hs.FileInfo{}, statusError(r.op(), resp.StatusCode, sabreMessage(b))
 	}
 	fi := headerInfo(clean, resp)
 	if maxBytes > 0 && resp.ContentLength > maxBytes {
 		resp.Body.Close()
-		return nil, fi, errorf(hybridsearch.ETOOLARGE, "download %s: %d bytes, limit %d", clean, resp.ContentLength, maxBytes)
+		return nil, fi, errorf(hs.ETOOLARGE, "download %s: %d bytes, limit %d", clean, resp.ContentLength, maxBytes)
 	}
 	if maxBytes <= 0 {
 		return resp.Body, fi, nil
@@ -46,8 +46,8 @@ func (c *Client) Download(ctx context.Context, user hybridsearch.UserID, p strin
 }
 
 // headerInfo reads a FileInfo from a GET response.
-func headerInfo(p string, resp *http.Response) hybridsearch.FileInfo {
-	fi := hybridsearch.FileInfo{
+func headerInfo(p string, resp *http.Response) hs.FileInfo {
+	fi := hs.FileInfo{
 		Path: p,
 		MIME: resp.Header.Get("Content-Type"),
 		Size: max(resp.ContentLength, 0),
@@ -76,7 +76,7 @@ type cappedReader struct {
 
 func (r *cappedReader) Read(b []byte) (int, error) {
 	if r.left < 0 {
-		return 0, errorf(hybridsearch.ETOOLARGE, "%s: more than %d bytes", r.op, r.max)
+		return 0, errorf(hs.ETOOLARGE, "%s: more than %d bytes", r.op, r.max)
 	}
 	// Read one byte past the cap to tell "exactly max" from "more".
 	if int64(len(b)) > r.left+1 {
@@ -85,7 +85,7 @@ func (r *cappedReader) Read(b []byte) (int, error) {
 	n, err := r.rc.Read(b)
 	r.left -= int64(n)
 	if r.left < 0 {
-		return n + int(r.left), errorf(hybridsearch.ETOOLARGE, "%s: more than %d bytes", r.op, r.max)
+		return n + int(r.left), errorf(hs.ETOOLARGE, "%s: more than %d bytes", r.op, r.max)
 	}
 	return n, err
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 )
@@ -30,10 +30,10 @@ type env struct {
 	c     *nextcloud.Client
 	sim   *ncsim.Server // nil against a real server
 	url   string        // base URL of the server
-	user  hybridsearch.UserID
-	other hybridsearch.UserID // a second user (simulator only)
-	app   *fakeExApp          // simulator only
-	clock *testClock          // the simulator's clock
+	user  hs.UserID
+	other hs.UserID  // a second user (simulator only)
+	app   *fakeExApp // simulator only
+	clock *testClock // the simulator's clock
 }
 
 // testClock runs at real speed from a fixed start, plus whatever Advance
@@ -73,7 +73,7 @@ func newEnv(t *testing.T) *env {
 			c: &nextcloud.Client{BaseURL: u, AppID: os.Getenv("NEXTCLOUD_TEST_APP_ID"), AppVersion: version,
 				AAVersion: "32.0.0", Secret: os.Getenv("NEXTCLOUD_TEST_APP_SECRET"), Logger: testLogger(t)},
 			url:  u,
-			user: hybridsearch.UserID(os.Getenv("NEXTCLOUD_TEST_USER")),
+			user: hs.UserID(os.Getenv("NEXTCLOUD_TEST_USER")),
 		}
 	}
 	var stopped atomic.Bool

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // OCS status codes that are not HTTP statuses.
@@ -18,23 +18,23 @@ const (
 func statusKind(code int) string {
 	switch code {
 	case http.StatusUnauthorized, http.StatusForbidden, ocsUnauthorised:
-		return hybridsearch.EUNAUTHORIZED
+		return hs.EUNAUTHORIZED
 	case http.StatusNotFound, http.StatusGone, ocsNotFound:
-		return hybridsearch.ENOTFOUND
+		return hs.ENOTFOUND
 	case http.StatusConflict, http.StatusPreconditionFailed, http.StatusLocked:
-		return hybridsearch.ECONFLICT
+		return hs.ECONFLICT
 	case http.StatusRequestEntityTooLarge, http.StatusInsufficientStorage:
-		return hybridsearch.ETOOLARGE
+		return hs.ETOOLARGE
 	case http.StatusTooManyRequests, http.StatusRequestTimeout, ocsServerError:
-		return hybridsearch.EUNAVAILABLE
+		return hs.EUNAVAILABLE
 	}
 	switch {
 	case code >= 500 && code < 600:
-		return hybridsearch.EUNAVAILABLE
+		return hs.EUNAVAILABLE
 	case code >= 400 && code < 500:
-		return hybridsearch.EINVALID
+		return hs.EINVALID
 	}
-	return hybridsearch.EINTERNAL
+	return hs.EINTERNAL
 }
 
 // statusError is the error for a failed request: code is the HTTP status

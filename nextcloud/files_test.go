@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
 	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim"
 )
@@ -32,15 +32,15 @@ func seedFiles(t *testing.T, sim *ncsim.Server) {
 }
 
 // fromSim converts the simulator's view of a file into the client's.
-func fromSim(fi ncsim.FileInfo) hybridsearch.FileInfo {
-	return hybridsearch.FileInfo{
-		ID: hybridsearch.FileID(fi.ID), Path: fi.Path, ETag: fi.ETag, MIME: fi.MIME, Size: fi.Size,
+func fromSim(fi ncsim.FileInfo) hs.FileInfo {
+	return hs.FileInfo{
+		ID: hs.FileID(fi.ID), Path: fi.Path, ETag: fi.ETag, MIME: fi.MIME, Size: fi.Size,
 		Modified: fi.Modified.UTC().Truncate(time.Second), IsDir: fi.IsDir, Permissions: fi.Permissions,
-		Owner: hybridsearch.UserID(fi.Owner),
+		Owner: hs.UserID(fi.Owner),
 	}
 }
 
-func simStat(t *testing.T, sim *ncsim.Server, user hybridsearch.UserID, p string) hybridsearch.FileInfo {
+func simStat(t *testing.T, sim *ncsim.Server, user hs.UserID, p string) hs.FileInfo {
 	t.Helper()
 	fi, ok := sim.Stat(string(user), p)
 	if !ok {
@@ -103,11 +103,11 @@ func TestStatAndList(t *testing.T) {
 	}
 
 	_, err = e.c.Stat(ctx, "alice", "/Docs/missing.md")
-	wantKind(t, "Stat missing", err, hybridsearch.ENOTFOUND)
+	wantKind(t, "Stat missing", err, hs.ENOTFOUND)
 	_, err = e.c.Stat(ctx, "carol", "/report.md")
-	wantKind(t, "Stat of a file carol cannot see", err, hybridsearch.ENOTFOUND)
+	wantKind(t, "Stat of a file carol cannot see", err, hs.ENOTFOUND)
 	_, err = e.c.List(ctx, "alice", "/nope")
-	wantKind(t, "List missing", err, hybridsearch.ENOTFOUND)
+	wantKind(t, "List missing", err, hs.ENOTFOUND)
 }
 
 func TestWalk(t *testing.T) {
@@ -117,7 +117,7 @@ func TestWalk(t *testing.T) {
 	ctx := context.Background()
 
 	var got []string
-	err := e.c.Walk(ctx, "alice", "/", func(fi hybridsearch.FileInfo) error {
+	err := e.c.Walk(ctx, "alice", "/", func(fi hs.FileInfo) error {
 		got = append(got, fi.Path)
 		return nil
 	})
@@ -134,7 +134,7 @@ func TestWalk(t *testing.T) {
 	}
 
 	got = nil
-	err = e.c.Walk(ctx, "alice", "/", func(fi hybridsearch.FileInfo) error {
+	err = e.c.Walk(ctx, "alice", "/", func(fi hs.FileInfo) error {
 		got = append(got, fi.Path)
 		if fi.Path == "/Docs" {
 			return fs.SkipDir
@@ -152,7 +152,7 @@ func TestWalk(t *testing.T) {
 
 	stop := errors.New("stop")
 	calls := 0
-	err = e.c.Walk(ctx, "alice", "/Docs", func(hybridsearch.FileInfo) error {
+	err = e.c.Walk(ctx, "alice", "/Docs", func(hs.FileInfo) error {
 		calls++
 		if calls == 2 {
 			return stop
@@ -164,15 +164,15 @@ func TestWalk(t *testing.T) {
 	}
 
 	got = nil
-	err = e.c.Walk(ctx, "alice", "/Docs/a b.md", func(fi hybridsearch.FileInfo) error {
+	err = e.c.Walk(ctx, "alice", "/Docs/a b.md", func(fi hs.FileInfo) error {
 		got = append(got, fi.Path)
 		return nil
 	})
 	if err != nil || !slices.Equal(got, []string{"/Docs/a b.md"}) {
 		t.Errorf("Walk(file) = %q, %v, want the file itself", got, err)
 	}
-	err = e.c.Walk(ctx, "alice", "/nope", func(hybridsearch.FileInfo) error { return nil })
-	wantKind(t, "Walk missing root", err, hybridsearch.ENOTFOUND)
+	err = e.c.Walk(ctx, "alice", "/nope", func(hs.FileInfo) error { return nil })
+	wantKind(t, "Walk missing root", err, hs.ENOTFOUND)
 }
 
 func TestFindByID(t *testing.T) {
@@ -185,18 +185,18 @@ func TestFindByID(t *testing.T) {
 
 	tests := []struct {
 		name     string
-		user     hybridsearch.UserID
-		id       hybridsearch.FileID
+		user     hs.UserID
+		id       hs.FileID
 		wantPath string
 		wantKind string
 	}{
 		{"own file with a unicode name", "alice", own.ID, own.Path, ""},
 		{"owner of a shared file", "bob", report.ID, "/Shared/report.md", ""},
 		{"recipient sees the same id at her path", "alice", report.ID, "/report.md", ""},
-		{"user without access", "carol", report.ID, "", hybridsearch.ENOTFOUND},
-		{"other user's own file", "bob", own.ID, "", hybridsearch.ENOTFOUND},
-		{"unknown id", "alice", 987654, "", hybridsearch.ENOTFOUND},
-		{"invalid id", "alice", 0, "", hybridsearch.EINVALID},
+		{"user without access", "carol", report.ID, "", hs.ENOTFOUND},
+		{"other user's own file", "bob", own.ID, "", hs.ENOTFOUND},
+		{"unknown id", "alice", 987654, "", hs.ENOTFOUND},
+		{"invalid id", "alice", 0, "", hs.EINVALID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -231,7 +231,7 @@ func TestModifiedSince(t *testing.T) {
 	sim.PutFile("alice", "/Folder/Deeper/new "+unicodeName, []byte("new"))
 	e.clock.Advance(time.Hour)
 
-	paths := func(infos []hybridsearch.FileInfo) []string {
+	paths := func(infos []hs.FileInfo) []string {
 		var out []string
 		for _, fi := range infos {
 			if fi.IsDir {
@@ -303,7 +303,7 @@ func TestDownload(t *testing.T) {
 	}
 
 	_, _, err = e.c.Download(ctx, "alice", "/Docs/"+unicodeName, int64(len(content)-1))
-	wantKind(t, "Download over the cap", err, hybridsearch.ETOOLARGE)
+	wantKind(t, "Download over the cap", err, hs.ETOOLARGE)
 	rc, _, err = e.c.Download(ctx, "alice", "/Docs/"+unicodeName, int64(len(content)))
 	if err != nil {
 		t.Fatalf("Download at exactly the cap: %v", err)
@@ -313,9 +313,9 @@ func TestDownload(t *testing.T) {
 	}
 	rc.Close()
 	_, _, err = e.c.Download(ctx, "alice", "/missing.md", 0)
-	wantKind(t, "Download missing", err, hybridsearch.ENOTFOUND)
+	wantKind(t, "Download missing", err, hs.ENOTFOUND)
 	_, _, err = e.c.Download(ctx, "carol", "/report.md", 0)
-	wantKind(t, "Download without access", err, hybridsearch.ENOTFOUND)
+	wantKind(t, "Download without access", err, hs.ENOTFOUND)
 }
 
 // TestFilesDiscovered runs against a real server too: it finds a file in
@@ -333,10 +333,10 @@ func TestFilesDiscovered(t *testing.T) {
 	if !root.IsDir || root.Path != "/" || root.ID == 0 {
 		t.Errorf("Stat(/) = %+v, want the root folder", root)
 	}
-	var file *hybridsearch.FileInfo
+	var file *hs.FileInfo
 	errFound := errors.New("found")
 	seen := 0
-	err = e.c.Walk(ctx, e.user, "/", func(fi hybridsearch.FileInfo) error {
+	err = e.c.Walk(ctx, e.user, "/", func(fi hs.FileInfo) error {
 		seen++
 		if !fi.IsDir && fi.Size > 0 && fi.Size < 1<<20 {
 			file = &fi
@@ -371,9 +371,9 @@ func TestFilesDiscovered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(recent, func(fi hybridsearch.FileInfo) bool { return fi.ID == file.ID }) {
+	if !slices.ContainsFunc(recent, func(fi hs.FileInfo) bool { return fi.ID == file.ID }) {
 		t.Errorf("ModifiedSince(%v) misses %s", file.Modified, file.Path)
 	}
 	_, err = e.c.FindByID(ctx, e.user, 1<<40)
-	wantKind(t, "FindByID unknown", err, hybridsearch.ENOTFOUND)
+	wantKind(t, "FindByID unknown", err, hs.ENOTFOUND)
 }

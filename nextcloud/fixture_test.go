@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
 )
 
@@ -50,7 +50,7 @@ func wantKind(t *testing.T, what string, err error, kind string) {
 	if err == nil {
 		t.Fatalf("%s: no error, want kind %s", what, kind)
 	}
-	if got := hybridsearch.ErrorKind(err); got != kind {
+	if got := hs.ErrorKind(err); got != kind {
 		t.Fatalf("%s: kind %s (%v), want %s", what, got, err, kind)
 	}
 }
@@ -118,7 +118,7 @@ func TestRequestHeaders(t *testing.T) {
 func TestAuthHeaderValue(t *testing.T) {
 	tests := []struct {
 		name   string
-		user   hybridsearch.UserID
+		user   hs.UserID
 		secret string
 		want   string
 	}{
@@ -147,7 +147,7 @@ func TestListParsesNextcloudMultistatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []hybridsearch.FileInfo{
+	want := []hs.FileInfo{
 		{ID: 437, Path: "/Docs/Übersicht 日本.md", ETag: "aa11bb22", MIME: "text/markdown", Size: 42,
 			Modified: time.Date(2022, 7, 21, 10, 0, 0, 0, time.UTC), Permissions: "RGDNVW", Owner: "alice"},
 		{ID: 438, Path: "/Docs/a+b & c.txt", ETag: "cc33", MIME: "text/plain", Size: 4200,
@@ -176,7 +176,7 @@ func TestListParsesNextcloudMultistatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantDir := hybridsearch.FileInfo{ID: 12, Path: "/Docs", ETag: "62d78eb7b2d1c", MIME: nextcloud.FolderMIME, Size: 4242,
+	wantDir := hs.FileInfo{ID: 12, Path: "/Docs", ETag: "62d78eb7b2d1c", MIME: nextcloud.FolderMIME, Size: 4242,
 		IsDir: true, Modified: time.Date(2022, 7, 20, 5, 12, 23, 0, time.UTC), Permissions: "RGDNVCK", Owner: "alice"}
 	if dir != wantDir {
 		t.Errorf("Stat = %+v, want %+v", dir, wantDir)
@@ -197,47 +197,47 @@ func TestErrorMapping(t *testing.T) {
 		{"webdav 404", 404, sabre404, func(c *nextcloud.Client) error {
 			_, err := c.Stat(context.Background(), "alice", "/Docs/missing.md")
 			return err
-		}, hybridsearch.ENOTFOUND, "could not be located"},
+		}, hs.ENOTFOUND, "could not be located"},
 		{"ocs v1 200 with failure", 200, v1failure, func(c *nextcloud.Client) error {
 			_, err := c.ListUsers(context.Background())
 			return err
-		}, hybridsearch.ENOTFOUND, "does not exist"},
+		}, hs.ENOTFOUND, "does not exist"},
 		{"webdav 207 with garbage", 207, []byte("<not xml"), func(c *nextcloud.Client) error {
 			_, err := c.List(context.Background(), "alice", "/")
 			return err
-		}, hybridsearch.EINTERNAL, ""},
+		}, hs.EINTERNAL, ""},
 		{"webdav 401", 401, nil, func(c *nextcloud.Client) error {
 			_, err := c.List(context.Background(), "alice", "/")
 			return err
-		}, hybridsearch.EUNAUTHORIZED, ""},
+		}, hs.EUNAUTHORIZED, ""},
 		{"webdav 423 locked", 423, nil, func(c *nextcloud.Client) error {
 			_, _, err := c.Download(context.Background(), "alice", "/x", 0)
 			return err
-		}, hybridsearch.ECONFLICT, ""},
+		}, hs.ECONFLICT, ""},
 		{"webdav 503", 503, nil, func(c *nextcloud.Client) error {
 			_, err := c.FindByID(context.Background(), "alice", 7)
 			return err
-		}, hybridsearch.EUNAVAILABLE, ""},
+		}, hs.EUNAVAILABLE, ""},
 		{"notes 412", 412, []byte(`{"message":"stale"}`), func(c *nextcloud.Client) error {
 			_, err := c.GetNote(context.Background(), "alice", 7)
 			return err
-		}, hybridsearch.ECONFLICT, "stale"},
+		}, hs.ECONFLICT, "stale"},
 		{"notes 403", 403, []byte(`{}`), func(c *nextcloud.Client) error {
 			_, err := c.ListNotes(context.Background(), "alice", nextcloud.ListNotesOptions{})
 			return err
-		}, hybridsearch.EUNAUTHORIZED, ""},
+		}, hs.EUNAUTHORIZED, ""},
 		{"ocs 429 throttled", 429, nil, func(c *nextcloud.Client) error {
 			_, err := c.ListWebhooks(context.Background(), "")
 			return err
-		}, hybridsearch.EUNAVAILABLE, ""},
+		}, hs.EUNAVAILABLE, ""},
 		{"status.php maintenance", 200, []byte(`{"installed":true,"maintenance":true,"needsDbUpgrade":false}`), func(c *nextcloud.Client) error {
 			_, err := c.Ping(context.Background())
 			return err
-		}, hybridsearch.EUNAVAILABLE, "maintenance=true"},
+		}, hs.EUNAVAILABLE, "maintenance=true"},
 		{"status.php garbage", 200, []byte(`<html>`), func(c *nextcloud.Client) error {
 			_, err := c.Ping(context.Background())
 			return err
-		}, hybridsearch.EUNAVAILABLE, ""},
+		}, hs.EUNAVAILABLE, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -258,7 +258,7 @@ func TestErrorMapping(t *testing.T) {
 // assertNoSecret fails if err shows the secret or the auth header value.
 func assertNoSecret(t *testing.T, err error) {
 	t.Helper()
-	for _, s := range []string{err.Error(), hybridsearch.ErrorMessage(err)} {
+	for _, s := range []string{err.Error(), hs.ErrorMessage(err)} {
 		if strings.Contains(s, fakeSecret) || strings.Contains(s, nextcloud.AuthHeaderValue("", fakeSecret)) ||
 			strings.Contains(s, nextcloud.AuthHeaderValue("alice", fakeSecret)) {
 			t.Errorf("error shows the secret: %q", s)
@@ -307,7 +307,7 @@ func TestUnreachable(t *testing.T) {
 	}
 	for name, call := range calls {
 		err := call()
-		wantKind(t, name, err, hybridsearch.EUNAVAILABLE)
+		wantKind(t, name, err, hs.EUNAVAILABLE)
 		assertNoSecret(t, err)
 	}
 }
@@ -325,7 +325,7 @@ func TestTimeouts(t *testing.T) {
 	c.Timeout = 50 * time.Millisecond
 	start := time.Now()
 	_, err := c.Stat(context.Background(), "alice", "/")
-	wantKind(t, "default timeout", err, hybridsearch.EUNAVAILABLE)
+	wantKind(t, "default timeout", err, hs.EUNAVAILABLE)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("default timeout error %v does not wrap context.DeadlineExceeded", err)
 	}
@@ -337,7 +337,7 @@ func TestTimeouts(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, err = c.ListUsers(ctx)
-	wantKind(t, "context deadline", err, hybridsearch.EUNAVAILABLE)
+	wantKind(t, "context deadline", err, hs.EUNAVAILABLE)
 }
 
 func TestDownloadCapWithoutContentLength(t *testing.T) {
@@ -355,13 +355,13 @@ func TestDownloadCapWithoutContentLength(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	want := hybridsearch.FileInfo{Path: "/big.txt", ETag: "e1", MIME: "text/plain",
+	want := hs.FileInfo{Path: "/big.txt", ETag: "e1", MIME: "text/plain",
 		Modified: time.Date(2022, 7, 20, 5, 12, 23, 0, time.UTC)}
 	if fi != want {
 		t.Errorf("Download info = %+v, want %+v", fi, want)
 	}
 	b, err := io.ReadAll(rc)
-	wantKind(t, "read past cap", err, hybridsearch.ETOOLARGE)
+	wantKind(t, "read past cap", err, hs.ETOOLARGE)
 	if len(b) > 500 {
 		t.Errorf("read %d bytes past a 500 byte cap", len(b))
 	}
@@ -382,6 +382,6 @@ func TestEmptyUserRefused(t *testing.T) {
 		"dotdot":       func() error { _, err := c.Stat(ctx, "alice", "/../bob/files"); return err },
 	}
 	for name, call := range calls {
-		wantKind(t, name, call(), hybridsearch.EINVALID)
+		wantKind(t, name, call(), hs.EINVALID)
 	}
 }

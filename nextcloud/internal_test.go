@@ -6,14 +6,14 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 func TestHrefToPath(t *testing.T) {
 	tests := []struct {
 		name string
 		href string
-		user hybridsearch.UserID
+		user hs.UserID
 		want string
 		ok   bool
 	}{
@@ -71,8 +71,8 @@ func TestCleanPath(t *testing.T) {
 			if (err != nil) != tt.wantErr || got != tt.want {
 				t.Errorf("cleanPath(%q) = %q, %v, want %q, error %t", tt.in, got, err, tt.want, tt.wantErr)
 			}
-			if err != nil && hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
-				t.Errorf("cleanPath(%q) kind = %s, want %s", tt.in, hybridsearch.ErrorKind(err), hybridsearch.EINVALID)
+			if err != nil && hs.ErrorKind(err) != hs.EINVALID {
+				t.Errorf("cleanPath(%q) kind = %s, want %s", tt.in, hs.ErrorKind(err), hs.EINVALID)
 			}
 		})
 	}
@@ -83,23 +83,23 @@ func TestStatusKind(t *testing.T) {
 		code int
 		want string
 	}{
-		{400, hybridsearch.EINVALID},
-		{401, hybridsearch.EUNAUTHORIZED},
-		{403, hybridsearch.EUNAUTHORIZED},
-		{997, hybridsearch.EUNAUTHORIZED},
-		{404, hybridsearch.ENOTFOUND},
-		{998, hybridsearch.ENOTFOUND},
-		{409, hybridsearch.ECONFLICT},
-		{412, hybridsearch.ECONFLICT},
-		{423, hybridsearch.ECONFLICT},
-		{413, hybridsearch.ETOOLARGE},
-		{429, hybridsearch.EUNAVAILABLE},
-		{500, hybridsearch.EUNAVAILABLE},
-		{502, hybridsearch.EUNAVAILABLE},
-		{503, hybridsearch.EUNAVAILABLE},
-		{996, hybridsearch.EUNAVAILABLE},
-		{422, hybridsearch.EINVALID},
-		{302, hybridsearch.EINTERNAL},
+		{400, hs.EINVALID},
+		{401, hs.EUNAUTHORIZED},
+		{403, hs.EUNAUTHORIZED},
+		{997, hs.EUNAUTHORIZED},
+		{404, hs.ENOTFOUND},
+		{998, hs.ENOTFOUND},
+		{409, hs.ECONFLICT},
+		{412, hs.ECONFLICT},
+		{423, hs.ECONFLICT},
+		{413, hs.ETOOLARGE},
+		{429, hs.EUNAVAILABLE},
+		{500, hs.EUNAVAILABLE},
+		{502, hs.EUNAVAILABLE},
+		{503, hs.EUNAVAILABLE},
+		{996, hs.EUNAVAILABLE},
+		{422, hs.EINVALID},
+		{302, hs.EINTERNAL},
 	}
 	for _, tt := range tests {
 		if got := statusKind(tt.code); got != tt.want {
@@ -119,16 +119,16 @@ func TestDecodeOCS(t *testing.T) {
 		{"v2 ok", 200, `{"ocs":{"meta":{"status":"ok","statuscode":200,"message":"OK"},"data":["a","b"]}}`, "", []string{"a", "b"}},
 		{"v1 ok", 200, `{"ocs":{"meta":{"status":"ok","statuscode":100,"message":"OK","totalitems":"","itemsperpage":""},"data":["a"]}}`, "", []string{"a"}},
 		{"empty data", 200, `{"ocs":{"meta":{"status":"ok","statuscode":200,"message":"OK"},"data":[]}}`, "", nil},
-		{"v1 200 with 404", 200, `{"ocs":{"meta":{"status":"failure","statuscode":404,"message":"nope"},"data":[]}}`, hybridsearch.ENOTFOUND, nil},
-		{"v1 200 with 998", 200, `{"ocs":{"meta":{"status":"failure","statuscode":998,"message":"nope"},"data":[]}}`, hybridsearch.ENOTFOUND, nil},
-		{"v1 200 with 400", 200, `{"ocs":{"meta":{"status":"failure","statuscode":400,"message":"bad"},"data":[]}}`, hybridsearch.EINVALID, nil},
-		{"v1 200 with 403", 200, `{"ocs":{"meta":{"status":"failure","statuscode":403,"message":"no"},"data":[]}}`, hybridsearch.EUNAUTHORIZED, nil},
-		{"v2 401 997", 401, `{"ocs":{"meta":{"status":"failure","statuscode":997,"message":"Current user is not logged in"},"data":[]}}`, hybridsearch.EUNAUTHORIZED, nil},
-		{"v2 404 998", 404, `{"ocs":{"meta":{"status":"failure","statuscode":998,"message":""},"data":[]}}`, hybridsearch.ENOTFOUND, nil},
-		{"v2 409", 409, `{"ocs":{"meta":{"status":"failure","statuscode":409,"message":"x"},"data":[]}}`, hybridsearch.ECONFLICT, nil},
-		{"plain 500", 500, `<html>oops</html>`, hybridsearch.EUNAVAILABLE, nil},
-		{"plain 503 maintenance", 503, `{"message":"maintenance"}`, hybridsearch.EUNAVAILABLE, nil},
-		{"not json on 200", 200, `<?xml version="1.0"?><ocs/>`, hybridsearch.EINTERNAL, nil},
+		{"v1 200 with 404", 200, `{"ocs":{"meta":{"status":"failure","statuscode":404,"message":"nope"},"data":[]}}`, hs.ENOTFOUND, nil},
+		{"v1 200 with 998", 200, `{"ocs":{"meta":{"status":"failure","statuscode":998,"message":"nope"},"data":[]}}`, hs.ENOTFOUND, nil},
+		{"v1 200 with 400", 200, `{"ocs":{"meta":{"status":"failure","statuscode":400,"message":"bad"},"data":[]}}`, hs.EINVALID, nil},
+		{"v1 200 with 403", 200, `{"ocs":{"meta":{"status":"failure","statuscode":403,"message":"no"},"data":[]}}`, hs.EUNAUTHORIZED, nil},
+		{"v2 401 997", 401, `{"ocs":{"meta":{"status":"failure","statuscode":997,"message":"Current user is not logged in"},"data":[]}}`, hs.EUNAUTHORIZED, nil},
+		{"v2 404 998", 404, `{"ocs":{"meta":{"status":"failure","statuscode":998,"message":""},"data":[]}}`, hs.ENOTFOUND, nil},
+		{"v2 409", 409, `{"ocs":{"meta":{"status":"failure","statuscode":409,"message":"x"},"data":[]}}`, hs.ECONFLICT, nil},
+		{"plain 500", 500, `<html>oops</html>`, hs.EUNAVAILABLE, nil},
+		{"plain 503 maintenance", 503, `{"message":"maintenance"}`, hs.EUNAVAILABLE, nil},
+		{"not json on 200", 200, `<?xml version="1.0"?><ocs/>`, hs.EINTERNAL, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,7 +148,7 @@ func kindOf(err error) string {
 	if err == nil {
 		return ""
 	}
-	return hybridsearch.ErrorKind(err)
+	return hs.ErrorKind(err)
 }
 
 func TestUnquoteETag(t *testing.T) {
@@ -168,7 +168,7 @@ func TestCappedReader(t *testing.T) {
 	}{
 		{"under", "hello", 10, ""},
 		{"exact", "hello", 5, ""},
-		{"over", "hello!", 5, hybridsearch.ETOOLARGE},
+		{"over", "hello!", 5, hs.ETOOLARGE},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -205,8 +205,8 @@ func TestReadAllCapsBodies(t *testing.T) {
 		t.Fatalf("readAll(maxBody) = %d bytes, %v", len(b), err)
 	}
 	_, err = readAll("GET /x", io.LimitReader(zeros{}, maxBody+1))
-	if k := kindOf(err); k != hybridsearch.ETOOLARGE {
-		t.Errorf("readAll(maxBody+1) kind = %q (%v), want %s", k, err, hybridsearch.ETOOLARGE)
+	if k := kindOf(err); k != hs.ETOOLARGE {
+		t.Errorf("readAll(maxBody+1) kind = %q (%v), want %s", k, err, hs.ETOOLARGE)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // notesAPI is the Notes app's REST base. index.php works with and without
@@ -17,14 +17,14 @@ const notesAPI = "/index.php/apps/notes/api/v1"
 
 // Note is a note of the Notes app. Its ID is the note file's id.
 type Note struct {
-	ID       hybridsearch.FileID `json:"id"`
-	ETag     string              `json:"etag"` // the Notes app's own etag, not the WebDAV one
-	ReadOnly bool                `json:"readonly"`
-	Modified time.Time           `json:"modified"`
-	Title    string              `json:"title"`
-	Category string              `json:"category"` // folder below the notes folder, "/"-separated
-	Content  string              `json:"content"`
-	Favorite bool                `json:"favorite"`
+	ID       hs.FileID `json:"id"`
+	ETag     string    `json:"etag"` // the Notes app's own etag, not the WebDAV one
+	ReadOnly bool      `json:"readonly"`
+	Modified time.Time `json:"modified"`
+	Title    string    `json:"title"`
+	Category string    `json:"category"` // folder below the notes folder, "/"-separated
+	Content  string    `json:"content"`
+	Favorite bool      `json:"favorite"`
 }
 
 // UnmarshalJSON reads the Notes API's note object (modified in unix
@@ -44,7 +44,7 @@ func (n *Note) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*n = Note{
-		ID:       hybridsearch.FileID(jsonInt(raw.ID)),
+		ID:       hs.FileID(jsonInt(raw.ID)),
 		ETag:     jsonString(raw.ETag),
 		ReadOnly: jsonBool(raw.ReadOnly),
 		Title:    jsonString(raw.Title),
@@ -72,7 +72,7 @@ type NoteSettings struct {
 }
 
 // ListNotes returns user's notes.
-func (c *Client) ListNotes(ctx context.Context, user hybridsearch.UserID, opts ListNotesOptions) ([]Note, error) {
+func (c *Client) ListNotes(ctx context.Context, user hs.UserID, opts ListNotesOptions) ([]Note, error) {
 	q := url.Values{}
 	if opts.Category != "" {
 		q.Set("category", opts.Category)
@@ -91,21 +91,21 @@ func (c *Client) ListNotes(ctx context.Context, user hybridsearch.UserID, opts L
 }
 
 // GetNote returns one note of user; ENOTFOUND if there is none with id.
-func (c *Client) GetNote(ctx context.Context, user hybridsearch.UserID, id hybridsearch.FileID) (Note, error) {
+func (c *Client) GetNote(ctx context.Context, user hs.UserID, id hs.FileID) (Note, error) {
 	var n Note
 	err := c.notesJSON(ctx, user, "/notes/"+strconv.FormatInt(int64(id), 10), nil, &n)
 	return n, err
 }
 
 // NotesSettings returns user's Notes settings.
-func (c *Client) NotesSettings(ctx context.Context, user hybridsearch.UserID) (NoteSettings, error) {
+func (c *Client) NotesSettings(ctx context.Context, user hs.UserID) (NoteSettings, error) {
 	var s NoteSettings
 	err := c.notesJSON(ctx, user, "/settings", nil, &s)
 	return s, err
 }
 
 // notesJSON GETs a Notes API path as user and decodes the JSON answer.
-func (c *Client) notesJSON(ctx context.Context, user hybridsearch.UserID, p string, q url.Values, out any) error {
+func (c *Client) notesJSON(ctx context.Context, user hs.UserID, p string, q url.Values, out any) error {
 	if err := requireUser("notes", user); err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func (c *Client) getJSON(ctx context.Context, r *request, out any) error {
 		return statusError(r.op(), status, e.Message)
 	}
 	if err := json.Unmarshal(b, out); err != nil {
-		return errorf(hybridsearch.EINTERNAL, "%s: decode JSON: %w", r.op(), err)
+		return errorf(hs.EINTERNAL, "%s: decode JSON: %w", r.op(), err)
 	}
 	return nil
 }

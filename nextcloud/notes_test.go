@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
 )
 
@@ -20,7 +20,7 @@ func TestNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[hybridsearch.FileID]nextcloud.Note{}
+	byID := map[hs.FileID]nextcloud.Note{}
 	for _, n := range notes {
 		byID[n.ID] = n
 	}
@@ -34,7 +34,7 @@ func TestNotes(t *testing.T) {
 		{shopping.ID, "Shopping", "", "- milk\n- Brötchen"},
 		{plan.ID, "Plan 日本", "Work/2026", "# Plan\n"},
 	} {
-		n, ok := byID[hybridsearch.FileID(want.id)]
+		n, ok := byID[hs.FileID(want.id)]
 		if !ok || n.Title != want.title || n.Category != want.category || n.Content != want.content ||
 			n.ETag == "" || n.Modified.IsZero() || n.ReadOnly || n.Favorite {
 			t.Errorf("note %d = %+v, want %q in %q with %q", want.id, n, want.title, want.category, want.content)
@@ -45,16 +45,16 @@ func TestNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(light) != 1 || light[0].ID != hybridsearch.FileID(plan.ID) || light[0].Content != "" || light[0].Title != "Plan 日本" {
+	if len(light) != 1 || light[0].ID != hs.FileID(plan.ID) || light[0].Content != "" || light[0].Title != "Plan 日本" {
 		t.Errorf("ListNotes(exclude content, category) = %+v", light)
 	}
 
-	got, err := e.c.GetNote(ctx, "alice", hybridsearch.FileID(shopping.ID))
+	got, err := e.c.GetNote(ctx, "alice", hs.FileID(shopping.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != byID[hybridsearch.FileID(shopping.ID)] {
-		t.Errorf("GetNote = %+v, want %+v", got, byID[hybridsearch.FileID(shopping.ID)])
+	if got != byID[hs.FileID(shopping.ID)] {
+		t.Errorf("GetNote = %+v, want %+v", got, byID[hs.FileID(shopping.ID)])
 	}
 	// A note's id is its file id.
 	fi, err := e.c.FindByID(ctx, "alice", got.ID)
@@ -63,9 +63,9 @@ func TestNotes(t *testing.T) {
 	}
 
 	_, err = e.c.GetNote(ctx, "alice", 987654)
-	wantKind(t, "GetNote missing", err, hybridsearch.ENOTFOUND)
-	_, err = e.c.GetNote(ctx, "carol", hybridsearch.FileID(shopping.ID))
-	wantKind(t, "GetNote of another user's note", err, hybridsearch.ENOTFOUND)
+	wantKind(t, "GetNote missing", err, hs.ENOTFOUND)
+	_, err = e.c.GetNote(ctx, "carol", hs.FileID(shopping.ID))
+	wantKind(t, "GetNote of another user's note", err, hs.ENOTFOUND)
 
 	settings, err := e.c.NotesSettings(ctx, "alice")
 	if err != nil {
@@ -81,7 +81,7 @@ func TestNotesDiscovered(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	settings, err := e.c.NotesSettings(ctx, e.user)
-	if e.sim == nil && hybridsearch.ErrorKind(err) == hybridsearch.ENOTFOUND {
+	if e.sim == nil && hs.ErrorKind(err) == hs.ENOTFOUND {
 		t.Skip("the Notes app is not installed")
 	}
 	if err != nil {

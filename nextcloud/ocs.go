@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // ocsEnvelope is the JSON form of an OCS v1 or v2 response.
@@ -25,13 +25,13 @@ type ocsEnvelope struct {
 // ocs calls an OCS endpoint as user and decodes ocs.data into out (if
 // non-nil). body, if non-nil, is sent as JSON. Failures, including v1's
 // "HTTP 200 with a failing statuscode", become error kinds.
-func (c *Client) ocs(ctx context.Context, user hybridsearch.UserID, method, path string, query url.Values, body, out any) error {
+func (c *Client) ocs(ctx context.Context, user hs.UserID, method, path string, query url.Values, body, out any) error {
 	r := &request{method: method, path: path, query: query, user: user,
 		header: http.Header{"Accept": {"application/json"}}}
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return errorf(hybridsearch.EINVALID, "%s: encode body: %w", r.op(), err)
+			return errorf(hs.EINVALID, "%s: encode body: %w", r.op(), err)
 		}
 		r.body, r.ctype = b, "application/json"
 	}
@@ -59,7 +59,7 @@ func decodeOCS(op string, status int, b []byte, out any) error {
 		return statusError(op, code, msg)
 	}
 	if jsonErr != nil {
-		return errorf(hybridsearch.EINTERNAL, "%s: not an OCS JSON response: %w", op, jsonErr)
+		return errorf(hs.EINTERNAL, "%s: not an OCS JSON response: %w", op, jsonErr)
 	}
 	if !ocsOK(meta.Status, meta.StatusCode) {
 		return statusError(op, meta.StatusCode, meta.Message)
@@ -68,7 +68,7 @@ func decodeOCS(op string, status int, b []byte, out any) error {
 		return nil
 	}
 	if err := json.Unmarshal(env.OCS.Data, out); err != nil {
-		return errorf(hybridsearch.EINTERNAL, "%s: decode OCS data: %w", op, err)
+		return errorf(hs.EINTERNAL, "%s: decode OCS data: %w", op, err)
 	}
 	return nil
 }

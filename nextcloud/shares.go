@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // sharesPath is the OCS sharing API.
@@ -31,12 +31,12 @@ type Share struct {
 	ShareType            int
 	ShareWith            string // user, group, ... the share goes to
 	ShareWithDisplayName string
-	Owner                hybridsearch.UserID // uid_owner: who shared it
-	FileOwner            hybridsearch.UserID // uid_file_owner: who owns the file
-	Path                 string              // in the viewer's tree (the recipient's for shared_with_me)
-	ItemType             string              // "file" or "folder"
-	FileID               hybridsearch.FileID // item_source / file_source
-	FileTarget           string              // path in the recipient's tree
+	Owner                hs.UserID // uid_owner: who shared it
+	FileOwner            hs.UserID // uid_file_owner: who owns the file
+	Path                 string    // in the viewer's tree (the recipient's for shared_with_me)
+	ItemType             string    // "file" or "folder"
+	FileID               hs.FileID // item_source / file_source
+	FileTarget           string    // path in the recipient's tree
 	Permissions          int
 	MIME                 string
 	Created              time.Time  // stime
@@ -55,18 +55,18 @@ func (s *Share) UnmarshalJSON(b []byte) error {
 		ShareType:            int(jsonInt(raw["share_type"])),
 		ShareWith:            jsonString(raw["share_with"]),
 		ShareWithDisplayName: jsonString(raw["share_with_displayname"]),
-		Owner:                hybridsearch.UserID(jsonString(raw["uid_owner"])),
-		FileOwner:            hybridsearch.UserID(jsonString(raw["uid_file_owner"])),
+		Owner:                hs.UserID(jsonString(raw["uid_owner"])),
+		FileOwner:            hs.UserID(jsonString(raw["uid_file_owner"])),
 		Path:                 jsonString(raw["path"]),
 		ItemType:             jsonString(raw["item_type"]),
-		FileID:               hybridsearch.FileID(jsonInt(raw["file_source"])),
+		FileID:               hs.FileID(jsonInt(raw["file_source"])),
 		FileTarget:           jsonString(raw["file_target"]),
 		Permissions:          int(jsonInt(raw["permissions"])),
 		MIME:                 jsonString(raw["mimetype"]),
 		HideDownload:         jsonBool(raw["hide_download"]),
 	}
 	if s.FileID == 0 {
-		s.FileID = hybridsearch.FileID(jsonInt(raw["item_source"]))
+		s.FileID = hs.FileID(jsonInt(raw["item_source"]))
 	}
 	if ts := jsonInt(raw["stime"]); ts > 0 {
 		s.Created = time.Unix(ts, 0).UTC()
@@ -81,7 +81,7 @@ func (s *Share) UnmarshalJSON(b []byte) error {
 }
 
 // SharedWithMe returns the shares user has received.
-func (c *Client) SharedWithMe(ctx context.Context, user hybridsearch.UserID) ([]Share, error) {
+func (c *Client) SharedWithMe(ctx context.Context, user hs.UserID) ([]Share, error) {
 	if err := requireUser("shared with me", user); err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (c *Client) SharedWithMe(ctx context.Context, user hybridsearch.UserID) ([]
 
 // SharesOf returns the shares on p (and reshares by others) as its owner
 // user sees them. ENOTFOUND if user has no such path.
-func (c *Client) SharesOf(ctx context.Context, user hybridsearch.UserID, p string) ([]Share, error) {
+func (c *Client) SharesOf(ctx context.Context, user hs.UserID, p string) ([]Share, error) {
 	if err := requireUser("shares of", user); err != nil {
 		return nil, err
 	}
@@ -114,12 +114,12 @@ func (c *Client) SharesOf(ctx context.Context, user hybridsearch.UserID, p strin
 // SharedWith returns the shares user has received (SharedWithMe, one OCS
 // call), each at the path user sees it at, for the share refresh before a
 // search.
-func (c *Client) SharedWith(ctx context.Context, user hybridsearch.UserID) ([]hybridsearch.Share, error) {
+func (c *Client) SharedWith(ctx context.Context, user hs.UserID) ([]hs.Share, error) {
 	shares, err := c.SharedWithMe(ctx, user)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]hybridsearch.Share, 0, len(shares))
+	out := make([]hs.Share, 0, len(shares))
 	for _, s := range shares {
 		if s.FileID <= 0 {
 			continue
@@ -133,7 +133,7 @@ func (c *Client) SharedWith(ctx context.Context, user hybridsearch.UserID) ([]hy
 				p = clean
 			}
 		}
-		out = append(out, hybridsearch.Share{ID: s.ID, FileID: s.FileID, Path: p, IsDir: s.ItemType == "folder"})
+		out = append(out, hs.Share{ID: s.ID, FileID: s.FileID, Path: p, IsDir: s.ItemType == "folder"})
 	}
 	return out, nil
 }
@@ -149,7 +149,7 @@ func (c *Client) SharedWith(ctx context.Context, user hybridsearch.UserID) ([]hy
 // team, Talk and other shares); link, e-mail and federated shares reach
 // no user of this Nextcloud. user needs the share permission on p
 // (Nextcloud fails the call otherwise).
-func (c *Client) SharedAbove(ctx context.Context, user hybridsearch.UserID, p string) (users []hybridsearch.UserID, folders []hybridsearch.FileID, err error) {
+func (c *Client) SharedAbove(ctx context.Context, user hs.UserID, p string) (users []hs.UserID, folders []hs.FileID, err error) {
 	if err := requireUser("shared above", user); err != nil {
 		return nil, nil, err
 	}
@@ -161,20 +161,20 @@ func (c *Client) SharedAbove(ctx context.Context, user hybridsearch.UserID, p st
 	if err := c.ocs(ctx, user, http.MethodGet, sharesPath+"/inherited", url.Values{"path": {clean}}, nil, &shares); err != nil {
 		return nil, nil, err
 	}
-	seenUser := map[hybridsearch.UserID]bool{}
-	addUser := func(u hybridsearch.UserID) {
+	seenUser := map[hs.UserID]bool{}
+	addUser := func(u hs.UserID) {
 		if u != "" && !seenUser[u] {
 			seenUser[u] = true
 			users = append(users, u)
 		}
 	}
-	seenFolder := map[hybridsearch.FileID]bool{}
+	seenFolder := map[hs.FileID]bool{}
 	for _, s := range shares {
 		addUser(s.Owner)
 		addUser(s.FileOwner)
 		switch s.ShareType {
 		case ShareUser:
-			addUser(hybridsearch.UserID(s.ShareWith))
+			addUser(hs.UserID(s.ShareWith))
 		case ShareLink, ShareEmail, ShareFederated:
 		default:
 			if s.FileID > 0 && !seenFolder[s.FileID] {

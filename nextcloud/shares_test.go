@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
 )
 
@@ -47,7 +47,7 @@ func TestShares(t *testing.T) {
 		t.Errorf("SharesOf(unshared) = %+v, %v, want none", none, err)
 	}
 	_, err = e.c.SharesOf(ctx, "bob", "/Shared/missing.md")
-	wantKind(t, "SharesOf missing", err, hybridsearch.ENOTFOUND)
+	wantKind(t, "SharesOf missing", err, hs.ENOTFOUND)
 }
 
 // TestSharedWithMeDiscovered runs against a real server too.
@@ -83,18 +83,18 @@ func TestSharedAbove(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(users)
-	if !slices.Equal(users, []hybridsearch.UserID{"alice", "bob", "carol"}) || len(folders) != 0 {
+	if !slices.Equal(users, []hs.UserID{"alice", "bob", "carol"}) || len(folders) != 0 {
 		t.Errorf("SharedAbove(alice, q3) = %v, %v; want alice, bob, carol", users, folders)
 	}
 	// Bob sees /Team at /Team and may reshare: he is told the same.
 	users, _, err = e.c.SharedAbove(ctx, "bob", "/Team/Plans/q3.md")
 	slices.Sort(users)
-	if err != nil || !slices.Equal(users, []hybridsearch.UserID{"alice", "bob", "carol"}) {
+	if err != nil || !slices.Equal(users, []hs.UserID{"alice", "bob", "carol"}) {
 		t.Errorf("SharedAbove(bob, q3) = %v, %v", users, err)
 	}
 	if users, folders, err := e.c.SharedAbove(ctx, "alice", "/Private/own.md"); err != nil || len(users)+len(folders) != 0 {
 		t.Errorf("SharedAbove of a private file = %v, %v, %v; want none", users, folders, err)
 	}
 	_, _, err = e.c.SharedAbove(ctx, "alice", "/Team/missing.md")
-	wantKind(t, "SharedAbove of a missing file", err, hybridsearch.ENOTFOUND)
+	wantKind(t, "SharedAbove of a missing file", err, hs.ENOTFOUND)
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // ServerStatus is what /status.php reports.
@@ -25,13 +25,13 @@ func (c *Client) Ping(ctx context.Context) (ServerStatus, error) {
 		header: http.Header{"Accept": {"application/json"}}}
 	var st ServerStatus
 	if err := c.getJSON(ctx, r, &st); err != nil {
-		if hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
-			err = hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "nextcloud: status: unusable answer")
+		if hs.ErrorKind(err) != hs.EUNAVAILABLE {
+			err = hs.WrapError(hs.EUNAVAILABLE, err, "nextcloud: status: unusable answer")
 		}
 		return st, err
 	}
 	if !st.Installed || st.Maintenance || st.NeedsDBUpgrade {
-		return st, errorf(hybridsearch.EUNAVAILABLE, "status: installed=%t maintenance=%t needsDbUpgrade=%t",
+		return st, errorf(hs.EUNAVAILABLE, "status: installed=%t maintenance=%t needsDbUpgrade=%t",
 			st.Installed, st.Maintenance, st.NeedsDBUpgrade)
 	}
 	return st, nil

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // SettingsForm is a declarative settings form (Nextcloud's
@@ -53,7 +53,7 @@ type SettingsOption struct {
 // (POST /api/v1/ui/settings). Made with no user.
 func (c *Client) RegisterSettingsForm(ctx context.Context, f SettingsForm) error {
 	if f.ID == "" || (f.SectionType != "admin" && f.SectionType != "personal") {
-		return errorf(hybridsearch.EINVALID, "register settings form: an id and a section type admin or personal are required")
+		return errorf(hs.EINVALID, "register settings form: an id and a section type admin or personal are required")
 	}
 	if f.StorageType == "" {
 		f.StorageType = "external"
@@ -86,7 +86,7 @@ type FileAction struct {
 // (POST /api/v2/ui/files-actions-menu). Made with no user.
 func (c *Client) RegisterFileAction(ctx context.Context, a FileAction) error {
 	if a.Name == "" || a.DisplayName == "" || a.ActionHandler == "" {
-		return errorf(hybridsearch.EINVALID, "register file action: name, display name and handler are required")
+		return errorf(hs.EINVALID, "register file action: name, display name and handler are required")
 	}
 	body := map[string]any{"name": a.Name, "displayName": a.DisplayName, "actionHandler": a.ActionHandler,
 		"icon": a.Icon, "mime": a.MIME, "permissions": 1, "order": a.Order}

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // Defaults of a UserDirectory whose durations are zero.
@@ -36,9 +36,11 @@ type UserDirectory struct {
 	// Recheck is how old the list must be before a user missing from it
 	// causes a new one; 0 means DefaultUserListRecheck.
 	Recheck time.Duration
+	// Now is the clock the list's age is read on; nil means time.Now.
+	Now func() time.Time
 
 	mu      sync.Mutex
-	users   map[hybridsearch.UserID]bool
+	users   map[hs.UserID]bool
 	fetched time.Time
 	loading chan struct{} // closed when the list being fetched is in
 	err     error         // of the last fetch
@@ -46,7 +48,7 @@ type UserDirectory struct {
 
 // UserExists reports whether user exists in Nextcloud. It returns an error
 // (EUNAVAILABLE, ...) only when the list is needed and cannot be had.
-func (d *UserDirectory) UserExists(ctx context.Context, user hybridsearch.UserID) (bool, error) {
+func (d *UserDirectory) UserExists(ctx context.Context, user hs.UserID) (bool, error) {
 	return d.lookup(ctx, user, d.maxAge())
 }
 
@@ -56,7 +58,7 @@ func (d *UserDirectory) UserExists(ctx context.Context, user hybridsearch.UserID
 // lib/Service/AppAPIService.php finalizeRequestToNC). Both must agree, so
 // a list that misses a user (a user backend that answered in part) never
 // makes the app forget them. An error means it could not be told.
-func (d *UserDirectory) Gone(ctx context.Context, user hybridsearch.UserID) (bool, error) {
+func (d *UserDirectory) Gone(ctx context.Context, user hs.UserID) (bool, error) {
 	if user == "" {
 		return false, nil
 	}
@@ -65,10 +67,10 @@ func (d *UserDirectory) Gone(ctx context.Context, user hybridsearch.UserID) (boo
 		return false, err
 	}
 	_, err = d.Client.IsAdmin(ctx, user)
-	switch hybridsearch.ErrorKind(err) {
+	switch hs.ErrorKind(err) {
 	case "":
 		return false, nil // Nextcloud answers as them, whatever the list says
-	case hybridsearch.EUNAUTHORIZED:
+	case hs.EUNAUTHORIZED:
 		return true, nil
 	}
 	return false, err
@@ -76,13 +78,13 @@ func (d *UserDirectory) Gone(ctx context.Context, user hybridsearch.UserID) (boo
 
 // lookup answers from a list in which a listed user is trusted for trust
 // and a missing one for Recheck, fetching a new list otherwise.
-func (d *UserDirectory) lookup(ctx context.Context, user hybridsearch.UserID, trust time.Duration) (bool, error) {
+func (d *UserDirectory) lookup(ctx context.Context, user hs.UserID, trust time.Duration) (bool, error) {
 	if user == "" {
 		return false, nil
 	}
 	for {
 		d.mu.Lock()
-		age := time.Since(d.fetched)
+		age := d.now().Sub(d.fetched)
 		if d.users != nil {
 			if d.users[user] && age < trust {
 				d.mu.Unlock()
@@ -102,7 +104,7 @@ func (d *UserDirectory) lookup(ctx context.Context, user hybridsearch.UserID, tr
 				return false, ctx.Err()
 			}
 			d.mu.Lock()
-			err, fresh := d.err, time.Since(d.fetched) < d.recheck()
+			err, fresh := d.err, d.now().Sub(d.fetched) < d.recheck()
 			found := d.users[user]
 			d.mu.Unlock()
 			if err != nil {
@@ -120,7 +122,7 @@ func (d *UserDirectory) lookup(ctx context.Context, user hybridsearch.UserID, tr
 }
 
 // load fetches the list, stores it and answers for user.
-func (d *UserDirectory) load(ctx context.Context, user hybridsearch.UserID) (bool, error) {
+func (d *UserDirectory) load(ctx context.Context, user hs.UserID) (bool, error) {
 	ids, err := d.Client.ListUsers(ctx)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -129,12 +131,19 @@ func (d *UserDirectory) load(ctx context.Context, user hybridsearch.UserID) (boo
 	if err != nil {
 		return false, err
 	}
-	d.users = make(map[hybridsearch.UserID]bool, len(ids))
+	d.users = make(map[hs.UserID]bool, len(ids))
 	for _, id := range ids {
 		d.users[id] = true
 	}
-	d.fetched = time.Now()
+	d.fetched = d.now()
 	return d.users[user], nil
+}
+
+func (d *UserDirectory) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
 }
 
 func (d *UserDirectory) maxAge() time.Duration {

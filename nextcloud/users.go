@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // IsAdmin reports whether user is in Nextcloud's admin group, asking
@@ -13,7 +13,7 @@ import (
 // groups). The app uses it where the AppAPI proxy's own access level
 // cannot be relied on: AppAPI ≤ 33.0.7 lets a failed ADMIN route fall
 // through to a later USER route.
-func (c *Client) IsAdmin(ctx context.Context, user hybridsearch.UserID) (bool, error) {
+func (c *Client) IsAdmin(ctx context.Context, user hs.UserID) (bool, error) {
 	if err := requireUser("is admin", user); err != nil {
 		return false, err
 	}

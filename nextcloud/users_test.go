@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
 )
 
@@ -24,7 +24,7 @@ func TestIsAdmin(t *testing.T) {
 	ctx := context.Background()
 	e.sim.AddUser("dora", "Dora", true)
 	tests := []struct {
-		user hybridsearch.UserID
+		user hs.UserID
 		want bool
 	}{{"dora", true}, {"bob", false}}
 	for _, tt := range tests {
@@ -33,8 +33,8 @@ func TestIsAdmin(t *testing.T) {
 			t.Errorf("IsAdmin(%s) = %v, %v; want %v", tt.user, got, err, tt.want)
 		}
 	}
-	wantKind(t, "IsAdmin without a user", func() error { _, err := e.c.IsAdmin(ctx, ""); return err }(), hybridsearch.EINVALID)
-	wantKind(t, "IsAdmin of an unknown user", func() error { _, err := e.c.IsAdmin(ctx, "mallory"); return err }(), hybridsearch.EUNAUTHORIZED)
+	wantKind(t, "IsAdmin without a user", func() error { _, err := e.c.IsAdmin(ctx, ""); return err }(), hs.EINVALID)
+	wantKind(t, "IsAdmin of an unknown user", func() error { _, err := e.c.IsAdmin(ctx, "mallory"); return err }(), hs.EUNAUTHORIZED)
 }
 
 func TestUserDirectory(t *testing.T) {
@@ -47,7 +47,8 @@ func TestUserDirectory(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	d := &nextcloud.UserDirectory{Client: e.c, Recheck: 200 * time.Millisecond}
+	clock := newTestClock()
+	d := &nextcloud.UserDirectory{Client: e.c, Recheck: 200 * time.Millisecond, Now: clock.Now}
 	if ok, err := d.UserExists(ctx, "alice"); err != nil || !ok {
 		t.Fatalf("UserExists(alice) = %v, %v", ok, err)
 	}
@@ -56,7 +57,7 @@ func TestUserDirectory(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 200 {
 		wg.Go(func() {
-			if ok, err := d.UserExists(ctx, hybridsearch.UserID("ghost"+strconv.Itoa(i))); err != nil || ok {
+			if ok, err := d.UserExists(ctx, hs.UserID("ghost"+strconv.Itoa(i))); err != nil || ok {
 				t.Errorf("UserExists(ghost%d) = %v, %v; want false", i, ok, err)
 			}
 		})
@@ -67,7 +68,7 @@ func TestUserDirectory(t *testing.T) {
 	}
 	// A user created now is found once the list is older than Recheck.
 	sim.AddUser("dora", "Dora", false)
-	time.Sleep(250 * time.Millisecond)
+	clock.Advance(250 * time.Millisecond)
 	if ok, err := d.UserExists(ctx, "dora"); err != nil || !ok {
 		t.Errorf("UserExists(dora) after she was added = %v, %v", ok, err)
 	}
@@ -84,14 +85,15 @@ func TestUserDirectoryGone(t *testing.T) {
 	sim := e.needSim(t)
 	ctx := context.Background()
 	sim.AddUser("dora", "Dora", false)
-	d := &nextcloud.UserDirectory{Client: e.c, Recheck: 100 * time.Millisecond}
-	for _, u := range []hybridsearch.UserID{"alice", "dora", ""} {
+	clock := newTestClock()
+	d := &nextcloud.UserDirectory{Client: e.c, Recheck: 100 * time.Millisecond, Now: clock.Now}
+	for _, u := range []hs.UserID{"alice", "dora", ""} {
 		if gone, err := d.Gone(ctx, u); gone || err != nil {
 			t.Errorf("Gone(%q) = %v, %v; want false", u, gone, err)
 		}
 	}
 	sim.DeleteUser("dora")
-	time.Sleep(150 * time.Millisecond) // the list in hand is older than Recheck
+	clock.Advance(150 * time.Millisecond) // the list in hand is older than Recheck
 	if gone, err := d.Gone(ctx, "dora"); !gone || err != nil {
 		t.Errorf("Gone(dora) after her deletion = %v, %v; want true", gone, err)
 	}
@@ -99,7 +101,7 @@ func TestUserDirectoryGone(t *testing.T) {
 		t.Errorf("UserExists(dora) after Gone = %v, %v; want false from the same list", ok, err)
 	}
 	down := &nextcloud.UserDirectory{Client: &nextcloud.Client{BaseURL: "http://127.0.0.1:1", AppID: "x", AppVersion: "1.0.0", AAVersion: "32.0.0", Secret: "s"}}
-	if gone, err := down.Gone(ctx, "dora"); gone || hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
+	if gone, err := down.Gone(ctx, "dora"); gone || hs.ErrorKind(err) != hs.EUNAVAILABLE {
 		t.Errorf("Gone with Nextcloud down = %v, %v; want false and EUNAVAILABLE", gone, err)
 	}
 }
@@ -129,11 +131,11 @@ func TestUserIDsAreEscaped(t *testing.T) {
 	for _, uid := range []string{"jo smith", "o'neil@example.org", "a.b-c_d"} {
 		sim.AddUser(uid, uid, false)
 		f := sim.PutFile(uid, "/Docs/note one.md", []byte("hello"))
-		u := hybridsearch.UserID(uid)
-		if got, err := e.c.FindByID(ctx, u, hybridsearch.FileID(f.ID)); err != nil || got.Path != "/Docs/note one.md" {
+		u := hs.UserID(uid)
+		if got, err := e.c.FindByID(ctx, u, hs.FileID(f.ID)); err != nil || got.Path != "/Docs/note one.md" {
 			t.Errorf("FindByID as %q = %+v, %v", uid, got, err)
 		}
-		if got, err := e.c.Stat(ctx, u, "/Docs/note one.md"); err != nil || got.ID != hybridsearch.FileID(f.ID) {
+		if got, err := e.c.Stat(ctx, u, "/Docs/note one.md"); err != nil || got.ID != hs.FileID(f.ID) {
 			t.Errorf("Stat as %q = %+v, %v", uid, got, err)
 		}
 		body, _, err := e.c.Download(ctx, u, "/Docs/note one.md", 1<<20)

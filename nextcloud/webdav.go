@@ -8,7 +8,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // davRoot is the WebDAV root; files live under davRoot + "files/<uid>".
@@ -29,7 +29,7 @@ const propfindBody = `<?xml version="1.0" encoding="UTF-8"?>
 func cleanPath(p string) (string, error) {
 	for seg := range strings.SplitSeq(p, "/") {
 		if seg == ".." {
-			return "", errorf(hybridsearch.EINVALID, "path %q: \"..\" is not allowed", p)
+			return "", errorf(hs.EINVALID, "path %q: \"..\" is not allowed", p)
 		}
 	}
 	return path.Clean("/" + p), nil
@@ -37,7 +37,7 @@ func cleanPath(p string) (string, error) {
 
 // davFilesPath returns the escaped WebDAV path of p (clean, absolute) in
 // user's files tree.
-func davFilesPath(user hybridsearch.UserID, p string) string {
+func davFilesPath(user hs.UserID, p string) string {
 	var b strings.Builder
 	b.WriteString(davRoot + "files/")
 	b.WriteString(escapeSegment(string(user)))
@@ -70,7 +70,7 @@ func escapeSegment(s string) string {
 }
 
 // propfind runs PROPFIND with depth "0" or "1" on p as user.
-func (c *Client) propfind(ctx context.Context, user hybridsearch.UserID, p, depth string) ([]hybridsearch.FileInfo, error) {
+func (c *Client) propfind(ctx context.Context, user hs.UserID, p, depth string) ([]hs.FileInfo, error) {
 	if err := requireUser("propfind", user); err != nil {
 		return nil, err
 	}
@@ -84,46 +84,46 @@ func (c *Client) propfind(ctx context.Context, user hybridsearch.UserID, p, dept
 }
 
 // multistatus sends r, expects 207 and parses the answer.
-func (c *Client) multistatus(ctx context.Context, r *request, user hybridsearch.UserID) ([]hybridsearch.FileInfo, error) {
+func (c *Client) multistatus(ctx context.Context, r *request, user hs.UserID) ([]hs.FileInfo, error) {
 	status, _, b, err := c.call(ctx, r)
 	if err != nil {
 		return nil, err
 	}
 	if status != http.StatusMultiStatus {
 		if status >= 200 && status < 300 {
-			return nil, errorf(hybridsearch.EINTERNAL, "%s: status %d, want 207", r.op(), status)
+			return nil, errorf(hs.EINTERNAL, "%s: status %d, want 207", r.op(), status)
 		}
 		return nil, statusError(r.op(), status, sabreMessage(b))
 	}
 	infos, err := parseMultistatus(b, user)
 	if err != nil {
-		return nil, errorf(hybridsearch.EINTERNAL, "%s: %w", r.op(), err)
+		return nil, errorf(hs.EINTERNAL, "%s: %w", r.op(), err)
 	}
 	return infos, nil
 }
 
 // Stat returns what user sees at path p (PROPFIND Depth 0). ENOTFOUND if
 // user cannot see it.
-func (c *Client) Stat(ctx context.Context, user hybridsearch.UserID, p string) (hybridsearch.FileInfo, error) {
+func (c *Client) Stat(ctx context.Context, user hs.UserID, p string) (hs.FileInfo, error) {
 	infos, err := c.propfind(ctx, user, p, "0")
 	if err != nil {
-		return hybridsearch.FileInfo{}, err
+		return hs.FileInfo{}, err
 	}
 	if len(infos) == 0 {
-		return hybridsearch.FileInfo{}, errorf(hybridsearch.ENOTFOUND, "stat %s: no such file", p)
+		return hs.FileInfo{}, errorf(hs.ENOTFOUND, "stat %s: no such file", p)
 	}
 	return infos[0], nil
 }
 
 // List returns the entries of folder p as user sees them (PROPFIND Depth
 // 1), without the folder itself. Listing a file returns nothing.
-func (c *Client) List(ctx context.Context, user hybridsearch.UserID, p string) ([]hybridsearch.FileInfo, error) {
+func (c *Client) List(ctx context.Context, user hs.UserID, p string) ([]hs.FileInfo, error) {
 	_, children, err := c.list(ctx, user, p)
 	return children, err
 }
 
 // list returns the folder p itself (if reported) and its children.
-func (c *Client) list(ctx context.Context, user hybridsearch.UserID, p string) (*hybridsearch.FileInfo, []hybridsearch.FileInfo, error) {
+func (c *Client) list(ctx context.Context, user hs.UserID, p string) (*hs.FileInfo, []hs.FileInfo, error) {
 	clean, err := cleanPath(p)
 	if err != nil {
 		return nil, nil, err
@@ -132,8 +132,8 @@ func (c *Client) list(ctx context.Context, user hybridsearch.UserID, p string) (
 	if err != nil {
 		return nil, nil, err
 	}
-	var self *hybridsearch.FileInfo
-	children := make([]hybridsearch.FileInfo, 0, len(infos))
+	var self *hs.FileInfo
+	children := make([]hs.FileInfo, 0, len(infos))
 	for i := range infos {
 		if infos[i].Path == clean {
 			self = &infos[i]
@@ -149,7 +149,7 @@ func (c *Client) list(ctx context.Context, user hybridsearch.UserID, p string) (
 // request (Depth 1, as Nextcloud advises over Depth infinity). If root is
 // a file, fn sees root itself. If fn returns fs.SkipDir for a folder, its
 // contents are skipped; any other error stops the walk and is returned.
-func (c *Client) Walk(ctx context.Context, user hybridsearch.UserID, root string, fn func(hybridsearch.FileInfo) error) error {
+func (c *Client) Walk(ctx context.Context, user hs.UserID, root string, fn func(hs.FileInfo) error) error {
 	self, children, err := c.list(ctx, user, root)
 	if err != nil {
 		return err
@@ -160,10 +160,10 @@ func (c *Client) Walk(ctx context.Context, user hybridsearch.UserID, root string
 	return c.walk(ctx, user, children, fn)
 }
 
-func (c *Client) walk(ctx context.Context, user hybridsearch.UserID, entries []hybridsearch.FileInfo, fn func(hybridsearch.FileInfo) error) error {
+func (c *Client) walk(ctx context.Context, user hs.UserID, entries []hs.FileInfo, fn func(hs.FileInfo) error) error {
 	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
-			return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "nextcloud: walk: canceled")
+			return hs.WrapError(hs.EUNAVAILABLE, err, "nextcloud: walk: canceled")
 		}
 		if err := fn(e); err != nil {
 			if e.IsDir && errors.Is(err, fs.SkipDir) {
@@ -175,7 +175,7 @@ func (c *Client) walk(ctx context.Context, user hybridsearch.UserID, entries []h
 			continue
 		}
 		_, children, err := c.list(ctx, user, e.Path)
-		if hybridsearch.ErrorKind(err) == hybridsearch.ENOTFOUND {
+		if hs.ErrorKind(err) == hs.ENOTFOUND {
 			continue // removed while we walked
 		}
 		if err != nil {

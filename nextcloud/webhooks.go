@@ -3,11 +3,12 @@ package nextcloud
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // webhooksPath is webhook_listeners' OCS base.
@@ -19,7 +20,7 @@ type Webhook struct {
 	AppID      string `json:"appId"`  // the ExApp that registered it, "" otherwise
 	UserID     string `json:"userId"` // the registrant, "" when an ExApp registered it without a user
 	HTTPMethod string `json:"httpMethod"`
-	URI        string `json:"uri"` // relative ("/api/webhook") for ExApp targets
+	URI        string `json:"uri"` // relative ("/webhook") for ExApp targets
 	Event      string `json:"event"`
 	// EventFilter is the Mongo-style filter; nil when there is none
 	// (Nextcloud sends [] then).
@@ -75,7 +76,7 @@ func (w *Webhook) UnmarshalJSON(b []byte) error {
 type WebhookSpec struct {
 	HTTPMethod string // GET, POST, PUT or DELETE; "" means POST
 	// URI is where Nextcloud sends the event. For an ExApp it is a path on
-	// the app ("/api/webhook"), delivered through AppAPI with its headers.
+	// the app ("/webhook"), delivered through AppAPI with its headers.
 	URI string
 	// Event is the fully qualified event class, e.g.
 	// `OCP\Files\Events\Node\NodeWrittenEvent`.
@@ -93,6 +94,24 @@ type WebhookSpec struct {
 	AuthData   map[string]string
 }
 
+// ErrWebhookListenersDisabled is the cause of a webhook API call that
+// failed because webhook_listeners' API does not exist: the Nextcloud app
+// is disabled (or missing). Its routes are loaded only while it is enabled
+// (server lib/private/Route/Router.php loadRoutes), so Nextcloud answers
+// OCS 998, HTTP 404 on v2. It is enabled by default on new installs since
+// Nextcloud 30 (server PR #47532); an upgraded instance may have it off.
+var ErrWebhookListenersDisabled = errors.New("the Nextcloud app webhook_listeners is disabled, so Nextcloud sends no file changes; run: occ app:enable webhook_listeners")
+
+// webhooksMissing turns a not-found answer of a webhook_listeners
+// collection route (list, create, delete by app), which exists whenever
+// the app is enabled, into ErrWebhookListenersDisabled.
+func webhooksMissing(err error) error {
+	if hs.ErrorKind(err) == hs.ENOTFOUND {
+		return errorf(hs.EUNAVAILABLE, "%w (%s)", ErrWebhookListenersDisabled, hs.ErrorMessage(err))
+	}
+	return err
+}
+
 // ListWebhooks returns every webhook (not only this app's) or, if uri is
 // set, those whose URI equals it. Made with no user.
 func (c *Client) ListWebhooks(ctx context.Context, uri string) ([]Webhook, error) {
@@ -102,7 +121,7 @@ func (c *Client) ListWebhooks(ctx context.Context, uri string) ([]Webhook, error
 	}
 	var hooks []Webhook
 	if err := c.ocs(ctx, "", http.MethodGet, webhooksPath, q, nil, &hooks); err != nil {
-		return nil, err
+		return nil, webhooksMissing(err)
 	}
 	return hooks, nil
 }
@@ -119,7 +138,7 @@ func (c *Client) GetWebhook(ctx context.Context, id int) (Webhook, error) {
 // events) and for unknown auth methods.
 func (c *Client) CreateWebhook(ctx context.Context, s WebhookSpec) (Webhook, error) {
 	if s.URI == "" || s.Event == "" {
-		return Webhook{}, errorf(hybridsearch.EINVALID, "create webhook: uri and event are required")
+		return Webhook{}, errorf(hs.EINVALID, "create webhook: uri and event are required")
 	}
 	method := s.HTTPMethod
 	if method == "" {
@@ -144,7 +163,7 @@ func (c *Client) CreateWebhook(ctx context.Context, s WebhookSpec) (Webhook, err
 	}
 	var w Webhook
 	if err := c.ocs(ctx, "", http.MethodPost, webhooksPath, nil, body, &w); err != nil {
-		return Webhook{}, err
+		return Webhook{}, webhooksMissing(err)
 	}
 	return w, nil
 }
@@ -157,7 +176,7 @@ func (c *Client) DeleteWebhook(ctx context.Context, id int) error {
 		return err
 	}
 	if !jsonBool(deleted) {
-		return errorf(hybridsearch.ENOTFOUND, "%s %s: no such webhook", http.MethodDelete, path)
+		return errorf(hs.ENOTFOUND, "%s %s: no such webhook", http.MethodDelete, path)
 	}
 	return nil
 }
@@ -166,12 +185,12 @@ func (c *Client) DeleteWebhook(ctx context.Context, id int) error {
 // returns how many there were.
 func (c *Client) DeleteWebhooksByApp(ctx context.Context, appID string) (int, error) {
 	if appID == "" {
-		return 0, errorf(hybridsearch.EINVALID, "delete webhooks by app: empty app id")
+		return 0, errorf(hs.EINVALID, "delete webhooks by app: empty app id")
 	}
 	var n json.RawMessage
 	err := c.ocs(ctx, "", http.MethodDelete, webhooksPath+"/byappid/"+url.PathEscape(appID), nil, nil, &n)
 	if err != nil {
-		return 0, err
+		return 0, webhooksMissing(err)
 	}
 	return int(jsonInt(n)), nil
 }

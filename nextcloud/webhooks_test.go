@@ -2,10 +2,12 @@ package nextcloud_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/nextcloud"
 )
 
@@ -68,7 +70,7 @@ func TestWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = e.c.DeleteWebhook(ctx, plain.ID)
-	wantKind(t, "DeleteWebhook twice", err, hybridsearch.ENOTFOUND)
+	wantKind(t, "DeleteWebhook twice", err, hs.ENOTFOUND)
 	if got, _ := e.c.ListWebhooks(ctx, uri); len(got) != 1 {
 		t.Errorf("after delete: %d webhooks, want 1", len(got))
 	}
@@ -77,11 +79,11 @@ func TestWebhooks(t *testing.T) {
 func TestWebhookRejectsShareEvents(t *testing.T) {
 	e := newEnv(t)
 	_, err := e.c.CreateWebhook(context.Background(), nextcloud.WebhookSpec{URI: "/api/webhook", Event: shareCreated})
-	wantKind(t, "ShareCreatedEvent", err, hybridsearch.EINVALID)
+	wantKind(t, "ShareCreatedEvent", err, hs.EINVALID)
 	_, err = e.c.CreateWebhook(context.Background(), nextcloud.WebhookSpec{URI: "/api/webhook", Event: nodeWritten, AuthMethod: "magic"})
-	wantKind(t, "bad auth method", err, hybridsearch.EINVALID)
+	wantKind(t, "bad auth method", err, hs.EINVALID)
 	_, err = e.c.CreateWebhook(context.Background(), nextcloud.WebhookSpec{Event: nodeWritten})
-	wantKind(t, "no uri", err, hybridsearch.EINVALID)
+	wantKind(t, "no uri", err, hs.EINVALID)
 }
 
 func TestDeleteWebhooksByApp(t *testing.T) {
@@ -105,5 +107,28 @@ func TestDeleteWebhooksByApp(t *testing.T) {
 		t.Errorf("DeleteWebhooksByApp again = %d, %v, want 0", n, err)
 	}
 	_, err = e.c.DeleteWebhooksByApp(ctx, "")
-	wantKind(t, "DeleteWebhooksByApp(\"\")", err, hybridsearch.EINVALID)
+	wantKind(t, "DeleteWebhooksByApp(\"\")", err, hs.EINVALID)
+}
+
+// TestWebhookListenersDisabled: with webhook_listeners disabled its API
+// does not exist (OCS 998, HTTP 404 on v2, an XML body whatever Accept
+// says). Listing, creating and deleting by app then fail with
+// ErrWebhookListenersDisabled, whose text names the fix.
+func TestWebhookListenersDisabled(t *testing.T) {
+	e := newEnv(t)
+	e.needSim(t).SetWebhookListenersEnabled(false)
+	ctx := context.Background()
+	_, errList := e.c.ListWebhooks(ctx, "")
+	_, errCreate := e.c.CreateWebhook(ctx, nextcloud.WebhookSpec{URI: "/webhook", Event: nodeWritten})
+	_, errDelete := e.c.DeleteWebhooksByApp(ctx, e.c.AppID)
+	for name, err := range map[string]error{"list": errList, "create": errCreate, "delete by app": errDelete} {
+		if !errors.Is(err, nextcloud.ErrWebhookListenersDisabled) || !strings.Contains(err.Error(), "occ app:enable webhook_listeners") {
+			t.Errorf("%s: %v, want ErrWebhookListenersDisabled naming the fix", name, err)
+		}
+	}
+	// A missing webhook is still just missing.
+	e.needSim(t).SetWebhookListenersEnabled(true)
+	if err := e.c.DeleteWebhook(ctx, 99999); errors.Is(err, nextcloud.ErrWebhookListenersDisabled) || hs.ErrorKind(err) != hs.ENOTFOUND {
+		t.Errorf("delete of a missing webhook: %v", err)
+	}
 }

@@ -26,27 +26,54 @@ type AuthRequest struct {
 
 // Pending is an authorization request that passed the checks and waits
 // for the user to sign in and decide. Its ID is the handle the login
-// redirect carries back; it is bound to the first signed-in user who
-// opens it, and only that user, with CSRF, can decide.
+// redirect carries back: the request itself, sealed, so that nothing is
+// stored for it until a signed-in user opens it. It is bound to the first
+// signed-in user who does (a small record under the handle's hash), and
+// only that user, with CSRF, can decide.
 type Pending struct {
-	ID          string    `json:"id"`
-	ClientID    string    `json:"client_id"`
-	ClientName  string    `json:"client_name"`
-	RedirectURI string    `json:"redirect_uri"`
-	State       string    `json:"state"`
-	Challenge   string    `json:"code_challenge"`
-	Scope       string    `json:"scope"`
-	Resource    string    `json:"resource"`
-	Created     time.Time `json:"created"`
-	User        hs.UserID `json:"user,omitempty"`
+	ID string
+	// ClientID is the client's metadata document URL; "" for a
+	// registered client (whose long client_id the handle carries only as
+	// a hash).
+	ClientID    string
+	ClientName  string
+	RedirectURI string
+	State       string
+	Challenge   string
+	Scope       string
+	Resource    string
+	Created     time.Time
+	User        hs.UserID
 	// CSRF is the consent form's token, set when the request is bound.
-	CSRF    string `json:"csrf,omitempty"`
-	Decided bool   `json:"decided,omitempty"`
+	CSRF    string
+	Decided bool
+
+	clientHash string // hashKey of the client_id
+}
+
+// sealedRequest is what a pending request's handle carries.
+type sealedRequest struct {
+	ClientHash  string `json:"h"`
+	ClientID    string `json:"c,omitempty"` // metadata document clients only
+	ClientName  string `json:"n"`
+	RedirectURI string `json:"r"`
+	State       string `json:"s,omitempty"`
+	Challenge   string `json:"p"`
+	Resource    string `json:"x"`
+	Created     int64  `json:"t"`
+}
+
+// boundRequest is the record of a pending request a signed-in user
+// opened, under the hash of its handle.
+type boundRequest struct {
+	User    hs.UserID `json:"user"`
+	CSRF    string    `json:"csrf"`
+	Decided bool      `json:"decided,omitempty"`
 }
 
 // MetadataDocument reports whether the client is identified by a client ID
-// metadata document (its ID is the document's URL).
-func (p Pending) MetadataDocument() bool { return strings.HasPrefix(p.ClientID, "https://") }
+// metadata document (ClientID is the document's URL).
+func (p Pending) MetadataDocument() bool { return p.ClientID != "" }
 
 // RedirectHost is the host the browser goes back to: what the consent
 // page shows.
@@ -65,12 +92,17 @@ func (p Pending) RedirectHost() string {
 const (
 	maxStateLength = 1024
 	challengeLen   = 43 // base64url of a SHA-256
+	// maxHandleLength bounds a pending request's handle: its longest
+	// client document URL, name, redirect URI and state, sealed.
+	maxHandleLength = 12 << 10
 )
 
-// Start checks an authorization request and records it as Pending. An
-// unknown client or a redirect URI it did not register gives an *Error
-// without Redirect: the user must see it, nothing may go to that URI.
-// Every other problem gives an *Error with Redirect set.
+// Start checks an authorization request and returns it as Pending, stored
+// nowhere (its ID carries it). An unknown client or a redirect URI it did
+// not register gives an *Error without Redirect: the user must see it,
+// nothing may go to that URI. Every other problem gives an *Error with
+// Redirect set. state is optional: PKCE, which is required, protects the
+// code (OAuth 2.1).
 func (s *Server) Start(ctx context.Context, r AuthRequest) (Pending, error) {
 	c, err := s.client(ctx, r.ClientID)
 	if err != nil {
@@ -90,8 +122,6 @@ func (s *Server) Start(ctx context.Context, r AuthRequest) (Pending, error) {
 	switch {
 	case r.ResponseType != "code":
 		return redirect(ErrUnsupportedResponseType, "response_type must be code")
-	case r.State == "":
-		return redirect(ErrInvalidRequest, "state is required")
 	case len(r.State) > maxStateLength:
 		return redirect(ErrInvalidRequest, "state is longer than %d bytes", maxStateLength)
 	case r.CodeChallenge == "":
@@ -109,18 +139,33 @@ func (s *Server) Start(ctx context.Context, r AuthRequest) (Pending, error) {
 	if err != nil {
 		return redirect(ErrInvalidTarget, "%s", err.(*Error).Description)
 	}
-	id, err := randomString(16)
+	sr := sealedRequest{ClientHash: hashKey(c.ID), ClientName: c.displayName(), RedirectURI: r.RedirectURI, State: r.State,
+		Challenge: r.CodeChallenge, Resource: resource, Created: s.now().Unix()}
+	if strings.HasPrefix(c.ID, "https://") {
+		sr.ClientID = c.ID
+	}
+	if resource == s.o.Resource {
+		sr.Resource = ""
+	}
+	id, err := s.seal.seal(purposeRequest, sr)
 	if err != nil {
 		return Pending{}, err
 	}
-	p := Pending{
-		ID: id, ClientID: c.ID, ClientName: c.displayName(), RedirectURI: r.RedirectURI, State: r.State,
-		Challenge: r.CodeChallenge, Scope: scope, Resource: resource, Created: s.now().UTC(),
-	}
-	if _, err := createJSON(ctx, s.o.Requests, id, p); err != nil {
-		return Pending{}, err
-	}
+	p := s.unsealed(id, sr)
+	p.Scope = scope
 	return p, nil
+}
+
+// unsealed is the Pending a handle describes, before anyone opened it.
+func (s *Server) unsealed(id string, sr sealedRequest) Pending {
+	resource := sr.Resource
+	if resource == "" {
+		resource = s.o.Resource
+	}
+	return Pending{
+		ID: id, ClientID: sr.ClientID, ClientName: sr.ClientName, RedirectURI: sr.RedirectURI, State: sr.State,
+		Challenge: sr.Challenge, Scope: hs.TokenScope, Resource: resource, Created: time.Unix(sr.Created, 0).UTC(), clientHash: sr.ClientHash,
+	}
 }
 
 // checkResource returns the resource to bind: the one given, which must
@@ -153,37 +198,46 @@ func (s *Server) Resume(ctx context.Context, id string, user hs.UserID) (Pending
 		return Pending{}, fail(ErrAccessDenied, "this sign-in request was opened by another account; start again from your app")
 	case p.User == user:
 		return p, nil
+	case rev != 0:
+		return Pending{}, fail(ErrInvalidRequest, "this sign-in request is unknown or has expired; start again from your app")
 	}
-	p.User = user
-	if p.CSRF, err = randomString(32); err != nil {
+	csrf, err := randomString(32)
+	if err != nil {
 		return Pending{}, err
 	}
-	if _, err := updateJSON(ctx, s.o.Requests, id, p, rev); err != nil {
+	if _, err := createJSON(ctx, s.o.Requests, hashKey(id), boundRequest{User: user, CSRF: csrf}); err != nil {
 		if hs.ErrorKind(err) == hs.ECONFLICT {
 			return s.Resume(ctx, id, user) // bound meanwhile: check by whom
 		}
 		return Pending{}, err
 	}
+	p.User, p.CSRF = user, csrf
 	return p, nil
 }
 
-// pending loads an undecided, unexpired request.
+// pending opens a handle and loads its record, if a user opened it: an
+// undecided, unexpired request; rev is 0 when nobody opened it yet.
 func (s *Server) pending(ctx context.Context, id string) (Pending, uint64, error) {
 	gone := fail(ErrInvalidRequest, "this sign-in request is unknown or has expired; start again from your app")
-	if id == "" || len(id) > 64 || !isBase64URL(id) {
+	var sr sealedRequest
+	if id == "" || len(id) > maxHandleLength || !s.seal.open(purposeRequest, id, &sr) {
 		return Pending{}, 0, gone
 	}
-	var p Pending
-	rev, err := getJSON(ctx, s.o.Requests, id, &p)
-	if hs.ErrorKind(err) == hs.ENOTFOUND {
+	p := s.unsealed(id, sr)
+	if s.now().Sub(p.Created) > RequestTTL {
 		return Pending{}, 0, gone
 	}
-	if err != nil {
+	var b boundRequest
+	rev, err := getJSON(ctx, s.o.Requests, hashKey(id), &b)
+	switch {
+	case hs.ErrorKind(err) == hs.ENOTFOUND:
+		return p, 0, nil
+	case err != nil:
 		return Pending{}, 0, err
-	}
-	if p.Decided || s.now().Sub(p.Created) > RequestTTL {
+	case b.Decided:
 		return Pending{}, 0, gone
 	}
+	p.User, p.CSRF = b.User, b.CSRF
 	return p, rev, nil
 }
 
@@ -200,7 +254,7 @@ func (s *Server) Decide(ctx context.Context, id string, user hs.UserID, csrf str
 	if err != nil {
 		return "", err
 	}
-	if p.User != user || p.CSRF == "" || subtle.ConstantTimeCompare([]byte(csrf), []byte(p.CSRF)) != 1 {
+	if rev == 0 || p.User != user || p.CSRF == "" || subtle.ConstantTimeCompare([]byte(csrf), []byte(p.CSRF)) != 1 {
 		return "", fail(ErrInvalidRequest, "the consent form is not valid for this request (CSRF check failed); start again from your app")
 	}
 	if allow {
@@ -210,27 +264,26 @@ func (s *Server) Decide(ctx context.Context, id string, user hs.UserID, csrf str
 			return "", err
 		}
 	}
-	p.Decided = true
-	if _, err := updateJSON(ctx, s.o.Requests, id, p, rev); err != nil {
+	if _, err := updateJSON(ctx, s.o.Requests, hashKey(id), boundRequest{User: p.User, CSRF: p.CSRF, Decided: true}, rev); err != nil {
 		if hs.ErrorKind(err) == hs.ECONFLICT {
 			return "", fail(ErrInvalidRequest, "this sign-in request was already answered")
 		}
 		return "", err
 	}
 	if !allow {
-		s.log.Info("oauth authorization denied", "user_id", user, "client_id", p.ClientID)
+		s.log.Info("oauth authorization denied", "user_id", user, "client", p.clientLog())
 		return s.redirectWith(p.RedirectURI, url.Values{"error": {ErrAccessDenied}, "error_description": {"the user declined"}}, p.State), nil
 	}
 	code, err := randomString(32)
 	if err != nil {
 		return "", err
 	}
-	rec := codeRecord{ClientID: p.ClientID, ClientName: p.ClientName, RedirectURI: p.RedirectURI, Challenge: p.Challenge,
+	rec := codeRecord{ClientHash: p.clientHash, ClientName: p.ClientName, RedirectHash: hashKey(p.RedirectURI), Challenge: p.Challenge,
 		Scope: p.Scope, Resource: p.Resource, User: user, Created: s.now().UTC()}
 	if _, err := createJSON(ctx, s.o.Codes, hashKey(code), rec); err != nil {
 		return "", err
 	}
-	s.log.Info("oauth authorization granted", "user_id", user, "client_id", p.ClientID)
+	s.log.Info("oauth authorization granted", "user_id", user, "client", p.clientLog())
 	return s.redirectWith(p.RedirectURI, url.Values{"code": {code}}, p.State), nil
 }
 
@@ -257,4 +310,12 @@ func isBase64URL(s string) bool {
 	return !strings.ContainsFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
 	})
+}
+
+// clientLog names the request's client in logs.
+func (p Pending) clientLog() string {
+	if p.ClientID != "" {
+		return truncate(p.ClientID, 200)
+	}
+	return "registered:" + p.clientHash[:min(16, len(p.clientHash))]
 }

@@ -19,14 +19,21 @@ const (
 	MaxRedirectURIs     = 10
 	MaxClientNameLength = 100 // runes
 	maxURILength        = 2000
-	// touchAfter is how old a client record gets before a use rewrites it
-	// (which restarts its ClientTTL).
+	// maxRedirectBytes bounds a registration's redirect URIs together:
+	// they travel in its client_id.
+	maxRedirectBytes = 2000
+	// touchAfter is how old a client's record gets before a use rewrites
+	// it (which restarts its ClientTTL).
 	touchAfter = 24 * time.Hour
+	// sealedPrefix starts a client_id that is a sealed registration;
+	// earlier versions issued 22-character random ones, kept in Clients.
+	sealedPrefix = "hs1."
 )
 
 // Client is a registered client: from dynamic registration (RFC 7591) or
 // from a client ID metadata document (its ID is then the document's URL).
-// Every client is public: token_endpoint_auth_method is "none".
+// Every client is public: token_endpoint_auth_method is "none". As JSON it
+// is the registration response (RFC 7591 3.2.1).
 type Client struct {
 	ID              string   `json:"client_id"`
 	Name            string   `json:"client_name"`
@@ -39,7 +46,27 @@ type Client struct {
 	SoftwareID      string   `json:"software_id,omitempty"`
 	SoftwareVersion string   `json:"software_version,omitempty"`
 	IssuedAt        int64    `json:"client_id_issued_at,omitempty"`
-	// Touched is when the record was last written (not sent to clients).
+}
+
+// sealedClient is what a registration's client_id carries: what the
+// server needs of it later, once.
+type sealedClient struct {
+	Name     string   `json:"n,omitempty"`
+	URIs     []string `json:"r"`
+	IssuedAt int64    `json:"t"`
+}
+
+// usedClient is the record of a registration that signed someone in,
+// under the hash of its client_id: it keeps the registration usable
+// ClientTTL after its last use.
+type usedClient struct {
+	Used time.Time `json:"used"`
+}
+
+// storedClient is a registration of an earlier version, kept in Clients
+// under its random client_id.
+type storedClient struct {
+	Client
 	Touched time.Time `json:"touched,omitzero"`
 }
 
@@ -60,10 +87,12 @@ type clientMetadata struct {
 }
 
 // Register handles a dynamic client registration request (the JSON body)
-// and returns the client, to be answered with 201. Errors are
-// invalid_redirect_uri or invalid_client_metadata (RFC 7591 3.2.2), or a
-// store error.
-func (s *Server) Register(ctx context.Context, body []byte) (Client, error) {
+// and returns the client, to be answered with 201. The registration is
+// sealed into its client_id and stored nowhere: it is usable for
+// UnconfirmedClientTTL, and ClientTTL after each successful token
+// exchange or refresh from then on. Errors are invalid_redirect_uri or
+// invalid_client_metadata (RFC 7591 3.2.2).
+func (s *Server) Register(_ context.Context, body []byte) (Client, error) {
 	var md clientMetadata
 	if err := json.Unmarshal(body, &md); err != nil {
 		return Client{}, fail(ErrInvalidClientMetadata, "the body is not a JSON client metadata object")
@@ -72,22 +101,26 @@ func (s *Server) Register(ctx context.Context, body []byte) (Client, error) {
 	if err != nil {
 		return Client{}, err
 	}
-	c.ID, err = randomString(16)
+	n := 0
+	for _, u := range c.RedirectURIs {
+		n += len(u)
+	}
+	if n > maxRedirectBytes {
+		return Client{}, fail(ErrInvalidRedirectURI, "the redirect URIs are longer than %d bytes together", maxRedirectBytes)
+	}
+	c.IssuedAt = s.now().Unix()
+	sealed, err := s.seal.seal(purposeClient, sealedClient{Name: c.Name, URIs: c.RedirectURIs, IssuedAt: c.IssuedAt})
 	if err != nil {
 		return Client{}, err
 	}
-	now := s.now().UTC()
-	c.IssuedAt, c.Touched = now.Unix(), now
-	if _, err := createJSON(ctx, s.o.Clients, c.ID, c); err != nil {
-		return Client{}, err
-	}
-	s.log.Info("oauth client registered", "client_id", c.ID, "client_name", c.Name, "redirect_uris", c.RedirectURIs)
+	c.ID = sealedPrefix + sealed
+	s.log.Info("oauth client registered", "client_id", clientTag(c.ID), "client_name", c.Name, "redirect_uris", c.RedirectURIs)
 	return c, nil
 }
 
-// client returns the client id names: a registered one, or the one its
-// metadata document describes. Unknown, malformed or unreachable ones
-// give invalid_client.
+// client returns the client id names: a registration, or the client its
+// metadata document describes. Unknown, malformed, expired or unreachable
+// ones give invalid_client.
 func (s *Server) client(ctx context.Context, id string) (Client, error) {
 	switch {
 	case id == "":
@@ -97,31 +130,76 @@ func (s *Server) client(ctx context.Context, id string) (Client, error) {
 			return Client{}, fail(ErrInvalidClient, "client ID metadata documents are not supported here")
 		}
 		return s.o.Fetcher.Fetch(ctx, id)
+	case strings.HasPrefix(id, sealedPrefix):
+		return s.sealedClient(ctx, id)
 	case len(id) > 64 || strings.ContainsFunc(id, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
 	}):
 		return Client{}, fail(ErrInvalidClient, "unknown client")
 	}
-	var c Client
+	var c storedClient
 	_, err := getJSON(ctx, s.o.Clients, id, &c)
 	if hs.ErrorKind(err) == hs.ENOTFOUND {
 		return Client{}, fail(ErrInvalidClient, "unknown client; register it again")
 	}
-	return c, err
+	return c.Client, err
 }
 
-// touch rewrites a registered client's record once a day of use, so its
-// bucket keeps it ClientTTL after its last use. Failures only log.
+// sealedClient opens a sealed registration and checks that it is still
+// usable: within UnconfirmedClientTTL of its registration, or ClientTTL of
+// its last use.
+func (s *Server) sealedClient(ctx context.Context, id string) (Client, error) {
+	var sc sealedClient
+	if len(id) > 8<<10 || !s.seal.open(purposeClient, strings.TrimPrefix(id, sealedPrefix), &sc) {
+		return Client{}, fail(ErrInvalidClient, "unknown client; register it again")
+	}
+	if now := s.now(); now.Sub(time.Unix(sc.IssuedAt, 0)) > UnconfirmedClientTTL {
+		var u usedClient
+		_, err := getJSON(ctx, s.o.Clients, hashKey(id), &u)
+		switch {
+		case hs.ErrorKind(err) == hs.ENOTFOUND:
+			return Client{}, fail(ErrInvalidClient, "this registration was not used to sign in within %s, or not for %d days; register the client again",
+				UnconfirmedClientTTL, int(ClientTTL.Hours()/24))
+		case err != nil:
+			return Client{}, err
+		case now.Sub(u.Used) > ClientTTL:
+			return Client{}, fail(ErrInvalidClient, "this registration was not used for %d days; register the client again", int(ClientTTL.Hours()/24))
+		}
+	}
+	return Client{
+		ID: id, Name: sc.Name, RedirectURIs: sc.URIs, GrantTypes: []string{"authorization_code", "refresh_token"},
+		ResponseTypes: []string{"code"}, AuthMethod: "none", Scope: hs.TokenScope, IssuedAt: sc.IssuedAt,
+	}, nil
+}
+
+// touch records a successful use of a registered client, at most once a
+// day, so it stays usable ClientTTL from then. Failures only log.
 func (s *Server) touch(ctx context.Context, id string) {
-	if strings.HasPrefix(id, "https://") {
+	now := s.now().UTC()
+	switch {
+	case strings.HasPrefix(id, "https://"):
+		return
+	case strings.HasPrefix(id, sealedPrefix):
+		key := hashKey(id)
+		var u usedClient
+		rev, err := getJSON(ctx, s.o.Clients, key, &u)
+		switch {
+		case hs.ErrorKind(err) == hs.ENOTFOUND:
+			_, err = createJSON(ctx, s.o.Clients, key, usedClient{Used: now})
+		case err == nil && now.Sub(u.Used) >= touchAfter:
+			_, err = updateJSON(ctx, s.o.Clients, key, usedClient{Used: now}, rev)
+		}
+		if err != nil && hs.ErrorKind(err) != hs.ECONFLICT {
+			s.log.Warn("oauth client use not recorded", "client_id", clientTag(id), "error", err)
+		}
 		return
 	}
-	var c Client
+	var c storedClient
 	rev, err := getJSON(ctx, s.o.Clients, id, &c)
-	if err != nil || s.now().Sub(c.Touched) < touchAfter {
+	if err != nil || now.Sub(c.Touched) < touchAfter {
 		return
 	}
-	c.Touched = s.now().UTC()
+	c.Touched = now
 	if _, err := updateJSON(ctx, s.o.Clients, id, c, rev); err != nil && hs.ErrorKind(err) != hs.ECONFLICT {
 		s.log.Warn("oauth client record not refreshed", "client_id", id, "error", err)
 	}
@@ -142,7 +220,7 @@ func checkMetadata(md clientMetadata, fromDocument bool) (Client, error) {
 	}
 	for _, u := range md.RedirectURIs {
 		if err := checkRedirectURI(u); err != nil {
-			return Client{}, fail(ErrInvalidRedirectURI, "redirect URI %q: %s", truncate(u, 100), err.Error())
+			return Client{}, fail(ErrInvalidRedirectURI, "redirect URI %q: %s (%s)", truncate(u, 100), err.Error(), redirectRule)
 		}
 	}
 	switch md.AuthMethod {
@@ -177,8 +255,8 @@ func checkMetadata(md clientMetadata, fromDocument bool) (Client, error) {
 		}
 	}
 	name := strings.TrimSpace(md.Name)
-	if !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl) || utf8.RuneCountInString(name) > MaxClientNameLength {
-		return bad("client_name must be printable text of at most %d characters", MaxClientNameLength)
+	if !utf8.ValidString(name) || strings.ContainsFunc(name, hidden) || utf8.RuneCountInString(name) > MaxClientNameLength {
+		return bad("client_name must be visible text of at most %d characters, without control, invisible or text-direction characters", MaxClientNameLength)
 	}
 	scope := ""
 	if md.Scope != "" {
@@ -212,13 +290,30 @@ func (c Client) displayName() string {
 	return "Unnamed client"
 }
 
-// unsafeSchemes may never be redirect URIs: they run code or read local
-// data in the browser, or are no place to return to.
-var unsafeSchemes = []string{"javascript", "data", "vbscript", "file", "about", "blob", "filesystem", "view-source", "ws", "wss", "ftp", "mailto", "tel", "chrome", "chrome-extension", "intent"}
+// hidden reports whether r may not appear in a name a user reads: control
+// and format characters (bidi embeddings and isolates U+202A–U+202E and
+// U+2066–U+2069, zero-width characters, soft hyphen, tags), line and
+// paragraph separators, private-use and unassigned code points.
+func hidden(r rune) bool {
+	return !unicode.IsGraphic(r) || unicode.Is(unicode.Cf, r)
+}
 
-// checkRedirectURI accepts https URLs, http URLs on a loopback host
-// (RFC 8252 7.3) and private-use schemes of native apps (RFC 8252 7.1);
-// never a fragment, user info, or a scheme of unsafeSchemes.
+// redirectRule says which redirect URIs register.
+const redirectRule = "a redirect URI is https, http on a loopback address (127.0.0.1, [::1] or localhost) with any port, " +
+	"or a private-use scheme in reverse-domain form such as com.example.app:/callback"
+
+// nativeSchemes are private-use schemes of widely used MCP clients that
+// are not in reverse-domain form: Cursor registers
+// cursor://anysphere.cursor-mcp/oauth/callback (Cursor's MCP docs).
+var nativeSchemes = []string{"cursor"}
+
+// checkRedirectURI accepts https URLs, http URLs on a loopback host (RFC
+// 8252 7.3, any port), and private-use schemes of native apps in
+// reverse-domain form (RFC 8252 7.1, "com.example.app:/cb") or of
+// nativeSchemes; never a fragment or user info. Any other scheme is
+// refused: the consent page would send the browser there, and schemes such
+// as ms-msdt:, search-ms:, smb:// or another browser's hand it to an
+// operating-system handler.
 func checkRedirectURI(raw string) error {
 	if len(raw) > maxURILength {
 		return errorString("too long")
@@ -231,24 +326,31 @@ func checkRedirectURI(raw string) error {
 		return errorString("a redirect URI cannot have a fragment")
 	case u.User != nil:
 		return errorString("a redirect URI cannot have user info")
-	case slices.Contains(unsafeSchemes, strings.ToLower(u.Scheme)):
-		return errorString("scheme " + u.Scheme + " is not allowed")
 	}
-	switch strings.ToLower(u.Scheme) {
-	case "https":
+	switch scheme := strings.ToLower(u.Scheme); {
+	case scheme == "https":
 		if u.Host == "" {
 			return errorString("no host")
 		}
-	case "http":
+	case scheme == "http":
 		if !isLoopbackHost(u.Hostname()) {
-			return errorString("http is only allowed for loopback addresses (127.0.0.1, [::1], localhost); use https")
+			return errorString("http is only allowed for loopback addresses; use https")
+		}
+	case reverseDomain(scheme) || slices.Contains(nativeSchemes, scheme):
+		if u.Opaque != "" || u.Host == "" && u.Path == "" {
+			return errorString("not a usable URI (write it as " + scheme + ":/path)")
 		}
 	default:
-		if u.Opaque != "" && u.Host == "" && u.Path == "" {
-			return errorString("not a usable URI")
-		}
+		return errorString("scheme " + u.Scheme + " is not allowed")
 	}
 	return nil
+}
+
+// reverseDomain reports whether a URI scheme is a domain name in reverse
+// order (com.example.app): two or more dot-separated labels.
+func reverseDomain(scheme string) bool {
+	labels := strings.Split(scheme, ".")
+	return len(labels) >= 2 && !slices.Contains(labels, "")
 }
 
 // isLoopbackHost reports whether host is localhost or a loopback IP.

@@ -26,15 +26,33 @@ const (
 	MaxMetadataBytes = 5 << 10
 	// DefaultFetchTimeout bounds one fetch, connection included.
 	DefaultFetchTimeout = 5 * time.Second
+	// DefaultMetadataCacheAge is how long a document without cache
+	// headers is kept; MaxMetadataCacheAge caps what its max-age or
+	// Expires asks for.
+	DefaultMetadataCacheAge = 5 * time.Minute
+	MaxMetadataCacheAge     = 24 * time.Hour
+	// DefaultCacheEntries bounds the documents kept (each is a small
+	// parsed client, under MaxMetadataBytes).
+	DefaultCacheEntries = 256
+	// maxFetches bounds the fetches in flight at once: an anonymous flood
+	// of authorization requests naming many documents waits for them
+	// rather than opening connections without end.
+	maxFetches = 8
 )
 
 // Fetcher fetches client ID metadata documents: a client's client_id is
 // an https URL whose document lists its name and redirect URIs. The URL
 // comes from whoever calls /authorize, so the fetch must not become a way
 // into the app's network: it goes only to public addresses (checked on
-// the address actually dialled, so DNS rebinding does not help), follows
-// no redirects, uses no proxy, reads at most MaxMetadataBytes and gives
-// up after Timeout. The zero Fetcher is ready to use.
+// the address actually dialled, so DNS rebinding does not help, and on an
+// address written in the URL, where IPv6 forms that carry an IPv4 address
+// are refused outright), follows no redirects, uses no proxy, reads at
+// most MaxMetadataBytes and gives up after Timeout. Documents are kept as
+// their cache headers allow (DefaultMetadataCacheAge without any, at most
+// MaxMetadataCacheAge, never with no-store or no-cache), in a cache of
+// CacheEntries, least recently used out first; failures are not kept, and
+// concurrent requests for one document share one fetch. The zero Fetcher
+// is ready to use.
 type Fetcher struct {
 	// AllowHosts lists host:port pairs (as in the URL; port 443 is
 	// written out) that may resolve to private or loopback addresses: an
@@ -44,15 +62,31 @@ type Fetcher struct {
 	RootCAs *x509.CertPool
 	// Timeout bounds one fetch; 0 means DefaultFetchTimeout.
 	Timeout time.Duration
+	// CacheEntries bounds the cache; 0 means DefaultCacheEntries.
+	CacheEntries int
+	// Now is the clock of the cache; nil means time.Now.
+	Now func() time.Time
 
 	once             sync.Once
 	public, internal *http.Client
+	slots            chan struct{}
+	cache            *docCache
 }
 
 func (f *Fetcher) init() {
 	f.once.Do(func() {
 		f.public = f.newClient(checkPublicAddress)
 		f.internal = f.newClient(nil)
+		f.slots = make(chan struct{}, maxFetches)
+		n := f.CacheEntries
+		if n <= 0 {
+			n = DefaultCacheEntries
+		}
+		now := f.Now
+		if now == nil {
+			now = time.Now
+		}
+		f.cache = newDocCache(n, now)
 	})
 }
 
@@ -86,16 +120,21 @@ func (f *Fetcher) newClient(control func(network, address string, c syscall.RawC
 var blockedPrefixes = func() []netip.Prefix {
 	var out []netip.Prefix
 	for _, p := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "198.18.0.0/15", "198.51.100.0/24",
-		"203.0.113.0/24", "240.0.0.0/4", "64:ff9b::/96", "64:ff9b:1::/48", "2002::/16", "2001:db8::/32", "100::/64"} {
+		"203.0.113.0/24", "240.0.0.0/4", "64:ff9b::/96", "64:ff9b:1::/48", "2002::/16", "2001:db8::/32", "100::/64",
+		// IPv4-compatible (deprecated), IPv4-mapped and IPv4-translated
+		// forms, Teredo, and site-local (deprecated): all carry or reach
+		// an address this check would judge in another form.
+		"::/96", "::ffff:0:0/96", "::ffff:0:0:0/96", "2001::/32", "fec0::/10"} {
 		out = append(out, netip.MustParsePrefix(p))
 	}
 	return out
 }()
 
-// publicAddress reports whether ip is on the public internet.
+// publicAddress reports whether ip is on the public internet. An IPv6
+// form of an IPv4 address is not: whoever writes one means to slip past
+// a check of the plain form.
 func publicAddress(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+	if !ip.IsValid() || ip.Is4In6() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
 		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() {
 		return false
 	}
@@ -148,13 +187,19 @@ func checkClientIDURL(id string) (*url.URL, error) {
 	return u, nil
 }
 
-// Fetch returns the client described by the metadata document at id.
-// Anything wrong with the URL, the fetch or the document gives an
-// invalid_client *Error that says what.
+// Fetch returns the client described by the metadata document at id,
+// from the cache when it may. Anything wrong with the URL, the fetch or
+// the document gives an invalid_client *Error that says what.
 func (f *Fetcher) Fetch(ctx context.Context, id string) (Client, error) {
 	f.init()
-	bad := func(format string, args ...any) (Client, error) {
-		return Client{}, fail(ErrInvalidClient, "client metadata document %s: "+format, append([]any{truncate(id, 200)}, args...)...)
+	return f.cache.get(ctx, id, func() (Client, time.Duration, error) { return f.fetch(ctx, id) })
+}
+
+// fetch fetches and checks the document at id and says how long it may
+// be kept (0: not at all).
+func (f *Fetcher) fetch(ctx context.Context, id string) (Client, time.Duration, error) {
+	bad := func(format string, args ...any) (Client, time.Duration, error) {
+		return Client{}, 0, fail(ErrInvalidClient, "client metadata document %s: "+format, append([]any{truncate(id, 200)}, args...)...)
 	}
 	u, err := checkClientIDURL(id)
 	if err != nil {
@@ -167,6 +212,14 @@ func (f *Fetcher) Fetch(ctx context.Context, id string) (Client, error) {
 	}
 	if slices.Contains(f.AllowHosts, hostPort) {
 		client = f.internal
+	} else if ip, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil && !publicAddress(ip) {
+		return bad("cannot be fetched (its address is not public)")
+	}
+	select {
+	case f.slots <- struct{}{}:
+		defer func() { <-f.slots }()
+	case <-ctx.Done():
+		return bad("cannot be fetched now (%v)", ctx.Err())
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, id, nil)
 	if err != nil {
@@ -208,13 +261,13 @@ func (f *Fetcher) Fetch(ctx context.Context, id string) (Client, error) {
 		if errors.As(err, &oe) {
 			return bad("%s", oe.Description)
 		}
-		return Client{}, err
+		return Client{}, 0, err
 	}
 	c.ID = id
 	if c.Name == "" {
 		c.Name = u.Hostname()
 	}
-	return c, nil
+	return c, cacheAge(resp.Header, f.cache.now()), nil
 }
 
 // fetchErrorReason is a short phrase for a failed fetch, without the URL.

@@ -72,6 +72,27 @@ func (r *memRecords) Update(_ context.Context, key string, v []byte, rev uint64)
 	return r.rev, nil
 }
 
+// size returns the number of records and the bytes of their values.
+func (r *memRecords) size() (n, bytes int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.m {
+		n, bytes = n+1, bytes+len(e.val)
+	}
+	return n, bytes
+}
+
+// values returns every record's value.
+func (r *memRecords) values() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.m {
+		out = append(out, string(e.val))
+	}
+	return out
+}
+
 func (r *memRecords) Delete(_ context.Context, key string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -139,6 +160,8 @@ type fixture struct {
 	tokens   *tokens.Service
 	clock    *clock
 	clientID string
+	// clients, requests, codes and refresh are the server's stores.
+	clients, requests, codes, refresh *memRecords
 }
 
 func newFixture(t *testing.T, fetcher *oauth.Fetcher, change ...func(*oauth.Options)) *fixture {
@@ -149,10 +172,11 @@ func newFixture(t *testing.T, fetcher *oauth.Fetcher, change ...func(*oauth.Opti
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := oauth.Options{Issuer: issuer, Resource: resource, Grants: ts, Clients: newMem(), Requests: newMem(),
-		Codes: newMem(), Refresh: newMem(), Fetcher: fetcher, Now: c.Now, Logger: log}
-	for _, f := range change {
-		f(&o)
+	f := &fixture{tokens: ts, clock: c, clients: newMem(), requests: newMem(), codes: newMem(), refresh: newMem()}
+	o := oauth.Options{Issuer: issuer, Resource: resource, Secret: []byte("app secret"), Grants: ts, Clients: f.clients, Requests: f.requests,
+		Codes: f.codes, Refresh: f.refresh, Fetcher: fetcher, Now: c.Now, Logger: log}
+	for _, fn := range change {
+		fn(&o)
 	}
 	srv, err := oauth.New(o)
 	if err != nil {
@@ -162,7 +186,8 @@ func newFixture(t *testing.T, fetcher *oauth.Fetcher, change ...func(*oauth.Opti
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{srv: srv, tokens: ts, clock: c, clientID: cl.ID}
+	f.srv, f.clientID = srv, cl.ID
+	return f
 }
 
 func pkce(seed string) (verifier, challenge string) {

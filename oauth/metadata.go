@@ -20,12 +20,16 @@ type Metadata struct {
 	// AuthorizationResponseIssParameterSupported: every authorization
 	// response carries iss (RFC 9207).
 	AuthorizationResponseIssParameterSupported bool `json:"authorization_response_iss_parameter_supported"`
+}
 
-	// The members below are only in the document served as
-	// openid-configuration (see OpenIDMetadata).
-	JWKSURI                          string   `json:"jwks_uri,omitempty"`
-	SubjectTypesSupported            []string `json:"subject_types_supported,omitempty"`
-	IDTokenSigningAlgValuesSupported []string `json:"id_token_signing_alg_values_supported,omitempty"`
+// OpenIDMetadata is the document served as openid-configuration: the
+// RFC 8414 metadata and the members OpenID Connect Discovery makes
+// required, with what is true of them here.
+type OpenIDMetadata struct {
+	Metadata
+	JWKSURI                          string   `json:"jwks_uri"`
+	SubjectTypesSupported            []string `json:"subject_types_supported"`
+	IDTokenSigningAlgValuesSupported []string `json:"id_token_signing_alg_values_supported"`
 }
 
 // Metadata returns the server's RFC 8414 metadata. Clients are public
@@ -58,13 +62,15 @@ func (s *Server) Metadata() Metadata {
 // which answers 404; the one URL MCP clients try that reaches the app is
 // OIDC's "path appending" one. Its document must name jwks_uri,
 // subject_types_supported and id_token_signing_alg_values_supported (the
-// official TypeScript SDK rejects it otherwise). This server issues no ID
-// tokens and does not offer the openid scope: the key set is empty and
-// the algorithm list is the one OIDC Discovery requires.
-func (s *Server) OpenIDMetadata() Metadata {
-	m := s.Metadata()
-	m.JWKSURI = s.o.Issuer + JWKSPath
-	m.SubjectTypesSupported = []string{"public"}
-	m.IDTokenSigningAlgValuesSupported = []string{"RS256"}
-	return m
+// official TypeScript SDK's schema requires the three, as arrays of
+// strings). They say what is true: this server issues no ID tokens, so
+// it signs them with no algorithm and publishes no keys (the key set is
+// empty; access tokens are for this app alone), and it offers no openid
+// scope; a token's subject is the Nextcloud user, the same for every
+// client ("public").
+func (s *Server) OpenIDMetadata() OpenIDMetadata {
+	return OpenIDMetadata{
+		Metadata: s.Metadata(), JWKSURI: s.o.Issuer + JWKSPath,
+		SubjectTypesSupported: []string{"public"}, IDTokenSigningAlgValuesSupported: []string{},
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
@@ -26,9 +27,12 @@ const (
 	// RefreshTTL is how long a refresh token stays usable; every use
 	// replaces it with a new one (never past the grant's own end).
 	RefreshTTL = 30 * 24 * time.Hour
-	// ClientTTL is how long a dynamically registered client is kept after
-	// its last authorization or refresh.
+	// ClientTTL is how long a dynamically registered client stays
+	// usable after its last successful token exchange or refresh.
 	ClientTTL = 90 * 24 * time.Hour
+	// UnconfirmedClientTTL is how long a registration stays usable when
+	// no token exchange has succeeded with it yet.
+	UnconfirmedClientTTL = 24 * time.Hour
 )
 
 // Endpoint paths, relative to the issuer (the app's base URL).
@@ -95,7 +99,7 @@ func fail(code, format string, args ...any) *Error {
 	return &Error{Code: code, Description: fmt.Sprintf(format, args...), Status: status}
 }
 
-// Records is one key-value bucket with revisions (*queue.Records). Get
+// Records is one key-value bucket with revisions (*kv.Records). Get
 // returns ENOTFOUND for a missing key; Create ECONFLICT for an existing
 // one; Update ECONFLICT when the revision moved on.
 type Records interface {
@@ -130,11 +134,17 @@ type Options struct {
 	// name as resource (HaRP's /exapps/ URL); their tokens are for
 	// Resource too.
 	Aliases []string
-	Grants  Grants // required
-	// Clients, Requests, Codes and Refresh keep registered clients,
-	// pending authorization requests, codes and refresh tokens; their
-	// buckets should expire entries after ClientTTL, RequestTTL, a few
-	// CodeTTLs and RefreshTTL. Required.
+	// Secret seals registrations into their client_id and pending
+	// sign-ins into their handle (the app's secret). Required. Changing
+	// it makes clients register again.
+	Secret []byte
+	Grants Grants // required
+	// Clients, Requests, Codes and Refresh keep the clients that signed
+	// someone in (and registrations of earlier versions), the sign-ins a
+	// signed-in user opened, codes and refresh tokens; their buckets
+	// should expire entries after ClientTTL, RequestTTL, a few CodeTTLs
+	// and RefreshTTL. Nothing an anonymous caller sends is stored.
+	// Required.
 	Clients, Requests, Codes, Refresh Records
 	// Fetcher fetches client ID metadata documents; nil turns them off.
 	Fetcher *Fetcher
@@ -144,9 +154,10 @@ type Options struct {
 
 // Server is the authorization server. It is safe for concurrent use.
 type Server struct {
-	o   Options
-	now func() time.Time
-	log *slog.Logger
+	o    Options
+	now  func() time.Time
+	log  *slog.Logger
+	seal *sealer
 }
 
 // New returns a Server, or an error naming the first missing option.
@@ -156,12 +167,18 @@ func New(o Options) (*Server, error) {
 		return nil, errors.New("oauth: Issuer is required")
 	case o.Resource == "":
 		return nil, errors.New("oauth: Resource is required")
+	case len(o.Secret) == 0:
+		return nil, errors.New("oauth: Secret is required")
 	case o.Grants == nil:
 		return nil, errors.New("oauth: Grants is required")
 	case o.Clients == nil || o.Requests == nil || o.Codes == nil || o.Refresh == nil:
 		return nil, errors.New("oauth: Clients, Requests, Codes and Refresh are required")
 	}
-	s := &Server{o: o, now: o.Now, log: o.Logger}
+	seal, err := newSealer(o.Secret)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{o: o, now: o.Now, log: o.Logger, seal: seal}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -206,17 +223,26 @@ func getJSON(ctx context.Context, r Records, key string, v any) (uint64, error) 
 }
 
 func createJSON(ctx context.Context, r Records, key string, v any) (uint64, error) {
-	data, err := json.Marshal(v)
+	data, err := marshal(v)
 	if err != nil {
-		return 0, fmt.Errorf("oauth: encode: %w", err)
+		return 0, err
 	}
 	return r.Create(ctx, key, data)
 }
 
 func updateJSON(ctx context.Context, r Records, key string, v any, rev uint64) (uint64, error) {
-	data, err := json.Marshal(v)
+	data, err := marshal(v)
 	if err != nil {
-		return 0, fmt.Errorf("oauth: encode: %w", err)
+		return 0, err
 	}
 	return r.Update(ctx, key, data, rev)
+}
+
+// clientTag names a client in logs: a metadata document's URL, or a
+// fingerprint of a (long, sealed) registered client_id.
+func clientTag(id string) string {
+	if strings.HasPrefix(id, "https://") || len(id) <= 64 {
+		return truncate(id, 200)
+	}
+	return "registered:" + hashKey(id)[:16]
 }

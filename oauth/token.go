@@ -33,15 +33,17 @@ type TokenResponse struct {
 }
 
 // codeRecord is an authorization code's record, under the code's hash.
+// The client and redirect URI it was issued for are kept as hashes: the
+// exchange only compares them.
 type codeRecord struct {
-	ClientID    string    `json:"client_id"`
-	ClientName  string    `json:"client_name"`
-	RedirectURI string    `json:"redirect_uri"`
-	Challenge   string    `json:"code_challenge"`
-	Scope       string    `json:"scope"`
-	Resource    string    `json:"resource"`
-	User        hs.UserID `json:"user"`
-	Created     time.Time `json:"created"`
+	ClientHash   string    `json:"client"`
+	ClientName   string    `json:"client_name"`
+	RedirectHash string    `json:"redirect"`
+	Challenge    string    `json:"code_challenge"`
+	Scope        string    `json:"scope"`
+	Resource     string    `json:"resource"`
+	User         hs.UserID `json:"user"`
+	Created      time.Time `json:"created"`
 	// Used is set by the first exchange attempt: a code is spent even
 	// when that attempt fails.
 	Used bool `json:"used,omitempty"`
@@ -120,9 +122,9 @@ func (s *Server) exchange(ctx context.Context, r TokenRequest) (TokenResponse, e
 	switch {
 	case s.now().Sub(c.Created) > CodeTTL:
 		return TokenResponse{}, fail(ErrInvalidGrant, "the code has expired")
-	case c.ClientID != r.ClientID:
+	case subtle.ConstantTimeCompare([]byte(c.ClientHash), []byte(hashKey(r.ClientID))) != 1:
 		return TokenResponse{}, fail(ErrInvalidGrant, "the code was issued to another client")
-	case c.RedirectURI != r.RedirectURI:
+	case c.RedirectHash != hashKey(r.RedirectURI):
 		return TokenResponse{}, fail(ErrInvalidGrant, "redirect_uri differs from the authorization request's")
 	case !verifyPKCE(c.Challenge, r.CodeVerifier):
 		return TokenResponse{}, fail(ErrInvalidGrant, "code_verifier does not match the code_challenge")
@@ -130,7 +132,7 @@ func (s *Server) exchange(ctx context.Context, r TokenRequest) (TokenResponse, e
 	if len(r.Resources) > 0 && (len(r.Resources) > 1 || r.Resources[0] != c.Resource) {
 		return TokenResponse{}, fail(ErrInvalidTarget, "resource must be the one authorized: %s", c.Resource)
 	}
-	rec, err := s.o.Grants.Grant(ctx, c.User, c.ClientName, c.ClientID, c.Resource)
+	rec, err := s.o.Grants.Grant(ctx, c.User, c.ClientName, r.ClientID, c.Resource)
 	if hs.ErrorKind(err) == hs.EINVALID {
 		return TokenResponse{}, &Error{Code: ErrInvalidGrant, Description: hs.ErrorMessage(err), Status: 400, Err: err}
 	}
@@ -139,9 +141,9 @@ func (s *Server) exchange(ctx context.Context, r TokenRequest) (TokenResponse, e
 	}
 	c.Grant = rec.ID
 	if _, err := updateJSON(ctx, s.o.Codes, key, c, rev); err != nil {
-		s.log.Warn("oauth code record not linked to its grant", "client_id", c.ClientID, "error", err)
+		s.log.Warn("oauth code record not linked to its grant", "client_id", clientTag(r.ClientID), "error", err)
 	}
-	s.touch(ctx, c.ClientID)
+	s.touch(ctx, r.ClientID)
 	return s.issue(ctx, rec, c.Scope)
 }
 
@@ -275,7 +277,7 @@ func (s *Server) Revoke(ctx context.Context, token, hint, clientID string) error
 	if err := s.o.Grants.Revoke(ctx, user, grant); err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
 		return err
 	}
-	s.log.Info("oauth grant revoked by its client", "user_id", user, "token_id", grant, "client_id", clientID)
+	s.log.Info("oauth grant revoked by its client", "user_id", user, "token_id", grant, "client_id", clientTag(clientID))
 	return nil
 }
 

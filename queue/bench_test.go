@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // BenchmarkPublish measures webhook intake: one Publish of one job per
@@ -20,7 +20,7 @@ func BenchmarkPublish(b *testing.B) {
 	var mu sync.Mutex
 	lat := make([]time.Duration, 0, b.N)
 	var next sync.Mutex
-	id := hybridsearch.FileID(0)
+	id := hs.FileID(0)
 	b.SetParallelism(8) // 8 × GOMAXPROCS callers, like concurrent webhooks
 	b.ResetTimer()
 	start := time.Now()
@@ -29,8 +29,8 @@ func BenchmarkPublish(b *testing.B) {
 		for pb.Next() {
 			next.Lock()
 			id++
-			job := hybridsearch.IndexJob{FileID: id, User: "alice", Path: "/bench.md", Event: "NodeWrittenEvent",
-				Reason: hybridsearch.ReasonEvent, Time: time.Now()}
+			job := hs.IndexJob{FileID: id, User: "alice", Path: "/bench.md", Event: "NodeWrittenEvent",
+				Reason: hs.ReasonEvent, Time: time.Now()}
 			next.Unlock()
 			t0 := time.Now()
 			if err := q.Publish(ctx, job); err != nil {
@@ -53,12 +53,12 @@ func BenchmarkPublish(b *testing.B) {
 func BenchmarkPublishBatch(b *testing.B) {
 	q, _, _ := mustOpen(b, Options{Logger: discardLogger()})
 	const batch = 500
-	jobs := make([]hybridsearch.IndexJob, batch)
+	jobs := make([]hs.IndexJob, batch)
 	b.ResetTimer()
 	start := time.Now()
 	for i := range b.N {
 		for j := range jobs {
-			jobs[j] = hybridsearch.IndexJob{FileID: hybridsearch.FileID(i*batch + j + 1), User: "alice", Reason: hybridsearch.ReasonScan, Time: time.Now()}
+			jobs[j] = hs.IndexJob{FileID: hs.FileID(i*batch + j + 1), User: "alice", Reason: hs.ReasonScan, Time: time.Now()}
 		}
 		if err := q.Publish(context.Background(), jobs...); err != nil {
 			b.Fatal(err)

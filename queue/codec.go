@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // codecVersion is the version of the job encoding; a message with another
@@ -21,7 +21,7 @@ const codecVersion = 1
 // the retry lane the attempt it is and when it is due.
 type envelope struct {
 	V int `json:"v"`
-	hybridsearch.IndexJob
+	hs.IndexJob
 	// Attempt is the number of the attempt a retry-lane message is for
 	// (2 for the first retry); 0 on the fresh lane.
 	Attempt int `json:"attempt,omitempty"`
@@ -29,11 +29,11 @@ type envelope struct {
 	Due time.Time `json:"due,omitzero"`
 }
 
-func encodeJob(job hybridsearch.IndexJob) ([]byte, error) {
+func encodeJob(job hs.IndexJob) ([]byte, error) {
 	return json.Marshal(envelope{V: codecVersion, IndexJob: job})
 }
 
-func decodeJob(data []byte) (hybridsearch.IndexJob, error) {
+func decodeJob(data []byte) (hs.IndexJob, error) {
 	e, err := decodeEnvelope(data)
 	return e.IndexJob, err
 }
@@ -52,16 +52,16 @@ func decodeEnvelope(data []byte) (envelope, error) {
 // JobKey returns the key that names a job's file everywhere in the queue:
 // "f.<file id>" when the job has a file id, otherwise "p.<hash>" where hash
 // is the first 16 hex digits of SHA-256(user + "\x00" + path). The job's
-// subject is "hs.jobs." + key; dead letters and Run's leases use the key.
+// subject is "hs.jobs." + key; dead letters and the handlers' leases (kv.Store.Lease) use the key.
 // A job with neither a file id nor a path is EINVALID.
-func JobKey(job hybridsearch.IndexJob) (string, error) {
+func JobKey(job hs.IndexJob) (string, error) {
 	switch {
 	case job.FileID > 0:
 		return "f." + strconv.FormatInt(int64(job.FileID), 10), nil
 	case job.FileID < 0:
-		return "", hybridsearch.Errorf(hybridsearch.EINVALID, "queue: job: negative file id %d", job.FileID)
+		return "", hs.Errorf(hs.EINVALID, "queue: job: negative file id %d", job.FileID)
 	case job.Path == "":
-		return "", hybridsearch.Errorf(hybridsearch.EINVALID, "queue: job: no file id and no path")
+		return "", hs.Errorf(hs.EINVALID, "queue: job: no file id and no path")
 	}
 	sum := sha256.Sum256([]byte(string(job.User) + "\x00" + job.Path))
 	return "p." + hex.EncodeToString(sum[:8]), nil
@@ -73,21 +73,21 @@ func JobKey(job hybridsearch.IndexJob) (string, error) {
 // a job that adds or removes one reader of a shared file is never replaced
 // by another user's event for the same file. The per-file lease keeps the
 // jobs of one file from running at the same time.
-func subject(job hybridsearch.IndexJob, key string) string {
+func subject(job hs.IndexJob, key string) string {
 	return laneSubject(subjectRoot, job, key)
 }
 
 // retrySubject is subject on the retry lane ("hs.retry....").
-func retrySubject(job hybridsearch.IndexJob, key string) string {
+func retrySubject(job hs.IndexJob, key string) string {
 	return laneSubject(retryRoot, job, key)
 }
 
 // ocrSubject is subject on the OCR lane ("hs.ocr....").
-func ocrSubject(job hybridsearch.IndexJob, key string) string {
+func ocrSubject(job hs.IndexJob, key string) string {
 	return laneSubject(ocrRoot, job, key)
 }
 
-func laneSubject(root string, job hybridsearch.IndexJob, key string) string {
+func laneSubject(root string, job hs.IndexJob, key string) string {
 	if job.FileID > 0 {
 		sum := sha256.Sum256([]byte(job.User))
 		return root + "." + key + ".u." + hex.EncodeToString(sum[:8])
@@ -96,7 +96,7 @@ func laneSubject(root string, job hybridsearch.IndexJob, key string) string {
 }
 
 // fileKey is the JobKey of a file id.
-func fileKey(id hybridsearch.FileID) string {
+func fileKey(id hs.FileID) string {
 	return "f." + strconv.FormatInt(int64(id), 10)
 }
 
@@ -106,7 +106,7 @@ func fileKey(id hybridsearch.FileID) string {
 // stream's two-minute duplicate window store one message, so Nextcloud
 // delivering one webhook twice queues it once. Jobs that should not be
 // merged must differ in one of these fields, usually Time.
-func MsgID(job hybridsearch.IndexJob) string {
+func MsgID(job hs.IndexJob) string {
 	h := sha256.New()
 	for _, f := range []string{
 		"v1", job.Event, strconv.FormatInt(int64(job.FileID), 10), job.Path, job.OldPath,
@@ -121,9 +121,9 @@ func MsgID(job hybridsearch.IndexJob) string {
 // unavailable marks err as EUNAVAILABLE unless it already has a kind or is
 // the caller's own cancellation.
 func unavailable(err error) error {
-	var e *hybridsearch.Error
+	var e *hs.Error
 	if err == nil || errors.As(err, &e) || errors.Is(err, context.Canceled) {
 		return err
 	}
-	return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "queue unavailable")
+	return hs.WrapError(hs.EUNAVAILABLE, err, "queue unavailable")
 }

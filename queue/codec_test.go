@@ -5,25 +5,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 func TestJobKey(t *testing.T) {
 	tests := []struct {
 		name     string
-		job      hybridsearch.IndexJob
+		job      hs.IndexJob
 		want     string
 		wantKind string
 	}{
-		{"file id", hybridsearch.IndexJob{FileID: 437, User: "alice", Path: "/a.md"}, "f.437", ""},
-		{"path only", hybridsearch.IndexJob{User: "alice", Path: "/x.md"}, "p.", ""},
-		{"nothing", hybridsearch.IndexJob{User: "alice"}, "", hybridsearch.EINVALID},
-		{"negative id", hybridsearch.IndexJob{FileID: -1}, "", hybridsearch.EINVALID},
+		{"file id", hs.IndexJob{FileID: 437, User: "alice", Path: "/a.md"}, "f.437", ""},
+		{"path only", hs.IndexJob{User: "alice", Path: "/x.md"}, "p.", ""},
+		{"nothing", hs.IndexJob{User: "alice"}, "", hs.EINVALID},
+		{"negative id", hs.IndexJob{FileID: -1}, "", hs.EINVALID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := JobKey(tt.job)
-			if kind := hybridsearch.ErrorKind(err); kind != tt.wantKind {
+			if kind := hs.ErrorKind(err); kind != tt.wantKind {
 				t.Fatalf("JobKey(%+v) error kind = %q (%v), want %q", tt.job, kind, err, tt.wantKind)
 			}
 			if !strings.HasPrefix(got, tt.want) {
@@ -31,8 +31,8 @@ func TestJobKey(t *testing.T) {
 			}
 		})
 	}
-	a, _ := JobKey(hybridsearch.IndexJob{User: "alice", Path: "/x.md"})
-	b, _ := JobKey(hybridsearch.IndexJob{User: "bob", Path: "/x.md"})
+	a, _ := JobKey(hs.IndexJob{User: "alice", Path: "/x.md"})
+	b, _ := JobKey(hs.IndexJob{User: "bob", Path: "/x.md"})
 	if a == b || len(a) != len("p.")+16 {
 		t.Errorf("path keys %q and %q: want distinct, 16 hex digits", a, b)
 	}
@@ -40,18 +40,18 @@ func TestJobKey(t *testing.T) {
 
 func TestMsgID(t *testing.T) {
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	base := hybridsearch.IndexJob{FileID: 5, User: "bob", Path: "/a b.txt", Event: "NodeWrittenEvent", Reason: hybridsearch.ReasonEvent, Time: at}
+	base := hs.IndexJob{FileID: 5, User: "bob", Path: "/a b.txt", Event: "NodeWrittenEvent", Reason: hs.ReasonEvent, Time: at}
 	tests := []struct {
 		name string
-		job  hybridsearch.IndexJob
+		job  hs.IndexJob
 		same bool
 	}{
 		{"identical", base, true},
-		{"same instant in another zone", func() hybridsearch.IndexJob { j := base; j.Time = at.In(time.FixedZone("x", 3600)); return j }(), true},
-		{"other time", func() hybridsearch.IndexJob { j := base; j.Time = at.Add(time.Second); return j }(), false},
-		{"other event", func() hybridsearch.IndexJob { j := base; j.Event = "NodeTouchedEvent"; return j }(), false},
-		{"other user", func() hybridsearch.IndexJob { j := base; j.User = "carol"; return j }(), false},
-		{"other reason", func() hybridsearch.IndexJob { j := base; j.Reason = hybridsearch.ReasonRetry; return j }(), false},
+		{"same instant in another zone", func() hs.IndexJob { j := base; j.Time = at.In(time.FixedZone("x", 3600)); return j }(), true},
+		{"other time", func() hs.IndexJob { j := base; j.Time = at.Add(time.Second); return j }(), false},
+		{"other event", func() hs.IndexJob { j := base; j.Event = "NodeTouchedEvent"; return j }(), false},
+		{"other user", func() hs.IndexJob { j := base; j.User = "carol"; return j }(), false},
+		{"other reason", func() hs.IndexJob { j := base; j.Reason = hs.ReasonRetry; return j }(), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,8 +63,8 @@ func TestMsgID(t *testing.T) {
 }
 
 func TestCodec(t *testing.T) {
-	job := hybridsearch.IndexJob{FileID: 9, User: "alice", Path: "/n.md", OldPath: "/o.md", Event: "NodeRenamedEvent",
-		Reason: hybridsearch.ReasonEvent, Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	job := hs.IndexJob{FileID: 9, User: "alice", Path: "/n.md", OldPath: "/o.md", Event: "NodeRenamedEvent",
+		Reason: hs.ReasonEvent, Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	data, err := encodeJob(job)
 	if err != nil {
 		t.Fatal(err)

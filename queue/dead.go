@@ -9,26 +9,28 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/kv"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // DeadLetter is a job that failed with a retryable error on every one of
-// its MaxDeliver attempts and is no longer queued.
+// its Options.Retry.Tries() attempts and is no longer queued.
 type DeadLetter struct {
-	Key      string                `json:"key"` // JobKey of Job
-	Job      hybridsearch.IndexJob `json:"job"`
-	Error    string                `json:"error"`    // the last error, as logged
-	Kind     string                `json:"kind"`     // its error kind
-	Attempts int                   `json:"attempts"` // deliveries made
-	Failed   time.Time             `json:"failed"`
+	Key      string      `json:"key"` // JobKey of Job
+	Job      hs.IndexJob `json:"job"`
+	Error    string      `json:"error"`    // the last error, as logged
+	Kind     string      `json:"kind"`     // its error kind
+	Attempts int         `json:"attempts"` // deliveries made
+	Failed   time.Time   `json:"failed"`
 }
 
-// bury records a dead letter for job and marks the file's state failed.
+// bury records a dead letter for job and then hands the failure to
+// Options.GaveUp, which decides what it means for the file's state.
 // Errors are logged here: the job is terminated either way.
-func (q *Queue) bury(ctx context.Context, key string, job hybridsearch.IndexJob, herr error, attempts int, log *slog.Logger) {
-	d := DeadLetter{Key: key, Job: job, Error: herr.Error(), Kind: hybridsearch.ErrorKind(herr), Attempts: attempts, Failed: time.Now().UTC()}
+func (q *Queue) bury(ctx context.Context, key string, job hs.IndexJob, herr error, attempts int, log *slog.Logger) {
+	d := DeadLetter{Key: key, Job: job, Error: herr.Error(), Kind: hs.ErrorKind(herr), Attempts: attempts, Failed: time.Now().UTC()}
 	data, err := json.Marshal(d)
 	if err == nil {
 		_, err = q.dead.Put(ctx, key, data)
@@ -38,31 +40,15 @@ func (q *Queue) bury(ctx context.Context, key string, job hybridsearch.IndexJob,
 		return
 	}
 	log.Error("job failed for good; moved to dead letters", "kind", d.Kind, slog.Any("error", herr))
-	if job.FileID > 0 {
-		q.markFailed(ctx, job.FileID, d, log)
-	}
-}
-
-// markFailed sets an existing file state to StatusFailed; a file with no
-// state yet is left alone (the dead letter records it).
-func (q *Queue) markFailed(ctx context.Context, id hybridsearch.FileID, d DeadLetter, log *slog.Logger) {
-	st, rev, err := q.States().Get(ctx, id)
-	if err != nil {
-		if hybridsearch.ErrorKind(err) != hybridsearch.ENOTFOUND {
-			log.Warn("file state not marked failed", slog.Any("error", err))
-		}
-		return
-	}
-	st.Status, st.Error, st.Attempts, st.Updated = hybridsearch.StatusFailed, d.Error, d.Attempts, d.Failed
-	if err := q.States().Update(ctx, st, rev); err != nil {
-		log.Warn("file state not marked failed", slog.Any("error", err))
+	if q.opts.GaveUp != nil {
+		q.opts.GaveUp(ctx, job, herr, attempts)
 	}
 }
 
 // DeadLetters returns every dead letter, oldest failure first.
 func (q *Queue) DeadLetters(ctx context.Context) ([]DeadLetter, error) {
 	var out []DeadLetter
-	err := eachEntry(ctx, q.dead, func(e jetstream.KeyValueEntry) error {
+	err := kv.Each(ctx, q.dead, func(e jetstream.KeyValueEntry) error {
 		var d DeadLetter
 		if err := json.Unmarshal(e.Value(), &d); err != nil {
 			q.log.Warn("dead letter unreadable; skipped", "key", e.Key(), slog.Any("error", err))
@@ -80,7 +66,7 @@ func (q *Queue) DeadLetters(ctx context.Context) ([]DeadLetter, error) {
 
 // RetryDeadLetter queues the dead letter of file id again, with reason
 // ReasonRetry, and removes the record. ENOTFOUND when there is none.
-func (q *Queue) RetryDeadLetter(ctx context.Context, id hybridsearch.FileID) error {
+func (q *Queue) RetryDeadLetter(ctx context.Context, id hs.FileID) error {
 	return q.RetryDeadLetterKey(ctx, fileKey(id))
 }
 
@@ -89,17 +75,17 @@ func (q *Queue) RetryDeadLetter(ctx context.Context, id hybridsearch.FileID) err
 func (q *Queue) RetryDeadLetterKey(ctx context.Context, key string) error {
 	e, err := q.dead.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrInvalidKey) {
-		return hybridsearch.Errorf(hybridsearch.ENOTFOUND, "queue: no dead letter %s", key)
+		return hs.Errorf(hs.ENOTFOUND, "queue: no dead letter %s", key)
 	}
 	if err != nil {
 		return unavailable(fmt.Errorf("queue: retry dead letter %s: %w", key, err))
 	}
 	var d DeadLetter
 	if err := json.Unmarshal(e.Value(), &d); err != nil {
-		return hybridsearch.Errorf(hybridsearch.EINTERNAL, "queue: retry dead letter %s: %w", key, err)
+		return hs.Errorf(hs.EINTERNAL, "queue: retry dead letter %s: %w", key, err)
 	}
 	job := d.Job
-	job.Reason = hybridsearch.ReasonRetry
+	job.Reason = hs.ReasonRetry
 	job.Time = time.Now().UTC()
 	if err := q.Publish(ctx, job); err != nil {
 		return err
@@ -163,39 +149,11 @@ func (q *Queue) buryAbandoned(ctx context.Context, stream jetstream.Stream, a ma
 	if env, err := decodeEnvelope(raw.Data); err == nil {
 		if key, err := JobKey(env.IndexJob); err == nil {
 			attempts := max(int(a.Deliveries), env.Attempt)
-			herr := hybridsearch.Errorf(hybridsearch.EINTERNAL, "no decision after %d deliveries (worker lost or ack timeout)", a.Deliveries)
+			herr := hs.Errorf(hs.EINTERNAL, "no decision after %d deliveries (worker lost or ack timeout)", a.Deliveries)
 			q.bury(ctx, key, env.IndexJob, herr, attempts, log.With("key", key, "file_id", env.FileID))
 		}
 	}
 	if err := stream.DeleteMsg(ctx, a.StreamSeq); err != nil {
 		log.Warn("abandoned job not removed", slog.Any("error", err))
-	}
-}
-
-// eachEntry calls fn with every live entry of kv, streaming them from the
-// server instead of loading the bucket first.
-func eachEntry(ctx context.Context, kv jetstream.KeyValue, fn func(jetstream.KeyValueEntry) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
-	if err != nil {
-		return unavailable(err)
-	}
-	defer func() { _ = w.Stop() }()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case e, ok := <-w.Updates():
-			if !ok {
-				return unavailable(errors.New("watch closed"))
-			}
-			if e == nil {
-				return nil // initial values done
-			}
-			if err := fn(e); err != nil {
-				return err
-			}
-		}
 	}
 }

@@ -1,6 +1,9 @@
-// Package queue owns everything about NATS JetStream: the embedded server,
-// connections, streams, consumers, subjects and the codec of index jobs.
-// It calls the indexing pipeline only through a function it is given.
+// Package queue is the index-job queue on NATS JetStream: the embedded
+// server, connections, streams, consumers, subjects, the codec of index
+// jobs and their dead letters. It calls the indexing pipeline only
+// through the functions it is given (Run's handler, Options.GaveUp). The
+// app's other shared records (file states, leases, tokens, share lists,
+// OAuth records) are in package kv.
 //
 // Jobs live in a work-queue stream (default HYBRIDSEARCH_JOBS, file
 // storage) on one subject per file, "hs.jobs.f.<file id>", or
@@ -11,11 +14,9 @@
 //
 // Workers in any number of processes share one durable pull consumer,
 // "indexer"; Run maps each handler's error to ack, retry with backoff,
-// terminate or dead letter. Beside the stream, three key-value buckets
-// hold the per-file state (HS_FILES, see States), dead letters (HS_DEAD)
-// and per-file leases (HS_LEASES, see Lease).
+// terminate or dead letter. Dead letters are kept in the key-value bucket
+// HS_DEAD, where an admin can retry them (RetryDeadLetter).
 //
 // Everything works the same on the embedded server and on an external
-// NATS_URL. Per-key lease expiry needs nats-server 2.11 or later; on older
-// servers (Debian's 2.9) leases fall back to an age check.
+// NATS_URL.
 package queue

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // Paces of a user's turns on the retry lane.
@@ -27,7 +27,7 @@ type turns struct {
 	perUser int
 	now     func() time.Time
 	mu      sync.Mutex
-	users   map[hybridsearch.UserID]*userTurns
+	users   map[hs.UserID]*userTurns
 }
 
 // userTurns is one user's state: small, and dropped once the user has
@@ -39,12 +39,12 @@ type userTurns struct {
 }
 
 func newTurns(perUser int) *turns {
-	return &turns{perUser: max(perUser, 1), now: time.Now, users: map[hybridsearch.UserID]*userTurns{}}
+	return &turns{perUser: max(perUser, 1), now: time.Now, users: map[hs.UserID]*userTurns{}}
 }
 
 // take admits a retry of user now and returns release, to call when it
 // has ended; or, when user is at the limit, returns the retry's turn.
-func (t *turns) take(user hybridsearch.UserID) (release func(), turn time.Time) {
+func (t *turns) take(user hs.UserID) (release func(), turn time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()
@@ -63,7 +63,7 @@ func (t *turns) take(user hybridsearch.UserID) (release func(), turn time.Time) 
 }
 
 // release ends a retry of user that started at start.
-func (t *turns) release(user hybridsearch.UserID, u *userTurns, start time.Time) {
+func (t *turns) release(user hs.UserID, u *userTurns, start time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()

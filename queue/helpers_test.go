@@ -3,47 +3,28 @@ package queue
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/indexing"
+	"github.com/hybrid-search/hybridsearch/kv"
 	"github.com/hybrid-search/hybridsearch/queue/natstest"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 )
 
-// logWriter sends log lines to t.Log until the test's cleanups are done,
-// so late goroutines cannot log into a finished test.
-type logWriter struct {
-	mu   sync.Mutex
-	t    testing.TB
-	done bool
-}
-
-func (w *logWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.done {
-		w.t.Log(strings.TrimSpace(string(p)))
-	}
-	return len(p), nil
-}
-
-func testLogger(t testing.TB) *slog.Logger {
-	w := &logWriter{t: t}
-	t.Cleanup(func() { w.mu.Lock(); w.done = true; w.mu.Unlock() })
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
+// testLogger is natstest.Logger.
+func testLogger(t testing.TB) *slog.Logger { return natstest.Logger(t) }
 
 // fast are options with short timings for tests; fields set in o win.
 func fast(o Options) Options {
 	if o.AckWait == 0 {
 		o.AckWait = 3 * time.Second
 	}
-	if o.Backoff == nil {
-		o.Backoff = []time.Duration{50 * time.Millisecond}
+	if o.Retry.Backoff == nil {
+		o.Retry.Backoff = []time.Duration{50 * time.Millisecond}
 	}
 	if o.pollWait == 0 {
 		o.pollWait = 200 * time.Millisecond
@@ -69,6 +50,35 @@ func mustOpen(t testing.TB, o Options) (*Queue, *server.Server, *nats.Conn) {
 	return q, s, nc
 }
 
+// mustKV opens the key-value store on nc, as the app does beside the queue.
+func mustKV(t testing.TB, nc *nats.Conn) *kv.Store {
+	t.Helper()
+	db, err := kv.Open(t.Context(), nc, kv.Options{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatalf("kv.Open: %v", err)
+	}
+	return db
+}
+
+// mustOpenWithStates opens a queue whose dead letters reach the file
+// states through indexing, as the app wires them (Options.GaveUp is
+// indexing.Failures.GaveUp), and returns the states.
+func mustOpenWithStates(t testing.TB, o Options) (*Queue, *kv.States) {
+	t.Helper()
+	if o.Logger == nil {
+		o.Logger = testLogger(t)
+	}
+	s := natstest.Run(t)
+	nc := natstest.Connect(t, s)
+	states := mustKV(t, nc).States()
+	o.GaveUp = (&indexing.Failures{States: states, Logger: o.Logger}).GaveUp
+	q, err := Open(t.Context(), nc, fast(o))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return q, states
+}
+
 // startRun runs q.Run in the background. stop cancels it and returns Run's
 // error; it also runs in t.Cleanup.
 func startRun(t testing.TB, q *Queue, h Handler) (stop func() error) {
@@ -86,16 +96,10 @@ func startRun(t testing.TB, q *Queue, h Handler) (stop func() error) {
 	return stop
 }
 
-// awaitTrue polls cond until it holds or the deadline passes.
+// awaitTrue is natstest.Await.
 func awaitTrue(t testing.TB, within time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", within, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	natstest.Await(t, within, what, cond)
 }
 
 // awaitPending waits until the queue holds want jobs.
@@ -109,26 +113,26 @@ func awaitPending(t testing.TB, q *Queue, want int, within time.Duration) {
 	})
 }
 
-func mustPublish(t testing.TB, q *Queue, jobs ...hybridsearch.IndexJob) {
+func mustPublish(t testing.TB, q *Queue, jobs ...hs.IndexJob) {
 	t.Helper()
 	if err := q.Publish(t.Context(), jobs...); err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
 }
 
-func fileJob(id hybridsearch.FileID, event string) hybridsearch.IndexJob {
-	return hybridsearch.IndexJob{FileID: id, User: "alice", Path: "/doc.md", Event: event,
-		Reason: hybridsearch.ReasonEvent, Time: time.Now().UTC()}
+func fileJob(id hs.FileID, event string) hs.IndexJob {
+	return hs.IndexJob{FileID: id, User: "alice", Path: "/doc.md", Event: event,
+		Reason: hs.ReasonEvent, Time: time.Now().UTC()}
 }
 
 // calls records handler calls.
 type calls struct {
 	mu   sync.Mutex
-	jobs []hybridsearch.IndexJob
+	jobs []hs.IndexJob
 	at   []time.Time
 }
 
-func (c *calls) add(job hybridsearch.IndexJob) int {
+func (c *calls) add(job hs.IndexJob) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.jobs = append(c.jobs, job)
@@ -142,14 +146,10 @@ func (c *calls) count() int {
 	return len(c.jobs)
 }
 
-func (c *calls) snapshot() ([]hybridsearch.IndexJob, []time.Time) {
+func (c *calls) snapshot() ([]hs.IndexJob, []time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]hybridsearch.IndexJob(nil), c.jobs...), append([]time.Time(nil), c.at...)
-}
-
-func contextWithTimeout(t testing.TB, d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(t.Context(), d)
+	return append([]hs.IndexJob(nil), c.jobs...), append([]time.Time(nil), c.at...)
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -4,13 +4,16 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/hybrid-search/hybridsearch/kv"
 )
 
-// A lease held by a process that died together with its (embedded) NATS
+// A lease held by a process (kv.Store.Lease; the test stays here, beside
+// the embedded server it restarts) that died together with its (embedded) NATS
 // server must expire after its ttl once the server runs again.
 func TestLeaseExpiresAfterServerRestart(t *testing.T) {
 	dir := t.TempDir()
-	start := func() (*Queue, func()) {
+	start := func() (*kv.Store, func()) {
 		ns, err := RunEmbedded(EmbeddedOptions{StoreDir: dir, Logger: testLogger(t)})
 		if err != nil {
 			t.Fatal(err)
@@ -19,7 +22,7 @@ func TestLeaseExpiresAfterServerRestart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q, err := Open(t.Context(), nc, fast(Options{Logger: testLogger(t)}))
+		q, err := kv.Open(t.Context(), nc, kv.Options{Logger: testLogger(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +35,7 @@ func TestLeaseExpiresAfterServerRestart(t *testing.T) {
 	stop() // the holder never releases nor refreshes
 	q, stop = start()
 	defer stop()
-	if _, err := q.Lease(t.Context(), "file.1", time.Second); !errors.Is(err, ErrLeaseHeld) {
+	if _, err := q.Lease(t.Context(), "file.1", time.Second); !errors.Is(err, kv.ErrLeaseHeld) {
 		t.Logf("lease right after restart: %v (expected held, may have expired already)", err)
 	}
 	deadline := time.Now().Add(10 * time.Second)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // TestOCRLaneDoesNotBlockFreshWork: a job that needs OCR moves to the OCR
@@ -18,12 +18,12 @@ func TestOCRLaneDoesNotBlockFreshWork(t *testing.T) {
 	q, _, _ := mustOpen(t, Options{Workers: 1, OCRWorkers: 1})
 	release := make(chan struct{})
 	ocrStarted := make(chan struct{}, 1)
-	done := make(chan hybridsearch.FileID, 4)
+	done := make(chan hs.FileID, 4)
 	var ocrRuns, flakyRuns atomic.Int64
-	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
 		switch {
 		case job.FileID == 1 && !job.OCR: // a scan, on the fresh lane
-			return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, hybridsearch.ErrNeedsOCR, "needs OCR")
+			return hs.WrapError(hs.EUNAVAILABLE, hs.ErrNeedsOCR, "needs OCR")
 		case job.FileID == 1:
 			ocrRuns.Add(1)
 			ocrStarted <- struct{}{}
@@ -33,10 +33,10 @@ func TestOCRLaneDoesNotBlockFreshWork(t *testing.T) {
 				return ctx.Err()
 			}
 		case job.FileID == 3 && !job.OCR:
-			return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, hybridsearch.ErrNeedsOCR, "needs OCR")
+			return hs.WrapError(hs.EUNAVAILABLE, hs.ErrNeedsOCR, "needs OCR")
 		case job.FileID == 3:
 			if flakyRuns.Add(1) == 1 {
-				return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "ollama down")
+				return hs.Errorf(hs.EUNAVAILABLE, "ollama down")
 			}
 		}
 		done <- job.FileID

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -21,7 +21,7 @@ const publishWindow = 1000
 // A job without a file id or path is EINVALID, and nothing is published.
 // When the server does not ack within ctx's deadline or PublishTimeout,
 // Publish returns EUNAVAILABLE; jobs acked before that stay queued.
-func (q *Queue) Publish(ctx context.Context, jobs ...hybridsearch.IndexJob) error {
+func (q *Queue) Publish(ctx context.Context, jobs ...hs.IndexJob) error {
 	msgs := make([]*nats.Msg, 0, len(jobs))
 	for _, job := range jobs {
 		key, err := JobKey(job)
@@ -62,7 +62,7 @@ func (q *Queue) publishBatch(ctx context.Context, msgs []*nats.Msg) error {
 		case err := <-f.Err():
 			return unavailable(fmt.Errorf("queue: publish %s: %w", f.Msg().Subject, err))
 		case <-ctx.Done():
-			return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE,
+			return hs.WrapError(hs.EUNAVAILABLE,
 				fmt.Errorf("queue: publish %s: no ack: %w", f.Msg().Subject, ctx.Err()), "queue unavailable")
 		}
 	}
@@ -71,7 +71,7 @@ func (q *Queue) publishBatch(ctx context.Context, msgs []*nats.Msg) error {
 
 // republish queues job again under a fresh message id, so the duplicate
 // window does not drop it.
-func (q *Queue) republish(ctx context.Context, job hybridsearch.IndexJob) error {
+func (q *Queue) republish(ctx context.Context, job hs.IndexJob) error {
 	job.Time = time.Now().UTC()
 	return q.Publish(ctx, job)
 }

@@ -2,11 +2,12 @@ package queue
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
+	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/kv"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -17,9 +18,7 @@ const (
 	ConsumerName  = "indexer"           // the durable pull consumer of fresh jobs
 	RetryConsumer = "retrier"           // the durable pull consumer of the retry lane
 	OCRConsumer   = "recognizer"        // the durable pull consumer of the OCR lane
-	FilesBucket   = "HS_FILES"          // per-file state
 	DeadBucket    = "HS_DEAD"           // dead letters
-	LeasesBucket  = "HS_LEASES"         // per-file leases
 
 	subjectRoot = "hs.jobs"
 	retryRoot   = "hs.retry"
@@ -38,19 +37,17 @@ type Options struct {
 	Stream string
 	// Workers is how many handlers run at once in Run; default 2.
 	Workers int
-	// MaxDeliver is how many times a job is tried before it becomes a
-	// dead letter; default 8.
-	MaxDeliver int
+	// Retry is how many times a job is tried before it becomes a dead
+	// letter (Retry.MaxTries, default 8) and the delay before retry n
+	// after a retryable error (Retry.Delay); see hs.RetryPolicy.
+	Retry hs.RetryPolicy
 	// AckWait is how long the server waits for a decision before it
 	// redelivers; default 2 min. While a handler runs, Run tells the server
 	// the job is in progress every AckWait/3.
 	AckWait time.Duration
-	// Backoff is the delay before retry n (Backoff[n-1]) after a retryable
-	// error; the last entry repeats. Default 5s, 15s, 1m, 5m, 15m, 30m, 1h.
-	Backoff []time.Duration
 	// MaxAckPending caps the fresh jobs delivered and not yet decided;
 	// default 1000. Workers fetch one job at a time, so this is not the
-	// flow control. Jobs waiting out a Backoff delay are not counted: a
+	// flow control. Jobs waiting out a retry delay are not counted: a
 	// job that fails with a retryable error moves to the retry lane, so
 	// retries never hold back fresh work.
 	MaxAckPending int
@@ -84,25 +81,29 @@ type Options struct {
 	// context is done; default 30 s.
 	DrainTimeout time.Duration
 	// LeaseRetry is the delay before a job whose file lease is held
-	// elsewhere is tried again (it does not grow like Backoff); default 2 s.
+	// elsewhere is tried again (it does not grow like Retry's delays); default 2 s.
 	LeaseRetry time.Duration
 	// PublishTimeout bounds how long Publish waits for the server's acks
-	// when ctx has no earlier deadline, and each read or write of a bucket
-	// (file states, leases, dead letters, tokens); default 10 s.
+	// when ctx has no earlier deadline, and each read or write of the
+	// dead letters; default 10 s.
 	PublishTimeout time.Duration
-	// Replicas of the stream and buckets; default 1 (3 on a cluster).
+	// Replicas of the streams and the dead-letter bucket; default 1 (3 on
+	// a cluster).
 	Replicas int
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
+	// GaveUp, if non-nil, is called once the dead letter of a job is
+	// written (its retries used up, or its last worker lost), with the
+	// last error and the tries made. The queue writes no file state: this
+	// is where indexing decides what the failure means for the file
+	// (indexing.Failures).
+	GaveUp func(ctx context.Context, job hs.IndexJob, cause error, attempts int)
 	// Outcome, if non-nil, is told each job's outcome once it is decided:
 	// done, dropped (cannot succeed), retry, busy (another worker holds
 	// the file), dead (retries used up), interrupted (shutdown) or ocr
 	// (moved to the OCR lane).
 	Outcome func(outcome string)
 
-	// noKeyTTL forces the lease fallback for servers without per-key TTL
-	// (tests only).
-	noKeyTTL bool
 	// pollWait is how long one idle fetch waits; default 1 s (tests use
 	// less, so Run stops sooner).
 	pollWait time.Duration
@@ -115,14 +116,8 @@ func (o Options) withDefaults() Options {
 	if o.Workers <= 0 {
 		o.Workers = 2
 	}
-	if o.MaxDeliver <= 0 {
-		o.MaxDeliver = 8
-	}
 	if o.AckWait <= 0 {
 		o.AckWait = 2 * time.Minute
-	}
-	if len(o.Backoff) == 0 {
-		o.Backoff = []time.Duration{5 * time.Second, 15 * time.Second, time.Minute, 5 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour}
 	}
 	if o.MaxAckPending <= 0 {
 		o.MaxAckPending = 1000
@@ -171,8 +166,8 @@ func (o Options) withDefaults() Options {
 
 // Queue is the index-job work queue on JetStream, with its retry lane (a
 // second stream and consumer, where jobs wait out their backoff without
-// holding back fresh jobs) and the per-file state, dead-letter and lease
-// buckets beside it. It is safe for concurrent use.
+// holding back fresh jobs), its OCR lane and its dead letters (the
+// bucket HS_DEAD). It is safe for concurrent use.
 // The caller owns the *nats.Conn and closes it after Run has returned.
 type Queue struct {
 	opts     Options
@@ -184,15 +179,13 @@ type Queue struct {
 	retrier  jetstream.Consumer // its consumer
 	ocr      jetstream.Stream   // the OCR lane
 	ocrer    jetstream.Consumer // its consumer
-	files    jetstream.KeyValue
 	dead     jetstream.KeyValue
-	leases   jetstream.KeyValue
-	keyTTL   bool   // the leases bucket supports per-key TTL
 	turns    *turns // each user's share of the retry lane
 	log      *slog.Logger
 }
 
-// Open creates or updates the stream, the durable consumer and the buckets,
+// Open creates or updates the streams, the durable consumers and the
+// dead-letter bucket,
 // so calling it again (from another process, or with other Options) is safe.
 // A NATS that does not answer gives an EUNAVAILABLE error.
 func Open(ctx context.Context, nc *nats.Conn, o Options) (*Queue, error) {
@@ -211,7 +204,7 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Queue, error) {
 		Description:   "hybridsearch indexing workers",
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       o.AckWait,
-		MaxDeliver:    o.MaxDeliver,
+		MaxDeliver:    o.Retry.Tries(),
 		MaxAckPending: o.MaxAckPending,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 	})
@@ -224,14 +217,9 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Queue, error) {
 	if q.ocr, q.ocrer, err = q.openLane(ctx, ocrLane); err != nil {
 		return nil, err
 	}
-	if q.files, err = q.bucket(ctx, jetstream.KeyValueConfig{Bucket: FilesBucket, Description: "hybridsearch per-file state"}); err != nil {
-		return nil, err
-	}
-	if q.dead, err = q.bucket(ctx, jetstream.KeyValueConfig{Bucket: DeadBucket, Description: "hybridsearch dead letters"}); err != nil {
-		return nil, err
-	}
-	if err := q.openLeases(ctx); err != nil {
-		return nil, err
+	q.dead, err = kv.OpenBucket(ctx, js, jetstream.KeyValueConfig{Bucket: DeadBucket, Description: "hybridsearch dead letters", Replicas: o.Replicas}, o.PublishTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("queue: %w", err)
 	}
 	return q, nil
 }
@@ -295,51 +283,6 @@ func (q *Queue) openLane(ctx context.Context, l sideLane) (jetstream.Stream, jet
 		return nil, nil, unavailable(fmt.Errorf("queue: open: consumer %s: %w", l.consumer, err))
 	}
 	return st, c, nil
-}
-
-func (q *Queue) bucket(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
-	cfg.History = 1
-	cfg.Storage = jetstream.FileStorage
-	cfg.Replicas = q.opts.Replicas
-	kv, err := q.js.CreateOrUpdateKeyValue(ctx, cfg)
-	if err != nil {
-		return nil, unavailable(fmt.Errorf("queue: open: bucket %s: %w", cfg.Bucket, err))
-	}
-	return timedKV{kv, q.opts.PublishTimeout}, nil
-}
-
-// openLeases creates the leases bucket with per-key TTL when the server
-// has it (nats-server 2.11 and later). Older servers get a bucket whose
-// entries expire after maxLeaseAge; Lease then also treats an entry older
-// than its holder's ttl as expired.
-func (q *Queue) openLeases(ctx context.Context) error {
-	cfg := jetstream.KeyValueConfig{
-		Bucket:      LeasesBucket,
-		Description: "hybridsearch per-file leases",
-		History:     1,
-		Storage:     jetstream.FileStorage,
-		Replicas:    q.opts.Replicas,
-		TTL:         maxLeaseAge,
-	}
-	if !q.opts.noKeyTTL {
-		withTTL := cfg
-		withTTL.LimitMarkerTTL = leaseMarkerTTL
-		kv, err := q.js.CreateOrUpdateKeyValue(ctx, withTTL)
-		if err == nil {
-			q.leases, q.keyTTL = timedKV{kv, q.opts.PublishTimeout}, true
-			return nil
-		}
-		if !errors.Is(err, jetstream.ErrLimitMarkerTTLNotSupported) {
-			return unavailable(fmt.Errorf("queue: open: bucket %s: %w", LeasesBucket, err))
-		}
-		q.log.Warn("NATS server has no per-key TTL; leases expire by age check", "bucket", LeasesBucket)
-	}
-	kv, err := q.js.CreateOrUpdateKeyValue(ctx, cfg)
-	if err != nil {
-		return unavailable(fmt.Errorf("queue: open: bucket %s: %w", LeasesBucket, err))
-	}
-	q.leases = timedKV{kv, q.opts.PublishTimeout}
-	return nil
 }
 
 // Pending returns the number of jobs waiting plus those delivered and not

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -63,7 +63,7 @@ func TestPublishDropsDuplicates(t *testing.T) {
 func TestPublishPathOnlyJob(t *testing.T) {
 	t.Parallel()
 	q, _, _ := mustOpen(t, Options{})
-	job := hybridsearch.IndexJob{User: "alice", Path: "/gone.md", Event: "NodeDeletedEvent", Reason: hybridsearch.ReasonEvent, Time: time.Now()}
+	job := hs.IndexJob{User: "alice", Path: "/gone.md", Event: "NodeDeletedEvent", Reason: hs.ReasonEvent, Time: time.Now()}
 	mustPublish(t, q, job)
 	key, _ := JobKey(job)
 	if _, err := q.stream.GetLastMsgForSubject(t.Context(), "hs.jobs."+key); err != nil {
@@ -74,9 +74,9 @@ func TestPublishPathOnlyJob(t *testing.T) {
 func TestPublishInvalidPublishesNothing(t *testing.T) {
 	t.Parallel()
 	q, _, _ := mustOpen(t, Options{})
-	err := q.Publish(t.Context(), fileJob(1, "NodeWrittenEvent"), hybridsearch.IndexJob{User: "alice"})
-	if kind := hybridsearch.ErrorKind(err); kind != hybridsearch.EINVALID {
-		t.Fatalf("Publish with a job naming no file: kind %q (%v), want %q", kind, err, hybridsearch.EINVALID)
+	err := q.Publish(t.Context(), fileJob(1, "NodeWrittenEvent"), hs.IndexJob{User: "alice"})
+	if kind := hs.ErrorKind(err); kind != hs.EINVALID {
+		t.Fatalf("Publish with a job naming no file: kind %q (%v), want %q", kind, err, hs.EINVALID)
 	}
 	if n, _ := q.Pending(t.Context()); n != 0 {
 		t.Errorf("Pending = %d after a refused batch, want 0", n)
@@ -89,8 +89,8 @@ func TestPublishUnavailable(t *testing.T) {
 	s.Shutdown()
 	start := time.Now()
 	err := q.Publish(context.Background(), fileJob(1, "NodeWrittenEvent"))
-	if kind := hybridsearch.ErrorKind(err); kind != hybridsearch.EUNAVAILABLE {
-		t.Fatalf("Publish with NATS down: kind %q (%v), want %q", kind, err, hybridsearch.EUNAVAILABLE)
+	if kind := hs.ErrorKind(err); kind != hs.EUNAVAILABLE {
+		t.Fatalf("Publish with NATS down: kind %q (%v), want %q", kind, err, hs.EUNAVAILABLE)
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("Publish with NATS down took %s, want about the 300ms publish timeout", d)
@@ -100,9 +100,9 @@ func TestPublishUnavailable(t *testing.T) {
 func TestPublishMany(t *testing.T) {
 	t.Parallel()
 	q, _, _ := mustOpen(t, Options{})
-	jobs := make([]hybridsearch.IndexJob, 2500) // more than one publish window
+	jobs := make([]hs.IndexJob, 2500) // more than one publish window
 	for i := range jobs {
-		jobs[i] = fileJob(hybridsearch.FileID(i+1), "scan")
+		jobs[i] = fileJob(hs.FileID(i+1), "scan")
 	}
 	mustPublish(t, q, jobs...)
 	if n, err := q.Pending(t.Context()); err != nil || n != len(jobs) {
@@ -138,16 +138,8 @@ func TestOpenIsIdempotent(t *testing.T) {
 	for n := range names.Name() {
 		got = append(got, n)
 	}
-	if len(got) != 6 { // jobs stream, retry and OCR lanes, three buckets
-		t.Errorf("streams after three Opens = %v, want 6", got)
-	}
-}
-
-func TestLeasesUsePerKeyTTL(t *testing.T) {
-	t.Parallel()
-	q, _, _ := mustOpen(t, Options{})
-	if !q.keyTTL {
-		t.Errorf("leases bucket on nats-server 2.15 has no per-key TTL")
+	if len(got) != 4 { // jobs stream, retry and OCR lanes, dead letters (kv has the other buckets)
+		t.Errorf("streams after three Opens = %v, want 4", got)
 	}
 }
 

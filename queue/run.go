@@ -11,7 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/kv"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -28,7 +29,7 @@ const (
 
 // Handler processes one job. Its error's kind decides what happens to the
 // job; see Run.
-type Handler func(ctx context.Context, job hybridsearch.IndexJob) error
+type Handler func(ctx context.Context, job hs.IndexJob) error
 
 // lane is one of the queue's three consumers: fresh jobs, retries, or
 // jobs that need OCR.
@@ -61,15 +62,16 @@ func (l *lane) counted() bool { return l.retry || l.ocr }
 //     handler records the reason in the file's state itself.
 //   - anything else (EUNAVAILABLE, ECONFLICT, EUNAUTHORIZED, EINTERNAL, an
 //     error of no kind, a panic, a handler timeout): attempt n is retried
-//     after Backoff[n-1] on the retry lane (a separate stream and
+//     after Retry.Delay(n) on the retry lane (a separate stream and
 //     consumer, so jobs waiting out a backoff never hold back fresh ones,
 //     where one user's retries take at most RetryPerUser workers and
-//     wait their turns behind the others'), until attempt MaxDeliver, which writes a DeadLetter and terminates
-//     the job; an existing file state is marked StatusFailed.
-//   - hybridsearch.ErrNeedsOCR (fresh or retry lane): the job moves to the
+//     wait their turns behind the others'), until attempt Retry.Tries(),
+//     which writes a DeadLetter, terminates the job and calls
+//     Options.GaveUp (where indexing marks the file failed).
+//   - hs.ErrNeedsOCR (fresh or retry lane): the job moves to the
 //     OCR lane (Options.OCRWorkers), where the handler gets it with
 //     IndexJob.OCR set and its retries stay; attempts start afresh.
-//   - ErrLeaseHeld is not a failure: the job is tried again after
+//   - kv.ErrLeaseHeld is not a failure: the job is tried again after
 //     LeaseRetry on its own lane; on the fresh lane's last delivery it is
 //     queued afresh unless a newer job for the file is already waiting.
 //
@@ -77,10 +79,10 @@ func (l *lane) counted() bool { return l.retry || l.ocr }
 // NotBefore (or, on the retry lane, whose due time) is in the future goes
 // back to the server until then without reaching the handler. While a
 // handler runs, the job's ack timer is reset every AckWait/3. Run takes
-// no lease: the handler takes its file's (Lease), once it knows the file.
+// no lease: the handler takes its file's (kv.Store.Lease), once it knows the file.
 func (q *Queue) Run(ctx context.Context, handle Handler) error {
 	if handle == nil {
-		return hybridsearch.Errorf(hybridsearch.EINVALID, "queue: run: nil handler")
+		return hs.Errorf(hs.EINVALID, "queue: run: nil handler")
 	}
 	stop, err := q.watchMaxDeliveries()
 	if err != nil {
@@ -203,7 +205,7 @@ func (q *Queue) process(hctx context.Context, l *lane, msg jetstream.Msg, handle
 	if l.ocr {
 		job.OCR = true
 	}
-	if wait := time.Until(due); wait > 0 && (l.counted() || attempt < q.opts.MaxDeliver) {
+	if wait := time.Until(due); wait > 0 && (l.counted() || attempt < q.opts.Retry.Tries()) {
 		// Not due yet (an event that precedes its change, or a retry
 		// waiting out its backoff): come back then.
 		_ = msg.NakWithDelay(wait)
@@ -227,7 +229,7 @@ func (q *Queue) process(hctx context.Context, l *lane, msg jetstream.Msg, handle
 
 // call runs handle with a deadline and the in-progress ticker,
 // turning a panic into an EINTERNAL error.
-func (q *Queue) call(hctx context.Context, l *lane, msg jetstream.Msg, key string, job hybridsearch.IndexJob, handle Handler) (err error) {
+func (q *Queue) call(hctx context.Context, l *lane, msg jetstream.Msg, key string, job hs.IndexJob, handle Handler) (err error) {
 	timeout := q.opts.HandlerTimeout
 	if l.ocr {
 		timeout = q.opts.OCRHandlerTimeout
@@ -239,7 +241,7 @@ func (q *Queue) call(hctx context.Context, l *lane, msg jetstream.Msg, key strin
 	defer func() {
 		if r := recover(); r != nil {
 			q.log.Error("queue handler panicked", "key", key, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			err = hybridsearch.Errorf(hybridsearch.EINTERNAL, "queue: handler panic: %v", r)
+			err = hs.Errorf(hs.EINTERNAL, "queue: handler panic: %v", r)
 		}
 	}()
 	return handle(ctx, job)
@@ -273,11 +275,11 @@ func (q *Queue) keepAlive(ctx context.Context, msg jetstream.Msg) (stop func()) 
 
 // decide acks, naks, retries or terminates msg according to the
 // handler's error on attempt number attempt.
-func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jetstream.MsgMetadata, attempt int, key string, job hybridsearch.IndexJob, herr error, log *slog.Logger) {
+func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jetstream.MsgMetadata, attempt int, key string, job hs.IndexJob, herr error, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(hctx), decideTimeout)
 	defer cancel()
-	kind := hybridsearch.ErrorKind(herr)
-	lastDelivery := !l.counted() && int(md.NumDelivered) >= q.opts.MaxDeliver
+	kind := hs.ErrorKind(herr)
+	lastDelivery := !l.counted() && int(md.NumDelivered) >= q.opts.Retry.Tries()
 	var err error
 	outcome := "retry"
 	defer func() {
@@ -290,19 +292,19 @@ func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jet
 		err = msg.DoubleAck(ctx)
 		outcome = "done"
 		log.Debug("job done")
-	case errors.Is(herr, hybridsearch.ErrNeedsOCR) && !l.ocr:
+	case errors.Is(herr, hs.ErrNeedsOCR) && !l.ocr:
 		// Recognition runs on its own lane, beside fresh work.
 		if rerr := q.publishLane(ctx, ocrSubject(job, key), q.ocr, key, job, 1, time.Now(), MsgID(job)+".ocr"); rerr != nil {
 			log.Warn("OCR lane unavailable; the job waits on its own lane", slog.Any("error", rerr))
-			err = msg.NakWithDelay(q.backoff(attempt))
+			err = msg.NakWithDelay(q.opts.Retry.Delay(attempt))
 		} else {
 			err, outcome = msg.DoubleAck(ctx), "ocr"
 			log.Info("job moved to the OCR lane")
 		}
-	case errors.Is(herr, hybridsearch.ErrNeedsOCR):
+	case errors.Is(herr, hs.ErrNeedsOCR):
 		err, outcome = msg.TermWithReason("needs OCR on the OCR lane"), "dropped"
 		log.Error("job on the OCR lane asked for OCR again; dropped", slog.Any("error", herr))
-	case kind == hybridsearch.EINVALID || kind == hybridsearch.ENOTFOUND || kind == hybridsearch.ETOOLARGE:
+	case kind == hs.EINVALID || kind == hs.ENOTFOUND || kind == hs.ETOOLARGE:
 		err = msg.TermWithReason(kind)
 		outcome = "dropped"
 		log.Info("job dropped", "kind", kind, slog.Any("error", herr))
@@ -310,16 +312,16 @@ func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jet
 		// Shutdown cut the handler short: let another worker have it now.
 		err, outcome = msg.Nak(), "interrupted"
 		log.Warn("job interrupted by shutdown", slog.Any("error", herr))
-	case errors.Is(herr, ErrLeaseHeld) && !lastDelivery:
+	case errors.Is(herr, kv.ErrLeaseHeld) && !lastDelivery:
 		// Another worker has the file now (or a crashed one had it, until
 		// its lease expires): look again soon, without growing delays.
 		err, outcome = msg.NakWithDelay(q.opts.LeaseRetry), "busy"
 		log.Debug("file busy elsewhere; will retry", "retry_in_ms", q.opts.LeaseRetry.Milliseconds())
-	case errors.Is(herr, ErrLeaseHeld):
+	case errors.Is(herr, kv.ErrLeaseHeld):
 		q.requeue(ctx, md, key, job, log)
 		err, outcome = msg.Term(), "busy"
-	case attempt < q.opts.MaxDeliver && !lastDelivery:
-		delay := q.backoff(attempt)
+	case attempt < q.opts.Retry.Tries() && !lastDelivery:
+		delay := q.opts.Retry.Delay(attempt)
 		schedule := q.scheduleRetry
 		if l.ocr {
 			schedule = q.scheduleOCRRetry // recognition is retried on its lane
@@ -346,7 +348,7 @@ func (q *Queue) decide(hctx context.Context, l *lane, msg jetstream.Msg, md *jet
 // awaitTurn puts a retry back on the retry lane until its turn. A message
 // put back many times goes on as a new one, so waiting for turns never
 // uses up the deliveries kept for lost workers (retryLaneMaxDeliver).
-func (q *Queue) awaitTurn(hctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata, key string, job hybridsearch.IndexJob, attempt int, turn time.Time) {
+func (q *Queue) awaitTurn(hctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata, key string, job hs.IndexJob, attempt int, turn time.Time) {
 	wait := time.Until(turn)
 	if int(md.NumDelivered) < retryLaneMaxDeliver/2 {
 		_ = msg.NakWithDelay(wait)
@@ -369,24 +371,24 @@ func (q *Queue) awaitTurn(hctx context.Context, msg jetstream.Msg, md *jetstream
 // scheduleRetry puts attempt number attempt of job on the retry lane, to
 // run at due. A newer retry of the same file and user replaces an older
 // one still waiting.
-func (q *Queue) scheduleRetry(ctx context.Context, key string, job hybridsearch.IndexJob, attempt int, due time.Time) error {
+func (q *Queue) scheduleRetry(ctx context.Context, key string, job hs.IndexJob, attempt int, due time.Time) error {
 	return q.publishRetry(ctx, key, job, attempt, due, MsgID(job)+".r"+strconv.Itoa(attempt))
 }
 
 // scheduleOCRRetry puts attempt number attempt of an OCR job back on the
 // OCR lane, to run at due.
-func (q *Queue) scheduleOCRRetry(ctx context.Context, key string, job hybridsearch.IndexJob, attempt int, due time.Time) error {
+func (q *Queue) scheduleOCRRetry(ctx context.Context, key string, job hs.IndexJob, attempt int, due time.Time) error {
 	return q.publishLane(ctx, ocrSubject(job, key), q.ocr, key, job, attempt, due, MsgID(job)+".ocr"+strconv.Itoa(attempt))
 }
 
 // publishRetry publishes a retry-lane message with the message id id.
-func (q *Queue) publishRetry(ctx context.Context, key string, job hybridsearch.IndexJob, attempt int, due time.Time, id string) error {
+func (q *Queue) publishRetry(ctx context.Context, key string, job hs.IndexJob, attempt int, due time.Time, id string) error {
 	return q.publishLane(ctx, retrySubject(job, key), q.retry, key, job, attempt, due, id)
 }
 
 // publishLane publishes an envelope of job (attempt, due) on subj of the
 // lane stream s with the message id id.
-func (q *Queue) publishLane(ctx context.Context, subj string, s jetstream.Stream, key string, job hybridsearch.IndexJob, attempt int, due time.Time, id string) error {
+func (q *Queue) publishLane(ctx context.Context, subj string, s jetstream.Stream, key string, job hs.IndexJob, attempt int, due time.Time, id string) error {
 	data, err := json.Marshal(envelope{V: codecVersion, IndexJob: job, Attempt: attempt, Due: due.UTC()})
 	if err != nil {
 		return fmt.Errorf("queue: requeue %s: %w", key, err)
@@ -400,15 +402,9 @@ func (q *Queue) publishLane(ctx context.Context, subj string, s jetstream.Stream
 	return nil
 }
 
-// backoff returns the delay before the retry that follows attempt.
-func (q *Queue) backoff(attempt int) time.Duration {
-	i := min(max(attempt-1, 0), len(q.opts.Backoff)-1)
-	return q.opts.Backoff[i]
-}
-
 // requeue publishes job again when its message is still the newest for its
 // subject, so a job that only waited for a lease is not lost.
-func (q *Queue) requeue(ctx context.Context, md *jetstream.MsgMetadata, key string, job hybridsearch.IndexJob, log *slog.Logger) {
+func (q *Queue) requeue(ctx context.Context, md *jetstream.MsgMetadata, key string, job hs.IndexJob, log *slog.Logger) {
 	last, err := q.stream.GetLastMsgForSubject(ctx, subject(job, key))
 	if err == nil && last.Sequence != md.Sequence.Stream {
 		log.Debug("job waited for its lease; a newer job replaces it")

@@ -3,13 +3,15 @@ package queue
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/kv"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -21,7 +23,7 @@ func TestRunWorkersAreConcurrent(t *testing.T) {
 	all := make(chan struct{})
 	var once sync.Once
 	var c calls
-	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
 		c.add(job)
 		n := running.Add(1)
 		defer running.Add(-1)
@@ -37,7 +39,7 @@ func TestRunWorkersAreConcurrent(t *testing.T) {
 		return nil
 	})
 	for i := range workers {
-		mustPublish(t, q, fileJob(hybridsearch.FileID(i+1), "NodeWrittenEvent"))
+		mustPublish(t, q, fileJob(hs.FileID(i+1), "NodeWrittenEvent"))
 	}
 	awaitPending(t, q, 0, 10*time.Second)
 	if got := peak.Load(); got != workers {
@@ -51,11 +53,11 @@ func TestRunWorkersAreConcurrent(t *testing.T) {
 func TestRunRetriesUnavailable(t *testing.T) {
 	t.Parallel()
 	backoff := []time.Duration{200 * time.Millisecond, 400 * time.Millisecond}
-	q, _, _ := mustOpen(t, Options{Backoff: backoff})
+	q, _, _ := mustOpen(t, Options{Retry: hs.RetryPolicy{Backoff: backoff}})
 	var c calls
-	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
 		if c.add(job) < 3 {
-			return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "ollama down")
+			return hs.Errorf(hs.EUNAVAILABLE, "ollama down")
 		}
 		return nil
 	})
@@ -75,14 +77,14 @@ func TestRunRetriesUnavailable(t *testing.T) {
 
 func TestRunTermsPermanentErrors(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []string{hybridsearch.EINVALID, hybridsearch.ENOTFOUND, hybridsearch.ETOOLARGE} {
+	for _, kind := range []string{hs.EINVALID, hs.ENOTFOUND, hs.ETOOLARGE} {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			q, _, _ := mustOpen(t, Options{})
 			var c calls
-			startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+			startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
 				c.add(job)
-				return hybridsearch.Errorf(kind, "no")
+				return hs.Errorf(kind, "no")
 			})
 			mustPublish(t, q, fileJob(1, "NodeWrittenEvent"))
 			awaitTrue(t, 5*time.Second, "first call", func() bool { return c.count() == 1 })
@@ -98,21 +100,71 @@ func TestRunTermsPermanentErrors(t *testing.T) {
 	}
 }
 
+// TestRunDeadLetterKeepsIndexedFile: a job that fails for good on a file
+// indexed for its readers (here one reader's calls refused: a user just
+// deleted, whom the user list still vouches for) leaves the file indexed,
+// so later reader changes still reach its index entry.
+func TestRunDeadLetterKeepsIndexedFile(t *testing.T) {
+	t.Parallel()
+	q, states := mustOpenWithStates(t, Options{Retry: hs.RetryPolicy{MaxTries: 3}})
+	indexed := hs.FileState{ID: 1, Status: hs.StatusIndexed, ETag: "e1", Chunks: 2,
+		Readers: []hs.UserID{"alice", "bob"}, Paths: map[hs.UserID]string{"alice": "/plan.md", "bob": "/plan.md"}}
+	if err := states.Put(t.Context(), indexed); err != nil {
+		t.Fatal(err)
+	}
+	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
+		return hs.Errorf(hs.EUNAUTHORIZED, "find file 1 as bob: 401 Unauthorized")
+	})
+	job := fileJob(1, "")
+	job.User, job.Reason = "bob", hs.ReasonScan
+	mustPublish(t, q, job)
+	awaitTrue(t, 10*time.Second, "a dead letter", func() bool {
+		dead, _ := q.DeadLetters(context.Background())
+		return len(dead) == 1
+	})
+	awaitPending(t, q, 0, 5*time.Second)
+	st, _, err := states.Get(t.Context(), 1)
+	if err != nil || st.Status != hs.StatusIndexed || st.Chunks != 2 || !slices.Equal(st.Readers, indexed.Readers) {
+		t.Errorf("file state after a dead letter = %+v, %v; want it indexed as before", st, err)
+	}
+}
+
+// TestRunDeadLetterMarksBrokenFileFailed: a job that fails for good on
+// the file itself (its new version cannot be read) marks an indexed file
+// failed, so the admin sees it.
+func TestRunDeadLetterMarksBrokenFileFailed(t *testing.T) {
+	t.Parallel()
+	q, states := mustOpenWithStates(t, Options{Retry: hs.RetryPolicy{MaxTries: 3}})
+	if err := states.Put(t.Context(), hs.FileState{ID: 1, Status: hs.StatusIndexed, ETag: "e1", Chunks: 2,
+		Readers: []hs.UserID{"alice"}, Paths: map[hs.UserID]string{"alice": "/plan.md"}}); err != nil {
+		t.Fatal(err)
+	}
+	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
+		return hs.Errorf(hs.EINTERNAL, "extract: the PDF is damaged")
+	})
+	job := fileJob(1, "")
+	job.User = "alice"
+	mustPublish(t, q, job)
+	awaitTrue(t, 10*time.Second, "the file marked failed", func() bool {
+		st, _, err := states.Get(t.Context(), 1)
+		return err == nil && st.Status == hs.StatusFailed && strings.Contains(st.Error, "damaged")
+	})
+}
+
 func TestRunDeadLetterAndRetry(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{MaxDeliver: 3})
-	states := q.States()
-	if err := states.Put(t.Context(), hybridsearch.FileState{ID: 1, Status: hybridsearch.StatusPending}); err != nil {
+	q, states := mustOpenWithStates(t, Options{Retry: hs.RetryPolicy{MaxTries: 3}})
+	if err := states.Put(t.Context(), hs.FileState{ID: 1, Status: hs.StatusPending}); err != nil {
 		t.Fatal(err)
 	}
 	var healthy atomic.Bool
 	var c calls
-	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
 		c.add(job)
 		if healthy.Load() {
 			return nil
 		}
-		return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "embedder: connection refused")
+		return hs.Errorf(hs.EUNAVAILABLE, "embedder: connection refused")
 	})
 	job := fileJob(1, "NodeWrittenEvent")
 	mustPublish(t, q, job)
@@ -123,7 +175,7 @@ func TestRunDeadLetterAndRetry(t *testing.T) {
 		return len(dead) == 1
 	})
 	d := dead[0]
-	if d.Key != "f.1" || d.Job.FileID != 1 || d.Attempts != 3 || d.Kind != hybridsearch.EUNAVAILABLE ||
+	if d.Key != "f.1" || d.Job.FileID != 1 || d.Attempts != 3 || d.Kind != hs.EUNAVAILABLE ||
 		!strings.Contains(d.Error, "connection refused") || d.Failed.IsZero() {
 		t.Errorf("dead letter = %+v, want key f.1, 3 attempts, kind unavailable, the error", d)
 	}
@@ -132,7 +184,7 @@ func TestRunDeadLetterAndRetry(t *testing.T) {
 		t.Errorf("handler calls = %d, want MaxDeliver = 3", got)
 	}
 	st, _, err := states.Get(t.Context(), 1)
-	if err != nil || st.Status != hybridsearch.StatusFailed || st.Attempts != 3 || !strings.Contains(st.Error, "connection refused") {
+	if err != nil || st.Status != hs.StatusFailed || st.Attempts != 3 || !strings.Contains(st.Error, "connection refused") {
 		t.Errorf("file state after dead letter = %+v, %v; want failed with the error", st, err)
 	}
 
@@ -142,14 +194,14 @@ func TestRunDeadLetterAndRetry(t *testing.T) {
 	}
 	awaitTrue(t, 5*time.Second, "the retried job", func() bool { return c.count() == 4 })
 	jobs, _ := c.snapshot()
-	if got := jobs[3]; got.FileID != 1 || got.Reason != hybridsearch.ReasonRetry || got.Path != job.Path {
+	if got := jobs[3]; got.FileID != 1 || got.Reason != hs.ReasonRetry || got.Path != job.Path {
 		t.Errorf("retried job = %+v, want file 1 with reason retry", got)
 	}
 	awaitPending(t, q, 0, 5*time.Second)
 	if dl, _ := q.DeadLetters(t.Context()); len(dl) != 0 {
 		t.Errorf("dead letters after retry = %+v, want none", dl)
 	}
-	if err := q.RetryDeadLetter(t.Context(), 1); hybridsearch.ErrorKind(err) != hybridsearch.ENOTFOUND {
+	if err := q.RetryDeadLetter(t.Context(), 1); hs.ErrorKind(err) != hs.ENOTFOUND {
 		t.Errorf("RetryDeadLetter of a missing record: %v, want ENOTFOUND", err)
 	}
 }
@@ -158,7 +210,7 @@ func TestRunRecoversPanic(t *testing.T) {
 	t.Parallel()
 	q, _, _ := mustOpen(t, Options{})
 	var c calls
-	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
 		if c.add(job) == 1 {
 			panic("chunker bug")
 		}
@@ -173,15 +225,15 @@ func TestRunRecoversPanic(t *testing.T) {
 
 func TestRunPanicIsInternal(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{MaxDeliver: 1})
-	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error { panic("boom") })
+	q, _, _ := mustOpen(t, Options{Retry: hs.RetryPolicy{MaxTries: 1}})
+	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error { panic("boom") })
 	mustPublish(t, q, fileJob(4, "NodeWrittenEvent"))
 	var dead []DeadLetter
 	awaitTrue(t, 5*time.Second, "a dead letter", func() bool {
 		dead, _ = q.DeadLetters(context.Background())
 		return len(dead) == 1
 	})
-	if dead[0].Kind != hybridsearch.EINTERNAL || !strings.Contains(dead[0].Error, "boom") {
+	if dead[0].Kind != hs.EINTERNAL || !strings.Contains(dead[0].Error, "boom") {
 		t.Errorf("dead letter = %+v, want kind internal with the panic value", dead[0])
 	}
 }
@@ -190,7 +242,7 @@ func TestRunInProgressKeepsJobAlive(t *testing.T) {
 	t.Parallel()
 	q, _, _ := mustOpen(t, Options{AckWait: time.Second})
 	var c calls
-	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
 		c.add(job)
 		select {
 		case <-time.After(2500 * time.Millisecond): // a long embedding run
@@ -213,20 +265,21 @@ func TestRunInProgressKeepsJobAlive(t *testing.T) {
 
 func TestRunNewerJobWaitsForLease(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{Workers: 2, MaxDeliver: 3,
-		Backoff: []time.Duration{100 * time.Millisecond}})
+	q, _, nc := mustOpen(t, Options{Workers: 2, Retry: hs.RetryPolicy{MaxTries: 3,
+		Backoff: []time.Duration{100 * time.Millisecond}}})
+	leases := mustKV(t, nc)
 	var running atomic.Int32
 	var overlap atomic.Bool
 	release := make(chan struct{})
 	var c calls
-	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
 		// The handler takes the file's lease, as the indexing pipeline does
 		// (after resolving a path-only job to its file).
 		key, err := JobKey(job)
 		if err != nil {
 			return err
 		}
-		unlock, err := q.Lease(ctx, key, 5*time.Second)
+		unlock, err := leases.Lease(ctx, key, 5*time.Second)
 		if err != nil {
 			return err
 		}
@@ -255,7 +308,7 @@ func TestRunNewerJobWaitsForLease(t *testing.T) {
 	if got := c.count(); got != 1 {
 		t.Fatalf("handler calls while the first job holds the lease = %d, want 1", got)
 	}
-	if _, err := q.Lease(t.Context(), "f.9", time.Second); !errors.Is(err, ErrLeaseHeld) {
+	if _, err := leases.Lease(t.Context(), "f.9", time.Second); !errors.Is(err, kv.ErrLeaseHeld) {
 		t.Errorf("Lease f.9 while the first job runs: %v, want ErrLeaseHeld", err)
 	}
 	close(release)
@@ -275,7 +328,7 @@ func TestRunHonoursNotBefore(t *testing.T) {
 	t.Parallel()
 	q, _, _ := mustOpen(t, Options{})
 	var c calls
-	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error { c.add(job); return nil })
+	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error { c.add(job); return nil })
 	job := fileJob(1, "BeforeNodeDeletedEvent")
 	job.NotBefore = time.Now().Add(700 * time.Millisecond)
 	mustPublish(t, q, job)
@@ -289,7 +342,7 @@ func TestRunTermsUndecodable(t *testing.T) {
 	t.Parallel()
 	q, _, _ := mustOpen(t, Options{})
 	var c calls
-	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error { c.add(job); return nil })
+	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error { c.add(job); return nil })
 	for _, data := range []string{"not json", `{"v":99,"file_id":1}`, `{"v":1,"user":"alice"}`} {
 		if _, err := q.js.Publish(t.Context(), "hs.jobs.f.1", []byte(data)); err != nil {
 			t.Fatal(err)
@@ -308,17 +361,17 @@ func TestRunTermsUndecodable(t *testing.T) {
 
 func TestRunFailingFilesDoNotBlockOthers(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{Workers: 1, Backoff: []time.Duration{time.Minute}})
-	done := make(chan hybridsearch.FileID, 1)
-	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+	q, _, _ := mustOpen(t, Options{Workers: 1, Retry: hs.RetryPolicy{Backoff: []time.Duration{time.Minute}}})
+	done := make(chan hs.FileID, 1)
+	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
 		if job.FileID <= 10 {
-			return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "down")
+			return hs.Errorf(hs.EUNAVAILABLE, "down")
 		}
 		done <- job.FileID
 		return nil
 	})
 	for i := range 10 { // more than 4 × Workers in backoff at once
-		mustPublish(t, q, fileJob(hybridsearch.FileID(i+1), "NodeWrittenEvent"))
+		mustPublish(t, q, fileJob(hs.FileID(i+1), "NodeWrittenEvent"))
 	}
 	mustPublish(t, q, fileJob(11, "NodeWrittenEvent"))
 	select {
@@ -336,7 +389,7 @@ func TestRunDrainsOnShutdown(t *testing.T) {
 	q, _, _ := mustOpen(t, Options{})
 	started := make(chan struct{})
 	handlerErr := make(chan error, 1)
-	stop := startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+	stop := startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
 		close(started)
 		time.Sleep(500 * time.Millisecond) // work in flight at shutdown
 		handlerErr <- ctx.Err()
@@ -363,7 +416,7 @@ func TestRunDrainTimeout(t *testing.T) {
 	t.Parallel()
 	q, _, _ := mustOpen(t, Options{DrainTimeout: 200 * time.Millisecond})
 	started := make(chan struct{})
-	stop := startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+	stop := startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
 		close(started)
 		<-ctx.Done() // ignores shutdown until cancelled
 		return ctx.Err()
@@ -380,7 +433,7 @@ func TestRunDrainTimeout(t *testing.T) {
 
 func TestAbandonedJobBecomesDeadLetter(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{MaxDeliver: 2, AckWait: time.Second})
+	q, _, _ := mustOpen(t, Options{Retry: hs.RetryPolicy{MaxTries: 2}, AckWait: time.Second})
 	stop, err := q.watchMaxDeliveries()
 	if err != nil {
 		t.Fatal(err)
@@ -424,7 +477,7 @@ func TestRunHandlerTimeout(t *testing.T) {
 	t.Parallel()
 	q, _, _ := mustOpen(t, Options{HandlerTimeout: 200 * time.Millisecond})
 	var c calls
-	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
 		if c.add(job) == 1 {
 			<-ctx.Done() // stuck until the deadline
 			return ctx.Err()
@@ -439,7 +492,7 @@ func TestRunHandlerTimeout(t *testing.T) {
 func TestRunNilHandler(t *testing.T) {
 	t.Parallel()
 	q, _, _ := mustOpen(t, Options{})
-	if err := q.Run(t.Context(), nil); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+	if err := q.Run(t.Context(), nil); hs.ErrorKind(err) != hs.EINVALID {
 		t.Errorf("Run(nil): %v, want EINVALID", err)
 	}
 }
@@ -449,20 +502,20 @@ func TestRunNilHandler(t *testing.T) {
 // on the retry lane.
 func TestRunRetriesDoNotBlockFreshWork(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{Workers: 1, MaxAckPending: 20, Backoff: []time.Duration{time.Hour}})
+	q, _, _ := mustOpen(t, Options{Workers: 1, MaxAckPending: 20, Retry: hs.RetryPolicy{Backoff: []time.Duration{time.Hour}}})
 	var failed atomic.Int64
-	done := make(chan hybridsearch.FileID, 1)
-	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+	done := make(chan hs.FileID, 1)
+	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
 		if job.FileID <= 100 {
 			failed.Add(1)
-			return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "nextcloud: 503 for this user")
+			return hs.Errorf(hs.EUNAVAILABLE, "nextcloud: 503 for this user")
 		}
 		done <- job.FileID
 		return nil
 	})
-	jobs := make([]hybridsearch.IndexJob, 100)
+	jobs := make([]hs.IndexJob, 100)
 	for i := range jobs {
-		jobs[i] = fileJob(hybridsearch.FileID(i+1), "NodeWrittenEvent")
+		jobs[i] = fileJob(hs.FileID(i+1), "NodeWrittenEvent")
 	}
 	mustPublish(t, q, jobs...)
 	awaitTrue(t, 20*time.Second, "every failing job tried once", func() bool { return failed.Load() == 100 })
@@ -491,10 +544,10 @@ func TestRunRetriesDoNotBlockFreshWork(t *testing.T) {
 // behind carol's: one user's retries take at most one retry worker.
 func TestRetryLaneIsFairAcrossUsers(t *testing.T) {
 	t.Parallel()
-	q, _, _ := mustOpen(t, Options{Workers: 2, Backoff: []time.Duration{500 * time.Millisecond}, Logger: discardLogger()})
+	q, _, _ := mustOpen(t, Options{Workers: 2, Retry: hs.RetryPolicy{Backoff: []time.Duration{500 * time.Millisecond}}, Logger: discardLogger()})
 	var carolRuns, aliceTries, carolNow, carolMost atomic.Int64
 	aliceDone := make(chan time.Time, 1)
-	startRun(t, q, func(ctx context.Context, job hybridsearch.IndexJob) error {
+	startRun(t, q, func(ctx context.Context, job hs.IndexJob) error {
 		if job.User == "carol" {
 			carolRuns.Add(1)
 			n := carolNow.Add(1)
@@ -502,17 +555,17 @@ func TestRetryLaneIsFairAcrossUsers(t *testing.T) {
 			for m := carolMost.Load(); n > m && !carolMost.CompareAndSwap(m, n); m = carolMost.Load() {
 			}
 			time.Sleep(20 * time.Millisecond)
-			return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "nextcloud: 503 for carol")
+			return hs.Errorf(hs.EUNAVAILABLE, "nextcloud: 503 for carol")
 		}
 		if aliceTries.Add(1) == 1 {
-			return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "nextcloud: 503 once")
+			return hs.Errorf(hs.EUNAVAILABLE, "nextcloud: 503 once")
 		}
 		aliceDone <- time.Now()
 		return nil
 	})
-	jobs := make([]hybridsearch.IndexJob, 300)
+	jobs := make([]hs.IndexJob, 300)
 	for i := range jobs {
-		jobs[i] = fileJob(hybridsearch.FileID(i+1), "NodeWrittenEvent")
+		jobs[i] = fileJob(hs.FileID(i+1), "NodeWrittenEvent")
 		jobs[i].User = "carol"
 	}
 	mustPublish(t, q, jobs...)
@@ -547,7 +600,7 @@ func TestRunStopsWhenConnectionClosed(t *testing.T) {
 	defer cancel()
 	errc := make(chan error, 1)
 	go func() {
-		errc <- q.Run(ctx, func(context.Context, hybridsearch.IndexJob) error { return nil })
+		errc <- q.Run(ctx, func(context.Context, hs.IndexJob) error { return nil })
 	}()
 	time.Sleep(100 * time.Millisecond) // the workers fetch
 	nc.Close()

@@ -22,7 +22,10 @@ import (
 // words drawn from a Zipf distribution over a 30,000-word vocabulary (so
 // posting lists have realistic lengths), 25 chunks per file, all readable
 // by the searching user (the worst case for the per-user filter), with
-// random 768-dimensional dense vectors. Queries are two or three
+// random 768-dimensional dense vectors. The bm25 vectors are the
+// analyzer's (analysis.BM25F), as the indexer computes them, so that
+// feedback, which analyses its chunks again, sees the terms the index
+// holds. Queries are two or three
 // mid-frequency words, every fourth with a typo; their vectors are
 // pre-computed, so query embedding is excluded, and so is the access check
 // (no AccessChecker). Building the corpus is outside the timed part.
@@ -118,7 +121,7 @@ func buildBenchCorpus(b *testing.B, n int) *benchCorpus {
 			for i := range ws {
 				ws[i] = int(zipf.Uint64())
 			}
-			text, bm25, tri := benchChunk(words, wordTri, title, ws)
+			text, bm25, tri := benchChunk(words, wordTri, title, path, ws)
 			points = append(points, hs.Point{
 				ID:    hs.PointID(id, no),
 				Chunk: hs.Chunk{FileID: id, No: no, Text: text, Hash: fmt.Sprintf("%d-%d", id, no)},
@@ -154,17 +157,17 @@ func buildBenchCorpus(b *testing.B, n int) *benchCorpus {
 }
 
 // benchChunk returns a chunk's text and its BM25 and trigram vectors as
-// indexing computes them from "title\n\ntext".
-func benchChunk(words []string, wordTri []hs.SparseVector, title string, ws []int) (string, hs.SparseVector, hs.SparseVector) {
+// indexing computes them (the trigrams from each word's, which is the
+// same and faster).
+func benchChunk(words []string, wordTri []hs.SparseVector, title, path string, ws []int) (string, hs.SparseVector, hs.SparseVector) {
 	var b strings.Builder
-	terms := strings.Fields(title)
 	tri := map[uint32]float32{}
 	add := func(v hs.SparseVector) { // a chunk holds each trigram once
 		for _, id := range v.Indices {
 			tri[id] = 1
 		}
 	}
-	for _, t := range terms {
+	for _, t := range strings.Fields(title) {
 		add(analysis.Trigrams(t))
 	}
 	for i, w := range ws {
@@ -172,7 +175,6 @@ func benchChunk(words []string, wordTri []hs.SparseVector, title string, ws []in
 			b.WriteByte(' ')
 		}
 		b.WriteString(words[w])
-		terms = append(terms, words[w])
 		add(wordTri[w])
 	}
 	v := hs.SparseVector{Indices: make([]uint32, 0, len(tri))}
@@ -184,7 +186,8 @@ func benchChunk(words []string, wordTri []hs.SparseVector, title string, ws []in
 	for i, id := range v.Indices {
 		v.Values[i] = tri[id]
 	}
-	return b.String(), analysis.BM25Doc(terms), v
+	params := analysis.DefaultBM25F()
+	return b.String(), params.Vector(params.Terms(analysis.Fields{Title: title, Path: path, Body: b.String()})), v
 }
 
 // vectorEmbedder returns pre-computed query vectors.
@@ -195,7 +198,7 @@ func (e vectorEmbedder) EmbedQuery(_ context.Context, text string) ([]float32, e
 }
 
 func (c *benchCorpus) service(b *testing.B) *Service {
-	s, err := New(Options{Embedder: vectorEmbedder(c.vectors), Dense: c.store, Sparse: c.store, Chunks: c.store})
+	s, err := New(Options{Embedder: vectorEmbedder(c.vectors), Dense: c.store, Sparse: c.store, Chunks: c.store, Terms: c.store})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -206,7 +209,9 @@ func (c *benchCorpus) service(b *testing.B) *Service {
 // 10,000 and 100,000 chunks, the share of it spent after retrieval
 // (fusion, boosts, grouping, excerpts and highlights: fuse-group-%), and
 // the process's CPU time per search (cpu-ms/op: all threads, garbage
-// collection included), which a busy machine disturbs less than latency.
+// collection included), which a busy machine disturbs less than latency;
+// each without pseudo-relevance feedback (feedback=off, the default) and
+// with it (feedback=on), on the same corpus.
 func BenchmarkHybridSearch(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
@@ -215,46 +220,62 @@ func BenchmarkHybridSearch(b *testing.B) {
 			}
 			c := buildBenchCorpus(b, n)
 			s := c.service(b)
-			ctx := context.Background()
-			var lat []time.Duration
-			var finish time.Duration
-			i := 0
-			var cpu0 time.Duration
-			for b.Loop() {
-				if i == 0 {
-					cpu0 = cpuTime()
-				}
-				q := c.queries[i%len(c.queries)]
-				i++
-				t0 := time.Now()
-				p, err := newPlan(hs.DefaultSearchRules(), hs.SearchRequest{Query: q})
-				if err != nil {
-					b.Fatal(err)
-				}
-				legs := s.retrieve(ctx, "alice", p)
-				t1 := time.Now()
-				res, err := s.finish(ctx, "alice", p, legs)
-				t2 := time.Now()
-				if err != nil || len(res.Results) == 0 {
-					b.Fatalf("search %q: %d results, %v", q, len(res.Results), err)
-				}
-				lat = append(lat, t2.Sub(t0))
-				finish += t2.Sub(t1)
-			}
-			b.StopTimer()
-			cpu := cpuTime() - cpu0
-			var total time.Duration
-			for _, d := range lat {
-				total += d
-			}
-			slices.Sort(lat)
-			b.ReportMetric(ms(lat[len(lat)/2]), "p50-ms")
-			b.ReportMetric(ms(lat[min(len(lat)-1, len(lat)*99/100)]), "p99-ms")
-			b.ReportMetric(100*float64(finish)/float64(total), "fuse-group-%")
-			if cpu > 0 {
-				b.ReportMetric(ms(cpu)/float64(len(lat)), "cpu-ms/op")
+			for _, fb := range []bool{false, true} {
+				// feedback=on: every search asks for pseudo-relevance
+				// feedback (hs.SearchRequest.Feedback).
+				b.Run(fmt.Sprintf("feedback=%s", map[bool]string{false: "off", true: "on"}[fb]), func(b *testing.B) {
+					benchSearch(b, c, s, fb)
+				})
 			}
 		})
+	}
+}
+
+// benchSearch times searches of c's queries and reports the figures of
+// BenchmarkHybridSearch.
+func benchSearch(b *testing.B, c *benchCorpus, s *Service, feedback bool) {
+	ctx := context.Background()
+	var lat []time.Duration
+	var finish time.Duration
+	i, empty := 0, 0
+	var cpu0 time.Duration
+	for b.Loop() {
+		if i == 0 {
+			cpu0 = cpuTime()
+		}
+		q := c.queries[i%len(c.queries)]
+		i++
+		t0 := time.Now()
+		p, err := newPlan(hs.DefaultSearchRules(), hs.SearchRequest{Query: q, Feedback: &feedback})
+		if err != nil {
+			b.Fatal(err)
+		}
+		legs := s.retrieve(ctx, "alice", p)
+		t1 := time.Now()
+		res, err := s.finish(ctx, "alice", p, legs)
+		t2 := time.Now()
+		if err != nil {
+			b.Fatalf("search %q: %v", q, err)
+		}
+		if len(res.Results) == 0 {
+			empty++ // only weak matches: a typo no chunk holds within an edit
+		}
+		lat = append(lat, t2.Sub(t0))
+		finish += t2.Sub(t1)
+	}
+	b.StopTimer()
+	cpu := cpuTime() - cpu0
+	var total time.Duration
+	for _, d := range lat {
+		total += d
+	}
+	slices.Sort(lat)
+	b.ReportMetric(ms(lat[len(lat)/2]), "p50-ms")
+	b.ReportMetric(ms(lat[min(len(lat)-1, len(lat)*99/100)]), "p99-ms")
+	b.ReportMetric(100*float64(finish)/float64(total), "fuse-group-%")
+	b.ReportMetric(100*float64(empty)/float64(len(lat)), "empty-%")
+	if cpu > 0 {
+		b.ReportMetric(ms(cpu)/float64(len(lat)), "cpu-ms/op")
 	}
 }
 

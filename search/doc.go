@@ -29,7 +29,15 @@
 // words no chunk contains (typos, partial words) and runs first; the
 // closest word its chunks hold ("retreival" → "retrieval") is added
 // to the keyword query as a correction. The keyword leg runs concurrently
-// with the fuzzy leg and runs again only when a correction was found. A leg with weight 0 does not run;
+// with the fuzzy leg and runs again only when a correction was found.
+// A request may ask for pseudo-relevance feedback (RM3, feedback.go):
+// the words the keyword leg's best results share rank its candidates
+// again. It never runs for a query with an identifier or a quoted phrase
+// (looked for verbatim), when the first round is weak (its best chunk
+// matches less than Feedback.MinMatch of the query's weight, 0.1 by
+// default, as a weak match's relevance) or has fewer candidate files than
+// feedback documents; it reads only the searching user's results.
+// A leg with weight 0 does not run;
 // a leg with nothing to look up (stop words only, or no unknown word for
 // the fuzzy leg) is idle. A leg that cannot run (no embedder, the embedder
 // or the store failing) is left out and named, with the reason, in
@@ -136,5 +144,5 @@
 // The package does no I/O of its own and imports no transport; it talks
 // to the small interfaces it declares (QueryEmbedder, DenseRetriever,
 // SparseRetriever, SparseStats, DenseSampler, AccessChecker), which
-// local.Store, store.Qdrant, embedding.Ollama and nextcloud.Client satisfy.
+// local.Store, qdrant.Store, embedding.Ollama and nextcloud.Client satisfy.
 package search

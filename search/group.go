@@ -2,10 +2,11 @@ package search
 
 import (
 	"path"
-	"strconv"
 	"strings"
+	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/nextcloud/link"
 )
 
 // maxMore is how many matching chunks besides the best one a document
@@ -19,6 +20,21 @@ type docGroup struct {
 	chunks    []hs.Point // the best chunk, then up to maxMore more
 	relevance float64
 	path      string // the path as the acting user sees it, set by verify
+	// Set by verify from Nextcloud's answer: the owner, the modification
+	// time, and whether the user lost the file.
+	owner   hs.UserID
+	changed time.Time
+	lost    bool
+	weak    string // why it is a weak match (hs.Weak*); "" if it is not
+}
+
+// modified is when the document changed last: as Nextcloud said, or as
+// the index has it.
+func (d *docGroup) modified() time.Time {
+	if !d.changed.IsZero() {
+		return d.changed
+	}
+	return d.meta.Modified
 }
 
 // rank fuses the legs' lists, applies the identifier and phrase boosts and
@@ -74,6 +90,7 @@ func (p *plan) rank(lists []LegList, legs [3]legResult) []*docGroup {
 // render turns the page's documents into results.
 func (s *Service) render(p *plan, page []*docGroup) []hs.DocumentResult {
 	out := make([]hs.DocumentResult, 0, len(page))
+	weakBelow := s.Rules().WeakRelevance
 	for _, d := range page {
 		r := hs.DocumentResult{
 			FileID:    d.meta.ID,
@@ -81,11 +98,14 @@ func (s *Service) render(p *plan, page []*docGroup) []hs.DocumentResult {
 			Path:      d.path, // as the searching user sees it (verify)
 			MIME:      d.meta.MIME,
 			Type:      d.meta.Type,
-			Modified:  d.meta.Modified,
-			Link:      s.link(d.meta),
+			Modified:  d.modified(),
+			Link:      link.Document(s.baseURL, d.meta),
 			Relevance: d.relevance,
+			Weak:      d.weak != "",
+			Owner:     d.owner,
 			Excerpt:   p.excerpt(d.chunks[0]),
 		}
+		r.TitleHighlights = p.match.highlights(r.Title)
 		for _, c := range d.chunks[1:] {
 			r.More = append(r.More, p.excerpt(c))
 		}
@@ -96,9 +116,17 @@ func (s *Service) render(p *plan, page []*docGroup) []hs.DocumentResult {
 				IdentifierBoost: d.best.Match.Identifiers > 0,
 				Capped:          d.best.capped,
 				PhraseBoost:     d.best.Match.Phrases > 0,
+				Corrected:       correctedIn(p.corrected, d.chunks[0]),
+				WeakReason:      d.weak,
 			}
 			if r.Explain.Legs == nil {
 				r.Explain.Legs = map[string]hs.LegScore{}
+			}
+			if d.weak == hs.WeakLowRelevance {
+				r.Explain.WeakThreshold = weakBelow
+			}
+			if sem, ok := r.Explain.Legs[hs.AlgorithmSemantic]; ok && !p.noCalibration {
+				r.Explain.Semantic = p.semantic.calibration(sem.Score)
 			}
 		}
 		out = append(out, r)
@@ -119,7 +147,7 @@ func titleFor(d *docGroup) string {
 
 // excerpt returns a chunk's text with the query's highlights.
 func (p *plan) excerpt(c hs.Point) hs.Excerpt {
-	return hs.Excerpt{
+	e := hs.Excerpt{
 		ChunkNo:    c.Chunk.No,
 		Text:       c.Chunk.Text,
 		Page:       c.Chunk.Page,
@@ -127,15 +155,13 @@ func (p *plan) excerpt(c hs.Point) hs.Excerpt {
 		OCR:        c.Chunk.OCR,
 		Highlights: p.match.highlights(c.Chunk.Text),
 	}
-}
-
-// link returns the URL that opens a file or note in Nextcloud: the Files
-// app's permalink /index.php/f/<id>, or the Notes app's
-// /index.php/apps/notes/note/<id> (a note's id is its file id).
-func (s *Service) link(m hs.FileMeta) string {
-	id := strconv.FormatInt(int64(m.ID), 10)
-	if m.Type == hs.DocNote {
-		return s.baseURL + "/index.php/apps/notes/note/" + id
+	for i, h := range c.Chunk.Headings {
+		if hl := p.match.highlights(h); len(hl) > 0 {
+			if e.HeadingHighlights == nil {
+				e.HeadingHighlights = make([][][2]int, len(c.Chunk.Headings))
+			}
+			e.HeadingHighlights[i] = hl
+		}
 	}
-	return s.baseURL + "/index.php/f/" + id
+	return e
 }

@@ -18,8 +18,8 @@ import (
 	"github.com/hybrid-search/hybridsearch/embedding/embeddingtest"
 	"github.com/hybrid-search/hybridsearch/indexing/chunk"
 	"github.com/hybrid-search/hybridsearch/search"
-	"github.com/hybrid-search/hybridsearch/store"
 	"github.com/hybrid-search/hybridsearch/store/local"
+	"github.com/hybrid-search/hybridsearch/store/qdrant"
 	"github.com/hybrid-search/hybridsearch/store/qdranttest"
 )
 
@@ -91,7 +91,12 @@ type testStore interface {
 // (indexing.EmbedInput), and Deterministic document vectors.
 func mustIndex(tb testing.TB, st writer, docs ...doc) {
 	tb.Helper()
-	var emb embeddingtest.Deterministic
+	mustIndexWith(tb, st, embeddingtest.Deterministic{}, docs...)
+}
+
+// mustIndexWith is mustIndex with another embedder's document vectors.
+func mustIndexWith(tb testing.TB, st writer, emb search.DocumentEmbedder, docs ...doc) {
+	tb.Helper()
 	for _, d := range docs {
 		meta := d.meta()
 		chunks := chunk.Chunker{}.Chunk(d.ID, hs.Text{Body: d.Text, Title: meta.Title})
@@ -169,9 +174,9 @@ func openQdrant(tb testing.TB) testStore {
 func openQdrantServer(tb testing.TB) (testStore, *qdranttest.Server) {
 	tb.Helper()
 	srv := qdranttest.NewServer(tb)
-	s, err := store.OpenQdrant(tb.Context(), store.QdrantOptions{URL: srv.URL(), Dim: testDim, Model: "nomic-embed-text", Timeout: 10 * time.Second, Logger: testLogger(tb)})
+	s, err := qdrant.Open(tb.Context(), qdrant.Options{URL: srv.URL(), Dim: testDim, Model: "nomic-embed-text", Timeout: 10 * time.Second, Logger: testLogger(tb)})
 	if err != nil {
-		tb.Fatalf("OpenQdrant = %v", err)
+		tb.Fatalf("qdrant.Open = %v", err)
 	}
 	tb.Cleanup(func() { s.Close() })
 	return s, srv
@@ -204,6 +209,9 @@ func mustService(tb testing.TB, st testStore, change ...func(*search.Options)) *
 		if _, full := st.(textHits); !full {
 			o.Chunks = cr
 		}
+	}
+	if tr, ok := st.(search.TermReader); ok {
+		o.Terms = tr
 	}
 	for _, f := range change {
 		f(&o)

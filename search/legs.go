@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
+	"github.com/hybrid-search/hybridsearch/analysis"
 )
 
 // Sparse vector names in the store.
@@ -28,7 +30,10 @@ type legResult struct {
 	sparse *sparseQuery     // the query of a keyword or fuzzy leg
 	fuzzy  []fuzzyMatch     // how each fuzzy hit matches the fuzzy words
 	base   semanticBaseline // the semantic leg's baseline
-	err    error
+	// feedback is set when pseudo-relevance feedback re-ranked the
+	// keyword leg's hits (feedback.go).
+	feedback *feedbackResult
+	err      error
 }
 
 // idle reports whether a wanted leg had nothing to look up: a keyword
@@ -96,7 +101,7 @@ func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legR
 	if kw.err == nil {
 		kw.hits, kw.err = hits, err
 	}
-	if typos && fz.wanted && fz.err == nil && kw.err == nil {
+	if typos && fz.wanted && fz.err == nil && kw.err == nil && !p.noCorrection {
 		fixed := len(kw.sparse.corrected)
 		if kw.err = s.correct(ctx, kw.sparse, corrections(fz.fuzzy)); kw.err == nil && len(kw.sparse.corrected) > fixed {
 			kw.hits, kw.err = s.searchSparse(ctx, user, p, kw.leg, kw.sparse)
@@ -107,6 +112,7 @@ func (s *Service) retrieve(ctx context.Context, user hs.UserID, p *plan) [3]legR
 			fz.hits, fz.fuzzy = verifyFuzzy(fuzzyWords(p.query.Words, kw.sparse), fz.hits, s.fuzzyMinShare(ctx, p, kw))
 		}
 	}
+	s.feedback(ctx, user, p, kw)
 	wg.Wait()
 	if p.verbatim() && kw.err == nil {
 		// rank looks for the query's identifiers and phrases in every
@@ -210,7 +216,8 @@ func (s *Service) searchSparse(ctx context.Context, user hs.UserID, p *plan, leg
 // lists turns the legs that ran into fusion input and the ones that failed
 // into skipped entries. The weights of the legs that ran are scaled to sum
 // to 1, so a leg that could not run (or was not asked for) does not lower
-// every relevance. It returns an EUNAVAILABLE error when no wanted leg ran.
+// every relevance. A leg that had nothing to look up (idle) answered: no
+// match. It returns an EUNAVAILABLE error when every wanted leg failed.
 func (p *plan) lists(legs [3]legResult) ([]LegList, []hs.SkippedLeg, error) {
 	var lists []LegList
 	var skipped []hs.SkippedLeg
@@ -238,6 +245,7 @@ func (p *plan) lists(legs [3]legResult) ([]LegList, []hs.SkippedLeg, error) {
 			l.Scores = append(l.Scores, float64(h.Score))
 		}
 		l.Match = matches(r, l.Scores)
+		r.feedback.firstRoundMatch(r.sparse, l.Keys, l.Match)
 		if r.leg == hs.AlgorithmSemantic && p.fusion != "" && len(l.Scores) > 0 {
 			// A semantic leg barely above chance for this query barely
 			// counts (semanticBaseline.confidence).
@@ -251,11 +259,14 @@ func (p *plan) lists(legs [3]legResult) ([]LegList, []hs.SkippedLeg, error) {
 		sum += l.Weight
 		lists = append(lists, l)
 	}
-	if len(lists) == 0 && len(skipped) == 0 {
-		return nil, nil, nil // every leg was idle: nothing to look up
+	if len(lists) == 0 && !p.looked(legs) {
+		return nil, nil, hs.Errorf(hs.EUNAVAILABLE, "search: no retrieval leg could run (%s)", strings.Join(reasons, "; "))
 	}
 	if len(lists) == 0 {
-		return nil, nil, hs.Errorf(hs.EUNAVAILABLE, "search: no retrieval leg could run (%s)", strings.Join(reasons, "; "))
+		// The legs that could run had nothing to look up: the answer is
+		// that nothing matches (SearchResult.ReasonCode says why), which
+		// no retry changes, whatever else failed.
+		return nil, skipped, nil
 	}
 	for i := range lists {
 		if sum > 0 {
@@ -265,6 +276,31 @@ func (p *plan) lists(legs [3]legResult) ([]LegList, []hs.SkippedLeg, error) {
 		}
 	}
 	return lists, skipped, nil
+}
+
+// looked reports whether a wanted leg answered: it ran, or it had nothing
+// to look up.
+func (p *plan) looked(legs [3]legResult) bool {
+	for _, r := range legs {
+		if r.wanted && r.err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// emptyReason says why a search whose legs all had nothing to look up
+// found nothing: the query holds no word, or no document holds one.
+func (p *plan) emptyReason(legs [3]legResult) (code, reason string) {
+	for _, r := range legs {
+		if r.wanted && r.err == nil && !r.idle() {
+			return "", "" // a leg looked the query up and found nothing: no reason to give
+		}
+	}
+	if !slices.ContainsFunc(p.query.Words, func(w analysis.Word) bool { return !w.Stop }) {
+		return hs.ReasonNothingToSearch, "the query holds no word or number to look up"
+	}
+	return hs.ReasonUnknownWords, "no document holds a word of the query"
 }
 
 // matches returns how well each of a leg's candidates matches the query,

@@ -183,7 +183,9 @@ func TestDegradedOllama(t *testing.T) {
 		t.Fatalf("skipped %+v with Ollama up", res.Skipped)
 	}
 	reqs := srv.EmbedRequests()
-	if len(reqs) == 0 || !strings.HasPrefix(reqs[len(reqs)-1].Inputs[0], "search_query: ") {
+	if !slices.ContainsFunc(reqs, func(r embeddingtest.Request) bool {
+		return len(r.Inputs) == 1 && r.Inputs[0] == "search_query: kubernetes upgrade"
+	}) {
 		t.Errorf("query sent without nomic's query prefix: %+v", reqs)
 	}
 	srv.Down()
@@ -261,6 +263,43 @@ func TestNoTermsQuery(t *testing.T) {
 	for _, r := range res.Results {
 		if r.Relevance > 0.5+1e-9 {
 			t.Errorf("relevance %v above what the semantic leg alone can give", r.Relevance)
+		}
+	}
+}
+
+// TestQueryNoLegCanUse: without an embedding model, a query that the
+// keyword and fuzzy legs cannot use (punctuation, an emoji, a word no
+// document holds) is a valid search with no results and a reason, not a
+// failure to retry (issue 23: 503 for 東京, !!! and emoji). When the
+// semantic leg only failed for now, the answer is the same, with the leg
+// listed as skipped: the other legs did look.
+func TestQueryNoLegCanUse(t *testing.T) {
+	st := openLocal(t)
+	mustIndex(t, st, sampleDocs...)
+	down := failingEmbedder{hs.Errorf(hs.EUNAVAILABLE, "embedding: ollama is unreachable")}
+	for _, embed := range []search.QueryEmbedder{nil, down} {
+		svc := mustService(t, st, func(o *search.Options) { o.Embedder = embed })
+		for _, tt := range []struct{ q, code string }{
+			{"東京", hs.ReasonUnknownWords},
+			{"!!!", hs.ReasonNothingToSearch},
+			{"😀", hs.ReasonNothingToSearch},
+		} {
+			for _, algo := range []string{hs.AlgorithmHybrid, hs.AlgorithmKeyword} {
+				res, err := svc.Search(t.Context(), "alice", hs.SearchRequest{Query: tt.q, Algorithm: algo})
+				if err != nil {
+					t.Errorf("embedder %v: %s %q = %v, want no results and a reason", embed, algo, tt.q, err)
+					continue
+				}
+				if len(res.Results) != 0 || res.ReasonCode != tt.code || res.Reason == "" {
+					t.Errorf("embedder %v: %s %q = %v, reason %q (%q), want none with %q", embed, algo, tt.q, ids(res), res.ReasonCode, res.Reason, tt.code)
+				}
+			}
+		}
+		// A word the fuzzy leg looked for: an ordinary empty result, no
+		// reason (keyword alone has none to look up: unknown words).
+		res := mustSearch(t, svc, "alice", hs.SearchRequest{Query: "zzqxxvq"})
+		if len(res.Results) != 0 || res.ReasonCode != "" {
+			t.Errorf("embedder %v: hybrid %q = %v, reason %q, want none without a reason", embed, "zzqxxvq", ids(res), res.ReasonCode)
 		}
 	}
 }

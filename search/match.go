@@ -61,6 +61,20 @@ func newMatcher(q analysis.Query) *matcher {
 	return m
 }
 
+// addTerms makes the terms of text (a corrected query word) terms to
+// highlight.
+func (m *matcher) addTerms(text string) {
+	for _, t := range analysis.Tokens(text) {
+		if m.terms[t.Text] {
+			continue
+		}
+		m.terms[t.Text] = true
+		if isASCII(t.Text) {
+			m.ascii = append(m.ascii, t.Text)
+		}
+	}
+}
+
 // markKind says what a mark is.
 type markKind uint8
 

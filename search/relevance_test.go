@@ -45,7 +45,10 @@ type relevanceBound struct {
 
 // TestRelevance runs every fixture under testdata/relevance through the
 // real chunker, analyzer, Deterministic embedder, store and Service, on
-// the local store and on the Qdrant adapter, so both rank alike.
+// the local store and on the Qdrant adapter, so both rank alike; each
+// query once as it comes and once asking for pseudo-relevance feedback,
+// which must change none of them (it never expands an identifier or a
+// quoted phrase, and re-ranks only what the query found).
 func TestRelevance(t *testing.T) {
 	cases, err := filepath.Glob(filepath.Join("testdata", "relevance", "*"))
 	if err != nil || len(cases) == 0 {
@@ -63,7 +66,15 @@ func TestRelevance(t *testing.T) {
 					mustIndex(t, st, docs...)
 					svc := mustService(t, st)
 					for _, q := range queries {
-						checkRelevance(t, svc, q)
+						checkRelevance(t, svc, q, nil)
+					}
+					// Feedback from two documents, so that it runs on
+					// these small collections.
+					fb := search.DefaultFeedback()
+					fb.Docs = 2
+					svc = mustService(t, st, func(o *search.Options) { o.Feedback = &fb })
+					for _, q := range queries {
+						checkRelevance(t, svc, q, yes())
 					}
 				})
 			}
@@ -71,7 +82,9 @@ func TestRelevance(t *testing.T) {
 	}
 }
 
-func checkRelevance(t *testing.T, svc *search.Service, q relevanceQuery) {
+// checkRelevance runs q, with feedback as the request's Feedback, and
+// checks its answer.
+func checkRelevance(t *testing.T, svc *search.Service, q relevanceQuery, feedback *bool) {
 	t.Helper()
 	if q.Comment == "" {
 		t.Errorf("query %q has no comment", q.Query)
@@ -80,7 +93,7 @@ func checkRelevance(t *testing.T, svc *search.Service, q relevanceQuery) {
 	if user == "" {
 		user = "alice"
 	}
-	req := hs.SearchRequest{Query: q.Query, Algorithm: q.Algorithm, Fusion: q.Fusion, Weights: q.Weights, Explain: true}
+	req := hs.SearchRequest{Query: q.Query, Algorithm: q.Algorithm, Fusion: q.Fusion, Weights: q.Weights, Explain: true, Feedback: feedback}
 	res, err := svc.Search(t.Context(), user, req)
 	if err != nil {
 		t.Errorf("Search(%q) = %v", q.Query, err)
@@ -89,7 +102,7 @@ func checkRelevance(t *testing.T, svc *search.Service, q relevanceQuery) {
 	got := ids(res)
 	fail := func(format string, args ...any) {
 		t.Helper()
-		t.Errorf("query %q (%s): "+format+"\n  got %v\n  %s", append(append([]any{q.Query, q.Comment}, args...), got, explainLines(res))...)
+		t.Errorf("query %q (%s, feedback %v): "+format+"\n  got %v\n  %s", append(append([]any{q.Query, q.Comment, feedback != nil}, args...), got, explainLines(res))...)
 	}
 	if len(got) < len(q.Want) || !slices.Equal(got[:len(q.Want)], q.Want) {
 		fail("want first %v", q.Want)

@@ -26,7 +26,20 @@ type plan struct {
 	threshold  float64
 	filter     hs.Filter
 	explain    bool
+	feedback   *bool // the request's choice; nil: the service's default
 	match      *matcher
+	// Paging, order and counts (hs.SearchRequest).
+	offset, resultWindow int
+	sort, owner          string
+	facets, includeWeak  bool
+	noCorrection         bool
+	// Set by Service.finish after retrieval: the semantic leg's baseline
+	// and the corrections the keyword leg looked up.
+	semantic  semanticBaseline
+	corrected []hs.Correction
+	// noCalibration leaves the semantic calibration out of explanations
+	// (a similar search from several files: one baseline per file).
+	noCalibration bool
 }
 
 // newPlan checks req against the rules (hs.SearchRules.Check: its EINVALID
@@ -46,7 +59,16 @@ func newPlan(r hs.SearchRules, req hs.SearchRequest) (*plan, error) {
 		threshold:  req.ScoreThreshold,
 		filter:     req.Filter,
 		explain:    req.Explain,
+		feedback:   req.Feedback,
 		query:      analysis.ParseQuery(req.Query),
+
+		offset:       req.Offset,
+		resultWindow: max(r.MaxResultWindow, r.MaxTopK),
+		sort:         req.Sort,
+		owner:        req.Owner,
+		facets:       req.Facets,
+		includeWeak:  req.IncludeWeak,
+		noCorrection: req.NoCorrection,
 	}
 	switch p.algorithm {
 	case hs.AlgorithmHybrid:

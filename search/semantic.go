@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -11,7 +12,7 @@ import (
 )
 
 // DenseSampler returns an even sample of the user's points with their
-// vectors (local.Store and store.Qdrant: their first n points by id, which
+// vectors (local.Store and qdrant.Store: their first n points by id, which
 // are hashes). When the DenseRetriever also implements it, the semantic
 // leg measures each query against the user's own chunks (see
 // semanticBaseline).
@@ -22,34 +23,47 @@ type DenseSampler interface {
 // Semantic leg calibration. Cosine similarities mean different things per
 // model and per query: every text is somewhat similar to every other, and
 // how much depends on the model (nomic-embed-text puts unrelated texts
-// near 0.4) and on the query (a long question shares more with any chunk
-// than two rare words). So the semantic leg measures a chunk by its gap
-// over the query's baseline, the median cosine between the query and the
-// user's chunks (estimated on a sample of them):
+// near 0.4, e5 models near 0.8, with everything between 0.7 and 1) and on
+// the query (a long question shares more with any chunk than two rare
+// words). So the semantic leg measures a chunk against the query's
+// baseline, the median cosine between the query and the user's chunks
+// (estimated on a sample of them), by its gap as a share of the way from
+// the baseline to 1:
 //
-//	gap = cos − baseline
+//	gap = (cos − baseline) / (1 − baseline)
 //
-// A candidate with gap < semanticMinGap is chance, not a match, and is
-// dropped: random letters embed near nothing in particular, so their best
-// neighbour stands out by 0.10–0.12 over the baseline with the test
-// embedder, while the best hit of every CISI query stands out by more
-// than 0.18 (0.23 median). The chunk's match (relevance) is gap / (1 −
-// baseline), 0 at the baseline and 1 for the query's own text.
+// A model that crowds its cosines towards 1 (cos' = a + (1−a)·cos) leaves
+// this share unchanged, so one threshold serves every model. A candidate
+// with gap < SearchRules.SemanticMinGap is chance, not a match, and is
+// dropped: on the CISI collection with the test embedder, the best chunk
+// of random letters stands 0.07–0.13 above the baseline by this measure
+// and the best chunk of every real query 0.24–0.54, the same with the
+// embedder's cosines squeezed into 0.67–1 (TestSemanticGapIsModelFree).
+// The gap is also the chunk's match (relevance): 0 at the baseline, 1 for
+// the query's own text.
+//
+// A user with few chunks gives no baseline of their own: the query is
+// then also compared with the app's reference texts (referenceTexts,
+// embedded once per service), texts about everything and nothing in
+// particular, which is what chance looks like for any model. Without
+// them (an embedder that embeds queries only) the leg is uncalibrated: it
+// keeps its candidates for the ranking, but they add no relevance, and a
+// document only it found is a weak match (hs.WeakUncalibrated).
 const (
-	semanticMinGap = 0.15
-	// semanticFullGap is the best candidate's gap at which the semantic
-	// leg counts with its full weight; below it the leg's weight shrinks
-	// linearly to 0 at semanticMinGap (confidence). 1 is the gap of the
-	// query's own text over a baseline of 0; on CISI, where the test
-	// embedder's best hits stand 0.18–0.29 above the baseline, 0.6 still
-	// left hybrid rrf 0.005 nDCG@10 below keyword alone, 1.0 puts it
-	// 0.010 above.
-	semanticFullGap = 1.0
+	// semanticFullGap is where the semantic leg's weight in fusion would
+	// reach its full value; from the minimum gap it grows linearly with
+	// the best candidate's gap (confidence), to 0.35 of it for the
+	// query's own text (gap 1). On CISI with the test embedder (hybrid
+	// rrf nDCG@10; keyword alone 0.399), 1.0 gave 0.370, 1.6 0.396 and
+	// 2.5 0.401: a leg whose best is a fair match cannot outvote exact
+	// words.
+	semanticFullGap = 2.5
 	// baselineSample is how many of the user's chunks the baseline is
-	// estimated on, and baselineMin the fewest it needs: with fewer
-	// chunks there is no baseline, the semantic leg keeps every candidate
-	// at full weight and its match is the cosine.
+	// estimated on; with fewer than baselineOwn of their own the
+	// reference texts are added, and fewer than baselineMin in all give
+	// no baseline.
 	baselineSample = 128
+	baselineOwn    = 32
 	baselineMin    = 8
 	// baselineTTL is how long a user's sample is reused.
 	baselineTTL = time.Minute
@@ -57,65 +71,96 @@ const (
 	baselineUsers = 256
 )
 
-// semanticBaseline holds the baseline of one query: the median cosine
-// between it and the user's sampled chunks.
-type semanticBaseline struct {
-	ok     bool
-	median float64
+// DocumentEmbedder embeds texts as documents (with the model's document
+// prefix), as *embedding.Ollama does. When the QueryEmbedder also
+// implements it, the semantic leg of a user with few chunks compares the
+// query with the reference texts too.
+type DocumentEmbedder interface {
+	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-// gap returns how far a cosine stands above the baseline (the cosine
-// itself without one).
+// semanticBaseline holds the calibration of one query against the
+// user's sampled chunks.
+type semanticBaseline struct {
+	ok        bool
+	median    float64
+	minGap    float64
+	sampled   int // cosines the baseline is made of
+	reference int // of them, reference texts
+}
+
+// gap returns how far cos stands above the baseline, as a share of the
+// way to 1, in [0, 1]; 0 without a baseline, which cannot tell a match
+// from chance. It is a semantic candidate's match.
 func (b semanticBaseline) gap(cos float64) float64 {
 	if !b.ok {
-		return cos
-	}
-	return cos - b.median
-}
-
-// match returns a semantic candidate's match in [0, 1].
-func (b semanticBaseline) match(cos float64) float64 {
-	if !b.ok {
-		return min(max(cos, 0), 1)
+		return 0
 	}
 	return min(max((cos-b.median)/(1-b.median), 0), 1)
 }
 
-// keep reports whether a candidate counts as a semantic match.
-func (b semanticBaseline) keep(cos float64) bool {
-	return !b.ok || b.gap(cos) >= semanticMinGap
+// match returns a semantic candidate's match in [0, 1].
+func (b semanticBaseline) match(cos float64) float64 {
+	return b.gap(cos)
 }
 
-// semanticConfidence is the share of its weight the semantic leg keeps in
-// fusion: 1 when its best candidate stands out from the baseline by
-// semanticFullGap or more, shrinking to 0 at semanticMinGap. A leg whose
-// best is barely above chance for this query (a flat cosine distribution)
-// then barely moves the ranking, whatever the fusion method. Without a
-// baseline it is 1.
+// keep reports whether a candidate counts as a semantic match (every one
+// does without a baseline).
+func (b semanticBaseline) keep(cos float64) bool {
+	return !b.ok || b.gap(cos) >= b.minGap
+}
+
+// confidence is the share of its weight the semantic leg keeps in fusion:
+// 1 when its best candidate's gap is semanticFullGap, shrinking to 0 at
+// the minimum gap. A leg whose best is barely above chance for this query
+// (a flat cosine distribution) then barely moves the ranking, whatever
+// the fusion method. Without a baseline it is 1.
 func (b semanticBaseline) confidence(best float64) float64 {
 	if !b.ok {
 		return 1
 	}
-	return min(max((b.gap(best)-semanticMinGap)/(semanticFullGap-semanticMinGap), 0), 1)
+	return min(max((b.gap(best)-b.minGap)/(semanticFullGap-b.minGap), 0), 1)
 }
 
-// baseline estimates the query's baseline on a sample of the user's
-// chunks; none when the store cannot sample or holds too few chunks.
-func (s *Service) baseline(ctx context.Context, user hs.UserID, vec []float32) (semanticBaseline, error) {
-	sampler, ok := s.dense.(DenseSampler)
-	if !ok {
-		return semanticBaseline{}, nil
+// calibration describes how a candidate with this cosine compares with
+// the baseline, for an explanation.
+func (b semanticBaseline) calibration(cos float64) *hs.SemanticCalibration {
+	c := &hs.SemanticCalibration{Cosine: cos, MinGap: b.minGap}
+	if b.ok {
+		c.Baseline, c.Gap, c.Sampled, c.Reference = b.median, b.gap(cos), b.sampled, b.reference
 	}
-	sample, err := s.samples.get(ctx, user, sampler)
-	if err != nil || len(sample) < baselineMin {
-		return semanticBaseline{}, err
+	return c
+}
+
+// baseline calibrates the query vector vec on a sample of the user's
+// chunks, with the reference texts when they are few; none when the store
+// cannot sample, or with too few chunks to compare with.
+func (s *Service) baseline(ctx context.Context, user hs.UserID, vec []float32) (semanticBaseline, error) {
+	b := semanticBaseline{minGap: s.Rules().SemanticMinGap}
+	var sample [][]float32
+	if sampler, ok := s.dense.(DenseSampler); ok {
+		var err error
+		if sample, err = s.samples.get(ctx, user, sampler); err != nil {
+			return b, err
+		}
+	}
+	if len(sample) < baselineOwn {
+		refs, err := s.refs.get(ctx, s.embed)
+		if err != nil {
+			s.log.Warn("Could not embed the reference texts; the semantic leg of users with few chunks is uncalibrated.", slog.Any("error", err))
+		}
+		b.reference = len(refs)
+		sample = append(slices.Clip(sample), refs...)
+	}
+	if len(sample) < baselineMin {
+		return b, nil
 	}
 	q := slices.Clone(vec)
 	analysis.Normalize(q)
 	cos := make([]float64, len(sample))
 	for i, v := range sample {
 		if len(v) != len(q) {
-			return semanticBaseline{}, nil // another model's vectors
+			return semanticBaseline{minGap: b.minGap}, nil // another model's vectors
 		}
 		var dot float64
 		for j, x := range v {
@@ -125,7 +170,11 @@ func (s *Service) baseline(ctx context.Context, user hs.UserID, vec []float32) (
 	}
 	slices.Sort(cos)
 	n := len(cos)
-	return semanticBaseline{ok: true, median: (cos[(n-1)/2] + cos[n/2]) / 2}, nil
+	b.ok, b.sampled, b.median = true, n, (cos[(n-1)/2]+cos[n/2])/2
+	if b.median >= 1 {
+		b.ok = false // every chunk is the query: nothing to measure by
+	}
+	return b, nil
 }
 
 // sampleCache keeps each user's sampled unit vectors for baselineTTL.

@@ -40,6 +40,14 @@ type ChunkReader interface {
 	ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error)
 }
 
+// TermReader reads back the chunks of hits with their keyword (bm25)
+// vectors, for pseudo-relevance feedback: those of points that still
+// exist and that user may read, in order, each with Point.Chunk and
+// Point.BM25 as stored. It must not return chunks user may not read.
+type TermReader interface {
+	ReadTerms(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error)
+}
+
 // AccessChecker looks files up by id as a user (Nextcloud's own access
 // check, *nextcloud.Client): it returns those the user can reach, as the
 // user sees them; an id missing from the answer is one the user cannot
@@ -62,7 +70,7 @@ type Options struct {
 	// leg off ("semantic search is off"), and hybrid searches answer from
 	// keyword and fuzzy alone.
 	Embedder QueryEmbedder
-	// Dense and Sparse are the store (local.Store or store.Qdrant); both
+	// Dense and Sparse are the store (local.Store or qdrant.Store); both
 	// are required.
 	Dense  DenseRetriever
 	Sparse SparseRetriever
@@ -71,6 +79,10 @@ type Options struct {
 	// check or its page shows (about 40 of 300 candidates). Nil: every
 	// hit carries its text.
 	Chunks ChunkReader
+	// Terms, if non-nil, is the same store's TermReader: feedback then
+	// reads its chunks' stored term weights instead of analysing their
+	// text again (about 0.3 ms instead of 4 per search).
+	Terms TermReader
 	// Access re-checks each result page against Nextcloud, on every
 	// search (no answer is cached). Nil skips the check, which is only
 	// right in tests: an unshared file would then stay findable until the
@@ -100,6 +112,10 @@ type Options struct {
 	// long each whole search took, by algorithm.
 	ObserveLeg    func(leg string, d time.Duration)
 	ObserveSearch func(algorithm string, d time.Duration)
+	// Feedback, if non-nil, replaces DefaultFeedback, the parameters of
+	// pseudo-relevance feedback on the keyword leg; a zero Feedback turns
+	// it off even for requests that ask for it.
+	Feedback *Feedback
 }
 
 // Service answers searches. It is safe for concurrent use.
@@ -108,15 +124,18 @@ type Service struct {
 	dense     DenseRetriever
 	sparse    SparseRetriever
 	chunks    ChunkReader
+	terms     TermReader
 	access    AccessChecker
 	refresh   Refresher
 	requeue   func(ctx context.Context, jobs ...hs.IndexJob) error
 	baseURL   string
 	log       *slog.Logger
 	now       func() time.Time
-	samples   *sampleCache // the users' chunk samples of the semantic baseline
+	samples   *sampleCache    // the users' chunk samples of the semantic baseline
+	refs      *referenceCache // the reference texts' vectors, for users with few chunks
 	obsLeg    func(leg string, d time.Duration)
 	obsSearch func(algorithm string, d time.Duration)
+	fb        Feedback // pseudo-relevance feedback (feedback.go)
 	// base are the rules of Options; rules are those in force: base with
 	// the admin's defaults (SetDefaults).
 	base  hs.SearchRules
@@ -134,6 +153,7 @@ func New(o Options) (*Service, error) {
 		dense:   o.Dense,
 		sparse:  o.Sparse,
 		chunks:  o.Chunks,
+		terms:   o.Terms,
 		access:  o.Access,
 		refresh: o.Refresh,
 		requeue: o.Requeue,
@@ -144,6 +164,10 @@ func New(o Options) (*Service, error) {
 
 		obsLeg:    o.ObserveLeg,
 		obsSearch: o.ObserveSearch,
+		fb:        DefaultFeedback(),
+	}
+	if o.Feedback != nil {
+		s.fb = *o.Feedback
 	}
 	s.rules.Store(&s.base)
 	if s.log == nil {
@@ -153,6 +177,7 @@ func New(o Options) (*Service, error) {
 		s.now = time.Now
 	}
 	s.samples = &sampleCache{now: s.now}
+	s.refs = &referenceCache{now: s.now}
 	return s, nil
 }
 
@@ -177,15 +202,9 @@ func (s *Service) Search(ctx context.Context, user hs.UserID, req hs.SearchReque
 	if user == "" {
 		return hs.SearchResult{}, hs.Errorf(hs.EINVALID, "search: no acting user")
 	}
-	p, err := newPlan(s.Rules(), req)
+	p, err := s.plan(req)
 	if err != nil {
 		return hs.SearchResult{}, err
-	}
-	if s.embed == nil && p.weight(hs.AlgorithmKeyword) <= 0 && p.weight(hs.AlgorithmFuzzy) <= 0 {
-		// Only the semantic leg is asked for and it can never run here:
-		// the request cannot succeed on a retry, so it is the caller's to
-		// change (400, and a permanent MCP tool error), not a 503.
-		return hs.SearchResult{}, hs.Errorf(hs.EINVALID, "search: %s; use the hybrid, keyword or fuzzy algorithm", errSemanticOff.Message)
 	}
 	if s.refresh != nil {
 		if err := s.refresh.Refresh(ctx, user); err != nil && ctx.Err() == nil {
@@ -207,29 +226,58 @@ func (s *Service) Search(ctx context.Context, user hs.UserID, req hs.SearchReque
 	return res, nil
 }
 
-// finish is everything after retrieval: fusion, boosts, grouping, access
-// checks and excerpts.
+// plan checks req (newPlan) and refuses what can never run here: only the
+// semantic leg asked for without an embedder. Such a request cannot
+// succeed on a retry, so it is the caller's to change (400, and a
+// permanent MCP tool error), not a 503. Search and Viz share it.
+func (s *Service) plan(req hs.SearchRequest) (*plan, error) {
+	p, err := newPlan(s.Rules(), req)
+	if err != nil {
+		return nil, err
+	}
+	if s.embed == nil && p.weight(hs.AlgorithmKeyword) <= 0 && p.weight(hs.AlgorithmFuzzy) <= 0 {
+		return nil, hs.Errorf(hs.EINVALID, "search: %s; use the hybrid, keyword or fuzzy algorithm", errSemanticOff.Message)
+	}
+	return p, nil
+}
+
+// finish is everything after retrieval: fusion, boosts, grouping, weak
+// matches, access checks, counts and excerpts.
 func (s *Service) finish(ctx context.Context, user hs.UserID, p *plan, legs [3]legResult) (hs.SearchResult, error) {
 	lists, skipped, err := p.lists(legs)
 	if err != nil {
 		return hs.SearchResult{}, err
 	}
-	docs := p.rank(lists, legs)
-	page, ver, err := s.page(ctx, user, docs, p.topK, p.filter.PathPrefix)
+	p.semantic = legs[0].base
+	rules := s.Rules()
+	strong, weak := p.split(p.rank(lists, legs), legs, rules.WeakRelevance)
+	res := hs.SearchResult{
+		Query:     p.text,
+		Algorithm: p.algorithm,
+		Fusion:    p.fusion,
+		Weights:   p.weights,
+		Skipped:   skipped,
+		Offset:    p.offset,
+	}
+	res.Corrections, res.CorrectedQuery = p.corrections(legs)
+	p.corrected = res.Corrections
+	for _, c := range res.Corrections {
+		p.match.addTerms(c.To)
+	}
+	if len(lists) == 0 {
+		res.ReasonCode, res.Reason = p.emptyReason(legs)
+	}
+	page, ver, n, err := s.pageOf(ctx, user, p, strong, weak)
 	if err != nil {
 		return hs.SearchResult{}, err
 	}
-	res := hs.SearchResult{
-		Query:        p.text,
-		Algorithm:    p.algorithm,
-		Fusion:       p.fusion,
-		Weights:      p.weights,
-		Results:      s.render(p, page),
-		Skipped:      skipped,
-		Verification: ver,
-	}
+	res.Results, res.Verification = s.render(p, page), ver
+	res.Total, res.WeakCount, res.Facets = n.total, n.weak, n.facets
 	if p.fusion == hs.FusionAuto {
 		res.Shape = p.query.Shape.String()
+	}
+	if p.explain && legs[1].feedback != nil {
+		res.Expanded = legs[1].feedback.words
 	}
 	return res, nil
 }
@@ -256,47 +304,12 @@ func (s *Service) readChunks(ctx context.Context, user hs.UserID, hits []hs.Hit)
 }
 
 // page returns the first topK documents user can reach (verify), with
-// the chunks they show read. A chunk gone since retrieval (its file
-// changed meanwhile) is left out, and a document left without chunks too.
+// the chunks they show read (readPage).
 func (s *Service) page(ctx context.Context, user hs.UserID, docs []*docGroup, topK int, prefix string) ([]*docGroup, hs.Verification, error) {
 	page, ver, err := s.verify(ctx, user, docs, topK, prefix)
-	if err != nil || s.chunks == nil {
-		return page, ver, err
-	}
-	var hits []hs.Hit
-	for _, d := range page {
-		for _, c := range d.chunks {
-			if c.Chunk.Text == "" { // not read yet, or empty: read again
-				hits = append(hits, hs.Hit{Point: c})
-			}
-		}
-	}
-	if len(hits) == 0 {
-		return page, ver, nil
-	}
-	read, err := s.readChunks(ctx, user, hits)
 	if err != nil {
-		return nil, hs.Verification{}, fmt.Errorf("search: %w", err)
+		return nil, hs.Verification{}, err
 	}
-	got := make(map[ChunkKey]hs.Chunk, len(read))
-	for _, h := range read {
-		got[keyOf(h.Point)] = h.Point.Chunk
-	}
-	kept := page[:0]
-	for _, d := range page {
-		chunks := d.chunks[:0]
-		for _, c := range d.chunks {
-			if c.Chunk.Text == "" {
-				var ok bool
-				if c.Chunk, ok = got[keyOf(c)]; !ok {
-					continue
-				}
-			}
-			chunks = append(chunks, c)
-		}
-		if d.chunks = chunks; len(chunks) > 0 {
-			kept = append(kept, d)
-		}
-	}
-	return kept, ver, nil
+	page, err = s.readPage(ctx, user, page)
+	return page, ver, err
 }

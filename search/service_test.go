@@ -142,11 +142,18 @@ func TestAlgorithms(t *testing.T) {
 			t.Errorf("auto: shape %q weights %+v", res.Shape, res.Weights)
 		}
 	})
-	t.Run("semantic relevance is the cosine", func(t *testing.T) {
+	t.Run("semantic relevance is the gap over the baseline", func(t *testing.T) {
 		res := mustSearch(t, svc, "alice", hs.SearchRequest{Query: "kubernetes", Algorithm: hs.AlgorithmSemantic, Explain: true})
 		r := res.Results[0]
-		if math.Abs(r.Relevance-r.Explain.Legs[hs.AlgorithmSemantic].Score) > 1e-9 {
-			t.Errorf("relevance %v, cosine %v", r.Relevance, r.Explain.Legs[hs.AlgorithmSemantic].Score)
+		cal := r.Explain.Semantic
+		if cal == nil || cal.Cosine != r.Explain.Legs[hs.AlgorithmSemantic].Score || math.Abs(r.Relevance-cal.Gap) > 1e-9 ||
+			math.Abs(cal.Gap-(cal.Cosine-cal.Baseline)/(1-cal.Baseline)) > 1e-9 || cal.Gap < cal.MinGap {
+			t.Errorf("relevance %v, calibration %+v", r.Relevance, cal)
+		}
+		// Four documents are too few to compare with: the reference
+		// texts stand in.
+		if cal == nil || cal.Reference == 0 || cal.Sampled <= cal.Reference {
+			t.Errorf("calibration %+v, want the user's chunks and the reference texts", cal)
 		}
 	})
 	t.Run("keyword relevance is the share of the query matched", func(t *testing.T) {
@@ -176,8 +183,8 @@ func TestScoreThreshold(t *testing.T) {
 	mustIndex(t, st, sampleDocs...)
 	svc := mustService(t, st)
 	all := mustSearch(t, svc, "alice", hs.SearchRequest{Query: "kubernetes upgrade", Algorithm: hs.AlgorithmSemantic, Explain: true})
-	if len(all.Results) != len(sampleDocs) {
-		t.Fatalf("threshold 0 returned %d of %d documents", len(all.Results), len(sampleDocs))
+	if len(all.Results) < 2 {
+		t.Fatalf("threshold 0 returned %d of %d documents, want at least 2", len(all.Results), len(sampleDocs))
 	}
 	cut := (all.Results[0].Explain.Fused + all.Results[1].Explain.Fused) / 2
 	res := mustSearch(t, svc, "alice", hs.SearchRequest{Query: "kubernetes upgrade", Algorithm: hs.AlgorithmSemantic, ScoreThreshold: cut})

@@ -4,13 +4,17 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
+	"maps"
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
+	"github.com/hybrid-search/hybridsearch/nextcloud/link"
 )
 
 // Limits of a similar search.
@@ -80,11 +84,11 @@ func (m *Similar) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, 
 	if err != nil {
 		return hs.SimilarResult{}, err
 	}
-	p := &plan{topK: topK, candidates: candidatesPerPage * rules.MaxTopK, match: newMatcher(analysis.Query{})} // highlights nothing
+	p := &plan{topK: topK, candidates: candidatesPerPage * rules.MaxTopK, match: newMatcher(analysis.Query{}), explain: true} // highlights nothing
 	res := hs.SimilarResult{Verification: ver}
 	for _, d := range sources {
 		res.Sources = append(res.Sources, hs.SimilarSource{FileID: d.meta.ID, Title: d.meta.Title, Path: cmp.Or(d.path, d.meta.Path),
-			MIME: d.meta.MIME, Type: d.meta.Type, Link: m.s.link(d.meta)})
+			MIME: d.meta.MIME, Type: d.meta.Type, Link: link.Document(m.s.baseURL, d.meta)})
 	}
 	exclude := map[hs.FileID]bool{}
 	for _, d := range sources {
@@ -94,10 +98,14 @@ func (m *Similar) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, 
 	// candidates that the others still fill a page.
 	k := min(p.legK()+len(chunks), 500)
 	var hits []hs.Hit
+	var legs [3]legResult
 	leg := 0 // its index in legOrder
-	if vec := meanDense(chunks); vec != nil && m.s.embed != nil {
+	if vecs := sourceVectors(sources, chunks); len(vecs) > 0 && m.s.embed != nil {
 		p.algorithm, p.weights, res.Space = hs.AlgorithmSemantic, hs.Weights{Semantic: 1}, hs.SpaceSemantic
-		hits, err = m.s.dense.SearchDense(ctx, user, vec, k, hs.Filter{})
+		var base semanticBaseline
+		hits, base, err = m.nearest(ctx, user, vecs, k)
+		legs[0].base, p.semantic = base, base
+		p.noCalibration = len(vecs) > 1
 	} else {
 		res.NoteCode, res.Note = hs.SimilarNoteSemanticOff, "No embedding model is configured, so the files' words were compared (keyword search)."
 		if m.s.embed != nil {
@@ -108,6 +116,12 @@ func (m *Similar) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, 
 		if q, err = m.s.keywordQuery(ctx, analysis.QueryWords(sourceText(sources, chunks))); err == nil && len(q.vec.Indices) > 0 {
 			hits, err = m.s.sparse.SearchSparse(ctx, user, vectorBM25, heaviest(q.vec, similarTerms), k, hs.Filter{})
 		}
+		// A document matches as far as its words score against the
+		// sources' as the sources' own words do: the best score of a
+		// source chunk is a full match.
+		if q != nil {
+			legs[1].sparse = &sparseQuery{vec: q.vec, full: selfScore(hits, exclude)}
+		}
 	}
 	if err != nil {
 		return hs.SimilarResult{}, fmt.Errorf("similar to %v: %w", ids, err)
@@ -115,20 +129,29 @@ func (m *Similar) Similar(ctx context.Context, user hs.UserID, ids []hs.FileID, 
 	hits = slices.DeleteFunc(hits, func(h hs.Hit) bool { return exclude[h.Point.File.ID] })
 	res.Results = []hs.DocumentResult{}
 	if len(hits) > 0 {
-		var legs [3]legResult
-		legs[leg] = legResult{leg: p.algorithm, wanted: true, hits: hits}
+		legs[leg].leg, legs[leg].wanted, legs[leg].hits = p.algorithm, true, hits
 		lists, _, err := p.lists(legs)
 		if err != nil {
 			return hs.SimilarResult{}, err
 		}
-		page, pv, err := m.s.page(ctx, user, p.rank(lists, legs), topK, "")
-		if err != nil {
-			return hs.SimilarResult{}, err
+		strong, weak := p.split(p.rank(lists, legs), legs, rules.WeakRelevance)
+		res.WeakCount = len(weak)
+		for _, part := range []struct {
+			docs []*docGroup
+			dst  *[]hs.DocumentResult
+		}{{strong, &res.Results}, {weak, &res.Weaker}} {
+			if len(part.docs) == 0 {
+				continue
+			}
+			page, pv, err := m.s.page(ctx, user, part.docs, topK, "")
+			if err != nil {
+				return hs.SimilarResult{}, err
+			}
+			*part.dst = append(*part.dst, m.s.render(p, page)...)
+			res.Verification.Checked += pv.Checked
+			res.Verification.Dropped += pv.Dropped
+			res.Verification.Unverified = append(res.Verification.Unverified, pv.Unverified...)
 		}
-		res.Results = m.s.render(p, page)
-		res.Verification.Checked += pv.Checked
-		res.Verification.Dropped += pv.Dropped
-		res.Verification.Unverified = append(res.Verification.Unverified, pv.Unverified...)
 	}
 	res.TookMS = float64(time.Since(start).Microseconds()) / 1000
 	return res, nil
@@ -236,6 +259,93 @@ func sourceText(sources []*docGroup, chunks []hs.Point) string {
 	}
 	runes := []rune(b.String())
 	return string(runes[:min(len(runes), similarText)])
+}
+
+// nearest returns the chunks nearest to the sources' vectors (one per
+// source file, the mean of its chunks), each judged against its own
+// baseline over the user's chunks: chunks no nearer to any source than
+// chance are no neighbours. With one source the hits keep their cosines
+// and the baseline is that source's. With several, a chunk is as similar
+// as it is to the source it is nearest to: its score is its best gap
+// (semanticBaseline.gap), which the returned baseline (0) leaves as it
+// is, so that a file like one of two unrelated sources is not diluted by
+// the other.
+func (m *Similar) nearest(ctx context.Context, user hs.UserID, vecs [][]float32, k int) ([]hs.Hit, semanticBaseline, error) {
+	type answer struct {
+		hits []hs.Hit
+		base semanticBaseline
+		err  error
+	}
+	answers := make([]answer, len(vecs))
+	var wg sync.WaitGroup
+	for i, vec := range vecs {
+		wg.Go(func() {
+			a := &answers[i]
+			var baseErr error
+			var bw sync.WaitGroup
+			bw.Go(func() { a.base, baseErr = m.s.baseline(ctx, user, vec) })
+			a.hits, a.err = m.s.dense.SearchDense(ctx, user, vec, k, hs.Filter{})
+			bw.Wait()
+			if baseErr != nil && ctx.Err() == nil {
+				m.s.log.Warn("No semantic baseline for a similar search; its candidates are uncalibrated.", "user_id", user, slog.Any("error", baseErr))
+			}
+			a.hits = slices.DeleteFunc(a.hits, func(h hs.Hit) bool { return !a.base.keep(float64(h.Score)) })
+		})
+	}
+	wg.Wait()
+	for _, a := range answers {
+		if a.err != nil {
+			return nil, semanticBaseline{}, a.err
+		}
+	}
+	if len(answers) == 1 {
+		return answers[0].hits, answers[0].base, nil
+	}
+	best := map[ChunkKey]hs.Hit{}
+	for _, a := range answers {
+		for _, h := range a.hits {
+			h.Score = float32(a.base.gap(float64(h.Score)))
+			if old, ok := best[keyOf(h.Point)]; !ok || h.Score > old.Score {
+				best[keyOf(h.Point)] = h
+			}
+		}
+	}
+	hits := slices.Collect(maps.Values(best))
+	slices.SortFunc(hits, func(a, b hs.Hit) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), keyOf(a.Point).Compare(keyOf(b.Point)))
+	})
+	return hits, semanticBaseline{ok: true, minGap: answers[0].base.minGap}, nil
+}
+
+// sourceVectors returns each source's vector, the mean of its chunks'
+// (meanDense); sources without embeddings have none.
+func sourceVectors(sources []*docGroup, chunks []hs.Point) [][]float32 {
+	var out [][]float32
+	for _, d := range sources {
+		var own []hs.Point
+		for _, c := range chunks {
+			if c.File.ID == d.meta.ID {
+				own = append(own, c)
+			}
+		}
+		if v := meanDense(own); v != nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// selfScore is the best score of a chunk of one of the sources: what a
+// document as like the sources as they are themselves scores; 0 when no
+// source chunk was among the hits.
+func selfScore(hits []hs.Hit, sources map[hs.FileID]bool) float64 {
+	var best float64
+	for _, h := range hits {
+		if sources[h.Point.File.ID] {
+			best = max(best, float64(h.Score))
+		}
+	}
+	return best
 }
 
 // heaviest keeps the n terms of v with the largest weights, in index order.

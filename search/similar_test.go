@@ -63,6 +63,11 @@ func TestSimilarFindsTheSameTopic(t *testing.T) {
 					if slices.Contains(got, pair[0]) {
 						t.Errorf("Similar(%d) lists the file itself: %v", pair[0], got)
 					}
+					// Another topic is no neighbour: an apple pie is not
+					// like a runbook (issue 23), whatever the space.
+					if len(got) != 1 {
+						t.Errorf("Similar(%d) = %v, want only %d; weak %d: %v", pair[0], got, pair[1], res.WeakCount, res.Weaker)
+					}
 					if res.Space != space || len(res.Sources) != 1 || res.Sources[0].FileID != pair[0] || res.Sources[0].Link == "" {
 						t.Errorf("space %q sources %+v", res.Space, res.Sources)
 					}

@@ -51,7 +51,8 @@ func (s *Service) verify(ctx context.Context, user hs.UserID, docs []*docGroup, 
 			switch {
 			case outcome == accessOK && found[d.meta.ID].ID != 0:
 				ver.Checked++
-				d.path = found[d.meta.ID].Path
+				info := found[d.meta.ID]
+				d.path, d.owner, d.changed = info.Path, info.Owner, info.Modified
 				if prefix != "" && !underFolder(d.path, prefix) {
 					continue // moved out of the folder asked for since it was indexed
 				}
@@ -59,15 +60,18 @@ func (s *Service) verify(ctx context.Context, user hs.UserID, docs []*docGroup, 
 			case outcome == accessOK:
 				ver.Checked++
 				ver.Dropped++
+				d.lost = true
 				lost = append(lost, hs.IndexJob{FileID: d.meta.ID, User: user, Reason: hs.ReasonVerify, Time: s.now()})
 			case outcome == accessDenied:
 				ver.Dropped++
+				d.lost = true
 			case slices.Contains(d.meta.Readers, user) && d.meta.PathOf(user) != "":
 				d.path = d.meta.PathOf(user)
 				page = append(page, d)
 				ver.Unverified = append(ver.Unverified, d.meta.ID)
 			default:
 				ver.Dropped++
+				d.lost = true
 			}
 		}
 	}

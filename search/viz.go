@@ -11,10 +11,11 @@ import (
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
+	"github.com/hybrid-search/hybridsearch/nextcloud/link"
 )
 
 // VectorReader reads stored points with their vectors (local.Store and
-// store.Qdrant). Both methods must return only points whose readers
+// qdrant.Store). Both methods must return only points whose readers
 // include user.
 type VectorReader interface {
 	PointsByID(ctx context.Context, user hs.UserID, ids []string) ([]hs.Point, error)
@@ -63,7 +64,7 @@ func (v *Viz) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sam
 	if err != nil {
 		return hs.VizResult{}, err
 	}
-	p, err := newPlan(rules, req)
+	p, err := s.plan(req)
 	if err != nil {
 		return hs.VizResult{}, err
 	}
@@ -180,7 +181,7 @@ func (v *Viz) Viz(ctx context.Context, user hs.UserID, req hs.SearchRequest, sam
 		own := &docGroup{meta: pt.File, path: paths[pt.File.ID]} // the user's own path and title
 		vp := hs.VizPoint{
 			FileID: pt.File.ID, ChunkNo: pt.Chunk.No, Title: titleFor(own), Path: own.path,
-			Type: pt.File.Type, MIME: pt.File.MIME, Link: s.link(pt.File), Text: clipRunes(pt.Chunk.Text, vizTextRunes),
+			Type: pt.File.Type, MIME: pt.File.MIME, Link: link.Document(s.baseURL, pt.File), Text: clipRunes(pt.Chunk.Text, vizTextRunes),
 			X: round6(xy[0]), Y: round6(xy[1]),
 		}
 		if rc, ok := inResults[pt.ID]; ok {

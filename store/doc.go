@@ -2,10 +2,11 @@
 // "bm25" and "trigram" sparse vectors and the file's metadata) and answers
 // the three retrieval legs of a search.
 //
-// Two stores share one method set and one contract (package storetest):
-// Qdrant, the adapter for a Qdrant server in this package, and the embedded
-// engine in package store/local, a crash-safe store under a directory.
-// What both follow lives here: the vector names, IDF, path prefixes, the
+// This package is the contract; two stores implement it, with one method
+// set checked by package storetest: the adapter for a Qdrant server in
+// package store/qdrant, and the embedded engine in package store/local, a
+// crash-safe store under a directory. Neither imports the other. What both
+// follow lives here: the vector names, IDF, path prefixes, the
 // argument checks and the cleaning of what they store. Every search and
 // Files call filters by "readers contains the acting user" inside the
 // query; the empty user is rejected, never read as "all users".

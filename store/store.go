@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
 )
 
@@ -105,9 +105,9 @@ func isClean(p string) bool {
 
 // CheckUser returns an EINVALID error for the empty user: a search or file
 // listing without a user must fail, never mean "all users".
-func CheckUser(user hybridsearch.UserID) error {
+func CheckUser(user hs.UserID) error {
 	if user == "" {
-		return hybridsearch.Errorf(hybridsearch.EINVALID, "store: empty user")
+		return hs.Errorf(hs.EINVALID, "store: empty user")
 	}
 	return nil
 }
@@ -115,7 +115,7 @@ func CheckUser(user hybridsearch.UserID) error {
 // CheckK returns k capped at MaxK, or an EINVALID error when k ≤ 0.
 func CheckK(k int) (int, error) {
 	if k <= 0 {
-		return 0, hybridsearch.Errorf(hybridsearch.EINVALID, "store: k must be positive, got %d", k)
+		return 0, hs.Errorf(hs.EINVALID, "store: k must be positive, got %d", k)
 	}
 	return min(k, MaxK), nil
 }
@@ -124,28 +124,28 @@ func CheckK(k int) (int, error) {
 // VectorTrigram.
 func CheckSparseName(name string) error {
 	if name != VectorBM25 && name != VectorTrigram {
-		return hybridsearch.Errorf(hybridsearch.EINVALID, "store: unknown sparse vector %q", name)
+		return hs.Errorf(hs.EINVALID, "store: unknown sparse vector %q", name)
 	}
 	return nil
 }
 
 // CheckSparse returns an EINVALID error unless v has as many values as
 // indices and no index twice (Qdrant's rule). Indices need not be sorted.
-func CheckSparse(name string, v hybridsearch.SparseVector) error {
+func CheckSparse(name string, v hs.SparseVector) error {
 	if len(v.Indices) != len(v.Values) {
-		return hybridsearch.Errorf(hybridsearch.EINVALID, "store: %s vector has %d indices and %d values", name, len(v.Indices), len(v.Values))
+		return hs.Errorf(hs.EINVALID, "store: %s vector has %d indices and %d values", name, len(v.Indices), len(v.Values))
 	}
 	if !slices.IsSorted(v.Indices) {
 		v.Indices = slices.Sorted(slices.Values(v.Indices))
 	}
 	for i := 1; i < len(v.Indices); i++ {
 		if v.Indices[i] == v.Indices[i-1] {
-			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: %s vector repeats index %d", name, v.Indices[i])
+			return hs.Errorf(hs.EINVALID, "store: %s vector repeats index %d", name, v.Indices[i])
 		}
 	}
 	for _, x := range v.Values {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: %s vector has a non-finite value", name)
+			return hs.Errorf(hs.EINVALID, "store: %s vector has a non-finite value", name)
 		}
 	}
 	return nil
@@ -153,31 +153,31 @@ func CheckSparse(name string, v hybridsearch.SparseVector) error {
 
 // CheckWrite returns an EINVALID error unless points fit WriteFile's
 // contract for meta: each point's Chunk.FileID is meta.ID, its ID is
-// hybridsearch.PointID(meta.ID, Chunk.No), no chunk number repeats, dense
+// hs.PointID(meta.ID, Chunk.No), no chunk number repeats, dense
 // vectors are finite and of one length, and sparse vectors pass CheckSparse.
 // It does not look at Point.File; stores replace it with meta.
-func CheckWrite(meta hybridsearch.FileMeta, points []hybridsearch.Point) error {
+func CheckWrite(meta hs.FileMeta, points []hs.Point) error {
 	dim := -1
 	seen := make(map[int]bool, len(points))
 	for _, p := range points {
 		if p.Chunk.FileID != meta.ID {
-			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: chunk %d belongs to file %d, not %d", p.Chunk.No, p.Chunk.FileID, meta.ID)
+			return hs.Errorf(hs.EINVALID, "store: chunk %d belongs to file %d, not %d", p.Chunk.No, p.Chunk.FileID, meta.ID)
 		}
 		if seen[p.Chunk.No] {
-			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: file %d has chunk %d twice", meta.ID, p.Chunk.No)
+			return hs.Errorf(hs.EINVALID, "store: file %d has chunk %d twice", meta.ID, p.Chunk.No)
 		}
 		seen[p.Chunk.No] = true
-		if want := hybridsearch.PointID(meta.ID, p.Chunk.No); p.ID != want {
-			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: point id %q of file %d chunk %d, want %q", p.ID, meta.ID, p.Chunk.No, want)
+		if want := hs.PointID(meta.ID, p.Chunk.No); p.ID != want {
+			return hs.Errorf(hs.EINVALID, "store: point id %q of file %d chunk %d, want %q", p.ID, meta.ID, p.Chunk.No, want)
 		}
 		if len(p.Dense) > 0 {
 			if dim >= 0 && len(p.Dense) != dim {
-				return hybridsearch.Errorf(hybridsearch.EINVALID, "store: file %d mixes dense dimensions %d and %d", meta.ID, dim, len(p.Dense))
+				return hs.Errorf(hs.EINVALID, "store: file %d mixes dense dimensions %d and %d", meta.ID, dim, len(p.Dense))
 			}
 			dim = len(p.Dense)
 			for _, x := range p.Dense {
 				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-					return hybridsearch.Errorf(hybridsearch.EINVALID, "store: file %d chunk %d has a non-finite dense value", meta.ID, p.Chunk.No)
+					return hs.Errorf(hs.EINVALID, "store: file %d chunk %d has a non-finite dense value", meta.ID, p.Chunk.No)
 				}
 			}
 		}
@@ -213,11 +213,11 @@ func Normalized(v []float32) []float32 {
 }
 
 // SortedSparse returns a copy of v sorted by index, nil slices when empty.
-func SortedSparse(v hybridsearch.SparseVector) hybridsearch.SparseVector {
+func SortedSparse(v hs.SparseVector) hs.SparseVector {
 	if len(v.Indices) == 0 {
-		return hybridsearch.SparseVector{}
+		return hs.SparseVector{}
 	}
-	out := hybridsearch.SparseVector{Indices: slices.Clone(v.Indices), Values: slices.Clone(v.Values)}
+	out := hs.SparseVector{Indices: slices.Clone(v.Indices), Values: slices.Clone(v.Values)}
 	if !slices.IsSorted(out.Indices) {
 		perm := make([]int, len(out.Indices))
 		for i := range perm {
@@ -235,8 +235,8 @@ func SortedSparse(v hybridsearch.SparseVector) hybridsearch.SparseVector {
 // paths of its own for readers only, and the modification time in UTC
 // without a monotonic reading: the form both stores keep (Qdrant cuts
 // the time to whole seconds).
-func CleanMeta(meta hybridsearch.FileMeta) hybridsearch.FileMeta {
-	r := make([]hybridsearch.UserID, 0, len(meta.Readers))
+func CleanMeta(meta hs.FileMeta) hs.FileMeta {
+	r := make([]hs.UserID, 0, len(meta.Readers))
 	for _, u := range meta.Readers {
 		if u != "" {
 			r = append(r, u)
@@ -255,12 +255,12 @@ func CleanMeta(meta hybridsearch.FileMeta) hybridsearch.FileMeta {
 
 // cleanPaths returns a copy of meta's paths for its (clean) readers, each
 // path cleaned; nil when it has none.
-func cleanPaths(meta hybridsearch.FileMeta) map[hybridsearch.UserID]string {
-	var out map[hybridsearch.UserID]string
+func cleanPaths(meta hs.FileMeta) map[hs.UserID]string {
+	var out map[hs.UserID]string
 	for _, u := range meta.Readers {
 		if p := meta.Paths[u]; p != "" {
 			if out == nil {
-				out = make(map[hybridsearch.UserID]string, len(meta.Readers))
+				out = make(map[hs.UserID]string, len(meta.Readers))
 			}
 			out[u] = CleanPath(p)
 		}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
@@ -80,60 +80,60 @@ func TestHasPathPrefix(t *testing.T) {
 }
 
 func TestChecks(t *testing.T) {
-	if err := store.CheckUser(""); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+	if err := store.CheckUser(""); hs.ErrorKind(err) != hs.EINVALID {
 		t.Errorf("CheckUser(\"\") = %v, want EINVALID", err)
 	}
 	if err := store.CheckUser("alice"); err != nil {
 		t.Errorf("CheckUser(alice) = %v", err)
 	}
 	for _, k := range []int{0, -1} {
-		if _, err := store.CheckK(k); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+		if _, err := store.CheckK(k); hs.ErrorKind(err) != hs.EINVALID {
 			t.Errorf("CheckK(%d) = %v, want EINVALID", k, err)
 		}
 	}
 	if k, err := store.CheckK(5000); k != store.MaxK || err != nil {
 		t.Errorf("CheckK(5000) = %d, %v, want %d", k, err, store.MaxK)
 	}
-	if err := store.CheckSparseName("dense"); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+	if err := store.CheckSparseName("dense"); hs.ErrorKind(err) != hs.EINVALID {
 		t.Errorf("CheckSparseName(dense) = %v, want EINVALID", err)
 	}
 }
 
 func TestCheckWrite(t *testing.T) {
-	meta := hybridsearch.FileMeta{ID: 7}
-	good := func() hybridsearch.Point {
-		return hybridsearch.Point{
-			ID:    hybridsearch.PointID(7, 0),
-			Chunk: hybridsearch.Chunk{FileID: 7, No: 0},
+	meta := hs.FileMeta{ID: 7}
+	good := func() hs.Point {
+		return hs.Point{
+			ID:    hs.PointID(7, 0),
+			Chunk: hs.Chunk{FileID: 7, No: 0},
 			Dense: []float32{1, 0},
-			BM25:  hybridsearch.SparseVector{Indices: []uint32{3, 1}, Values: []float32{1, 2}},
+			BM25:  hs.SparseVector{Indices: []uint32{3, 1}, Values: []float32{1, 2}},
 		}
 	}
 	tests := []struct {
 		name   string
-		mutate func(ps []hybridsearch.Point) []hybridsearch.Point
+		mutate func(ps []hs.Point) []hs.Point
 		ok     bool
 	}{
-		{"good", func(ps []hybridsearch.Point) []hybridsearch.Point { return ps }, true},
-		{"wrong file", func(ps []hybridsearch.Point) []hybridsearch.Point { ps[0].Chunk.FileID = 8; return ps }, false},
-		{"wrong id", func(ps []hybridsearch.Point) []hybridsearch.Point { ps[0].ID = "x"; return ps }, false},
-		{"chunk twice", func(ps []hybridsearch.Point) []hybridsearch.Point { return append(ps, ps[0]) }, false},
-		{"mixed dims", func(ps []hybridsearch.Point) []hybridsearch.Point {
+		{"good", func(ps []hs.Point) []hs.Point { return ps }, true},
+		{"wrong file", func(ps []hs.Point) []hs.Point { ps[0].Chunk.FileID = 8; return ps }, false},
+		{"wrong id", func(ps []hs.Point) []hs.Point { ps[0].ID = "x"; return ps }, false},
+		{"chunk twice", func(ps []hs.Point) []hs.Point { return append(ps, ps[0]) }, false},
+		{"mixed dims", func(ps []hs.Point) []hs.Point {
 			p := good()
-			p.Chunk.No, p.ID, p.Dense = 1, hybridsearch.PointID(7, 1), []float32{1, 2, 3}
+			p.Chunk.No, p.ID, p.Dense = 1, hs.PointID(7, 1), []float32{1, 2, 3}
 			return append(ps, p)
 		}, false},
-		{"nan", func(ps []hybridsearch.Point) []hybridsearch.Point { ps[0].Dense[1] = float32(math.NaN()); return ps }, false},
-		{"sparse lengths", func(ps []hybridsearch.Point) []hybridsearch.Point { ps[0].Trigram.Indices = []uint32{1}; return ps }, false},
-		{"sparse repeat", func(ps []hybridsearch.Point) []hybridsearch.Point { ps[0].BM25.Indices = []uint32{3, 3}; return ps }, false},
+		{"nan", func(ps []hs.Point) []hs.Point { ps[0].Dense[1] = float32(math.NaN()); return ps }, false},
+		{"sparse lengths", func(ps []hs.Point) []hs.Point { ps[0].Trigram.Indices = []uint32{1}; return ps }, false},
+		{"sparse repeat", func(ps []hs.Point) []hs.Point { ps[0].BM25.Indices = []uint32{3, 3}; return ps }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := store.CheckWrite(meta, tt.mutate([]hybridsearch.Point{good()}))
+			err := store.CheckWrite(meta, tt.mutate([]hs.Point{good()}))
 			if tt.ok && err != nil {
 				t.Errorf("CheckWrite = %v, want nil", err)
 			}
-			if !tt.ok && hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+			if !tt.ok && hs.ErrorKind(err) != hs.EINVALID {
 				t.Errorf("CheckWrite = %v, want EINVALID", err)
 			}
 		})

@@ -48,7 +48,7 @@ type UserChecker interface {
 	UserExists(ctx context.Context, user hs.UserID) (bool, error)
 }
 
-// Store keeps token records; queue.TokenStore is the production one.
+// Store keeps token records; kv.TokenStore is the production one.
 // Get returns ENOTFOUND for a missing record, Create ECONFLICT for an
 // existing one; unavailability is EUNAVAILABLE.
 type Store interface {

@@ -50,7 +50,7 @@ type options struct {
 	addr, dir, appInfo, appURL, envFile string
 	version                             string
 	users                               []string
-	install, verbose                    bool
+	install, verbose, pretty            bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -70,6 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.envFile, "env-file", "", "also write the ExApp environment to this file as KEY='VALUE' lines")
 	fs.BoolVar(&o.install, "install", false, "run the install flow (heartbeat, /init, /enabled) once the app answers")
 	fs.StringVar(&o.version, "nextcloud-version", ncsim.DefaultVersion, "Nextcloud release to imitate: "+strings.Join(ncsim.Versions, ", ")+" or a full release such as 32.0.9")
+	fs.BoolVar(&o.pretty, "pretty-urls", false, "pretty URLs: links without /index.php, and such paths served (as the official Docker image has them)")
 	fs.BoolVar(&o.verbose, "verbose", false, "log every simulator action")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -113,7 +114,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	sim := &ncsim.Server{NextcloudVersion: o.version, Logf: func(format string, args ...any) {
+	sim := &ncsim.Server{NextcloudVersion: o.version, PrettyURLs: o.pretty, Logf: func(format string, args ...any) {
 		logger.Debug(fmt.Sprintf(format, args...))
 	}}
 	base, err := sim.Start(o.addr)

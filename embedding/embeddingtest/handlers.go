@@ -36,6 +36,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.handleShow(w, r, rec)
 	case r.URL.Path == "/api/embed" && r.Method == http.MethodPost:
 		s.handleEmbed(w, r, rec)
+	case r.URL.Path == "/api/chat" && r.Method == http.MethodPost:
+		s.handleChat(w, r, rec)
 	default: // gin's answer for an unknown route
 		s.writeText(w, rec, http.StatusNotFound, "404 page not found")
 	}
@@ -92,12 +94,20 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request, rec *Reques
 		return
 	}
 	start := time.Now()
-	if !s.work(r, len(input)) {
+	n := s.numCtx(m, req.Options)
+	release, err := s.acquire(r.Context(), m, n, rec.KeepAlive)
+	if err != nil {
 		rec.Status = 499 // the client went away; Ollama logs this status
 		s.record(*rec)
 		return
 	}
-	resp, status, msg := s.embed(m, req, input)
+	defer release()
+	if !s.work(r, len(input)) {
+		rec.Status = 499
+		s.record(*rec)
+		return
+	}
+	resp, status, msg := s.embed(m, n, req, input)
 	if status != http.StatusOK {
 		s.writeError(w, rec, status, msg)
 		return
@@ -150,8 +160,8 @@ func (s *Server) work(r *http.Request, inputs int) bool {
 // EmbedHandler does with its retry of an over-long input (truncate unset
 // or true): the input is cut to the context less BOS and EOS, decoded and
 // embedded again, which fails if it still does not fit.
-func (s *Server) embed(m Model, req api.EmbedRequest, input []string) (*api.EmbedResponse, int, string) {
-	ctx := s.load(m, req.Options)
+func (s *Server) embed(m Model, numCtx int, req api.EmbedRequest, input []string) (*api.EmbedResponse, int, string) {
+	ctx := numCtx
 	if m.ContextLength > 0 {
 		ctx = min(ctx, m.ContextLength)
 	}

@@ -16,6 +16,9 @@ import (
 //	POST /api/embed    input as a string or an array of strings; truncate,
 //	                   keep_alive, options, dimensions accepted; vectors from
 //	                   Deterministic with the model's Dim
+//	POST /api/chat     streamed NDJSON answers from a fake chat model
+//	                   (chat.go: ChatModel, SetChatResponder, timing,
+//	                   failures)
 //	POST /api/show     details, model_info (<arch>.embedding_length,
 //	                   <arch>.context_length), parameters and capabilities
 //	GET  /api/tags     the installed models
@@ -34,7 +37,8 @@ import (
 // (server/routes.go EmbedHandler, embedWithRetry). A request whose context
 // differs from the one the model was loaded with reloads it (Loads), as
 // Ollama's scheduler does when runner options differ (server/sched.go
-// needsReload).
+// needsReload); who waits for a (re)load, and how long a model stays
+// loaded (keep_alive), follow that scheduler too (sched.go).
 //
 // It starts with nomic-embed-text:latest installed. All methods are safe for
 // concurrent use.
@@ -60,8 +64,14 @@ type Server struct {
 	inFlight    int
 	maxInFlight int
 	defaultCtx  int            // 0 means defaultContext
-	loadedCtx   map[string]int // by model: the num_ctx it was loaded with
 	loads       map[string]int // by model: how often it was loaded
+	chat        chatState      // /api/chat (chat.go)
+
+	// The scheduler (sched.go).
+	schedOpts SchedOptions
+	loaded    map[string]*runner // by model
+	unloaded  chan struct{}      // closed at the next unload
+	turn      chan struct{}      // held by the one pending request served
 }
 
 // defaultContext is Ollama's default num_ctx below 23 GiB of VRAM
@@ -80,6 +90,10 @@ type Request struct {
 	KeepAlive *time.Duration // nil when the request had none
 	Options   map[string]any // JSON numbers are float64
 	Status    int            // the status the Server answered with
+	// Chat is an /api/chat request as received (nil for others), and
+	// Truncated tells that its prompt was cut to fit the context.
+	Chat      *api.ChatRequest
+	Truncated bool
 }
 
 // NewServer starts a Server on 127.0.0.1 and closes it when the test ends.
@@ -90,7 +104,7 @@ func NewServer(tb testing.TB) *Server {
 		tb.Fatalf("embeddingtest: listen: %v", err)
 	}
 	s := &Server{tb: tb, ln: ln, sem: make(chan struct{}, 1), models: make(map[string]Model),
-		loadedCtx: make(map[string]int), loads: make(map[string]int)}
+		loads: make(map[string]int), loaded: make(map[string]*runner), unloaded: make(chan struct{}), turn: make(chan struct{}, 1)}
 	s.SetModels(KnownModel("nomic-embed-text"))
 	s.hs = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
 	s.hs.Listener.Close()
@@ -105,6 +119,7 @@ func NewServer(tb testing.TB) *Server {
 func (s *Server) Close() {
 	s.hs.CloseClientConnections()
 	s.hs.Close()
+	s.stopTimers()
 }
 
 // SetModels replaces the installed models; none means an empty Ollama, where
@@ -194,17 +209,18 @@ func (s *Server) SetDefaultContext(n int) {
 
 // Loads returns how many times the named model was loaded: once for its
 // first request, and again for each request whose num_ctx differs from
-// the one it is loaded with.
+// the one it is loaded with, or that comes after it was unloaded (its
+// keep-alive ran out, or another model needed the room).
 func (s *Server) Loads(name string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.loads[CanonicalName(name)]
 }
 
-// load returns the num_ctx a request runs with, before Ollama caps it
-// at the trained context, and counts a (re)load when the model was
-// loaded with another.
-func (s *Server) load(m Model, opts map[string]any) int {
+// numCtx returns the num_ctx a request runs with, before Ollama caps it
+// at the trained context: the request's options.num_ctx, else the model's
+// num_ctx parameter, else the server's default.
+func (s *Server) numCtx(m Model, opts map[string]any) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := m.NumCtx
@@ -216,10 +232,6 @@ func (s *Server) load(m Model, opts map[string]any) int {
 	}
 	if v, ok := opts["num_ctx"].(float64); ok && v > 0 {
 		n = int(v)
-	}
-	if got, ok := s.loadedCtx[m.Name]; !ok || got != n {
-		s.loadedCtx[m.Name] = n
-		s.loads[m.Name]++
 	}
 	return n
 }

@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // errTruncated stops a parser once the body reached MaxTextRunes; Extract
@@ -35,7 +35,7 @@ type builder struct {
 	truncated bool
 	writes    int
 
-	pages       []hybridsearch.Page
+	pages       []hs.Page
 	pageOpen    bool // the last page receives text
 	pagePending bool // the last page has no text yet
 }
@@ -146,7 +146,7 @@ func (b *builder) check() error {
 
 // startPage begins page n: its span starts where its first text lands.
 func (b *builder) startPage(n int) {
-	b.pages = append(b.pages, hybridsearch.Page{Number: n, Start: b.runes, End: b.runes})
+	b.pages = append(b.pages, hs.Page{Number: n, Start: b.runes, End: b.runes})
 	b.pageOpen = true
 	b.pagePending = true
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/indexing/extract"
 )
 
@@ -47,9 +47,9 @@ func TestCorpus(t *testing.T) {
 				if strings.TrimSpace(got.Body) == "" {
 					empty++
 				}
-			case hybridsearch.ErrorKind(err) == hybridsearch.EINVALID:
+			case hs.ErrorKind(err) == hs.EINVALID:
 				invalid++
-				t.Logf("%s: %s: %v", e.name, filepath.Base(p), hybridsearch.ErrorMessage(err))
+				t.Logf("%s: %s: %v", e.name, filepath.Base(p), hs.ErrorMessage(err))
 			default:
 				t.Errorf("%s: %s: %v", e.name, p, err)
 			}

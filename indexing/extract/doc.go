@@ -4,7 +4,7 @@
 // its content, and returns a hybridsearch.Text whose Body is valid UTF-8 with
 // Markdown heading lines ("# ", "## ") wherever the format has headings and
 // blank lines between paragraphs. It handles plain text, Markdown, HTML, PDF
-// (poppler's pdftotext, or a pure-Go fallback), DOCX, ODT, XLSX, ODS, PPTX,
+// (poppler's pdftotext, which must be installed), DOCX, ODT, XLSX, ODS, PPTX,
 // ODP, RTF, CSV, JSON, XML, EPUB and EML.
 //
 // Every input is untrusted: the Extractor bounds input size, output size,

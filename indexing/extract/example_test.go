@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/indexing/extract"
 )
 
@@ -23,7 +23,7 @@ func ExampleExtractor_Extract() {
 	fmt.Printf("%s (%s)\n%s\n", text.Title, text.Extractor, text.Body)
 
 	_, err = x.Extract(context.Background(), "clip.mp4", "video/mp4", strings.NewReader("\x00\x00\x00\x18ftypmp42"))
-	fmt.Println(errors.Is(err, extract.ErrUnsupported), hybridsearch.ErrorKind(err))
+	fmt.Println(errors.Is(err, extract.ErrUnsupported), hs.ErrorKind(err))
 	// Output:
 	// Release notes (html)
 	// # Version 2

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // Defaults for the limits of an Extractor whose fields are zero.
@@ -57,9 +57,10 @@ type Extractor struct {
 	// expiry Extract fails with EINVALID "timed out". 0 means the default.
 	Timeout time.Duration
 	// PDFToText is the path of poppler's pdftotext. "" means look it up in
-	// PATH on first use; when it is not found (or the path does not exist)
-	// PDFs are read with a pure-Go parser instead, and Text.Extractor says
-	// which one ran ("pdftotext" or "pdf-go").
+	// PATH on first use. When it is not found (or the path does not exist)
+	// every PDF fails with EINVALID saying to install poppler-utils.
+	// pdfinfo (titles) and pdfimages (telling scanned pages from blank
+	// ones) are looked up beside it, then in PATH.
 	PDFToText string
 	// OCR configures text recognition (ExtractOCR); its zero value
 	// recognises with the tools found in PATH.
@@ -68,7 +69,8 @@ type Extractor struct {
 	ocr       ocrSetup
 	once      sync.Once
 	pdftotext string // resolved path, "" when absent
-	pdfinfo   string // pdfinfo next to it, "" when absent
+	pdfinfo   string // pdfinfo next to it or in PATH, "" when absent
+	pdfimages string // the same for pdfimages
 
 	// hook, if non-nil, runs at the start of every parse, inside the
 	// timeout and panic guard; tests use it to panic or block.
@@ -135,38 +137,38 @@ const sniffLen = 3072
 // encrypted or hostile file, binary data declared as text, or a parse that
 // outlived Timeout; ETOOLARGE for an input over MaxInputBytes;
 // EUNAVAILABLE when reading r fails or ctx ends. Extract does not close r.
-func (x *Extractor) Extract(ctx context.Context, name, mime string, r io.Reader) (hybridsearch.Text, error) {
+func (x *Extractor) Extract(ctx context.Context, name, mime string, r io.Reader) (hs.Text, error) {
 	return x.extract(ctx, name, mime, r, false)
 }
 
 // extract is Extract, recognising text in images and scanned pages when
 // ocr is set (ExtractOCR).
-func (x *Extractor) extract(ctx context.Context, name, mime string, r io.Reader, ocr bool) (hybridsearch.Text, error) {
+func (x *Extractor) extract(ctx context.Context, name, mime string, r io.Reader, ocr bool) (hs.Text, error) {
 	lim := x.limits()
 	if s, ok := r.(interface{ Size() int64 }); ok && s.Size() > lim.maxInput {
-		return hybridsearch.Text{}, tooLarge(name, lim.maxInput)
+		return hs.Text{}, tooLarge(name, lim.maxInput)
 	}
 	f := formatFor(name, mime)
 	data, err := readLimited(ctx, r, sniffLen)
 	if err != nil {
-		return hybridsearch.Text{}, readError(name, err)
+		return hs.Text{}, readError(name, err)
 	}
 	if len(data) == 0 {
 		if f == fmtUnknown {
-			return hybridsearch.Text{Extractor: "empty"}, nil
+			return hs.Text{Extractor: "empty"}, nil
 		}
-		return hybridsearch.Text{Extractor: string(f)}, nil
+		return hs.Text{Extractor: string(f)}, nil
 	}
 	if f == fmtUnknown && genericTypes[mediaType(mime)] {
 		f = sniff(data)
 	}
 	if f == fmtUnknown {
-		return hybridsearch.Text{}, unsupported(name, mime)
+		return hs.Text{}, unsupported(name, mime)
 	}
 	if len(data) == sniffLen && (f == fmtText || f == fmtMarkdown) && lim.maxInput > streamMin {
 		more, err := readLimited(ctx, r, streamMin-sniffLen)
 		if err != nil {
-			return hybridsearch.Text{}, readError(name, err)
+			return hs.Text{}, readError(name, err)
 		}
 		data = append(data, more...)
 		if len(data) == streamMin {
@@ -176,16 +178,16 @@ func (x *Extractor) extract(ctx context.Context, name, mime string, r io.Reader,
 	if len(data) == sniffLen {
 		rest, err := readLimited(ctx, r, lim.maxInput+1-sniffLen)
 		if err != nil {
-			return hybridsearch.Text{}, readError(name, err)
+			return hs.Text{}, readError(name, err)
 		}
 		data = append(data, rest...)
 	}
 	if int64(len(data)) > lim.maxInput {
-		return hybridsearch.Text{}, tooLarge(name, lim.maxInput)
+		return hs.Text{}, tooLarge(name, lim.maxInput)
 	}
 	if f == fmtZip {
 		if f = sniffZip(data); f == fmtUnknown {
-			return hybridsearch.Text{}, unsupported(name, mime)
+			return hs.Text{}, unsupported(name, mime)
 		}
 	}
 	return x.run(ctx, name, f, data, lim, ocr)
@@ -193,9 +195,9 @@ func (x *Extractor) extract(ctx context.Context, name, mime string, r io.Reader,
 
 // run parses data under the timeout and turns a panic into EINVALID. On a
 // timeout it returns at once and the result is dropped; every parser
-// looks at its context between steps (pdf-go through the file reads of
-// its library, see pdfSource), so the abandoned parse stops soon after.
-func (x *Extractor) run(ctx context.Context, name string, f format, data []byte, lim limits, ocr bool) (hybridsearch.Text, error) {
+// looks at its context between steps, and the tools it runs are killed
+// with it, so the abandoned parse stops soon after.
+func (x *Extractor) run(ctx context.Context, name string, f format, data []byte, lim limits, ocr bool) (hs.Text, error) {
 	if ocr && (f == fmtPDF || f == fmtImage) {
 		_, _, lim.timeout, _ = x.ocrLimits() // recognition takes longer than parsing
 	}
@@ -205,10 +207,12 @@ func (x *Extractor) run(ctx context.Context, name string, f format, data []byte,
 	// once barrier (cheap after the first), not only PDFs.
 	x.once.Do(x.findPoppler)
 	j := &job{ctx: pctx, name: name, format: f, data: data, lim: lim, b: newBuilder(pctx, lim.maxRunes),
-		extractor: string(f), pdftotext: x.pdftotext, pdfinfo: x.pdfinfo, ocr: ocr}
+		extractor: string(f), pdftotext: x.pdftotext, pdfinfo: x.pdfinfo, pdfimages: x.pdfimages, ocr: ocr}
 	if f == fmtPDF || f == fmtImage {
 		j.rec = x.newRecognizer()
-		j.ocrErr = x.ocrTools().err
+		if j.rec == nil {
+			_, j.ocrErr = x.OCRStatus()
+		}
 		defer j.rec.close()
 	}
 	done := make(chan error, 1)
@@ -218,7 +222,7 @@ func (x *Extractor) run(ctx context.Context, name string, f format, data []byte,
 		}
 		defer func() {
 			if p := recover(); p != nil {
-				done <- hybridsearch.WrapError(hybridsearch.EINVALID,
+				done <- hs.WrapError(hs.EINVALID,
 					fmt.Errorf("panic: %v\n%s", p, debug.Stack()),
 					fmt.Sprintf("extract %s: %s parser crashed", name, f))
 			}
@@ -236,22 +240,23 @@ func (x *Extractor) run(ctx context.Context, name string, f format, data []byte,
 	}
 	switch {
 	case ctx.Err() != nil:
-		return hybridsearch.Text{}, hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, ctx.Err(),
+		return hs.Text{}, hs.WrapError(hs.EUNAVAILABLE, ctx.Err(),
 			fmt.Sprintf("extract %s: stopped", name))
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-		return hybridsearch.Text{}, hybridsearch.Errorf(hybridsearch.EINVALID, "extract %s: timed out after %s", name, seconds(lim.timeout))
+		return hs.Text{}, hs.Errorf(hs.EINVALID, "extract %s: timed out after %s", name, seconds(lim.timeout))
 	case errors.Is(err, errTruncated):
 		j.extractor += TruncatedSuffix
-	case err != nil && hybridsearch.ErrorKind(err) == hybridsearch.EINTERNAL:
-		return hybridsearch.Text{}, hybridsearch.WrapError(hybridsearch.EINVALID, err,
+	case err != nil && hs.ErrorKind(err) == hs.EINTERNAL:
+		return hs.Text{}, hs.WrapError(hs.EINVALID, err,
 			fmt.Sprintf("extract %s: corrupt %s", name, f))
 	case err != nil:
-		return hybridsearch.Text{}, err
+		return hs.Text{}, err
 	}
-	return hybridsearch.Text{Body: j.b.String(), Pages: j.b.pages, Title: j.title, Extractor: j.extractor}, nil
+	return hs.Text{Body: j.b.String(), Pages: j.b.pages, Title: j.title, Extractor: j.extractor}, nil
 }
 
-// findPoppler resolves PDFToText and pdfinfo beside it.
+// findPoppler resolves PDFToText, and pdfinfo and pdfimages beside it or
+// in PATH.
 func (x *Extractor) findPoppler() {
 	p := x.PDFToText
 	if p == "" {
@@ -260,14 +265,24 @@ func (x *Extractor) findPoppler() {
 	if p == "" {
 		return
 	}
-	if st, err := os.Stat(p); err != nil || st.IsDir() {
+	if !isFile(p) {
 		return
 	}
 	x.pdftotext = p
-	info := filepath.Join(filepath.Dir(p), "pdfinfo")
-	if st, err := os.Stat(info); err == nil && !st.IsDir() {
-		x.pdfinfo = info
+	beside := func(name string) string {
+		if p := filepath.Join(filepath.Dir(x.pdftotext), name); isFile(p) {
+			return p
+		}
+		p, _ := exec.LookPath(name)
+		return p
 	}
+	x.pdfinfo, x.pdfimages = beside("pdfinfo"), beside("pdfimages")
+}
+
+// isFile reports whether path names something other than a directory.
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir()
 }
 
 // readLimited reads up to n bytes of r, stopping early at EOF or when ctx
@@ -304,17 +319,17 @@ func seconds(d time.Duration) string {
 }
 
 func tooLarge(name string, limit int64) error {
-	return hybridsearch.Errorf(hybridsearch.ETOOLARGE, "extract %s: too large: over %d bytes", name, limit)
+	return hs.Errorf(hs.ETOOLARGE, "extract %s: too large: over %d bytes", name, limit)
 }
 
 func unsupported(name, mime string) error {
 	if mime == "" {
 		mime = "(none)"
 	}
-	return &hybridsearch.Error{Kind: hybridsearch.EINVALID, Err: ErrUnsupported,
+	return &hs.Error{Kind: hs.EINVALID, Err: ErrUnsupported,
 		Message: fmt.Sprintf("extract %s: unsupported type %s", name, mime)}
 }
 
 func readError(name string, err error) error {
-	return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, fmt.Sprintf("extract %s: read", name))
+	return hs.WrapError(hs.EUNAVAILABLE, err, fmt.Sprintf("extract %s: read", name))
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/indexing/extract"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/japanese"
@@ -14,7 +14,7 @@ import (
 )
 
 // mustExtract extracts data and fails the test on error.
-func mustExtract(tb testing.TB, x *extract.Extractor, name, mime string, data []byte) hybridsearch.Text {
+func mustExtract(tb testing.TB, x *extract.Extractor, name, mime string, data []byte) hs.Text {
 	tb.Helper()
 	got, err := x.Extract(context.Background(), name, mime, bytes.NewReader(data))
 	if err != nil {
@@ -25,7 +25,7 @@ func mustExtract(tb testing.TB, x *extract.Extractor, name, mime string, data []
 }
 
 // checkText checks the output contract every Text must meet.
-func checkText(tb testing.TB, got hybridsearch.Text) {
+func checkText(tb testing.TB, got hs.Text) {
 	tb.Helper()
 	if !utf8.ValidString(got.Body) {
 		tb.Errorf("Body is not valid UTF-8: %q", got.Body)
@@ -39,7 +39,7 @@ func checkText(tb testing.TB, got hybridsearch.Text) {
 }
 
 // pageText returns the text of page p.
-func pageText(t hybridsearch.Text, p hybridsearch.Page) string {
+func pageText(t hs.Text, p hs.Page) string {
 	r := []rune(t.Body)
 	return string(r[p.Start:p.End])
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/indexing/extract"
 	"github.com/hybrid-search/hybridsearch/indexing/extract/ocrtest"
 )
@@ -37,7 +37,7 @@ func TestHEICOCR(t *testing.T) {
 		} {
 			heic := ocrtest.HEIC(t, tt.png)
 			_, err := x.Extract(context.Background(), tt.name, tt.mime, bytes.NewReader(heic))
-			if !errors.Is(err, hybridsearch.ErrNeedsOCR) {
+			if !errors.Is(err, hs.ErrNeedsOCR) {
 				t.Fatalf("%s: Extract = %v, want ErrNeedsOCR (recognition runs on the OCR lane)", tt.name, err)
 			}
 			text, err := x.ExtractOCR(context.Background(), tt.name, tt.mime, bytes.NewReader(heic))
@@ -133,8 +133,8 @@ func TestHEICCorrupt(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
 			_, err := x.ExtractOCR(context.Background(), tt.name, "image/heic", bytes.NewReader(tt.data))
-			msg := hybridsearch.ErrorMessage(err)
-			if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID || !strings.Contains(msg, "corrupt HEIC image: ") || strings.HasSuffix(msg, ": failed") {
+			msg := hs.ErrorMessage(err)
+			if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(msg, "corrupt HEIC image: ") || strings.HasSuffix(msg, ": failed") {
 				t.Errorf("ExtractOCR = %v, want EINVALID corrupt HEIC image: <libheif's reason>", err)
 			}
 			t.Logf("%s (%d bytes): %q after %s", tt.name, len(tt.data), msg, time.Since(start).Round(time.Millisecond))
@@ -164,17 +164,17 @@ func TestHEICDecoderFailures(t *testing.T) {
 		kind         string
 		want         string
 	}{
-		{"hangs", "exec sleep 60", hybridsearch.EINVALID, "HEIC image: decoding timed out after 300ms"},
-		{"usage", "echo 'Usage: heif-dec [options] <input-image> [output-image]' >&2; exit 5", hybridsearch.EUNAVAILABLE, "failed (exit status 5): Usage: heif-dec"},
-		{"writes-nothing", "echo 'could not write image' >&2; exit 0", hybridsearch.EUNAVAILABLE, "wrote no image: could not write image"},
+		{"hangs", "exec sleep 60", hs.EINVALID, "HEIC image: decoding timed out after 300ms"},
+		{"usage", "echo 'Usage: heif-dec [options] <input-image> [output-image]' >&2; exit 5", hs.EUNAVAILABLE, "failed (exit status 5): Usage: heif-dec"},
+		{"writes-nothing", "echo 'could not write image' >&2; exit 0", hs.EUNAVAILABLE, "wrote no image: could not write image"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dec := decoderScript(t, dir, tt.name, tt.script)
 			x := &extract.Extractor{OCR: extract.OCR{HEIFDecoder: dec, PageTimeout: 300 * time.Millisecond}}
 			start := time.Now()
 			_, err := x.ExtractOCR(context.Background(), "IMG_0002.heic", "image/heic", bytes.NewReader(heic))
-			if hybridsearch.ErrorKind(err) != tt.kind || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("ExtractOCR = %v (%s), want %s …%s", err, hybridsearch.ErrorKind(err), tt.kind, tt.want)
+			if hs.ErrorKind(err) != tt.kind || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("ExtractOCR = %v (%s), want %s …%s", err, hs.ErrorKind(err), tt.kind, tt.want)
 			}
 			t.Logf("%s: %v after %s", tt.name, err, time.Since(start).Round(time.Millisecond))
 		})
@@ -235,8 +235,8 @@ func TestHEICDecoderNames(t *testing.T) {
 				extractFn = x.ExtractOCR
 			}
 			_, err := extractFn(context.Background(), "IMG_0004.heic", "image/heic", bytes.NewReader(photo))
-			msg := hybridsearch.ErrorMessage(err)
-			if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID || !strings.Contains(msg, "no HEIC decoder (install libheif-examples") {
+			msg := hs.ErrorMessage(err)
+			if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(msg, "no HEIC decoder (install libheif-examples") {
 				t.Errorf("OCR lane %v: %v, want EINVALID no HEIC decoder (install libheif-examples …)", ocr, err)
 			}
 			t.Logf("OCR lane %v: %q", ocr, msg)

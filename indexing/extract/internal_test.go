@@ -7,16 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 func TestParserPanicRecovered(t *testing.T) {
 	x := &Extractor{hook: func(context.Context) { panic("boom") }}
 	_, err := x.Extract(context.Background(), "x.txt", "text/plain", strings.NewReader("hello"))
-	if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID || !strings.Contains(err.Error(), "text parser crashed") {
+	if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), "text parser crashed") {
 		t.Fatalf("Extract = %v, want EINVALID parser crashed", err)
 	}
-	if msg := hybridsearch.ErrorMessage(err); strings.Contains(msg, "goroutine") {
+	if msg := hs.ErrorMessage(err); strings.Contains(msg, "goroutine") {
 		t.Errorf("user message %q shows the stack", msg)
 	}
 }
@@ -25,7 +25,7 @@ func TestTimeout(t *testing.T) {
 	x := &Extractor{Timeout: 50 * time.Millisecond, hook: func(ctx context.Context) { <-ctx.Done() }}
 	start := time.Now()
 	_, err := x.Extract(context.Background(), "x.txt", "text/plain", strings.NewReader("hello"))
-	if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID || !strings.Contains(err.Error(), "timed out after 50ms") {
+	if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), "timed out after 50ms") {
 		t.Fatalf("Extract = %v, want EINVALID timed out", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
@@ -48,7 +48,7 @@ func TestCanceledWhileParsing(t *testing.T) {
 		<-pctx.Done()
 	}}
 	_, err := x.Extract(ctx, "x.txt", "text/plain", strings.NewReader("hello"))
-	if hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE || !errors.Is(err, context.Canceled) {
+	if hs.ErrorKind(err) != hs.EUNAVAILABLE || !errors.Is(err, context.Canceled) {
 		t.Fatalf("Extract = %v, want EUNAVAILABLE canceled", err)
 	}
 }
@@ -64,7 +64,7 @@ func TestBuilderPages(t *testing.T) {
 	_ = b.para("drei")
 	_ = b.line("zeile")
 	b.endPage()
-	want := []hybridsearch.Page{{Number: 1, Start: 0, End: 4}, {Number: 2, Start: 4, End: 4}, {Number: 3, Start: 6, End: 17}}
+	want := []hs.Page{{Number: 1, Start: 0, End: 4}, {Number: 2, Start: 4, End: 4}, {Number: 3, Start: 6, End: 17}}
 	if got := b.String(); got != "eins\n\ndrei\n\nzeile" {
 		t.Errorf("body = %q", got)
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // job is the state of one parse: the input, the limits, the builder that
@@ -21,8 +21,9 @@ type job struct {
 	title     string
 	extractor string // Text.Extractor; starts as the format's name
 
-	pdftotext string // resolved pdftotext, "" for the pure-Go parser
+	pdftotext string // resolved pdftotext, "" when missing
 	pdfinfo   string
+	pdfimages string
 
 	ocr    bool        // recognise text in images and scanned pages
 	rec    *recognizer // nil when OCR is unavailable
@@ -74,15 +75,15 @@ func isStop(err error) bool {
 
 // invalid returns an EINVALID error about this file.
 func (j *job) invalid(format string, args ...any) error {
-	return hybridsearch.Errorf(hybridsearch.EINVALID, "extract %s: %s", j.name, fmt.Sprintf(format, args...))
+	return hs.Errorf(hs.EINVALID, "extract %s: %s", j.name, fmt.Sprintf(format, args...))
 }
 
 // corrupt wraps a parser's error as EINVALID "corrupt <what>", passing
 // stop errors and errors that already have a kind through.
 func (j *job) corrupt(err error, what string) error {
-	var e *hybridsearch.Error
+	var e *hs.Error
 	if err == nil || isStop(err) || errors.As(err, &e) {
 		return err
 	}
-	return hybridsearch.WrapError(hybridsearch.EINVALID, err, fmt.Sprintf("extract %s: corrupt %s", j.name, what))
+	return hs.WrapError(hs.EINVALID, err, fmt.Sprintf("extract %s: corrupt %s", j.name, what))
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/indexing/extract"
 )
 
@@ -70,39 +70,39 @@ func TestExtractErrors(t *testing.T) {
 		wantKind string
 		wantMsg  string
 	}{
-		{"zip bomb docx", &extract.Extractor{}, "bomb.docx", "", zipBomb(t, "word/document.xml", 2<<20), hybridsearch.EINVALID, "zip bomb: entry word/document.xml expands"},
-		{"zip bomb xlsx", &extract.Extractor{}, "bomb.xlsx", "", zipBomb(t, "xl/worksheets/sheet1.xml", 2<<20), hybridsearch.EINVALID, "zip bomb: entry xl/worksheets/sheet1.xml expands"},
-		{"zip bomb odt", &extract.Extractor{}, "bomb.odt", "", zipBomb(t, "content.xml", 2<<20), hybridsearch.EINVALID, "zip bomb"},
-		{"zip bomb epub", &extract.Extractor{}, "bomb.epub", "", zipBomb(t, "OEBPS/ch1.xhtml", 2<<20), hybridsearch.EINVALID, "zip bomb"},
-		{"zip total over limit", &extract.Extractor{MaxZipTotal: 1000}, "a.docx", "", docxFixture(t, "t", wp("", strings.Repeat("text ", 300))), hybridsearch.EINVALID, "zip bomb: entries declare over 1000 bytes"},
-		{"zip header lies about size", &extract.Extractor{}, "lies.docx", "", lyingZip(t, 64<<10), hybridsearch.EINVALID, "word/document.xml"},
-		{"too many zip entries", &extract.Extractor{MaxZipEntries: 20}, "many.docx", "", mustZip(t, manyEntries...), hybridsearch.EINVALID, "zip bomb: 30 entries (limit 20)"},
-		{"ole container", &extract.Extractor{}, "old.docx", "", append([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, make([]byte, 512)...), hybridsearch.EINVALID, "OLE container"},
+		{"zip bomb docx", &extract.Extractor{}, "bomb.docx", "", zipBomb(t, "word/document.xml", 2<<20), hs.EINVALID, "zip bomb: entry word/document.xml expands"},
+		{"zip bomb xlsx", &extract.Extractor{}, "bomb.xlsx", "", zipBomb(t, "xl/worksheets/sheet1.xml", 2<<20), hs.EINVALID, "zip bomb: entry xl/worksheets/sheet1.xml expands"},
+		{"zip bomb odt", &extract.Extractor{}, "bomb.odt", "", zipBomb(t, "content.xml", 2<<20), hs.EINVALID, "zip bomb"},
+		{"zip bomb epub", &extract.Extractor{}, "bomb.epub", "", zipBomb(t, "OEBPS/ch1.xhtml", 2<<20), hs.EINVALID, "zip bomb"},
+		{"zip total over limit", &extract.Extractor{MaxZipTotal: 1000}, "a.docx", "", docxFixture(t, "t", wp("", strings.Repeat("text ", 300))), hs.EINVALID, "zip bomb: entries declare over 1000 bytes"},
+		{"zip header lies about size", &extract.Extractor{}, "lies.docx", "", lyingZip(t, 64<<10), hs.EINVALID, "word/document.xml"},
+		{"too many zip entries", &extract.Extractor{MaxZipEntries: 20}, "many.docx", "", mustZip(t, manyEntries...), hs.EINVALID, "zip bomb: 30 entries (limit 20)"},
+		{"ole container", &extract.Extractor{}, "old.docx", "", append([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, make([]byte, 512)...), hs.EINVALID, "OLE container"},
 		{"encrypted odt", &extract.Extractor{}, "secret.odt", "", mustZip(t, entry{name: "mimetype", data: "application/vnd.oasis.opendocument.text", stored: true},
 			entry{name: "META-INF/manifest.xml", data: `<manifest:manifest><manifest:file-entry manifest:full-path="content.xml"><manifest:encryption-data/></manifest:file-entry></manifest:manifest>`},
-			entry{name: "content.xml", data: "\x8f\x01binary"}), hybridsearch.EINVALID, "encrypted odt"},
-		{"corrupt zip", &extract.Extractor{}, "broken.docx", "", []byte("PK\x03\x04 this is not really a zip"), hybridsearch.EINVALID, "corrupt zip"},
-		{"docx without document", &extract.Extractor{}, "empty.docx", "", mustZip(t, entry{name: "a.txt", data: "x"}), hybridsearch.EINVALID, "no word/document.xml"},
-		{"malformed docx xml", &extract.Extractor{}, "bad.docx", "", mustZip(t, entry{name: "word/document.xml", data: "<w:document><w:body><w:p>"}), hybridsearch.EINVALID, "corrupt word/document.xml"},
-		{"corrupt xlsx", &extract.Extractor{}, "bad.xlsx", "", mustZip(t, entry{name: "xl/workbook.xml", data: "<workbook"}), hybridsearch.EINVALID, "corrupt xlsx"},
-		{"binary as text", &extract.Extractor{}, "data.txt", "text/plain", binaryGarbage(4096), hybridsearch.EINVALID, "not text:"},
-		{"binary as csv", &extract.Extractor{}, "data.csv", "text/csv", binaryGarbage(4096), hybridsearch.EINVALID, "not text:"},
-		{"unsupported type", &extract.Extractor{}, "clip.mp4", "video/mp4", []byte("\x00\x00\x00\x18ftypmp42...."), hybridsearch.EINVALID, "unsupported type video/mp4"},
-		{"unsupported sniffed", &extract.Extractor{}, "blob", "application/octet-stream", []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00"), hybridsearch.EINVALID, "unsupported type application/octet-stream"},
-		{"unknown zip", &extract.Extractor{}, "blob", "", mustZip(t, entry{name: "a.bin", data: "x"}), hybridsearch.EINVALID, "unsupported type"},
-		{"json too deep", &extract.Extractor{}, "deep.json", "application/json", []byte(strings.Repeat("[", 5000)), hybridsearch.EINVALID, "json nested deeper than 1000"},
-		{"corrupt json", &extract.Extractor{}, "bad.json", "application/json", []byte(`{"a": tru`), hybridsearch.EINVALID, "corrupt json"},
-		{"xml too deep", &extract.Extractor{}, "deep.xml", "text/xml", []byte(strings.Repeat("<a>", 5000)), hybridsearch.EINVALID, "xml nested deeper than 1000"},
-		{"rtf without header", &extract.Extractor{}, "x.rtf", "application/rtf", []byte("plain words"), hybridsearch.EINVALID, `no {\rtf header`},
-		{"rtf too deep", &extract.Extractor{}, "x.rtf", "application/rtf", []byte(`{\rtf1` + strings.Repeat("{", 1000)), hybridsearch.EINVALID, "groups nested deeper"},
-		{"eml without header", &extract.Extractor{}, "x.eml", "message/rfc822", []byte("\x00\x01not a mail"), hybridsearch.EINVALID, "corrupt eml"},
-		{"too large", &extract.Extractor{MaxInputBytes: 10}, "big.txt", "text/plain", []byte("more than ten bytes"), hybridsearch.ETOOLARGE, "too large"},
+			entry{name: "content.xml", data: "\x8f\x01binary"}), hs.EINVALID, "encrypted odt"},
+		{"corrupt zip", &extract.Extractor{}, "broken.docx", "", []byte("PK\x03\x04 this is not really a zip"), hs.EINVALID, "corrupt zip"},
+		{"docx without document", &extract.Extractor{}, "empty.docx", "", mustZip(t, entry{name: "a.txt", data: "x"}), hs.EINVALID, "no word/document.xml"},
+		{"malformed docx xml", &extract.Extractor{}, "bad.docx", "", mustZip(t, entry{name: "word/document.xml", data: "<w:document><w:body><w:p>"}), hs.EINVALID, "corrupt word/document.xml"},
+		{"corrupt xlsx", &extract.Extractor{}, "bad.xlsx", "", mustZip(t, entry{name: "xl/workbook.xml", data: "<workbook"}), hs.EINVALID, "corrupt xlsx"},
+		{"binary as text", &extract.Extractor{}, "data.txt", "text/plain", binaryGarbage(4096), hs.EINVALID, "not text:"},
+		{"binary as csv", &extract.Extractor{}, "data.csv", "text/csv", binaryGarbage(4096), hs.EINVALID, "not text:"},
+		{"unsupported type", &extract.Extractor{}, "clip.mp4", "video/mp4", []byte("\x00\x00\x00\x18ftypmp42...."), hs.EINVALID, "unsupported type video/mp4"},
+		{"unsupported sniffed", &extract.Extractor{}, "blob", "application/octet-stream", []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00"), hs.EINVALID, "unsupported type application/octet-stream"},
+		{"unknown zip", &extract.Extractor{}, "blob", "", mustZip(t, entry{name: "a.bin", data: "x"}), hs.EINVALID, "unsupported type"},
+		{"json too deep", &extract.Extractor{}, "deep.json", "application/json", []byte(strings.Repeat("[", 5000)), hs.EINVALID, "json nested deeper than 1000"},
+		{"corrupt json", &extract.Extractor{}, "bad.json", "application/json", []byte(`{"a": tru`), hs.EINVALID, "corrupt json"},
+		{"xml too deep", &extract.Extractor{}, "deep.xml", "text/xml", []byte(strings.Repeat("<a>", 5000)), hs.EINVALID, "xml nested deeper than 1000"},
+		{"rtf without header", &extract.Extractor{}, "x.rtf", "application/rtf", []byte("plain words"), hs.EINVALID, `no {\rtf header`},
+		{"rtf too deep", &extract.Extractor{}, "x.rtf", "application/rtf", []byte(`{\rtf1` + strings.Repeat("{", 1000)), hs.EINVALID, "groups nested deeper"},
+		{"eml without header", &extract.Extractor{}, "x.eml", "message/rfc822", []byte("\x00\x01not a mail"), hs.EINVALID, "corrupt eml"},
+		{"too large", &extract.Extractor{MaxInputBytes: 10}, "big.txt", "text/plain", []byte("more than ten bytes"), hs.ETOOLARGE, "too large"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
 			got, err := tt.x.Extract(context.Background(), tt.file, tt.mime, bytes.NewReader(tt.data))
-			if hybridsearch.ErrorKind(err) != tt.wantKind || !strings.Contains(err.Error(), tt.wantMsg) {
+			if hs.ErrorKind(err) != tt.wantKind || !strings.Contains(err.Error(), tt.wantMsg) {
 				t.Fatalf("Extract = %q, %v; want %s %q", got.Body, err, tt.wantKind, tt.wantMsg)
 			}
 			if d := time.Since(start); d > 5*time.Second {
@@ -149,7 +149,7 @@ func TestTooLargeStopsReading(t *testing.T) {
 	r := &endlessReader{}
 	x := &extract.Extractor{MaxInputBytes: 1 << 20}
 	_, err := x.Extract(context.Background(), "huge.txt", "text/plain", r)
-	if hybridsearch.ErrorKind(err) != hybridsearch.ETOOLARGE {
+	if hs.ErrorKind(err) != hs.ETOOLARGE {
 		t.Fatalf("Extract = %v, want ETOOLARGE", err)
 	}
 	if r.n > 1<<20+64<<10 {
@@ -157,7 +157,7 @@ func TestTooLargeStopsReading(t *testing.T) {
 	}
 	// A reader that knows its size is refused before any read.
 	big := bytes.NewReader(make([]byte, 2<<20))
-	if _, err := x.Extract(context.Background(), "big.txt", "text/plain", big); hybridsearch.ErrorKind(err) != hybridsearch.ETOOLARGE || big.Len() != 2<<20 {
+	if _, err := x.Extract(context.Background(), "big.txt", "text/plain", big); hs.ErrorKind(err) != hs.ETOOLARGE || big.Len() != 2<<20 {
 		t.Errorf("Extract(sized reader) = %v after reading %d bytes, want ETOOLARGE and no read", err, 2<<20-big.Len())
 	}
 }
@@ -215,7 +215,7 @@ func TestCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := (&extract.Extractor{}).Extract(ctx, "x.txt", "text/plain", strings.NewReader("hello"))
-	if hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE || !errors.Is(err, context.Canceled) {
+	if hs.ErrorKind(err) != hs.EUNAVAILABLE || !errors.Is(err, context.Canceled) {
 		t.Errorf("Extract(canceled) = %v, want EUNAVAILABLE wrapping context.Canceled", err)
 	}
 }
@@ -233,7 +233,7 @@ func (r failingReader) Read(p []byte) (int, error) {
 
 func TestReadError(t *testing.T) {
 	_, err := (&extract.Extractor{}).Extract(context.Background(), "x.txt", "text/plain", failingReader{strings.NewReader("partial")})
-	if hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
+	if hs.ErrorKind(err) != hs.EUNAVAILABLE {
 		t.Errorf("Extract(failing reader) = %v, want EUNAVAILABLE", err)
 	}
 }

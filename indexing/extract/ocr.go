@@ -15,7 +15,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // Defaults of OCR's zero fields.
@@ -77,7 +77,7 @@ type ocrSetup struct {
 // errNeedsOCR ends an Extract call whose file needs recognition; the
 // caller runs ExtractOCR for it on the OCR lane.
 func needsOCR(name string) error {
-	return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, hybridsearch.ErrNeedsOCR,
+	return hs.WrapError(hs.EUNAVAILABLE, hs.ErrNeedsOCR,
 		fmt.Sprintf("extract %s: needs OCR", name))
 }
 
@@ -86,9 +86,9 @@ func needsOCR(name string) error {
 // OCR.PageTimeout and the whole file within OCR.Timeout. Recognised pages
 // are marked (Page.OCR) and Text.Extractor ends in "+ocr" ("ocr" for an
 // image). Extract, given such a file, fails with an error that wraps
-// hybridsearch.ErrNeedsOCR instead, so recognition can run apart from
+// hs.ErrNeedsOCR instead, so recognition can run apart from
 // other work; it does so only when OCR is available (OCRStatus).
-func (x *Extractor) ExtractOCR(ctx context.Context, name, mime string, r io.Reader) (hybridsearch.Text, error) {
+func (x *Extractor) ExtractOCR(ctx context.Context, name, mime string, r io.Reader) (hs.Text, error) {
 	return x.extract(ctx, name, mime, r, true)
 }
 
@@ -112,11 +112,12 @@ func (x *Extractor) OCRStatus() ([]string, error) {
 	}
 	langs, missing := x.ocrLangs(t)
 	if len(langs) == 0 {
-		return nil, hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "OCR unavailable: no tesseract language data installed for %s", strings.Join(missing, ", "))
+		return nil, hs.Errorf(hs.EUNAVAILABLE, "OCR unavailable: no tesseract language data installed for %s", strings.Join(missing, ", ")).WithCode(hs.ComponentOCRNoLanguages)
 	}
 	if len(missing) > 0 {
-		return langs, hybridsearch.Errorf(hybridsearch.EINVALID, "OCR languages not installed (install tesseract-ocr-<code>): %s; recognising %s",
-			strings.Join(missing, ", "), strings.Join(langs, "+"))
+		// A note, not a failure: the other languages are recognised.
+		return langs, &hs.ComponentNote{Code: hs.ComponentOCRLanguagesMissing, Detail: missing,
+			Message: fmt.Sprintf("OCR languages not installed (install tesseract-ocr-<code>): %s; recognising %s", strings.Join(missing, ", "), strings.Join(langs, "+"))}
 	}
 	return langs, nil
 }
@@ -139,7 +140,7 @@ var heifDecoderNames = []string{"heif-dec", "heif-convert"}
 // the installed languages.
 func (x *Extractor) findOCR() ocrTools {
 	if x.OCR.Off {
-		return ocrTools{err: hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "OCR unavailable: turned off")}
+		return ocrTools{err: hs.Errorf(hs.EUNAVAILABLE, "OCR unavailable: turned off").WithCode(hs.ComponentOCROff)}
 	}
 	var t ocrTools
 	look := func(set, name string) string {
@@ -154,7 +155,7 @@ func (x *Extractor) findOCR() ocrTools {
 	}
 	t.tesseract = look(x.OCR.Tesseract, "tesseract")
 	if t.tesseract == "" {
-		t.err = hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "OCR unavailable: tesseract not found (install tesseract-ocr)")
+		t.err = hs.Errorf(hs.EUNAVAILABLE, "OCR unavailable: tesseract not found (install tesseract-ocr)").WithCode(hs.ComponentOCRUnavailable)
 		return t
 	}
 	t.pdftoppm = x.OCR.PDFToPPM
@@ -183,7 +184,7 @@ func (x *Extractor) findOCR() ocrTools {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, t.tesseract, "--list-langs").CombinedOutput()
 	if err != nil {
-		t.err = hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "OCR unavailable: tesseract --list-langs: %v", err)
+		t.err = hs.Errorf(hs.EUNAVAILABLE, "OCR unavailable: tesseract --list-langs: %v", err).WithCode(hs.ComponentOCRUnavailable)
 		return t
 	}
 	for i, line := range strings.Split(string(out), "\n") {
@@ -263,7 +264,7 @@ func (x *Extractor) newRecognizer() *recognizer {
 func (j *job) ocrUnavailable() error {
 	reason := "OCR unavailable"
 	if j.ocrErr != nil {
-		reason = hybridsearch.ErrorMessage(j.ocrErr)
+		reason = hs.ErrorMessage(j.ocrErr)
 	}
 	return j.invalid("image: %s", reason)
 }
@@ -273,7 +274,7 @@ func (rc *recognizer) tempDir() (string, error) {
 	if rc.dir == "" {
 		d, err := os.MkdirTemp("", "extract-ocr-*")
 		if err != nil {
-			return "", hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "extract: OCR temp dir")
+			return "", hs.WrapError(hs.EUNAVAILABLE, err, "extract: OCR temp dir")
 		}
 		rc.dir = d
 	}
@@ -307,7 +308,7 @@ func (j *job) image() error {
 	}
 	src := filepath.Join(dir, "image")
 	if err := os.WriteFile(src, j.data, 0o600); err != nil {
-		return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "extract: OCR temp file")
+		return hs.WrapError(hs.EUNAVAILABLE, err, "extract: OCR temp file")
 	}
 	srcs := []string{src}
 	if heic {
@@ -379,7 +380,7 @@ func (j *job) decodeHEIF(src, base string) ([]string, error) {
 	case errors.As(err, &exit) && exit.ExitCode() == 1:
 		return nil, j.invalid("corrupt HEIC image: %s", toolReason(stderr))
 	case errors.As(err, &exit):
-		return nil, hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "extract %s: %s failed (exit status %d): %s",
+		return nil, hs.Errorf(hs.EUNAVAILABLE, "extract %s: %s failed (exit status %d): %s",
 			j.name, filepath.Base(dec), exit.ExitCode(), toolReason(stderr))
 	default:
 		return nil, err
@@ -396,7 +397,7 @@ func (j *job) decodeHEIF(src, base string) ([]string, error) {
 		imgs = append(imgs, p)
 	}
 	if len(imgs) == 0 {
-		return nil, hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "extract %s: %s wrote no image: %s",
+		return nil, hs.Errorf(hs.EUNAVAILABLE, "extract %s: %s wrote no image: %s",
 			j.name, filepath.Base(dec), toolReason(stderr))
 	}
 	return imgs, nil
@@ -423,12 +424,29 @@ func (j *job) scannedPages(file string, pages []string) []bool {
 		scanned[i] = !hasText(p)
 		some = some || scanned[i]
 	}
-	if !some || j.rec.tools.pdfimages == "" {
+	if !some {
 		return scanned
 	}
-	out := &capWriter{max: 4 << 20}
-	if err := j.tool(j.ctx, out, "pdf", j.rec.tools.pdfimages, "-list", file); err != nil || out.over {
+	withImage, ok := j.pagesWithImages(file, j.rec.tools.pdfimages)
+	if !ok {
 		return scanned // the rasteriser will say what is wrong, page by page
+	}
+	for i := range scanned {
+		scanned[i] = scanned[i] && withImage[i+1]
+	}
+	return scanned
+}
+
+// pagesWithImages returns the pages (numbered from 1) on which pdfimages
+// lists an image, and false when it cannot tell: no pdfimages, or it
+// failed.
+func (j *job) pagesWithImages(file, pdfimages string) (map[int]bool, bool) {
+	if pdfimages == "" {
+		return nil, false
+	}
+	out := &capWriter{max: 4 << 20}
+	if err := j.tool(j.ctx, out, "pdf", pdfimages, "-list", file); err != nil || out.over {
+		return nil, false
 	}
 	withImage := map[int]bool{}
 	for line := range strings.SplitSeq(out.buf.String(), "\n") {
@@ -437,10 +455,30 @@ func (j *job) scannedPages(file string, pages []string) []bool {
 			withImage[page] = true
 		}
 	}
-	for i := range scanned {
-		scanned[i] = scanned[i] && withImage[i+1]
+	return withImage, true
+}
+
+// unrecognisable returns the error for a PDF without text whose pages
+// cannot be recognised because a tool is missing: EINVALID naming the
+// tool and its package, so that the file's state tells the admin what to
+// install rather than "no text to index". It returns nil when OCR is
+// turned off (the admin's choice: the pages stay empty) and when pdfimages
+// finds no image (a blank PDF has nothing to recognise).
+func (j *job) unrecognisable(file string) error {
+	if hs.ErrorCode(j.ocrErr) == hs.ComponentOCROff {
+		return nil
 	}
-	return scanned
+	if withImage, ok := j.pagesWithImages(file, j.pdfimages); ok && len(withImage) == 0 {
+		return nil
+	}
+	if j.rec != nil { // tesseract is there, the rasteriser is not
+		return j.invalid("image-only pdf needs pdftoppm to be recognised (install poppler-utils)")
+	}
+	reason := "OCR unavailable"
+	if j.ocrErr != nil {
+		reason = hs.ErrorMessage(j.ocrErr)
+	}
+	return j.invalid("image-only pdf: %s", reason)
 }
 
 // ocrPages recognises the pages of the PDF at file marked in scanned, up
@@ -475,7 +513,7 @@ func (j *job) ocrPages(file string, pages []string, scanned, recognised []bool) 
 		pages[i], recognised[i] = text, true
 	}
 	if failed > 0 && failed == done {
-		return false, j.invalid("OCR failed on all %d pages without text: %s", failed, hybridsearch.ErrorMessage(lastErr))
+		return false, j.invalid("OCR failed on all %d pages without text: %s", failed, hs.ErrorMessage(lastErr))
 	}
 	return capped, nil
 }
@@ -564,7 +602,7 @@ func (j *job) run(ctx context.Context, out *capWriter, name string, args ...stri
 	}
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) {
-		return "", hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, fmt.Sprintf("extract %s: run %s", j.name, filepath.Base(name)))
+		return "", hs.WrapError(hs.EUNAVAILABLE, err, fmt.Sprintf("extract %s: run %s", j.name, filepath.Base(name)))
 	}
 	return stderr.buf.String(), err
 }

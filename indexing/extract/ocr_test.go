@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/indexing/extract"
 	"github.com/hybrid-search/hybridsearch/indexing/extract/ocrtest"
 )
@@ -71,7 +71,7 @@ func TestOCRImages(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := x.Extract(context.Background(), tt.name, tt.mime, bytes.NewReader(tt.data))
-			if !errors.Is(err, hybridsearch.ErrNeedsOCR) {
+			if !errors.Is(err, hs.ErrNeedsOCR) {
 				t.Fatalf("Extract = %v, want ErrNeedsOCR (recognition runs on the OCR lane)", err)
 			}
 			text, err := x.ExtractOCR(context.Background(), tt.name, tt.mime, bytes.NewReader(tt.data))
@@ -110,7 +110,7 @@ func TestOCRScannedAndMixedPDF(t *testing.T) {
 		t.Errorf("scan: \"Fahrrad\" on page %d, want 2; body %q", p, text.Body)
 	}
 
-	if _, err := x.Extract(context.Background(), "mixed.pdf", "application/pdf", bytes.NewReader(mixed)); !errors.Is(err, hybridsearch.ErrNeedsOCR) {
+	if _, err := x.Extract(context.Background(), "mixed.pdf", "application/pdf", bytes.NewReader(mixed)); !errors.Is(err, hs.ErrNeedsOCR) {
 		t.Fatalf("mixed: Extract = %v, want ErrNeedsOCR", err)
 	}
 	text, err = x.ExtractOCR(context.Background(), "mixed.pdf", "application/pdf", bytes.NewReader(mixed))
@@ -167,13 +167,13 @@ func TestOCRLimits(t *testing.T) {
 
 	corrupt := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{0xff}, 300)...)
 	_, err = x.ExtractOCR(context.Background(), "broken.png", "image/png", bytes.NewReader(corrupt))
-	if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID || !strings.Contains(err.Error(), "corrupt image") {
+	if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), "corrupt image") {
 		t.Errorf("corrupt image: %v, want EINVALID corrupt image", err)
 	}
 
 	slow := &extract.Extractor{OCR: extract.OCR{PageTimeout: time.Millisecond}}
 	_, err = slow.ExtractOCR(context.Background(), "scan.pdf", "application/pdf", bytes.NewReader(m.tools.ScanPDF(t, m.en)))
-	if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID || !strings.Contains(err.Error(), "OCR failed on all 1 pages") {
+	if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), "OCR failed on all 1 pages") {
 		t.Errorf("page timeout: %v, want EINVALID OCR failed on all pages", err)
 	}
 
@@ -182,17 +182,46 @@ func TestOCRLimits(t *testing.T) {
 		t.Errorf("OCRStatus without tesseract = %v, want OCR unavailable: <reason>", err)
 	}
 	_, err = off.Extract(context.Background(), "invoice.png", "image/png", bytes.NewReader(m.en))
-	if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID || !strings.Contains(err.Error(), "OCR unavailable") {
+	if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), "OCR unavailable") {
 		t.Errorf("image without OCR: %v, want EINVALID OCR unavailable", err)
 	}
-	// A scanned PDF without OCR is indexed for what text it has.
-	if _, err := off.Extract(context.Background(), "scan.pdf", "application/pdf", bytes.NewReader(big)); err != nil {
-		t.Errorf("scan without OCR: %v", err)
+	// A scanned PDF without OCR is indexed for what text it has; one with
+	// no text at all fails, saying what is missing.
+	mixed := m.tools.Join(t, m.textPDF, big)
+	if text, err := off.Extract(context.Background(), "mixed.pdf", "application/pdf", bytes.NewReader(mixed)); err != nil || !strings.Contains(text.Body, "lighthouse") {
+		t.Errorf("mixed pdf without OCR: %q, %v; want its printed page", text.Body, err)
+	}
+	_, err = off.Extract(context.Background(), "scan.pdf", "application/pdf", bytes.NewReader(big))
+	if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), "image-only pdf: OCR unavailable: tesseract not found (install tesseract-ocr)") {
+		t.Errorf("scan without OCR: %v, want EINVALID naming tesseract", err)
+	}
+}
+
+// TestOCRScannedPDFSaysWhatIsMissing: an image-only PDF that cannot be
+// recognised fails with EINVALID naming the missing tool and its package
+// (the file's state shows it) instead of "no text to index"; a PDF of
+// blank pages and one with OCR turned off still have no text to index.
+func TestOCRScannedPDFSaysWhatIsMissing(t *testing.T) {
+	m := ocrFiles(t)
+	scan := m.tools.ScanPDF(t, m.en)
+	noRasteriser := &extract.Extractor{OCR: extract.OCR{PDFToPPM: "/nonexistent/pdftoppm"}}
+	_, err := noRasteriser.Extract(context.Background(), "scan.pdf", "application/pdf", bytes.NewReader(scan))
+	if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), "image-only pdf needs pdftoppm") || !strings.Contains(err.Error(), "install poppler-utils") {
+		t.Errorf("scan without pdftoppm: %v, want EINVALID naming pdftoppm and poppler-utils", err)
+	}
+	blank := pdfFixture(t, "", false, []string{})
+	for _, x := range []*extract.Extractor{noRasteriser, {OCR: extract.OCR{Tesseract: "/nonexistent/tesseract"}}} {
+		if text, err := x.Extract(context.Background(), "blank.pdf", "application/pdf", bytes.NewReader(blank)); err != nil || strings.TrimSpace(text.Body) != "" {
+			t.Errorf("blank pdf: %q, %v; want no text and no error", text.Body, err)
+		}
+	}
+	if text, err := (&extract.Extractor{OCR: extract.OCR{Off: true}}).Extract(context.Background(), "scan.pdf", "application/pdf", bytes.NewReader(scan)); err != nil || strings.TrimSpace(text.Body) != "" {
+		t.Errorf("scan with OCR off: %q, %v; want no text and no error, as before", text.Body, err)
 	}
 }
 
 // pageOf is the page holding word, or 0.
-func pageOf(t hybridsearch.Text, word string) int {
+func pageOf(t hs.Text, word string) int {
 	i := strings.Index(t.Body, word)
 	if i < 0 {
 		return 0

@@ -10,39 +10,36 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
-	"github.com/ledongthuc/pdf"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
-// pdf extracts a PDF page by page, recording each page's span. It runs
-// poppler's pdftotext when there is one ("pdftotext") and the pure-Go
-// parser otherwise ("pdf-go"). Encrypted and corrupt files are EINVALID.
+// pdf extracts a PDF page by page with poppler's pdftotext, recording each
+// page's span. Encrypted and corrupt files are EINVALID, and so is every
+// PDF when pdftotext is missing or does not run: the error names the
+// package to install. (A pure-Go parser used to stand in for a missing
+// poppler; it read no PDF that poppler could not and fewer that it could,
+// and poppler-utils is in the image.)
 func (j *job) pdf() error {
 	if !bytes.Contains(j.data[:min(len(j.data), 1024)], []byte("%PDF-")) {
 		return j.invalid("corrupt pdf: no %%PDF header")
 	}
-	if j.pdftotext != "" {
-		j.extractor = "pdftotext"
-		err := j.pdfPoppler()
-		if !errors.Is(err, errPopplerStart) {
-			return err
-		}
+	if j.pdftotext == "" {
+		return j.invalid("pdf needs pdftotext, which is not installed (install poppler-utils)")
 	}
-	j.extractor = "pdf-go"
-	return j.pdfGo()
+	j.extractor = "pdftotext"
+	return j.pdfPoppler()
 }
 
-// errPopplerStart says pdftotext could not be run at all; the pure-Go
-// parser takes over.
+// errPopplerStart says pdftotext could not be run at all.
 var errPopplerStart = errors.New("pdftotext did not start")
 
 // pdfPoppler runs pdftotext on a temporary copy of the file and splits its
-// output into pages at form feeds. pdfinfo, when it sits beside pdftotext,
-// supplies Title; else the pure-Go parser reads it from the Info dictionary.
+// output into pages at form feeds. pdfinfo, when there is one, supplies
+// Title.
 func (j *job) pdfPoppler() error {
 	tmp, err := os.CreateTemp("", "extract-*.pdf")
 	if err != nil {
-		return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "extract: pdf temp file")
+		return hs.WrapError(hs.EUNAVAILABLE, err, "extract: pdf temp file")
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.Write(j.data)
@@ -50,12 +47,15 @@ func (j *job) pdfPoppler() error {
 		err = cerr
 	}
 	if err != nil {
-		return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "extract: pdf temp file")
+		return hs.WrapError(hs.EUNAVAILABLE, err, "extract: pdf temp file")
 	}
 	// UTF-8 holds at most 4 bytes per rune; what is past the budget is
 	// dropped while pdftotext runs on (the timeout still bounds it).
 	out := &capWriter{max: 4*j.lim.maxRunes + 4}
 	if err := j.poppler(out, j.pdftotext, "-enc", "UTF-8", "-eol", "unix", tmp.Name(), "-"); err != nil {
+		if errors.Is(err, errPopplerStart) {
+			return j.invalid("pdf needs a pdftotext that runs (install poppler-utils): %v", err)
+		}
 		return err
 	}
 	if j.pdfinfo != "" {
@@ -63,8 +63,6 @@ func (j *job) pdfPoppler() error {
 		if j.poppler(info, j.pdfinfo, "-enc", "UTF-8", tmp.Name()) == nil {
 			j.title = pdfInfoTitle(info.buf.String())
 		}
-	} else if r, err := pdf.NewReader(bytes.NewReader(j.data), int64(len(j.data))); err == nil {
-		j.title = pdfGoTitle(r)
 	}
 	pages := strings.Split(out.buf.String(), "\f")
 	if len(pages) > 1 && strings.TrimSpace(pages[len(pages)-1]) == "" {
@@ -82,6 +80,10 @@ func (j *job) pdfPoppler() error {
 				return err
 			}
 			j.extractor += "+ocr"
+		}
+	} else if !out.over && !slices.ContainsFunc(pages, hasText) {
+		if err := j.unrecognisable(tmp.Name()); err != nil {
+			return err
 		}
 	}
 	for i, p := range pages {

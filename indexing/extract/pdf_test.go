@@ -9,30 +9,25 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/indexing/extract"
 )
 
-// pdfExtractors are the two PDF paths: poppler's pdftotext when it is
-// installed, and the pure-Go fallback that a missing PDFToText selects.
+// pdfExtractors are the PDF paths to test: poppler's pdftotext, when it
+// is installed (scripts/install-deps installs poppler-utils).
 func pdfExtractors(t *testing.T) []struct {
 	name string
 	x    *extract.Extractor
 } {
 	t.Helper()
-	out := []struct {
+	path, err := exec.LookPath("pdftotext")
+	if err != nil {
+		t.Skip("pdftotext not installed (apt-get install poppler-utils)")
+	}
+	return []struct {
 		name string
 		x    *extract.Extractor
-	}{{"pdf-go", &extract.Extractor{PDFToText: "/nonexistent/pdftotext"}}}
-	if path, err := exec.LookPath("pdftotext"); err == nil {
-		out = append(out, struct {
-			name string
-			x    *extract.Extractor
-		}{"pdftotext", &extract.Extractor{PDFToText: path}})
-	} else {
-		t.Log("pdftotext not installed (apt-get install poppler-utils): testing the pure-Go parser only")
-	}
-	return out
+	}{{"pdftotext", &extract.Extractor{PDFToText: path}}}
 }
 
 func TestPDF(t *testing.T) {
@@ -91,7 +86,7 @@ func TestPDFErrors(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(e.name+"/"+tt.name, func(t *testing.T) {
 				got, err := e.x.Extract(context.Background(), "x.pdf", "application/pdf", bytes.NewReader(tt.data))
-				if hybridsearch.ErrorKind(err) != hybridsearch.EINVALID || !strings.Contains(err.Error(), tt.wantMsg) {
+				if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), tt.wantMsg) {
 					t.Fatalf("Extract = %q, %v; want EINVALID %q", got.Body, err, tt.wantMsg)
 				}
 			})
@@ -99,13 +94,18 @@ func TestPDFErrors(t *testing.T) {
 	}
 }
 
-func TestPDFBrokenPdftotextFallsBack(t *testing.T) {
+// TestPDFWithoutPoppler: without a pdftotext that runs, every PDF fails
+// with EINVALID naming the package to install (the file's state shows
+// it), instead of being read by a weaker parser or skipped.
+func TestPDFWithoutPoppler(t *testing.T) {
 	notExec := filepath.Join(t.TempDir(), "pdftotext")
 	if err := os.WriteFile(notExec, []byte("not a program"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := mustExtract(t, &extract.Extractor{PDFToText: notExec}, "a.pdf", "application/pdf", pdfFixture(t, "", false, []string{"Grüße"}))
-	if got.Extractor != "pdf-go" || strings.TrimSpace(got.Body) != "Grüße" {
-		t.Errorf("Extract = %q by %q, want Grüße by pdf-go", got.Body, got.Extractor)
+	for _, path := range []string{"/nonexistent/pdftotext", notExec} {
+		got, err := (&extract.Extractor{PDFToText: path}).Extract(context.Background(), "a.pdf", "application/pdf", bytes.NewReader(pdfFixture(t, "", false, []string{"Grüße"})))
+		if hs.ErrorKind(err) != hs.EINVALID || !strings.Contains(err.Error(), "needs") || !strings.Contains(err.Error(), "pdftotext") || !strings.Contains(err.Error(), "install poppler-utils") {
+			t.Errorf("PDFToText %s: Extract = %q, %v; want EINVALID saying it needs pdftotext from poppler-utils", path, got.Body, err)
+		}
 	}
 }

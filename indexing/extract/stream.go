@@ -11,7 +11,7 @@ import (
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // streamMin is the size from which plain text and Markdown are extracted
@@ -31,7 +31,7 @@ const streamBlock = 1 << 20
 // appended until the text reaches MaxTextRunes (reading stops there: the
 // Text is truncated) or r ends. An input over MaxInputBytes that is not
 // truncated first is ETOOLARGE.
-func (x *Extractor) streamText(ctx context.Context, name string, f format, head []byte, r io.Reader, lim limits) (hybridsearch.Text, error) {
+func (x *Extractor) streamText(ctx context.Context, name string, f format, head []byte, r io.Reader, lim limits) (hs.Text, error) {
 	j := &job{ctx: ctx, name: name, format: f, lim: lim, b: newBuilder(ctx, lim.maxRunes), extractor: string(f)}
 	var dec encoding.Encoding
 	switch {
@@ -46,7 +46,7 @@ func (x *Extractor) streamText(ctx context.Context, name string, f format, head 
 	}
 	if dec == nil {
 		if p := controlPercent(sample); p > maxControlPercent {
-			return hybridsearch.Text{}, j.invalid("%v", notTextError{p})
+			return hs.Text{}, j.invalid("%v", notTextError{p})
 		}
 		if !utf8.Valid(sample) && !mostlyUTF8(sample) {
 			dec = detectCharset(sample)
@@ -62,7 +62,7 @@ func (x *Extractor) streamText(ctx context.Context, name string, f format, head 
 	first := true
 	for {
 		if err := ctx.Err(); err != nil {
-			return hybridsearch.Text{}, hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "extract "+name+": stopped")
+			return hs.Text{}, hs.WrapError(hs.EUNAVAILABLE, err, "extract "+name+": stopped")
 		}
 		n, rerr := io.ReadFull(src, buf[len(carry):])
 		copy(buf, carry)
@@ -87,13 +87,13 @@ func (x *Extractor) streamText(ctx context.Context, name string, f format, head 
 			block = block[:cut]
 		}
 		if read.n > lim.maxInput {
-			return hybridsearch.Text{}, tooLarge(name, lim.maxInput)
+			return hs.Text{}, tooLarge(name, lim.maxInput)
 		}
 		s := clean(string(block))
 		if first {
 			if dec != nil {
 				if p := controlRunes(s[:min(len(s), sampleLen)]); p > maxControlPercent {
-					return hybridsearch.Text{}, j.invalid("%v", notTextError{p})
+					return hs.Text{}, j.invalid("%v", notTextError{p})
 				}
 			}
 			s = strings.TrimLeft(s, "\n")
@@ -113,10 +113,10 @@ func (x *Extractor) streamText(ctx context.Context, name string, f format, head 
 			break
 		}
 		if rerr != nil {
-			return hybridsearch.Text{}, readError(name, rerr)
+			return hs.Text{}, readError(name, rerr)
 		}
 	}
-	return hybridsearch.Text{Body: strings.TrimRight(j.b.String(), "\n"), Title: j.title, Extractor: j.extractor}, nil
+	return hs.Text{Body: strings.TrimRight(j.b.String(), "\n"), Title: j.title, Extractor: j.extractor}, nil
 }
 
 // countingReader counts the bytes read through it.

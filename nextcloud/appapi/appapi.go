@@ -54,6 +54,13 @@ func ProxyPath(appID string) string { return "/index.php/apps/app_api/proxy/" + 
 // ProxyURL is app appID's base URL through AppAPI's proxy.
 func ProxyURL(nextcloudURL, appID string) string { return nextcloudURL + ProxyPath(appID) }
 
+// PrettyProxyURL is ProxyURL as Nextcloud writes it with pretty URLs
+// (front_controller_active, the official Docker image): without
+// /index.php. Both reach the same route.
+func PrettyProxyURL(nextcloudURL, appID string) string {
+	return nextcloudURL + "/apps/app_api/proxy/" + appID
+}
+
 // HaRPURL is app appID's base URL through HaRP, which serves ExApps under
 // /exapps/<appID> on Nextcloud's own host.
 func HaRPURL(nextcloudURL, appID string) string { return nextcloudURL + "/exapps/" + appID }

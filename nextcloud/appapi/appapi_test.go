@@ -41,6 +41,7 @@ func TestURLs(t *testing.T) {
 	tests := []struct{ name, got, want string }{
 		{"ProxyPath", appapi.ProxyPath("hybridsearch"), "/index.php/apps/app_api/proxy/hybridsearch"},
 		{"ProxyURL", appapi.ProxyURL(nc, "hybridsearch"), nc + "/index.php/apps/app_api/proxy/hybridsearch"},
+		{"PrettyProxyURL", appapi.PrettyProxyURL(nc, "hybridsearch"), nc + "/apps/app_api/proxy/hybridsearch"},
 		{"HaRPURL", appapi.HaRPURL(nc, "hybridsearch"), nc + "/exapps/hybridsearch"},
 		{"EmbeddedURL", appapi.EmbeddedURL(nc, "hybridsearch", "search"), nc + "/index.php/apps/app_api/embedded/hybridsearch/search"},
 	}

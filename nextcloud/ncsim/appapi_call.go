@@ -13,7 +13,7 @@ import (
 // (AppAPIService::requestToExApp and friends).
 type exAppCall struct {
 	method string
-	route  string // "/enabled?enabled=1", "/api/webhook"; joined to the app's base URL
+	route  string // "/enabled?enabled=1", "/webhook"; joined to the app's base URL
 	// uid is the acting user sent in AUTHORIZATION-APP-API; "" for none.
 	uid string
 	// requestID is the Nextcloud request id for AA-REQUEST-ID; "" means the

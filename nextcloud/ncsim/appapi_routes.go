@@ -1,6 +1,10 @@
 package ncsim
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim/shell"
+)
 
 // appAPIState holds the AppAPI side: UI registrations, app config and
 // preferences, webhooks and deliveries, brute-force counters. Guarded by
@@ -52,20 +56,15 @@ func (s *Server) routesAppAPI(mux *http.ServeMux) {
 	ocsRoute(mux, "GET", aa+"/api/v1/ui/top-menu", api(s.handleTopMenuGet))
 	ocsRoute(mux, "POST", aa+"/api/v1/ui/initial-state", api(s.handleInitialStateSet))
 	ocsRoute(mux, "DELETE", aa+"/api/v1/ui/initial-state", api(s.handleInitialStateDelete))
-	ocsRoute(mux, "GET", aa+"/api/v1/ui/initial-state", api(s.handleInitialStateGet))
 	ocsRoute(mux, "POST", aa+"/api/v1/ui/script", api(s.handleScriptSet))
 	ocsRoute(mux, "DELETE", aa+"/api/v1/ui/script", api(s.handleScriptDelete))
-	ocsRoute(mux, "GET", aa+"/api/v1/ui/script", api(s.handleScriptGet))
 	ocsRoute(mux, "POST", aa+"/api/v1/ui/style", api(s.handleStyleSet))
 	ocsRoute(mux, "DELETE", aa+"/api/v1/ui/style", api(s.handleStyleDelete))
-	ocsRoute(mux, "GET", aa+"/api/v1/ui/style", api(s.handleStyleGet))
 	ocsRoute(mux, "POST", aa+"/api/v1/ui/files-actions-menu", api(s.fileActionHandler("1.0")))
 	ocsRoute(mux, "POST", aa+"/api/v2/ui/files-actions-menu", api(s.fileActionHandler("2.0")))
 	ocsRoute(mux, "DELETE", aa+"/api/v1/ui/files-actions-menu", api(s.handleFileActionDelete))
-	ocsRoute(mux, "GET", aa+"/api/v1/ui/files-actions-menu", api(s.handleFileActionGet))
 	ocsRoute(mux, "POST", aa+"/api/v1/ui/settings", api(s.handleSettingsSet))
 	ocsRoute(mux, "DELETE", aa+"/api/v1/ui/settings", api(s.handleSettingsDelete))
-	ocsRoute(mux, "GET", aa+"/api/v1/ui/settings", api(s.handleSettingsGet))
 
 	setCfg, getCfg, delCfg := s.configHandlers(false)
 	ocsRoute(mux, "POST", aa+"/api/v1/ex-app/config", api(setCfg))
@@ -109,7 +108,7 @@ func (s *Server) routesCore(mux *http.ServeMux) {
 	ocsRoute(mux, "POST", "/settings/api/declarative/value", s.handleDeclarativeSetValue)
 	ocsRoute(mux, "POST", "/settings/api/declarative/value-sensitive", s.handleDeclarativeSetValue)
 	ocsRoute(mux, "GET", "/settings/api/declarative/forms", s.handleDeclarativeForms)
-	s.routesStatic(mux)
+	shell.Routes(mux)
 	mux.HandleFunc("GET /index.php/login", s.handleLoginPage)
 	mux.HandleFunc("POST /index.php/login", s.handleLogin)
 	mux.HandleFunc("GET /index.php/logout", s.handleLogout)
@@ -118,6 +117,7 @@ func (s *Server) routesCore(mux *http.ServeMux) {
 	mux.HandleFunc("GET /index.php/apps/files/{$}", s.handleFilesPage)
 	mux.HandleFunc("GET /index.php/apps/files/files/{fileid}", s.handleFilesPage)
 	mux.HandleFunc("GET /index.php/f/{fileid}", s.handlePermalink)
+	mux.HandleFunc("GET /index.php/core/preview", s.handlePreview)
 	mux.HandleFunc("GET /index.php/apps/notes/note/{id}", s.handleNotePage)
 	mux.HandleFunc("GET /.well-known/", s.handleWellKnown)
 	mux.HandleFunc("/", s.notImplemented)

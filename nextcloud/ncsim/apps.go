@@ -360,8 +360,8 @@ func (s *Server) AppStatus(appID string) AppStatus {
 	return st
 }
 
-// UnregisterExApp removes an app with its UI registrations and webhooks,
-// as `occ app_api:app:unregister` does (without calling the app). It
+// UnregisterExApp removes an app with its UI registrations, webhooks and
+// task processing providers, as `occ app_api:app:unregister` does (without calling the app). It
 // reports whether the app existed.
 func (s *Server) UnregisterExApp(appID string) bool {
 	s.init()
@@ -373,6 +373,7 @@ func (s *Server) UnregisterExApp(appID string) bool {
 	delete(s.apps, appID)
 	s.hooks.ui.removeApp(appID)
 	s.deleteWebhooksByAppLocked(appID)
+	s.dropTaskProvidersLocked(appID)
 	s.notifyLocked()
 	return true
 }

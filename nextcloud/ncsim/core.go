@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim/shell"
 )
 
 // statusPHP is status.php's answer, in Nextcloud's key order.
@@ -139,26 +141,14 @@ func (s *Server) handleCapabilities(w http.ResponseWriter, r *http.Request) {
 	writeOCS(w, r, http.StatusOK, "", data)
 }
 
-// navEntry is a top navigation entry (INavigationManager's shape).
-type navEntry struct {
-	ID     string `json:"id"`
-	Order  int    `json:"order"`
-	Href   string `json:"href"`
-	Icon   string `json:"icon"`
-	Type   string `json:"type"`
-	Name   string `json:"name"`
-	Active bool   `json:"active"`
-	App    string `json:"app"`
-}
-
 // navEntries lists the entries uid sees: Files, then the top-menu entries
 // of enabled ExApps (admin-only ones for admins only), as
-// LoadMenuEntriesListener adds them.
-func (s *Server) navEntries(uid, active string) []navEntry {
+// LoadMenuEntriesListener adds them, then the Assistant (assistant_page.go).
+func (s *Server) navEntries(uid, active string) []shell.NavEntry {
 	admin := s.isAdmin(uid)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := []navEntry{{ID: "files", Order: 0, Href: "/index.php/apps/files/", Icon: "/apps/files/img/app.svg",
+	out := []shell.NavEntry{{ID: "files", Order: 0, Href: s.link("/index.php/apps/files/"), Icon: "/apps/files/img/app.svg",
 		Type: "link", Name: "Files", App: "files", Active: active == "files"}}
 	for _, m := range s.hooks.ui.topMenus {
 		a, ok := s.apps[m.AppID]
@@ -167,12 +157,14 @@ func (s *Server) navEntries(uid, active string) []navEntry {
 		}
 		icon := "/apps/app_api/img/app.svg"
 		if m.Icon != "" {
-			icon = proxyPrefix + m.AppID + "/" + m.Icon
+			icon = s.link(proxyPrefix + m.AppID + "/" + m.Icon)
 		}
 		id := "app_api_" + m.AppID + "_" + m.Name
-		out = append(out, navEntry{ID: id, Order: len(out), Href: embeddedURL(m.AppID, m.Name), Icon: icon,
+		out = append(out, shell.NavEntry{ID: id, Order: len(out), Href: s.link(embeddedURL(m.AppID, m.Name)), Icon: icon,
 			Type: "link", Name: m.DisplayName, Active: id == active, App: "app_api"})
 	}
+	out = append(out, shell.NavEntry{ID: assistantNavID, Order: len(out), Href: s.link("/index.php/apps/assistant/"),
+		Icon: "/apps/assistant/img/app.svg", Type: "link", Name: "Assistant", App: "assistant", Active: active == assistantNavID})
 	return out
 }
 
@@ -181,7 +173,7 @@ func embeddedURL(appID, name string) string {
 }
 
 // navJSON is the core-apps initial state value.
-func navJSON(entries []navEntry) string {
+func navJSON(entries []shell.NavEntry) string {
 	raw, _ := json.Marshal(entries)
 	return string(raw)
 }

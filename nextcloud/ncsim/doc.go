@@ -14,4 +14,9 @@
 // PutFile, Share, ...) panic on misuse, since misuse is a bug in the test.
 // Routes the simulator does not know answer 501 and are recorded, so tests
 // can fail on them (see Unhandled).
+//
+// It also serves pages imitating Nextcloud's web UI (login, Files,
+// settings, ExApp top-menu pages, the Assistant) for the demo and the
+// browser tests: the handlers here gather each page's data, and package
+// shell holds their markup, stylesheet, icons and scripts.
 package ncsim

@@ -29,6 +29,31 @@ const (
 	BeforeNodeRestoredEvent = `OCA\Files_Trashbin\Events\BeforeNodeRestoredEvent`
 )
 
+// GoneIDs says which events about a node that no longer exists carry its
+// id (Server.GoneNodeIDs). Nextcloud serializes such a node as a
+// NonExistingFile or NonExistingFolder and leaves the id out when it cannot
+// be read (server PR #53648, merged 2025-06-23 for 32: "don't try to get
+// fileid for non exising nodes when serializing events"; before it, rename
+// webhooks failed outright, issue #50938). Whether it can be read depends
+// on whether the hook had the node's file info at hand, which differs by
+// code path; the admin manual (nextcloud/documentation PR #13853,
+// admin_manual/webhook_listeners/index.rst) says only that NodeDeletedEvent
+// and a two-node event's source or target "may not have an id field". The
+// app must take every form.
+type GoneIDs int
+
+// The forms the simulator plays.
+const (
+	// GoneIDsMixed: NodeDeletedEvent carries the id (the file info was
+	// cached before the delete), NodeRenamedEvent's source does not. The
+	// default.
+	GoneIDsMixed GoneIDs = iota
+	// GoneIDsNone: neither carries an id.
+	GoneIDsNone
+	// GoneIDsAll: both carry the id.
+	GoneIDsAll
+)
+
 // Node is a node in an event payload. ID 0 means the id is omitted, as
 // Nextcloud does for nodes that no longer exist.
 type Node struct {
@@ -53,15 +78,6 @@ func (s *Server) Events() []Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Event(nil), s.events...)
-}
-
-// Subscribe calls f with every event fired from now on, synchronously and
-// in order, outside the simulator's lock. f must not block for long.
-func (s *Server) Subscribe(f func(Event)) {
-	s.init()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.subs = append(s.subs, f)
 }
 
 // emit records ev and hands it to the subscribers. Callers must not hold s.mu.

@@ -56,11 +56,10 @@ type node struct {
 	children map[string]*node
 	content  []byte
 	etag     string
-	mtime    int64               // unix seconds
-	size     int64               // for folders the size of the whole subtree
-	props    map[propName]string // dead properties set by PROPPATCH
-	homeOf   string              // uid when this is a user's files root
-	trash    *trashItem          // set on the top node of a trash item
+	mtime    int64      // unix seconds
+	size     int64      // for folders the size of the whole subtree
+	homeOf   string     // uid when this is a user's files root
+	trash    *trashItem // set on the top node of a trash item
 }
 
 // entry is a node as one user sees it: the path in that user's tree and,

@@ -260,7 +260,11 @@ func (s *Server) remove(uid, p string) error {
 			return []Event{nodeEvent(BeforeNodeDeletedEvent, uid, p, e.n.id)}, nil
 		}
 		fs.toTrash(e.n, uid, now)
-		return []Event{nodeEvent(NodeDeletedEvent, uid, p, e.n.id)}, nil
+		id := e.n.id
+		if s.GoneNodeIDs == GoneIDsNone {
+			id = 0
+		}
+		return []Event{nodeEvent(NodeDeletedEvent, uid, p, id)}, nil
 	})
 }
 
@@ -359,7 +363,11 @@ func (s *Server) move(uid, src, dst string) (fi FileInfo, err error) {
 			to.mount = from.mount
 		}
 		fi = fs.info(uid, to)
-		return []Event{pairEvent(NodeRenamedEvent, uid, src, 0, dst, n.id)}, nil
+		var srcID int64
+		if s.GoneNodeIDs == GoneIDsAll {
+			srcID = from.n.id
+		}
+		return []Event{pairEvent(NodeRenamedEvent, uid, src, srcID, dst, n.id)}, nil
 	})
 	return fi, err
 }

@@ -3,45 +3,14 @@ package ncsim
 import (
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
-	"html/template"
 	"net/http"
 	"net/url"
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim/shell"
 )
-
-// filesTemplate is the simulated Files app: breadcrumbs and the folder's
-// rows, each with the data a @nextcloud/files Node carries and an actions
-// button. Its script (/apps/files/js/ncsim-files.js) opens the actions
-// menu with the file actions registered through
-// window._nc_fileactions, as @nextcloud/files' registerFileAction does.
-var filesTemplate = template.Must(template.New("files").Parse(`<div id="app-content" class="ncsim-app app-files">
-<h2>Files</h2>
-<nav class="files-breadcrumbs" aria-label="Current directory path">{{range .Crumbs}}<a href="{{.Href}}">{{.Name}}</a><span aria-hidden="true">›</span>{{end}}</nav>
-{{if .Rows}}<table class="files-list" id="files-list">
-<thead><tr><th>Name</th><th>Size</th><th>Modified</th><th><span class="hidden-visually">Actions</span></th></tr></thead>
-<tbody>
-{{range .Rows}}<tr data-cy-files-list-row data-cy-files-list-row-fileid="{{.ID}}" data-cy-files-list-row-name="{{.Name}}"
- data-node="{{.Node}}">
-<td class="files-list__name"><a href="{{.Href}}"><img src="{{.Icon}}" alt="">{{.Name}}</a></td>
-<td class="files-list__size">{{.Size}}</td>
-<td class="files-list__mtime">{{.Modified}}</td>
-<td class="files-list__actions"><button type="button" class="files-list__actions-toggle" aria-haspopup="menu" aria-expanded="false" aria-label="Actions for {{.Name}}">⋯</button></td>
-</tr>
-{{end}}</tbody></table>
-{{else}}<p class="ncsim-muted">No files in here</p>{{end}}
-</div>`))
-
-type filesRow struct {
-	ID               int64
-	Name, Href, Icon string
-	Size, Modified   string
-	Node             string // JSON of the node, for the actions
-}
-
-type crumb struct{ Name, Href string }
 
 // handleFilesPage serves GET /index.php/apps/files/ and
 // /index.php/apps/files/files/{fileid}: the folder ?dir= (default "/"), or
@@ -73,26 +42,23 @@ func (s *Server) handleFilesPage(w http.ResponseWriter, r *http.Request) {
 		s.renderNotFound(w, r, uid)
 		return
 	}
-	var b strings.Builder
-	data := struct {
-		Crumbs []crumb
-		Rows   []filesRow
-	}{Crumbs: crumbs(dir)}
+	var rows []shell.FileRow
 	for _, f := range s.listDir(uid, dir) {
-		data.Rows = append(data.Rows, s.fileRow(uid, f))
+		rows = append(rows, s.fileRow(uid, f))
 	}
-	if err := filesTemplate.Execute(&b, data); err != nil {
+	content, err := shell.FilesList(shell.Crumbs(dir), rows)
+	if err != nil {
 		http.Error(w, "ncsim: files page: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	d := pageData{Title: "Files", AppID: "files", Nav: s.navEntries(uid, "files"), Content: template.HTML(b.String()),
+	d := shell.Page{Title: "Files", AppID: "files", Nav: s.navEntries(uid, "files"), Content: content,
 		Scripts: []string{"/apps/files/js/ncsim-files.js"}}
 	if actions := s.enabledFileActions(); len(actions) > 0 {
 		// LoadFilesPluginListener: the actions of enabled ExApps and the
 		// instance id as initial state app_api/ex_files_actions_menu, and
 		// AppAPI's files plugin script.
 		raw, _ := json.Marshal(map[string]any{"fileActions": actions, "instanceId": s.InstanceID})
-		d.InitialStates = append(d.InitialStates, pageState{ID: "app_api-ex_files_actions_menu", Value: base64.StdEncoding.EncodeToString(raw)})
+		d.InitialStates = append(d.InitialStates, shell.InitialState{ID: "app_api-ex_files_actions_menu", Value: base64.StdEncoding.EncodeToString(raw)})
 		d.Scripts = append(d.Scripts, "/apps/app_api/js/app_api-filesplugin.js")
 	}
 	s.renderPage(w, r, http.StatusOK, uid, d)
@@ -140,9 +106,9 @@ func (s *Server) fileByID(uid string, id int64) (FileInfo, bool) {
 
 // fileRow renders one row and the node the file actions receive (the
 // fields AppAPI's buildNodeInfo reads from a @nextcloud/files Node).
-func (s *Server) fileRow(uid string, f FileInfo) filesRow {
+func (s *Server) fileRow(uid string, f FileInfo) shell.FileRow {
 	dir, name := splitPath(f.Path)
-	row := filesRow{ID: f.ID, Name: name, Modified: f.Modified.Format("2006-01-02 15:04"), Size: humanSize(f.Size)}
+	row := shell.FileRow{ID: f.ID, Name: name, Modified: f.Modified.Format("2006-01-02 15:04"), Size: shell.HumanSize(f.Size)}
 	typ := "file"
 	if f.IsDir {
 		typ = "folder"
@@ -183,30 +149,6 @@ func ocsPermissions(letters string) int {
 	return p
 }
 
-func crumbs(dir string) []crumb {
-	out := []crumb{{Name: "All files", Href: "/index.php/apps/files/?dir=/"}}
-	cur := ""
-	for _, part := range strings.Split(strings.Trim(dir, "/"), "/") {
-		if part == "" {
-			continue
-		}
-		cur += "/" + part
-		out = append(out, crumb{Name: part, Href: "/index.php/apps/files/?dir=" + url.QueryEscape(cur)})
-	}
-	return out
-}
-
-func humanSize(n int64) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KB", float64(n)/1024)
-	default:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	}
-}
-
 // enabledFileActions lists the file actions of enabled ExApps
 // (FilesActionsMenuService::getRegisteredFileActions, findAllEnabled).
 func (s *Server) enabledFileActions() []FileAction {
@@ -240,30 +182,13 @@ func (s *Server) handlePermalink(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/index.php/apps/files/files/"+strconv.FormatInt(id, 10)+q, http.StatusSeeOther)
 }
 
-// viewerTemplate is a simple viewer: the file's name and details, its text
-// for text files, and a download link.
-var viewerTemplate = template.Must(template.New("viewer").Parse(`<div id="app-content" class="ncsim-app viewer" data-fileid="{{.ID}}">
-<div class="viewer__header"><h2 id="viewer-title">{{.Title}}</h2>
-<a class="ncsim-button" href="{{.Back}}">Back to {{.BackName}}</a>{{if .Download}} <a class="ncsim-button" href="{{.Download}}" download>Download</a>{{end}}</div>
-<dl class="viewer__meta"><dt>Path</dt><dd>{{.Path}}</dd><dt>Type</dt><dd>{{.MIME}}</dd><dt>Size</dt><dd>{{.Size}}</dd><dt>Modified</dt><dd>{{.Modified}}</dd></dl>
-{{if .HasText}}<pre class="viewer__text" id="viewer-text">{{.Text}}</pre>{{else}}<p class="ncsim-muted">No preview for this type of file.</p>{{end}}
-</div>`))
-
-type viewerData struct {
-	ID                       int64
-	Title, Path, MIME, Size  string
-	Modified, Back, BackName string
-	Download, Text           string
-	HasText                  bool
-}
-
 // maxViewerText is how much of a text file the viewer shows.
 const maxViewerText = 256 << 10
 
 // renderViewer shows file info to uid.
 func (s *Server) renderViewer(w http.ResponseWriter, r *http.Request, uid string, info FileInfo) {
 	dir, name := splitPath(info.Path)
-	d := viewerData{ID: info.ID, Title: name, Path: info.Path, MIME: info.MIME, Size: humanSize(info.Size),
+	d := shell.Viewer{ID: info.ID, Title: name, Path: info.Path, MIME: info.MIME, Size: shell.HumanSize(info.Size),
 		Modified: info.Modified.Format("2006-01-02 15:04"), BackName: "Files",
 		Back:     "/index.php/apps/files/?dir=" + url.QueryEscape(dir),
 		Download: "/remote.php/dav/files/" + url.PathEscape(uid) + escapePath(info.Path)}
@@ -271,7 +196,7 @@ func (s *Server) renderViewer(w http.ResponseWriter, r *http.Request, uid string
 	s.renderViewerPage(w, r, uid, "files", d)
 }
 
-func (s *Server) fillText(uid string, info FileInfo, d *viewerData) {
+func (s *Server) fillText(uid string, info FileInfo, d *shell.Viewer) {
 	if !textual(info.MIME) {
 		return
 	}
@@ -285,13 +210,13 @@ func (s *Server) fillText(uid string, info FileInfo, d *viewerData) {
 	d.Text, d.HasText = strings.ToValidUTF8(string(data), "\uFFFD"), true
 }
 
-func (s *Server) renderViewerPage(w http.ResponseWriter, r *http.Request, uid, app string, d viewerData) {
-	var b strings.Builder
-	if err := viewerTemplate.Execute(&b, d); err != nil {
+func (s *Server) renderViewerPage(w http.ResponseWriter, r *http.Request, uid, app string, d shell.Viewer) {
+	content, err := shell.ViewerContent(d)
+	if err != nil {
 		http.Error(w, "ncsim: viewer: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	s.renderPage(w, r, http.StatusOK, uid, pageData{Title: d.Title, AppID: app, Nav: s.navEntries(uid, app), Content: template.HTML(b.String())})
+	s.renderPage(w, r, http.StatusOK, uid, shell.Page{Title: d.Title, AppID: app, Nav: s.navEntries(uid, app), Content: content})
 }
 
 // textual reports whether the viewer shows a MIME type as text.
@@ -338,8 +263,8 @@ func (s *Server) handleNotePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, name := splitPath(info.Path)
-	d := viewerData{ID: info.ID, Title: strings.TrimSuffix(name, path.Ext(name)), Path: info.Path, MIME: info.MIME,
-		Size: humanSize(info.Size), Modified: info.Modified.Format("2006-01-02 15:04"), BackName: "Files",
+	d := shell.Viewer{ID: info.ID, Title: strings.TrimSuffix(name, path.Ext(name)), Path: info.Path, MIME: info.MIME,
+		Size: shell.HumanSize(info.Size), Modified: info.Modified.Format("2006-01-02 15:04"), BackName: "Files",
 		Back: "/index.php/apps/files/"}
 	s.fillText(uid, info, &d)
 	d.HasText = true
@@ -348,6 +273,5 @@ func (s *Server) handleNotePage(w http.ResponseWriter, r *http.Request) {
 
 // renderNotFound is Nextcloud's "File not found" page.
 func (s *Server) renderNotFound(w http.ResponseWriter, r *http.Request, uid string) {
-	content := template.HTML(`<div id="app-content" class="ncsim-app"><h2>File not found</h2><p class="ncsim-muted">The file does not exist, or you cannot access it.</p></div>`)
-	s.renderPage(w, r, http.StatusNotFound, uid, pageData{Title: "File not found", AppID: "files", Content: content})
+	s.renderPage(w, r, http.StatusNotFound, uid, shell.Page{Title: "File not found", AppID: "files", Content: shell.FileNotFound})
 }

@@ -533,3 +533,31 @@ func TestAppAPIImpersonation(t *testing.T) {
 	r.Header.Set("AUTHORIZATION-APP-API", b64("alice:wrong"))
 	mustStatus(t, serve(f, r), http.StatusUnauthorized)
 }
+
+// TestGoneNodeIDs: the simulator plays every form in which Nextcloud sends
+// a node that no longer exists (GoneIDs): a delete and a rename's source,
+// with or without the id.
+func TestGoneNodeIDs(t *testing.T) {
+	for _, tt := range []struct {
+		mode          GoneIDs
+		deleted, from bool // whether each carries the id
+	}{{GoneIDsMixed, true, false}, {GoneIDsNone, false, false}, {GoneIDsAll, true, true}} {
+		f := newFixture(t, "alice")
+		f.s.GoneNodeIDs = tt.mode
+		a := f.s.SeedFile("alice", "/a.txt", []byte("a")).ID
+		b := f.s.SeedFile("alice", "/b.txt", []byte("b")).ID
+		mustStatus(t, f.do("DELETE", davURL("alice", "/a.txt"), "alice", ""), http.StatusNoContent)
+		mustStatus(t, f.do("MOVE", davURL("alice", "/b.txt"), "alice", "", "Destination", davURL("alice", "/c.txt")), http.StatusCreated)
+		del, ren := "NodeDeletedEvent /alice/files/a.txt by alice", fmt.Sprintf("NodeRenamedEvent /alice/files/b.txt -> /alice/files/c.txt#%d by alice", b)
+		if tt.deleted {
+			del = fmt.Sprintf("NodeDeletedEvent /alice/files/a.txt#%d by alice", a)
+		}
+		if tt.from {
+			ren = fmt.Sprintf("NodeRenamedEvent /alice/files/b.txt#%d -> /alice/files/c.txt#%d by alice", b, b)
+		}
+		sameStrings(t, fmt.Sprintf("events of mode %d", tt.mode), f.eventsSince(0), []string{
+			fmt.Sprintf("BeforeNodeDeletedEvent /alice/files/a.txt#%d by alice", a), del,
+			fmt.Sprintf("BeforeNodeRenamedEvent /alice/files/b.txt#%d -> /alice/files/c.txt by alice", b), ren,
+		})
+	}
+}

@@ -42,8 +42,10 @@ func (s *Server) Install(ctx context.Context, appID string) error {
 	return s.waitInit(ctx, appID)
 }
 
-// waitInit waits until init reaches 100 and the enable step is done, or
-// status.error is set, or the init timeout passes.
+// waitInit is `occ app_api:app:register --wait-finish`
+// (ExAppService::waitInitStepFinish): it waits until init reaches 100 and
+// the enable step is done, or status.error is set (by the app, or by the
+// init timeout, see armInitTimeout).
 func (s *Server) waitInit(ctx context.Context, appID string) error {
 	for {
 		s.mu.Lock()
@@ -52,7 +54,7 @@ func (s *Server) waitInit(ctx context.Context, appID string) error {
 			s.mu.Unlock()
 			return fmt.Errorf("install exapp %s: unregistered during init", appID)
 		}
-		st, done, enableErr, start := a.status, a.enableDone, a.enableErr, a.initStart
+		st, done, enableErr := a.status, a.enableDone, a.enableErr
 		changed := s.hooks.changed
 		s.mu.Unlock()
 		switch {
@@ -64,22 +66,39 @@ func (s *Server) waitInit(ctx context.Context, appID string) error {
 			}
 			return nil
 		}
-		left := s.initTimeout() - s.now().Sub(start)
-		if left <= 0 {
-			msg := fmt.Sprintf("ExApp %s initialization timed out (%dm)", appID, int(s.initTimeout().Minutes()))
-			s.setStatusError(appID, msg)
-			return fmt.Errorf("install exapp %s: %s", appID, msg)
-		}
-		t := time.NewTimer(left)
 		select {
 		case <-ctx.Done():
-			t.Stop()
 			return fmt.Errorf("install exapp %s: %w", appID, ctx.Err())
 		case <-changed:
-		case <-t.C:
 		}
-		t.Stop()
 	}
+}
+
+// armInitTimeout is ExAppInitStatusCheckJob (app_api
+// lib/BackgroundJob/ExAppInitStatusCheckJob.php, the same in v32.0.0,
+// v33.0.0, v34.0.3 and v35.0.0beta4): once init_start_time +
+// init_timeout has passed while init is below 100 and no error is set, it
+// calls setAppInitProgress(0, "ExApp <id> initialization timed out
+// (<n>m)"), where n is the timeout in seconds (AppAPI's message says "m"
+// for a number of seconds). That sets status.error only: the app stays
+// enabled, progress stays where it was, and a 100 reported later still
+// enables the app and clears the error. The real job runs every minute,
+// so the error comes up to a minute late; the simulator sets it at the
+// timeout. Callers hold s.mu.
+func (s *Server) armInitTimeoutLocked(a *exApp) {
+	start, appID := a.initStart, a.id
+	d := s.initTimeout() - s.now().Sub(start)
+	time.AfterFunc(max(d, 0), func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		a, ok := s.apps[appID]
+		if s.closed || !ok || !a.initStart.Equal(start) || a.status.Progress == 100 || a.status.Error != "" {
+			return
+		}
+		a.status.Error = fmt.Sprintf("ExApp %s initialization timed out (%dm)", appID, int(s.initTimeout().Seconds()))
+		s.logf("ncsim: %s", a.status.Error)
+		s.notifyLocked()
+	})
 }
 
 // Enable runs AppAPI's enableExApp: mark enabled, heartbeat, then PUT
@@ -264,6 +283,7 @@ func (s *Server) setInitProgress(ctx context.Context, appID string, progress int
 			st.Action = "init"
 			a.initStart = s.now()
 			st.Error = ""
+			s.armInitTimeoutLocked(a)
 		}
 		st.Progress = progress
 	}

@@ -220,6 +220,54 @@ func TestInstallFailures(t *testing.T) {
 	}
 }
 
+// TestInitTimeoutThenLateProgress follows AppAPI v32.0.0–v35.0.0beta4:
+// ExAppInitStatusCheckJob (every minute) sets status.error "ExApp <id>
+// initialization timed out (<n>m)" once init_start_time + init_timeout
+// has passed, with n the timeout in seconds (the message's unit is
+// wrong in AppAPI itself), and only while no error is set. `occ
+// app_api:app:register --wait-finish` (ExAppService::waitInitStepFinish)
+// fails on that error at once. The app stays enabled in the database, and
+// a progress of 100 that arrives later is still taken
+// (AppAPIService::setAppInitProgress does not look at the error): it runs
+// enableExApp, whose enableExAppInternal clears the error.
+func TestInitTimeoutThenLateProgress(t *testing.T) {
+	s, ts := aaServer(t, func(s *Server) { s.InitTimeout = time.Second })
+	var env atomic.Value
+	f := aaNewFakeApp(t, func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
+		if r.URL.Path != "/init" {
+			return false
+		}
+		e := env.Load().(Env)
+		go func() {
+			time.Sleep(1500 * time.Millisecond)
+			req, _ := http.NewRequest(http.MethodPut, ts.URL+"/ocs/v1.php/apps/app_api/ex-app/status", strings.NewReader(`{"progress":100}`))
+			req.Header = aaAppHeader(e, "")
+			req.Header.Set("Content-Type", "application/json")
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		_, _ = io.WriteString(w, "{}")
+		return true
+	})
+	env.Store(aaRegister(t, s, f))
+	start := time.Now()
+	err := s.Install(context.Background(), "hybrid_search")
+	if err == nil || !strings.Contains(err.Error(), "ExApp hybrid_search initialization timed out (1m)") {
+		t.Fatalf("Install error = %v, want the timeout", err)
+	}
+	if d := time.Since(start); d > 1400*time.Millisecond {
+		t.Errorf("Install returned after %s; it must fail when the timeout error is set, not wait for init", d)
+	}
+	if st := s.AppStatus("hybrid_search"); !st.Enabled || st.Progress == 100 || !strings.Contains(st.Error, "timed out") {
+		t.Errorf("after the timeout: %+v, want enabled with the error", st)
+	}
+	aaAwait(t, "the late 100 to enable the app", func() bool {
+		st := s.AppStatus("hybrid_search")
+		return st.Progress == 100 && st.Enabled && st.Error == "" && len(f.Calls("/enabled")) == 1
+	})
+}
+
 func TestInstallHonoursContext(t *testing.T) {
 	s, _ := aaServer(t, func(s *Server) { s.HeartbeatInterval = time.Hour })
 	f := aaNewFakeApp(t, func(w http.ResponseWriter, r *http.Request, _ []byte) bool {

@@ -2,39 +2,11 @@ package ncsim
 
 import (
 	"encoding/json"
-	"html/template"
 	"net/http"
 	"strings"
+
+	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim/shell"
 )
-
-var loginTemplate = template.Must(template.New("login").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head data-requesttoken="{{.Token}}"><meta charset="utf-8"><title>Login - Nextcloud</title>
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="icon" href="/core/img/favicon.svg">
-<link rel="stylesheet" href="/index.php/apps/theming/theme/default.css?plain=1">
-<link rel="stylesheet" href="/index.php/apps/theming/theme/dark.css?plain=1" media="(prefers-color-scheme: dark)">
-<link rel="stylesheet" href="/core/css/ncsim-server.css"></head>
-<body id="body-login">
-<main class="login-box">
-<div class="login-logo"></div>
-<h1>Log in to Nextcloud (simulated)</h1>
-{{if .Error}}<p class="warning" id="login-error">{{.Error}}</p>{{end}}
-<form method="post" action="/index.php/login" name="login">
-<input type="hidden" name="requesttoken" value="{{.Token}}">
-<input type="hidden" name="redirect_url" value="{{.Redirect}}">
-<p><label for="user">Account name</label> <input type="text" name="user" id="user" value="{{.User}}" autocomplete="username" required></p>
-<p><label for="password">Password</label> <input type="password" name="password" id="password" autocomplete="current-password" required></p>
-<p><button type="submit" id="submit">Log in</button></p>
-</form>
-</main>
-</body>
-</html>
-`))
-
-type loginPage struct {
-	Token, Redirect, User, Error string
-}
 
 // handleLoginPage serves GET /index.php/login: the login form, or a
 // redirect for a user who is already logged in.
@@ -44,15 +16,12 @@ func (s *Server) handleLoginPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, safeRedirect(redirect), http.StatusSeeOther)
 		return
 	}
-	s.writeLogin(w, http.StatusOK, loginPage{Redirect: redirect, User: r.URL.Query().Get("user")})
+	s.writeLogin(w, http.StatusOK, shell.Login{Redirect: redirect, User: r.URL.Query().Get("user")})
 }
 
-func (s *Server) writeLogin(w http.ResponseWriter, status int, p loginPage) {
+func (s *Server) writeLogin(w http.ResponseWriter, status int, p shell.Login) {
 	p.Token = randomNonce()
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache, no-store, must-revalidate")
-	w.WriteHeader(status)
-	_ = loginTemplate.Execute(w, p)
+	shell.WriteLogin(w, status, p)
 }
 
 // handleLogin serves POST /index.php/login (user, password, redirect_url).
@@ -68,7 +37,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	if !s.checkPassword(uid, pw, true) {
 		s.registerAttempt(clientIP(r), throttleLogin)
 		s.logf("ncsim: failed web login for %q", uid)
-		s.writeLogin(w, http.StatusOK, loginPage{Redirect: redirect, User: uid, Error: "Wrong login or password."})
+		s.writeLogin(w, http.StatusOK, shell.Login{Redirect: redirect, User: uid, Error: "Wrong login or password."})
 		return
 	}
 	s.resetAttempts(clientIP(r), throttleLogin)

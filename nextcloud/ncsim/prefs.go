@@ -5,12 +5,12 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim/shell"
 )
 
-// Themes the simulator knows: the theming app's themes of type "theme"
-// (apps/theming/lib/Themes), one of which a user may enable at a time.
-// "default" follows the browser's prefers-color-scheme.
-var themes = []string{"default", "light", "dark"}
+// themes are the themes a user may enable (shell.Themes).
+var themes = shell.Themes()
 
 // SetUserValue stores a user preference, as IConfig::setUserValue does
 // (oc_preferences). The page shell reads two of them: core/lang (the

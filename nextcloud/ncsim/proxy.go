@@ -71,7 +71,7 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp, cancel, err := s.callExApp(r.Context(), ref, exAppCall{
-		method: r.Method, route: proxyTarget(other, r.URL.RawQuery), uid: uid, requestID: requestID(),
+		method: r.Method, route: proxyTarget(other, phpQuery(r.URL.RawQuery)), uid: uid, requestID: requestID(),
 		header: proxyRequestHeader(r, route), host: r.Host, body: body, contentLength: int64(body.Len()),
 	})
 	if err != nil {
@@ -241,7 +241,7 @@ func (s *Server) writeProxyResponse(w http.ResponseWriter, other string, resp *h
 	}
 	if !isHTML {
 		w.WriteHeader(resp.StatusCode)
-		_, _ = io.Copy(w, resp.Body)
+		copyFlushing(w, resp.Body)
 		return
 	}
 	body, err := io.ReadAll(resp.Body)
@@ -295,4 +295,26 @@ func proxyGuessType(p string) string {
 // randomNonce returns a CSP nonce.
 func randomNonce() string {
 	return strings.NewReplacer("+", "-", "/", "_").Replace(randomToken(32))
+}
+
+// copyFlushing passes a streamed body on as it arrives: with stream =>
+// true the proxied response's body is a PHP stream
+// (OC\Http\Client\Response::getBody detaches it), ProxyResponse::callback
+// fpassthru()s it, and Nextcloud's .user.ini sets output_buffering=false,
+// so each read goes out at once (a web server in front may still buffer).
+func copyFlushing(w http.ResponseWriter, body io.Reader) {
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 8192) // fpassthru reads 8 KiB at a time
+	for {
+		n, err := body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			_ = rc.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
 }

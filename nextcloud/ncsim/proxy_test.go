@@ -127,7 +127,7 @@ func TestProxyForwarding(t *testing.T) {
 
 	h := http.Header{"Authorization": {"Bearer " + bob.AppPassword}, "Cookie": {"a=b"}, "X-Mine": {"1"},
 		"X-Origin-Ip": {"6.6.6.6"}, "Authorization-App-Api": {"forged"}, "Accept-Language": {"de"}}
-	resp, body := aaProxyDo(t, http.MethodPost, base+"api/items?q=1&x=%2F", h, "payload")
+	resp, body := aaProxyDo(t, http.MethodPost, base+"api/items?q=1&x=%2F&q=2&l[]=a%20b&file.id=7", h, "payload")
 	if resp.StatusCode != 200 || body != "POST /api/items payload" {
 		t.Fatalf("POST = %d %q", resp.StatusCode, body)
 	}
@@ -143,7 +143,8 @@ func TestProxyForwarding(t *testing.T) {
 			t.Errorf("forwarded %s = %q, want %q", k, got, want)
 		}
 	}
-	if c.Query != "q=1&x=%2F" {
+	// PHP's $_GET, rebuilt by http_build_query (phpquery.go).
+	if c.Query != "q=2&x=%2F&l%5B0%5D=a+b&file_id=7" {
 		t.Errorf("query = %q", c.Query)
 	}
 	if id := c.Header.Get("Aa-Request-Id"); id == "CLI" || len(id) != 20 {

@@ -44,8 +44,11 @@ type Server struct {
 	HeartbeatInterval time.Duration
 	// HeartbeatAttempts is how many heartbeats AppAPI tries; default 600.
 	HeartbeatAttempts int
-	// InitTimeout is how long Install waits for init progress 100; default
-	// 40 minutes (app config app_api/init_timeout).
+	// InitTimeout is AppAPI's init_timeout (app config app_api/init_timeout,
+	// default 40 minutes): an init that has not reached 100 by then gets
+	// status.error "initialization timed out", which ends Install with an
+	// error; the app stays enabled, and a 100 reported later still
+	// enables it (install.go armInitTimeoutLocked).
 	InitTimeout time.Duration
 	// InitRequestTimeout bounds POST /init; default 30s (Nextcloud's client default).
 	InitRequestTimeout time.Duration
@@ -72,6 +75,20 @@ type Server struct {
 	// HaRPSharedKey is the key HaRP and AppAPI share (HP_SHARED_KEY); it
 	// guards /index.php/apps/app_api/harp/user-info. Empty means a random one.
 	HaRPSharedKey string
+	// GoneNodeIDs picks which events about a node that no longer exists
+	// (a delete, a rename's source) carry its id; see GoneIDs. Default
+	// GoneIDsMixed.
+	GoneNodeIDs GoneIDs
+	// PrettyURLs turns on Nextcloud's pretty URLs (mod_rewrite with
+	// htaccess.RewriteBase, as the official Docker image has it): paths
+	// without /index.php reach the front controller too, and generated
+	// links (the navigation, generateUrl in pages) leave it out. Off, such
+	// paths do not exist (404). See prettyPath.
+	PrettyURLs bool
+	// TaskScheduleLimit is how many tasks one user may schedule within two
+	// minutes (the schedule endpoint's #[UserRateLimit(limit: 20, period:
+	// 120)]); 0 means 20, negative means no limit.
+	TaskScheduleLimit int
 	// HTTPClient, if non-nil, is used for calls to ExApps and webhook URLs.
 	// It must not follow a cookie jar.
 	HTTPClient *http.Client
@@ -90,12 +107,13 @@ type Server struct {
 	unhandled []string             // "METHOD path" of requests no route knew
 	failures  map[string][]failure // injected failures, by path prefix
 	events    []Event              // every event fired, in order
-	subs      []func(Event)        // event subscribers (webhook dispatch, tests)
+	subs      []func(Event)        // event subscribers (webhook dispatch)
 	httpSrv   *http.Server         // set by Start
 	closed    bool
 
 	files filesState  // files side: trees, ids, trash, shares
 	hooks appAPIState // AppAPI side: UI registrations, webhooks, deliveries
+	taskq taskState   // Task Processing: providers and tasks (taskprocessing.go)
 }
 
 type failure struct {
@@ -134,8 +152,10 @@ func (s *Server) init() {
 		s.mux = http.NewServeMux()
 		s.initFiles()
 		s.initAppAPI()
+		s.initTasks()
 		s.routesFiles(s.mux)
 		s.routesAppAPI(s.mux)
+		s.routesTasks(s.mux)
 		s.routesCore(s.mux)
 	})
 }
@@ -182,6 +202,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.bootWebhookListeners(r)()
+	if s.frontControllerPath(r) {
+		if !s.PrettyURLs {
+			http.NotFound(w, r) // the web server has no such file
+			return
+		}
+		r = withIndexPHP(r)
+	}
 	// The proxy sees raw paths: ServeMux would redirect paths with ".."
 	// before AppAPI's own ".." check could answer 404.
 	if strings.HasPrefix(r.URL.Path, proxyPrefix) {
@@ -333,4 +360,43 @@ func (s *Server) throttleMaxAttempts() int {
 		return s.ThrottleMaxAttempts
 	}
 	return 10
+}
+
+// frontControllerPath reports whether r's path is a route of index.php
+// written without "/index.php": what .htaccess rewrites to the front
+// controller when pretty URLs are on (RewriteRule . index.php, for paths
+// that are no file). Paths the simulator serves as they are (remote.php,
+// ocs, status.php, static files) are not.
+func (s *Server) frontControllerPath(r *http.Request) bool {
+	p := r.URL.Path
+	if p == "/index.php" || strings.HasPrefix(p, "/index.php/") || p == "/" {
+		return false
+	}
+	if strings.HasPrefix(p, "/apps/app_api/proxy/") {
+		return true
+	}
+	if _, pattern := s.mux.Handler(r); pattern != "/" {
+		return false
+	}
+	_, pattern := s.mux.Handler(withIndexPHP(r))
+	return pattern != "/"
+}
+
+// withIndexPHP returns r for the same path under /index.php.
+func withIndexPHP(r *http.Request) *http.Request {
+	r2 := r.Clone(r.Context())
+	r2.URL.Path = "/index.php" + r.URL.Path
+	if r.URL.RawPath != "" {
+		r2.URL.RawPath = "/index.php" + r.URL.RawPath
+	}
+	return r2
+}
+
+// link is a link Nextcloud generates for an index.php route (p starts with
+// /index.php): without /index.php when pretty URLs are on.
+func (s *Server) link(p string) string {
+	if s.PrettyURLs {
+		return strings.TrimPrefix(p, "/index.php")
+	}
+	return p
 }

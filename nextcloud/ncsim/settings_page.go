@@ -2,14 +2,11 @@ package ncsim
 
 import (
 	"encoding/json"
-	"html/template"
 	"net/http"
 	"slices"
-	"strings"
-)
 
-// settingsSection is a section of the admin or personal settings.
-type settingsSection struct{ ID, Name string }
+	"github.com/hybrid-search/hybridsearch/nextcloud/ncsim/shell"
+)
 
 // The sections the simulated settings show. AppAPI registers
 // declarative_settings ("ExApps Settings") and ai_integration_team ("AI
@@ -18,81 +15,14 @@ type settingsSection struct{ ID, Name string }
 // whose section_id names no section is shown nowhere, as in Nextcloud.
 // personal-info and theming stand in for core's own personal sections.
 var (
-	adminSections    = []settingsSection{{"declarative_settings", "ExApps Settings"}, {"ai_integration_team", "AI Integration Team"}}
-	personalSections = []settingsSection{{"personal-info", "Personal info"}, {"theming", "Appearance and accessibility"},
-		{"declarative_settings", "ExApps Settings"}, {"ai_integration_team", "AI Integration Team"}}
+	adminSections    = []shell.Section{{ID: "declarative_settings", Name: "ExApps Settings"}, {ID: "ai_integration_team", Name: "AI Integration Team"}}
+	personalSections = []shell.Section{{ID: "personal-info", Name: "Personal info"}, {ID: "theming", Name: "Appearance and accessibility"},
+		{ID: "declarative_settings", Name: "ExApps Settings"}, {ID: "ai_integration_team", Name: "AI Integration Team"}}
 )
 
 // languages the personal settings offer (a few of Nextcloud's).
-var languages = []settingsSection{{"en", "English (US)"}, {"de", "Deutsch (Persönlich: Du)"}, {"de_DE", "Deutsch (Förmlich: Sie)"},
-	{"fr", "Français"}, {"ja", "日本語 (Japanese)"}}
-
-var settingsTemplate = template.Must(template.New("settings").Parse(`<nav class="ncsim-navigation" aria-label="{{.NavLabel}}"><ul>
-{{range .Sections}}<li><a href="{{$.Base}}/{{.ID}}"{{if eq .ID $.Active}} class="active" aria-current="page"{{end}}>{{.Name}}</a></li>
-{{end}}</ul></nav>
-<div id="app-content" class="ncsim-app settings">
-<h2>{{.Heading}}</h2>
-{{if eq .Active "personal-info"}}<section class="settings-section" id="personal-language">
-<h3>Language</h3>
-<div class="declarative-form-field"><label class="field-title" for="language-select">Language</label>
-<select id="language-select" data-user="{{.UID}}">{{range .Languages}}<option value="{{.ID}}"{{if eq .ID $.Lang}} selected{{end}}>{{.Name}}</option>{{end}}</select></div>
-<p class="settings-saved" aria-live="polite"></p></section>{{end}}
-{{if eq .Active "theming"}}<section class="settings-section" id="personal-theme">
-<h3>Theme</h3>
-<div class="declarative-form-field" role="radiogroup" aria-label="Theme">
-{{range .Themes}}<label class="choice"><input type="radio" name="theme" value="{{.ID}}"{{if .Checked}} checked{{end}}> {{.Name}}</label>
-{{end}}</div>
-<p class="settings-saved" aria-live="polite"></p></section>{{end}}
-{{range .Forms}}<section class="settings-section declarative-settings-section" id="{{.App}}_{{.ID}}" data-app="{{.App}}" data-form="{{.ID}}">
-<h3>{{.Title}}</h3>
-{{if .Description}}<p class="settings-section__description">{{.Description}}</p>{{end}}
-{{range .Fields}}<div class="declarative-form-field declarative-form-field-{{.Type}}" data-field="{{.ID}}" data-type="{{.Type}}"{{if .Sensitive}} data-sensitive="1"{{end}}>
-{{if .Text}}<label class="field-title" for="{{.ID}}_field">{{.Title}}</label>
-<input id="{{.ID}}_field" type="{{.Type}}" value="{{.Value}}" placeholder="{{.Placeholder}}"{{if eq .Type "number"}} step="any"{{end}}>
-{{else if eq .Type "select"}}<label class="field-title" for="{{.ID}}_field">{{.Title}}</label>
-<select id="{{.ID}}_field">{{range .Options}}<option value="{{.Value}}"{{if .Checked}} selected{{end}}>{{.Name}}</option>{{end}}</select>
-{{else if eq .Type "multi-select"}}<label class="field-title" for="{{.ID}}_field">{{.Title}}</label>
-<select id="{{.ID}}_field" multiple>{{range .Options}}<option value="{{.Value}}"{{if .Checked}} selected{{end}}>{{.Name}}</option>{{end}}</select>
-{{else if eq .Type "checkbox"}}<label class="choice"><input id="{{.ID}}_field" type="checkbox"{{if .Checked}} checked{{end}}> {{if .Label}}{{.Label}}{{else}}{{.Title}}{{end}}</label>
-{{else}}<span class="field-title">{{.Title}}</span>
-{{range .Options}}<label class="choice"><input type="{{if eq $.RadioType .Type}}radio{{else}}checkbox{{end}}" name="{{.Field}}" value="{{.Value}}"{{if .Checked}} checked{{end}}> {{.Name}}</label>
-{{end}}{{end}}{{if .Description}}<span class="hint">{{.Description}}</span>{{end}}
-</div>
-{{end}}<p class="settings-saved" aria-live="polite"></p>
-</section>
-{{end}}{{if and (not .Forms) (ne .Active "personal-info") (ne .Active "theming")}}<p class="ncsim-muted">No settings in this section.</p>{{end}}
-</div>`))
-
-type settingsView struct {
-	NavLabel, Heading, Base, Active string
-	UID, Lang                       string
-	Sections                        []settingsSection
-	Languages                       []settingsSection
-	Themes                          []themeChoice
-	Forms                           []formView
-	RadioType                       string
-}
-
-type themeChoice struct {
-	ID, Name string
-	Checked  bool
-}
-
-type formView struct {
-	App, ID, Title, Description string
-	Fields                      []fieldView
-}
-
-type fieldView struct {
-	ID, Type, Title, Description, Placeholder, Label, Value string
-	Text, Checked, Sensitive                                bool
-	Options                                                 []optionView
-}
-
-type optionView struct {
-	Field, Type, Name, Value string
-	Checked                  bool
-}
+var languages = []shell.Section{{ID: "en", Name: "English (US)"}, {ID: "de", Name: "Deutsch (Persönlich: Du)"}, {ID: "de_DE", Name: "Deutsch (Förmlich: Sie)"},
+	{ID: "fr", Name: "Français"}, {ID: "ja", Name: "日本語 (Japanese)"}}
 
 // handleAdminSettings serves GET /index.php/settings/admin/{section}: the
 // declarative forms of enabled ExApps in that admin section, with their
@@ -112,12 +42,11 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, admin bool
 	if !ok {
 		return
 	}
-	v := settingsView{UID: uid, Lang: s.language(uid, r), Languages: languages, Active: r.PathValue("section"), RadioType: "radio"}
+	v := shell.Settings{UID: uid, Lang: s.language(uid, r), Languages: languages, Active: r.PathValue("section"), RadioType: "radio"}
 	typ := "personal"
 	if admin {
 		if !s.isAdmin(uid) {
-			content := template.HTML(`<div id="app-content" class="ncsim-app"><h2>Access forbidden</h2><p class="ncsim-muted">You are not allowed to access this page.</p></div>`)
-			s.renderPage(w, r, http.StatusForbidden, uid, pageData{Title: "Access forbidden", AppID: "settings", Content: content})
+			s.renderPage(w, r, http.StatusForbidden, uid, shell.Page{Title: "Access forbidden", AppID: "settings", Content: shell.Forbidden})
 			return
 		}
 		typ = "admin"
@@ -128,14 +57,14 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, admin bool
 	if v.Active == "" {
 		v.Active = v.Sections[0].ID
 	}
-	i := slices.IndexFunc(v.Sections, func(sec settingsSection) bool { return sec.ID == v.Active })
+	i := slices.IndexFunc(v.Sections, func(sec shell.Section) bool { return sec.ID == v.Active })
 	if i < 0 {
 		http.NotFound(w, r)
 		return
 	}
 	v.Heading = v.Sections[i].Name
 	enabled := s.enabledThemes(uid)
-	for _, t := range []themeChoice{{"default", "System default", false}, {"light", "Light theme", false}, {"dark", "Dark theme", false}} {
+	for _, t := range []shell.ThemeChoice{{ID: "default", Name: "System default"}, {ID: "light", Name: "Light theme"}, {ID: "dark", Name: "Dark theme"}} {
 		t.Checked = slices.Contains(enabled, t.ID)
 		v.Themes = append(v.Themes, t)
 	}
@@ -149,12 +78,12 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, admin bool
 			v.Forms = append(v.Forms, s.formView(f, uid))
 		}
 	}
-	var b strings.Builder
-	if err := settingsTemplate.Execute(&b, v); err != nil {
+	content, err := shell.SettingsContent(v)
+	if err != nil {
 		http.Error(w, "ncsim: settings page: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	s.renderPage(w, r, http.StatusOK, uid, pageData{Title: v.Heading, AppID: "settings", Content: template.HTML(b.String()),
+	s.renderPage(w, r, http.StatusOK, uid, shell.Page{Title: v.Heading, AppID: "settings", Content: content,
 		Scripts: []string{"/apps/settings/js/declarative-settings.js", "/apps/settings/js/ncsim-personal-settings.js"}})
 }
 
@@ -162,11 +91,11 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request, admin bool
 // gives them and as DeclarativeSection.vue reads them (checkboxes as
 // truthy strings, multi-checkbox as a JSON object, multi-select as a JSON
 // list).
-func (s *Server) formView(f declForm, uid string) formView {
-	fv := formView{App: f.app, ID: f.ID, Title: f.Title, Description: f.Description}
+func (s *Server) formView(f declForm, uid string) shell.Form {
+	fv := shell.Form{App: f.app, ID: f.ID, Title: f.Title, Description: f.Description}
 	for _, fd := range f.Fields {
 		val := s.declValue(f, fd, uid)
-		v := fieldView{ID: fd.ID, Type: fd.Type, Title: fd.Title, Description: fd.Description, Placeholder: fd.Placeholder,
+		v := shell.Field{ID: fd.ID, Type: fd.Type, Title: fd.Title, Description: fd.Description, Placeholder: fd.Placeholder,
 			Label: fd.Label, Value: val, Sensitive: fd.Sensitive,
 			Text: slices.Contains([]string{"text", "password", "email", "tel", "url", "number"}, fd.Type)}
 		if fd.Sensitive && val != "" {
@@ -178,7 +107,7 @@ func (s *Server) formView(f declForm, uid string) formView {
 		_ = json.Unmarshal([]byte(val), &multi)
 		_ = json.Unmarshal([]byte(val), &list)
 		for _, o := range declOptions(fd) {
-			ov := optionView{Field: fd.ID, Type: fd.Type, Name: o.Name, Value: o.Value}
+			ov := shell.Option{Field: fd.ID, Type: fd.Type, Name: o.Name, Value: o.Value}
 			switch fd.Type {
 			case "multi-checkbox":
 				ov.Checked = multi[o.Value]

@@ -147,24 +147,6 @@ func (s *Server) handleInitialStateDelete(w http.ResponseWriter, r *http.Request
 	writeOCS(w, r, http.StatusOK, "", nil)
 }
 
-// handleInitialStateGet serves GET .../api/v1/ui/initial-state.
-func (s *Server) handleInitialStateGet(w http.ResponseWriter, r *http.Request, p principal) {
-	_, v, ok := uiParams(w, r, "type", "name", "key")
-	if !ok {
-		return
-	}
-	s.mu.Lock()
-	e, found := uiFind(s.hooks.ui.initialStates, func(o UIInitialState) bool {
-		return o.AppID == p.appID && o.Type == v[0] && o.Name == v[1] && o.Key == v[2]
-	})
-	s.mu.Unlock()
-	if !found {
-		writeOCS(w, r, http.StatusNotFound, "No such InitialState", nil)
-		return
-	}
-	writeOCS(w, r, http.StatusOK, "", e)
-}
-
 // handleScriptSet serves POST .../api/v1/ui/script.
 func (s *Server) handleScriptSet(w http.ResponseWriter, r *http.Request, p principal) {
 	params, v, ok := uiParams(w, r, "type", "name", "path")
@@ -200,25 +182,6 @@ func (s *Server) handleScriptDelete(w http.ResponseWriter, r *http.Request, p pr
 	writeOCS(w, r, http.StatusOK, "", nil)
 }
 
-// handleScriptGet serves GET .../api/v1/ui/script.
-func (s *Server) handleScriptGet(w http.ResponseWriter, r *http.Request, p principal) {
-	_, v, ok := uiParams(w, r, "type", "name", "path")
-	if !ok {
-		return
-	}
-	path := strings.TrimLeft(v[2], "/")
-	s.mu.Lock()
-	e, found := uiFind(s.hooks.ui.scripts, func(o UIScript) bool {
-		return o.AppID == p.appID && o.Type == v[0] && o.Name == v[1] && o.Path == path
-	})
-	s.mu.Unlock()
-	if !found {
-		writeOCS(w, r, http.StatusNotFound, "No such Script", nil)
-		return
-	}
-	writeOCS(w, r, http.StatusOK, "", e)
-}
-
 // handleStyleSet serves POST .../api/v1/ui/style.
 func (s *Server) handleStyleSet(w http.ResponseWriter, r *http.Request, p principal) {
 	_, v, ok := uiParams(w, r, "type", "name", "path")
@@ -252,25 +215,6 @@ func (s *Server) handleStyleDelete(w http.ResponseWriter, r *http.Request, p pri
 		return
 	}
 	writeOCS(w, r, http.StatusOK, "", nil)
-}
-
-// handleStyleGet serves GET .../api/v1/ui/style.
-func (s *Server) handleStyleGet(w http.ResponseWriter, r *http.Request, p principal) {
-	_, v, ok := uiParams(w, r, "type", "name", "path")
-	if !ok {
-		return
-	}
-	path := strings.TrimLeft(v[2], "/")
-	s.mu.Lock()
-	e, found := uiFind(s.hooks.ui.styles, func(o UIStyle) bool {
-		return o.AppID == p.appID && o.Type == v[0] && o.Name == v[1] && o.Path == path
-	})
-	s.mu.Unlock()
-	if !found {
-		writeOCS(w, r, http.StatusNotFound, "No such Style", nil)
-		return
-	}
-	writeOCS(w, r, http.StatusOK, "", e)
 }
 
 // fileActionHandler serves POST .../api/v1/ui/files-actions-menu
@@ -312,22 +256,6 @@ func (s *Server) handleFileActionDelete(w http.ResponseWriter, r *http.Request, 
 		return
 	}
 	writeOCS(w, r, http.StatusOK, "", nil)
-}
-
-// handleFileActionGet serves GET .../api/v1/ui/files-actions-menu.
-func (s *Server) handleFileActionGet(w http.ResponseWriter, r *http.Request, p principal) {
-	_, v, ok := uiParams(w, r, "name")
-	if !ok {
-		return
-	}
-	s.mu.Lock()
-	e, found := uiFind(s.hooks.ui.fileActions, func(o FileAction) bool { return o.AppID == p.appID && o.Name == v[0] })
-	s.mu.Unlock()
-	if !found {
-		writeOCS(w, r, http.StatusNotFound, "FileActionMenu not found", nil)
-		return
-	}
-	writeOCS(w, r, http.StatusOK, "", e)
 }
 
 // handleSettingsSet serves POST .../api/v1/ui/settings: formScheme is an
@@ -380,20 +308,4 @@ func (s *Server) handleSettingsDelete(w http.ResponseWriter, r *http.Request, p 
 		return
 	}
 	writeOCS(w, r, http.StatusOK, "", nil)
-}
-
-// handleSettingsGet serves GET .../api/v1/ui/settings.
-func (s *Server) handleSettingsGet(w http.ResponseWriter, r *http.Request, p principal) {
-	_, v, ok := uiParams(w, r, "formId")
-	if !ok {
-		return
-	}
-	s.mu.Lock()
-	e, found := uiFind(s.hooks.ui.forms, func(o SettingsForm) bool { return o.AppID == p.appID && o.FormID == v[0] })
-	s.mu.Unlock()
-	if !found {
-		writeOCS(w, r, http.StatusNotFound, "Settings form not found", nil)
-		return
-	}
-	writeOCS(w, r, http.StatusOK, "", e.Scheme)
 }

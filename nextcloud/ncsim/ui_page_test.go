@@ -138,3 +138,45 @@ func TestInitialStateSetAgainReplaces(t *testing.T) {
 		t.Errorf("page lacks %s", want)
 	}
 }
+
+// TestPrettyURLs: with pretty URLs (the official Docker image; mod_rewrite
+// sets front_controller_active, or htaccess.IgnoreFrontController) the web
+// server hands paths without /index.php to the front controller too, and
+// Nextcloud generates links without it: the Router's base URL drops
+// /index.php (lib/private/Route/Router.php @00126022), so
+// LoadMenuEntriesListener's linkToRoute hrefs and icons lose it, and the
+// page config's modRewriteWorking makes @nextcloud/router's generateUrl
+// drop it. AppAPI's ExAppUiMiddleware writes the scripts' and styles'
+// /index.php/apps/app_api/proxy/ URLs as literals (v34.0.3), so those keep
+// it. Without pretty URLs the web server has no such path: 404.
+func TestPrettyURLs(t *testing.T) {
+	for _, pretty := range []bool{false, true} {
+		s, ts := aaServer(t, func(s *Server) { s.PrettyURLs = pretty })
+		aaPageApp(t, s, ts.URL)
+		s.mu.Lock()
+		s.apps["hybrid_search"].routes = []Route{{URL: ".*", Verb: "GET", AccessLevel: AccessUser}}
+		s.mu.Unlock()
+		bob := http.Header{"Cookie": {s.NewSession("bob").String()}}
+		want := map[bool]int{false: http.StatusNotFound, true: http.StatusOK}[pretty]
+		for _, p := range []string{"/apps/app_api/embedded/hybrid_search/main", "/apps/app_api/proxy/hybrid_search/img/app.svg"} {
+			if resp, body := aaProxyDo(t, http.MethodGet, ts.URL+p, bob, ""); resp.StatusCode != want {
+				t.Errorf("pretty %v: GET %s = %d %.100s, want %d", pretty, p, resp.StatusCode, body, want)
+			}
+		}
+		_, body := aaProxyDo(t, http.MethodGet, ts.URL+"/index.php/apps/app_api/embedded/hybrid_search/main", bob, "")
+		link := map[bool]string{false: "/index.php/apps/app_api/", true: "/apps/app_api/"}[pretty]
+		for _, w := range []string{
+			`href="` + link + `embedded/hybrid_search/main"`,
+			`<img src="` + link + `proxy/hybrid_search/img/app.svg"`,
+			`src="/index.php/apps/app_api/proxy/hybrid_search/js/app-main.js"`,
+			fmt.Sprintf(`"modRewriteWorking":%v`, pretty),
+		} {
+			if !strings.Contains(body, w) {
+				t.Errorf("pretty %v: the page lacks %s", pretty, w)
+			}
+		}
+		if u := s.Unhandled(); len(u) > 0 {
+			t.Errorf("pretty %v: unhandled %v", pretty, u)
+		}
+	}
+}

@@ -28,8 +28,8 @@ type User struct {
 }
 
 // AddUser creates a user with a home folder and returns it with a freshly
-// generated app password. The login password equals the uid unless
-// SetPassword changes it. It panics if the user exists or uid is invalid.
+// generated app password. The login password equals the uid. It panics if
+// the user exists or uid is invalid.
 func (s *Server) AddUser(uid, displayName string, admin bool) User {
 	s.init()
 	if uid == "" || len(uid) > 64 {
@@ -63,18 +63,6 @@ func (s *Server) AddUser(uid, displayName string, admin bool) User {
 	s.createHome(uid)
 	s.logf("ncsim: added user %s", uid)
 	return User{UID: uid, DisplayName: displayName, Admin: admin, Password: u.password, AppPassword: u.appPassword}
-}
-
-// SetPassword sets a user's login password. It panics if the user is unknown.
-func (s *Server) SetPassword(uid, password string) {
-	s.init()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u, ok := s.users[uid]
-	if !ok {
-		panic(fmt.Sprintf("ncsim: SetPassword: no user %q", uid))
-	}
-	u.password = password
 }
 
 // Users returns the uids of all users, sorted.

@@ -108,6 +108,19 @@ func (r release) infoXMLHeadersToExclude() bool { return r.major >= 35 }
 // lib/public/Files/Events/Node/NodeUpdatedEvent.php, @since 34.0.0).
 func (r release) nodeUpdatedEvents() bool { return r.major >= 34 }
 
+// taskTrigger reports whether AppAPI triggers an ExApp's task processing
+// provider when a task for it is scheduled: its providers implement
+// ITriggerableProvider (server lib/public/TaskProcessing/
+// ITriggerableProvider.php, @since 33.0.0) from app_api v33.0.0 (commit
+// 01b67f29, the providerId a query parameter since b43d5f4d). On 32 an
+// ExApp has to poll tasks_provider/next.
+func (r release) taskTrigger() bool { return r.major >= 33 }
+
+// userFacingTaskErrors reports whether a task result's
+// userFacingErrorMessage is kept and serialized (server 33: PR #55713,
+// OCS PR #57491; nc_py_api PR #450 notes "Nextcloud < 33 ignores" it).
+func (r release) userFacingTaskErrors() bool { return r.major >= 33 }
+
 // release returns the simulated version, parsed from NextcloudVersion.
 func (s *Server) release() release {
 	return s.rel

@@ -97,8 +97,6 @@ func (s *Server) handleDAVFiles(w http.ResponseWriter, r *http.Request, t davTar
 		w.WriteHeader(http.StatusCreated)
 	case "MOVE", "COPY":
 		s.davMoveCopy(w, r, t)
-	case "PROPPATCH":
-		s.davProppatch(w, r, t)
 	case http.MethodOptions:
 		w.Header().Set("DAV", "1, 3, extended-mkcol")
 		w.Header().Set("Allow", "OPTIONS, GET, HEAD, DELETE, PROPFIND, PUT, PROPPATCH, COPY, MOVE, REPORT, SEARCH")

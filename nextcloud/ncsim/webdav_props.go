@@ -28,26 +28,13 @@ func (s *Server) renderProps(uid string, e entry, props []propName, allprop bool
 			missing = append(missing, p)
 		}
 	}
-	if allprop {
-		found = append(found, deadProps(e.n)...)
-	}
 	return found, missing
 }
 
-// propValue returns the inner XML of property p of e, live or dead.
-// Callers hold files.mu.
-func (s *Server) propValue(uid string, e entry, p propName) (string, bool) {
-	if v, ok := s.livePropValue(uid, e, p); ok {
-		return v, true
-	}
-	v, ok := e.n.props[p]
-	return v, ok
-}
-
-// livePropValue returns the inner XML of property p of e as uid sees it, or
+// propValue returns the inner XML of property p of e as uid sees it, or
 // false when the node has no such property (a 404 propstat). Callers hold
 // files.mu.
-func (s *Server) livePropValue(uid string, e entry, p propName) (string, bool) {
+func (s *Server) propValue(uid string, e entry, p propName) (string, bool) {
 	fs := &s.files
 	n := e.n
 	itoa := func(v int64) string { return strconv.FormatInt(v, 10) }

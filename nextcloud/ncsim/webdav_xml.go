@@ -154,29 +154,6 @@ func (m *multistatus) response(href string, found []propVal, missing []propName)
 	m.b.WriteString("</d:response>")
 }
 
-// propstat is a group of empty properties sharing a status line.
-type propstat struct {
-	status string
-	props  []propName
-}
-
-// responseWith adds a <d:response> whose propstats list property names
-// only, as PROPPATCH answers do; empty groups are left out.
-func (m *multistatus) responseWith(href string, stats ...propstat) {
-	m.b.WriteString("<d:response><d:href>" + davText(href) + "</d:href>")
-	for _, st := range stats {
-		if len(st.props) == 0 {
-			continue
-		}
-		m.b.WriteString("<d:propstat><d:prop>")
-		for _, p := range st.props {
-			writePropElem(&m.b, p, "")
-		}
-		m.b.WriteString("</d:prop><d:status>" + st.status + "</d:status></d:propstat>")
-	}
-	m.b.WriteString("</d:response>")
-}
-
 func (m *multistatus) write(w http.ResponseWriter) {
 	m.b.WriteString("</d:multistatus>\n")
 	w.Header().Set("Content-Type", "application/xml; charset=utf-8")

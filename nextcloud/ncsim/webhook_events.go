@@ -147,12 +147,3 @@ func (s *Server) bootUserLocked(uid string) string {
 func (s *Server) forgetEventsCacheLocked(userIDFilter string) {
 	delete(s.hooks.webhooks.eventsCache, eventsCacheKey(userIDFilter))
 }
-
-// FlushWebhookEventsCache empties the per-user cache of event classes used
-// in webhooks, as if its 5 minutes had passed (or as a cache flush does).
-func (s *Server) FlushWebhookEventsCache() {
-	s.init()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.hooks.webhooks.eventsCache = nil
-}

@@ -81,6 +81,13 @@ func (s *Server) Webhooks() []WebhookListener {
 // or an ExApp calling without a user. Others get 401 or 403.
 func (s *Server) webhooksAuth(h appAPIHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		off := s.hooks.webhooks.appOff
+		s.mu.Unlock()
+		if off {
+			writeOCSRouteNotFound(w, r)
+			return
+		}
 		p := s.authenticate(r)
 		switch {
 		case !p.loggedIn():
@@ -303,4 +310,49 @@ func fakeEncrypt() string {
 		panic(err)
 	}
 	return hex.EncodeToString(b[:32]) + "|" + hex.EncodeToString(b[32:48]) + "|" + hex.EncodeToString(b[48:]) + "|3"
+}
+
+// SetWebhookListenersEnabled enables or disables the webhook_listeners app
+// (occ app:enable / app:disable webhook_listeners). It is enabled by
+// default on new installs since Nextcloud 30 (server PR #47532); an
+// upgraded instance may have it off. While it is off its OCS routes do not
+// exist (writeOCSRouteNotFound) and no event is queued; the webhooks
+// stored in its table stay and work again once it is enabled.
+func (s *Server) SetWebhookListenersEnabled(enabled bool) {
+	s.init()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hooks.webhooks.appOff = !enabled
+	if !enabled {
+		s.stopWebhookCronLocked()
+	} else {
+		s.scheduleCronLocked()
+	}
+}
+
+// writeOCSRouteNotFound is ocs/v1.php's (and v2.php's) answer to a path
+// no loaded route matches, such as a disabled app's: ApiHelper::respond(
+// RESPOND_NOT_FOUND, "Invalid query, …") (server ocs/v1.php,
+// lib/private/OCS/ApiHelper.php @42c5a60c; the router loads an app's
+// routes only while it is enabled, lib/private/Route/Router.php
+// loadRoutes @00126022). ApiHelper takes the format from the format
+// parameter alone (XML by default, whatever Accept says) and sets
+// Content-Type text/xml for XML. v2 answers HTTP 404, v1 HTTP 200; both
+// carry statuscode 998.
+func writeOCSRouteNotFound(w http.ResponseWriter, r *http.Request) {
+	const msg = "Invalid query, please check the syntax. API specifications are here: " +
+		"http://www.freedesktop.org/wiki/Specifications/open-collaboration-services.\n"
+	r = r.Clone(r.Context())
+	r.Header.Del("Accept")
+	writeOCS(xmlTypeWriter{w}, r, ocsNotFound, msg, nil)
+}
+
+// xmlTypeWriter sends an XML answer as text/xml, as ApiHelper::setContentType does.
+type xmlTypeWriter struct{ http.ResponseWriter }
+
+func (x xmlTypeWriter) WriteHeader(code int) {
+	if strings.HasPrefix(x.Header().Get("Content-Type"), "application/xml") {
+		x.Header().Set("Content-Type", "text/xml; charset=UTF-8")
+	}
+	x.ResponseWriter.WriteHeader(code)
 }

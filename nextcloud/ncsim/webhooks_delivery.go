@@ -20,6 +20,7 @@ type webhookState struct {
 	queue      []webhookJob
 	deliveries []WebhookDelivery
 	paused     bool
+	appOff     bool // webhook_listeners is disabled (SetWebhookListenersEnabled)
 	dropNext   int
 	delay      time.Duration
 	timer      *time.Timer // the pending cron run, nil when none
@@ -43,19 +44,25 @@ type webhookJob struct {
 	random     string
 	event      string
 	body       []byte
-	queued     time.Time // wall clock, for DelayWebhooks
+	// user is the envelope's user.uid, "" for an event without a user:
+	// the user WebhookCall passes to exAppRequest.
+	user   string
+	queued time.Time // wall clock, for DelayWebhooks
 }
 
 // WebhookDelivery records one run of a queued webhook job.
 type WebhookDelivery struct {
 	ListenerID int
 	AppID      string // the listener's ExApp, "" for webhooks to absolute URLs
-	Event      string // event class
-	Method     string
-	URL        string      // what was called; "" if nothing was sent
-	Header     http.Header // headers sent (Go's transport adds Content-Length and Accept-Encoding)
-	Body       []byte      // the JSON envelope
-	Status     int         // HTTP status of the answer; 0 if none
+	// User is the AppAPI user of a delivery to an ExApp: who caused the
+	// event, "" for none.
+	User   string
+	Event  string // event class
+	Method string
+	URL    string      // what was called; "" if nothing was sent
+	Header http.Header // headers sent (Go's transport adds Content-Length and Accept-Encoding)
+	Body   []byte      // the JSON envelope
+	Status int         // HTTP status of the answer; 0 if none
 	// Err says why the call failed or what Nextcloud would log; "" for a 2xx answer.
 	Err       string
 	Dropped   bool // lost on purpose by DropNextWebhooks
@@ -89,8 +96,8 @@ type webhookUserJSON struct {
 func (s *Server) queueWebhooks(ev Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return
+	if s.closed || s.hooks.webhooks.appOff {
+		return // a disabled app's listeners are not registered
 	}
 	if !s.listenedEventsLocked(s.bootUserLocked(ev.User))[ev.Class] {
 		// Application::boot registered no listener for this class in this
@@ -125,7 +132,7 @@ func (s *Server) queueWebhooks(ev Event) {
 		}
 		body, _ := phpJSON(env, false)
 		s.hooks.webhooks.queue = append(s.hooks.webhooks.queue, webhookJob{
-			listenerID: l.ID, random: hex.EncodeToString(randomBytes(5)), event: ev.Class, body: body, queued: time.Now(),
+			listenerID: l.ID, random: hex.EncodeToString(randomBytes(5)), event: ev.Class, body: body, user: ev.User, queued: time.Now(),
 		})
 	}
 	s.scheduleCronLocked()
@@ -149,7 +156,7 @@ func (s *Server) envelopeLocked(ev Event) *webhookEnvelope {
 // scheduleCronLocked arms the simulated cron if jobs wait and it is idle.
 func (s *Server) scheduleCronLocked() {
 	wh := &s.hooks.webhooks
-	if s.closed || wh.paused || wh.timer != nil || len(wh.queue) == 0 {
+	if s.closed || wh.paused || wh.appOff || wh.timer != nil || len(wh.queue) == 0 {
 		return
 	}
 	d := s.webhookInterval()
@@ -244,7 +251,7 @@ func (s *Server) runWebhookJob(ctx context.Context, j webhookJob) WebhookDeliver
 	var cancel context.CancelFunc
 	var err error
 	if lc.appIDSet && strings.HasPrefix(lc.URI, "/") {
-		resp, cancel, err = s.deliverToExApp(ctx, &d, lc, header, j.body)
+		resp, cancel, err = s.deliverToExApp(ctx, &d, lc, header, j)
 	} else {
 		resp, cancel, err = s.deliverToURL(ctx, &d, lc, header, j.body)
 	}
@@ -265,9 +272,15 @@ func (s *Server) runWebhookJob(ctx context.Context, j webhookJob) WebhookDeliver
 	return d
 }
 
-// deliverToExApp calls the listener's ExApp through AppAPI with the
-// registrant's user and AppAPI's default 3 s timeout.
-func (s *Server) deliverToExApp(ctx context.Context, d *WebhookDelivery, l webhookListener, header http.Header, body []byte) (*http.Response, context.CancelFunc, error) {
+// deliverToExApp calls the listener's ExApp through AppAPI with AppAPI's
+// default 3 s timeout, as the user who caused the event ("" for none):
+// WebhookCall::run passes $data['user']['uid'] to exAppRequest since
+// nextcloud/server PR #52699 ("fix(webhooks_listener): correctly set userId
+// from event", merged 2025-05-09 into master, backported to 30 and 31, so
+// in every release from 32.0.0; app_api issue #576). Before it, the
+// listener's registrant was passed ($webhookListener->getUserId(), index
+// copy 1862656750 of WebhookCall.php).
+func (s *Server) deliverToExApp(ctx context.Context, d *WebhookDelivery, l webhookListener, header http.Header, j webhookJob) (*http.Response, context.CancelFunc, error) {
 	ref, ok := s.exAppRef(l.AppID)
 	switch {
 	case !ok:
@@ -280,10 +293,10 @@ func (s *Server) deliverToExApp(ctx context.Context, d *WebhookDelivery, l webho
 	default:
 		return nil, nil, fmt.Errorf("Error during request to ExApp(%s): Bad HTTP method", l.AppID)
 	}
-	d.URL = ref.baseURL + l.URI
+	d.URL, d.User = ref.baseURL+l.URI, j.user
 	resp, cancel, err := s.callExApp(ctx, ref, exAppCall{
-		method: l.HTTPMethod, route: l.URI, uid: l.UserID, header: header,
-		body: bytes.NewReader(body), timeout: s.exAppRequestTimeout(),
+		method: l.HTTPMethod, route: l.URI, uid: j.user, header: header,
+		body: bytes.NewReader(j.body), timeout: s.exAppRequestTimeout(),
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("Error during request to ExApp(%s): %w", l.AppID, err)

@@ -59,6 +59,9 @@ func TestWebhookDeliveryToExApp(t *testing.T) {
 		t.Fatalf("app got %d webhook calls, want 3", len(calls))
 	}
 	secret := s.ExAppEnv("hybrid_search").Get("APP_SECRET")
+	// WebhookCall passes the user who caused the event to exAppRequest
+	// (server PR #52699), "" for an event without one.
+	users := []string{"alice", "bob", ""}
 	for i, c := range calls {
 		if string(c.Body) != want[i] {
 			t.Errorf("body %d = %s\nwant     %s", i, c.Body, want[i])
@@ -68,7 +71,7 @@ func TestWebhookDeliveryToExApp(t *testing.T) {
 		}
 		for k, v := range map[string]string{
 			"User-Agent": "Nextcloud-Server-Crawler/34.0.0", "Ex-App-Id": "hybrid_search", "Aa-Request-Id": "CLI",
-			"Authorization-App-Api": b64(":" + secret), "Aa-Version": "34.0.0",
+			"Authorization-App-Api": b64(users[i] + ":" + secret), "Aa-Version": "34.0.0",
 		} {
 			if got := c.Header.Get(k); got != v {
 				t.Errorf("call %d header %s = %q, want %q", i, k, got, v)

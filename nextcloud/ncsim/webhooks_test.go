@@ -120,3 +120,54 @@ func TestWebhooksCRUD(t *testing.T) {
 		t.Errorf("%d webhooks left", n)
 	}
 }
+
+// TestWebhookListenersDisabled: webhook_listeners is enabled by default on
+// new installs since 30 (server PR #47532) but may be off on an upgraded
+// instance. A disabled app's routes are not loaded (lib/private/Route/
+// Router.php loadRoutes: attribute routes, which webhook_listeners' OCS
+// controller uses, only for apps isEnabledForUser), so ocs/v{1,2}.php
+// answers ResourceNotFoundException with ApiHelper::respond(998, "Invalid
+// query, …"): HTTP 404 on v2, HTTP 200 with statuscode 998 on v1, and XML
+// unless ?format=json (ApiHelper reads only the format parameter, not
+// Accept). Its listeners are not booted either, so no event is queued.
+func TestWebhookListenersDisabled(t *testing.T) {
+	s, ts := aaServer(t)
+	f := aaHookApp(t, s, ts.URL, nil, map[string]any{"httpMethod": "POST", "uri": "/webhook", "event": NodeWrittenEvent})
+	env := s.ExAppEnv("hybrid_search")
+	s.SetWebhookListenersEnabled(false)
+	app := aaAppHeader(env, "")
+	create := map[string]any{"httpMethod": "POST", "uri": "/webhook", "event": NodeCreatedEvent}
+	for _, tt := range []struct {
+		method, url string
+		body        any
+		http, code  int
+		xml         bool
+	}{
+		{http.MethodGet, ts.URL + aaHooksV2, nil, 404, 0, true},
+		{http.MethodPost, ts.URL + aaHooksV2, create, 404, 0, true},
+		{http.MethodGet, ts.URL + aaHooksV2 + "?format=json", nil, 404, 998, false},
+		{http.MethodGet, ts.URL + "/ocs/v1.php/apps/webhook_listeners/api/v1/webhooks?format=json", nil, 200, 998, false},
+		{http.MethodDelete, ts.URL + aaHooksV2 + "/byappid/hybrid_search?format=json", nil, 404, 998, false},
+	} {
+		got := aaDo(t, tt.method, tt.url, app, tt.body)
+		ctype := got.Header.Get("Content-Type")
+		if got.HTTPStatus != tt.http || tt.xml != strings.HasPrefix(ctype, "text/xml") || (!tt.xml && got.StatusCode != tt.code) ||
+			!strings.Contains(string(got.Raw), "Invalid query, please check the syntax.") {
+			t.Errorf("%s %s = %d %s %s", tt.method, tt.url, got.HTTPStatus, ctype, got.Raw)
+		}
+		if tt.xml && !strings.Contains(string(got.Raw), "<statuscode>998</statuscode>") {
+			t.Errorf("%s %s: XML answer without statuscode 998: %s", tt.method, tt.url, got.Raw)
+		}
+	}
+	s.emit(Event{Class: NodeWrittenEvent, Node: &Node{ID: 7, Path: "/alice/files/a.md"}, User: "alice"})
+	if q := s.QueuedWebhooks(); q != 0 {
+		t.Errorf("%d jobs queued while webhook_listeners is disabled", q)
+	}
+	// Enabled again: the stored webhooks work again.
+	s.SetWebhookListenersEnabled(true)
+	s.emit(Event{Class: NodeWrittenEvent, Node: &Node{ID: 7, Path: "/alice/files/a.md"}, User: "alice"})
+	aaAwait(t, "a delivery", func() bool { return len(f.Calls("/webhook")) == 1 })
+	if got := aaDo(t, http.MethodGet, ts.URL+aaHooksV2, app, nil); got.HTTPStatus != 200 {
+		t.Errorf("list after enabling = %d %s", got.HTTPStatus, got.Raw)
+	}
+}

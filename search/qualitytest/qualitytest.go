@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -40,15 +41,15 @@ type Collection struct {
 	Queries []Query // only queries with at least one relevant document
 }
 
-// DefaultCISIDir is where the project keeps the CISI collection.
-const DefaultCISIDir = "/work/shared/data/cisi"
-
-// CISIDir returns the CISI folder: $CISI_DIR, or DefaultCISIDir.
+// CISIDir returns the CISI folder: $CISI_DIR, or the copy kept in this
+// package's testdata (found from this file, so tests of any package in
+// the checkout reach it).
 func CISIDir() string {
 	if d := os.Getenv("CISI_DIR"); d != "" {
 		return d
 	}
-	return DefaultCISIDir
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "testdata", "cisi")
 }
 
 // ReadCISI reads CISI.ALL, CISI.QRY and CISI.REL from dir: 1,460

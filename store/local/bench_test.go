@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
 	"github.com/hybrid-search/hybridsearch/store"
 	"github.com/hybrid-search/hybridsearch/store/local"
@@ -38,9 +38,9 @@ func newBenchData() *benchData {
 	}
 }
 
-func (d *benchData) sparse(z *rand.Zipf, n int) hybridsearch.SparseVector {
+func (d *benchData) sparse(z *rand.Zipf, n int) hs.SparseVector {
 	seen := map[uint32]bool{}
-	var v hybridsearch.SparseVector
+	var v hs.SparseVector
 	for len(v.Indices) < n {
 		i := uint32(z.Uint64())
 		if seen[i] {
@@ -60,13 +60,13 @@ func benchStore(b *testing.B, n int) (*local.Store, *benchData) {
 	d := newBenchData()
 	s := mustOpen(b, b.TempDir(), local.Options{CompactBytes: 1 << 40})
 	for f := range n / 50 {
-		id := hybridsearch.FileID(f + 1)
-		meta := hybridsearch.FileMeta{ID: id, Path: fmt.Sprintf("/docs/%d.md", f), Readers: []hybridsearch.UserID{"alice", "bob"}}
-		points := make([]hybridsearch.Point, 50)
+		id := hs.FileID(f + 1)
+		meta := hs.FileMeta{ID: id, Path: fmt.Sprintf("/docs/%d.md", f), Readers: []hs.UserID{"alice", "bob"}}
+		points := make([]hs.Point, 50)
 		for no := range points {
-			points[no] = hybridsearch.Point{
-				ID:      hybridsearch.PointID(id, no),
-				Chunk:   hybridsearch.Chunk{FileID: id, No: no, Text: "chunk text"},
+			points[no] = hs.Point{
+				ID:      hs.PointID(id, no),
+				Chunk:   hs.Chunk{FileID: id, No: no, Text: "chunk text"},
 				Dense:   randDense(d.rng, benchDim),
 				BM25:    d.sparse(d.bm25, 60),
 				Trigram: d.sparse(d.trigram, 400),
@@ -83,7 +83,7 @@ func benchDense(b *testing.B, n int) {
 	s, d := benchStore(b, n)
 	q := randDense(d.rng, benchDim)
 	for b.Loop() {
-		if _, err := s.SearchDense(b.Context(), "alice", q, 30, hybridsearch.Filter{}); err != nil {
+		if _, err := s.SearchDense(b.Context(), "alice", q, 30, hs.Filter{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -93,14 +93,14 @@ func benchSparse(b *testing.B, n int) {
 	s, d := benchStore(b, n)
 	for _, leg := range []struct {
 		name string
-		q    hybridsearch.SparseVector
+		q    hs.SparseVector
 	}{
 		{store.VectorBM25, d.sparse(d.bm25, 5)},
 		{store.VectorTrigram, d.sparse(d.trigram, 30)},
 	} {
 		b.Run(leg.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := s.SearchSparse(b.Context(), "alice", leg.name, leg.q, 30, hybridsearch.Filter{}); err != nil {
+				if _, err := s.SearchSparse(b.Context(), "alice", leg.name, leg.q, 30, hs.Filter{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -113,13 +113,13 @@ func benchHybrid(b *testing.B, n int) {
 	s, d := benchStore(b, n)
 	q, bm25, trigram := randDense(d.rng, benchDim), d.sparse(d.bm25, 5), d.sparse(d.trigram, 30)
 	for b.Loop() {
-		if _, err := s.SearchDense(b.Context(), "alice", q, 30, hybridsearch.Filter{}); err != nil {
+		if _, err := s.SearchDense(b.Context(), "alice", q, 30, hs.Filter{}); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.SearchSparse(b.Context(), "alice", store.VectorBM25, bm25, 30, hybridsearch.Filter{}); err != nil {
+		if _, err := s.SearchSparse(b.Context(), "alice", store.VectorBM25, bm25, 30, hs.Filter{}); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.SearchSparse(b.Context(), "alice", store.VectorTrigram, trigram, 30, hybridsearch.Filter{}); err != nil {
+		if _, err := s.SearchSparse(b.Context(), "alice", store.VectorTrigram, trigram, 30, hs.Filter{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -136,13 +136,13 @@ func BenchmarkSearchHybrid100k(b *testing.B) { benchHybrid(b, 100_000) }
 // of 10k chunks.
 func BenchmarkWriteFile(b *testing.B) {
 	s, d := benchStore(b, 10_000)
-	files := make([][]hybridsearch.Point, 16)
+	files := make([][]hs.Point, 16)
 	for f := range files {
-		id := hybridsearch.FileID(f + 1)
+		id := hs.FileID(f + 1)
 		for no := range 20 {
-			files[f] = append(files[f], hybridsearch.Point{
-				ID:      hybridsearch.PointID(id, no),
-				Chunk:   hybridsearch.Chunk{FileID: id, No: no, Text: "new chunk text"},
+			files[f] = append(files[f], hs.Point{
+				ID:      hs.PointID(id, no),
+				Chunk:   hs.Chunk{FileID: id, No: no, Text: "new chunk text"},
 				Dense:   randDense(d.rng, benchDim),
 				BM25:    d.sparse(d.bm25, 60),
 				Trigram: d.sparse(d.trigram, 400),
@@ -152,7 +152,7 @@ func BenchmarkWriteFile(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		f := i % len(files)
-		meta := hybridsearch.FileMeta{ID: hybridsearch.FileID(f + 1), Path: "/new.md", Readers: []hybridsearch.UserID{"alice"}}
+		meta := hs.FileMeta{ID: hs.FileID(f + 1), Path: "/new.md", Readers: []hs.UserID{"alice"}}
 		if err := s.WriteFile(b.Context(), meta, files[f]); err != nil {
 			b.Fatal(err)
 		}
@@ -168,10 +168,10 @@ func BenchmarkWriteSmallParallel(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		rng := rand.New(rand.NewPCG(uint64(next.Add(1)), 1))
 		for pb.Next() {
-			id := hybridsearch.FileID(next.Add(1))
-			meta := hybridsearch.FileMeta{ID: id, Readers: []hybridsearch.UserID{"alice"}}
-			p := hybridsearch.Point{ID: hybridsearch.PointID(id, 0), Chunk: hybridsearch.Chunk{FileID: id}, Dense: randDense(rng, 64)}
-			if err := s.WriteFile(context.Background(), meta, []hybridsearch.Point{p}); err != nil {
+			id := hs.FileID(next.Add(1))
+			meta := hs.FileMeta{ID: id, Readers: []hs.UserID{"alice"}}
+			p := hs.Point{ID: hs.PointID(id, 0), Chunk: hs.Chunk{FileID: id}, Dense: randDense(rng, 64)}
+			if err := s.WriteFile(context.Background(), meta, []hs.Point{p}); err != nil {
 				b.Error(err)
 				return
 			}

@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
 	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
 	"github.com/hybrid-search/hybridsearch/store"
@@ -258,7 +258,7 @@ func capBuildStore(b *testing.B, d *capData, dir string) capBuild {
 	if d.n >= 1_000_000 {
 		st.Step = 100_000
 	}
-	files := make(chan []hybridsearch.Point, 64)
+	files := make(chan []hs.Point, 64)
 	go func() {
 		defer close(files)
 		for _, f := range d.files {
@@ -316,8 +316,8 @@ func (l *Store) indexLag() int {
 // capQueries are the queries of a data set.
 type capQueries struct {
 	dense    [][]float32
-	keyword  []hybridsearch.SparseVector // the 20 common words first
-	trigram  []hybridsearch.SparseVector
+	keyword  []hs.SparseVector // the 20 common words first
+	trigram  []hs.SparseVector
 	smallQ   [][]float32
 	keywordT []string
 }
@@ -352,11 +352,11 @@ func newCapQueries(b testing.TB, d *capData, s *Store) *capQueries {
 // legK is what the search service asks every leg for (2 × MaxTopK).
 const legK = 100
 
-var capFilter = hybridsearch.Filter{OmitText: true}
+var capFilter = hs.Filter{OmitText: true}
 
 // hybrid runs the three legs of query i one after the other, as one
 // client does, and returns the time taken.
-func (q *capQueries) hybrid(s *Store, user hybridsearch.UserID, i int) (time.Duration, error) {
+func (q *capQueries) hybrid(s *Store, user hs.UserID, i int) (time.Duration, error) {
 	ctx := context.Background()
 	start := time.Now()
 	if _, err := s.SearchDense(ctx, user, q.dense[i%len(q.dense)], legK, capFilter); err != nil {
@@ -390,7 +390,7 @@ func capMeasure(b *testing.B, d *capData, s *Store, q *capQueries, r *capResult)
 	}
 	found, want := 0, 0
 	for _, v := range q.dense {
-		var hits []hybridsearch.Hit
+		var hits []hs.Hit
 		r.dense = append(r.dense, timeIt(func() (err error) {
 			hits, err = s.SearchDense(ctx, big, v, legK, capFilter)
 			return err

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
 	"github.com/hybrid-search/hybridsearch/store"
 )
@@ -67,13 +67,13 @@ var capStop = []string{"the", "of", "and", "to", "in", "is", "that", "for", "it"
 // capGroup is a set of files with the same readers.
 type capGroup struct {
 	name    string // folder
-	readers []hybridsearch.UserID
+	readers []hs.UserID
 	size    int // chunks
 }
 
 // capFile is a file of the data set.
 type capFile struct {
-	id      hybridsearch.FileID
+	id      hs.FileID
 	group   int
 	chunks  int
 	cluster int
@@ -110,18 +110,18 @@ func newCapData(kind string, n int) *capData {
 	d := &capData{kind: kind, n: n}
 	rng := rand.New(rand.NewPCG(26, 1))
 	if kind == "uniform" {
-		d.groups = []capGroup{{name: "Shared", readers: []hybridsearch.UserID{"u000"}, size: n}}
+		d.groups = []capGroup{{name: "Shared", readers: []hs.UserID{"u000"}, size: n}}
 	} else {
 		d.groups = capGroups(rng, n)
 		d.centers = capCenters(rng)
 		d.vocab, d.cdf = capVocabulary(rng)
 		d.words = make([]capWord, len(d.vocab))
 		for i, w := range d.vocab {
-			d.words[i] = capAnalyse(w, analysis.BodyWeight)
+			d.words[i] = capAnalyse(w, analysis.DefaultBM25F().Body)
 		}
 		d.number()
 	}
-	var id hybridsearch.FileID
+	var id hs.FileID
 	for gi, g := range d.groups {
 		for left := g.size; left > 0; {
 			c := min(left, 1+int(rng.ExpFloat64()*39), 500)
@@ -140,14 +140,14 @@ func newCapData(kind string, n int) *capData {
 	return d
 }
 
-func capUser(i int) hybridsearch.UserID { return hybridsearch.UserID(fmt.Sprintf("u%03d", i)) }
+func capUser(i int) hs.UserID { return hs.UserID(fmt.Sprintf("u%03d", i)) }
 
 // capGroups returns the groups of a mix data set of n chunks.
 func capGroups(rng *rand.Rand, n int) []capGroup {
 	f := float64(n) / capFull
 	size := func(full int) int { return max(1, int(math.Round(float64(full)*f))) }
-	members := func(with []int, lo, hi int) []hybridsearch.UserID {
-		var out []hybridsearch.UserID
+	members := func(with []int, lo, hi int) []hs.UserID {
+		var out []hs.UserID
 		for _, u := range with {
 			out = append(out, capUser(u))
 		}
@@ -158,8 +158,8 @@ func capGroups(rng *rand.Rand, n int) []capGroup {
 		return slices.Compact(out)
 	}
 	gs := []capGroup{
-		{name: "Personal/u000", readers: []hybridsearch.UserID{"u000"}, size: size(200_000)},
-		{name: "Personal/u001", readers: []hybridsearch.UserID{"u001"}, size: size(2_000)},
+		{name: "Personal/u000", readers: []hs.UserID{"u000"}, size: size(200_000)},
+		{name: "Personal/u001", readers: []hs.UserID{"u001"}, size: size(2_000)},
 	}
 	for i, full := range []int{400_000, 250_000, 100_000, 50_000} {
 		gs = append(gs, capGroup{name: fmt.Sprintf("Team%d", i), readers: members([]int{0}, 20, 150), size: size(full)})
@@ -187,7 +187,7 @@ func capGroups(rng *rand.Rand, n int) []capGroup {
 	left := max(0, n-used)
 	for i := range w {
 		if s := int(float64(left) * w[i] / sum); s > 0 {
-			gs = append(gs, capGroup{name: fmt.Sprintf("Personal/u%03d", i+2), readers: []hybridsearch.UserID{capUser(i + 2)}, size: s})
+			gs = append(gs, capGroup{name: fmt.Sprintf("Personal/u%03d", i+2), readers: []hs.UserID{capUser(i + 2)}, size: s})
 		}
 	}
 	return gs
@@ -271,14 +271,14 @@ func capAnalyse(tok string, weight float64) capWord {
 
 // header returns the analysed tokens of a file's title and folders, with
 // their BM25F field weights.
-func capHeader(meta hybridsearch.FileMeta) []capWord {
+func capHeader(meta hs.FileMeta) []capWord {
 	var out []capWord
 	for _, tok := range analysis.Tokens(meta.Title) {
-		out = append(out, capAnalyse(tok.Text, analysis.TitleWeight))
+		out = append(out, capAnalyse(tok.Text, analysis.DefaultBM25F().Title))
 	}
 	dir := meta.Path[:strings.LastIndexByte(meta.Path, '/')]
 	for _, tok := range analysis.Tokens(strings.ReplaceAll(dir, "/", " ")) {
-		out = append(out, capAnalyse(tok.Text, analysis.PathWeight))
+		out = append(out, capAnalyse(tok.Text, analysis.DefaultBM25F().Path))
 	}
 	return out
 }
@@ -289,7 +289,7 @@ func capHeader(meta hybridsearch.FileMeta) []capWord {
 // checks), computed from each word's analysis rather than by analysing
 // the text. Vocabulary terms and trigrams are numbered in the order of
 // their ids, so a bitset gives them sorted.
-func (d *capData) sparse(sc *capScratch, header []capWord, words []int) (bm25, trigram hybridsearch.SparseVector) {
+func (d *capData) sparse(sc *capScratch, header []capWord, words []int) (bm25, trigram hs.SparseVector) {
 	if len(sc.ttf) < len(d.termIDs) {
 		sc.ttf = make([]float64, len(d.termIDs))
 		sc.tri = make([]uint64, (len(d.triIDs)+63)/64)
@@ -323,7 +323,8 @@ func (d *capData) sparse(sc *capScratch, header []capWord, words []int) (bm25, t
 		ttf[t] = 0
 	}
 	sc.touched = touched
-	k, b, avg := float64(analysis.BM25K), float64(analysis.BM25B), float64(analysis.BM25AvgLen)
+	p := analysis.DefaultBM25F()
+	k, b, avg := p.K1, p.B, p.AvgLen
 	norm := 1.0 - b + b*float64(total)/avg
 	bm25.Indices = make([]uint32, 0, len(tf))
 	for t := range tf {
@@ -408,14 +409,14 @@ func (d *capData) number() {
 }
 
 // meta returns the metadata of file f.
-func (d *capData) meta(f capFile) hybridsearch.FileMeta {
+func (d *capData) meta(f capFile) hs.FileMeta {
 	g := d.groups[f.group]
-	return hybridsearch.FileMeta{
+	return hs.FileMeta{
 		ID:       f.id,
 		Path:     fmt.Sprintf("/%s/f%d.md", g.name, f.id),
 		Title:    fmt.Sprintf("Document %d", f.id),
 		MIME:     "text/markdown",
-		Type:     hybridsearch.DocFile,
+		Type:     hs.DocFile,
 		Modified: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(f.id) * time.Minute),
 		Size:     int64(f.chunks) * 700,
 		Readers:  g.readers,
@@ -423,9 +424,9 @@ func (d *capData) meta(f capFile) hybridsearch.FileMeta {
 }
 
 // points draws version v of file f's points (a rewrite draws version 1).
-func (d *capData) points(f capFile, v int) []hybridsearch.Point {
+func (d *capData) points(f capFile, v int) []hs.Point {
 	meta := d.meta(f)
-	out := make([]hybridsearch.Point, f.chunks)
+	out := make([]hs.Point, f.chunks)
 	var sb strings.Builder
 	words := make([]int, capWords)
 	var header []capWord
@@ -436,8 +437,8 @@ func (d *capData) points(f capFile, v int) []hybridsearch.Point {
 	}
 	for no := range out {
 		rng := rand.New(rand.NewPCG(uint64(f.id)<<20|uint64(no), uint64(v)+7))
-		c := hybridsearch.Chunk{FileID: f.id, No: no, Headings: []string{meta.Title}}
-		p := hybridsearch.Point{ID: hybridsearch.PointID(f.id, no), File: meta, Dense: d.vector(rng, center, capSpread)}
+		c := hs.Chunk{FileID: f.id, No: no, Headings: []string{meta.Title}}
+		p := hs.Point{ID: hs.PointID(f.id, no), File: meta, Dense: d.vector(rng, center, capSpread)}
 		if d.kind != "uniform" {
 			sb.Reset()
 			for i := range words {
@@ -543,7 +544,7 @@ func (d *capData) typoTexts(n int) []string {
 // search service builds it (search.keywordQuery): each word weighs
 // count·idf(n*, N), sent as weight/idf(n_t, N) per index term so the
 // store's IDF brings it back. df gives the document frequencies.
-func keywordVector(text string, df func(ids []uint32) ([]int, int)) hybridsearch.SparseVector {
+func keywordVector(text string, df func(ids []uint32) ([]int, int)) hs.SparseVector {
 	weights := make(map[uint32]float32)
 	for _, w := range analysis.QueryWords(text) {
 		ids := make([]uint32, len(w.Terms))
@@ -565,7 +566,7 @@ func keywordVector(text string, df func(ids []uint32) ([]int, int)) hybridsearch
 			}
 		}
 	}
-	var v hybridsearch.SparseVector
+	var v hs.SparseVector
 	for id := range weights {
 		v.Indices = append(v.Indices, id)
 	}
@@ -577,7 +578,7 @@ func keywordVector(text string, df func(ids []uint32) ([]int, int)) hybridsearch
 }
 
 // visible returns how many chunks user sees.
-func (d *capData) visible(user hybridsearch.UserID) int {
+func (d *capData) visible(user hs.UserID) int {
 	n := 0
 	for _, f := range d.files {
 		if slices.Contains(d.groups[f.group].readers, user) {

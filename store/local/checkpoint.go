@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // A checkpoint makes the state after some WAL record durable without the
@@ -555,7 +555,7 @@ func (x *index) writeMeta(seq uint64) (err error) {
 			}
 		}
 	})
-	files := make([]hybridsearch.FileID, 0, len(x.files))
+	files := make([]hs.FileID, 0, len(x.files))
 	for id := range x.files {
 		files = append(files, id)
 	}
@@ -803,9 +803,9 @@ func (ld *metaLoader) groups(d *decoder) error {
 	x := ld.x
 	for k := d.count(2); k > 0 && d.err == nil; k-- {
 		id := uint32(d.uvarint())
-		readers := make([]hybridsearch.UserID, d.count(1))
+		readers := make([]hs.UserID, d.count(1))
 		for i := range readers {
-			readers[i] = hybridsearch.UserID(d.str())
+			readers[i] = hs.UserID(d.str())
 		}
 		if d.err != nil || id == 0 || id > x.nextGroup || x.groupByID[id] != nil || !slices.IsSorted(readers) {
 			return errCorrupt

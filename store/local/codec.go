@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // The WAL and the snapshot share one binary encoding: unsigned varints for
@@ -69,7 +69,7 @@ func (e *encoder) time(t time.Time) {
 // values. In compact form (records files, checkpoint.go) a byte comes
 // before the values: 1 when every value is 1 and none follow (trigram
 // vectors, half of a record), 0 when they follow.
-func (e *encoder) sparse(v hybridsearch.SparseVector) {
+func (e *encoder) sparse(v hs.SparseVector) {
 	e.uvarint(uint64(len(v.Indices)))
 	prev := uint32(0)
 	for _, i := range v.Indices {
@@ -88,7 +88,7 @@ func (e *encoder) sparse(v hybridsearch.SparseVector) {
 	}
 }
 
-func (e *encoder) meta(m hybridsearch.FileMeta) {
+func (e *encoder) meta(m hs.FileMeta) {
 	e.varint(int64(m.ID))
 	e.str(m.Path)
 	e.str(m.Title)
@@ -113,7 +113,7 @@ func (e *encoder) meta(m hybridsearch.FileMeta) {
 // point writes one point of a file without its file id and metadata, and
 // returns where its head (id and chunk, up to the hash) ends, relative to
 // where it starts.
-func (e *encoder) point(id string, c hybridsearch.Chunk, dense []float32, bm25, trigram hybridsearch.SparseVector) (head int) {
+func (e *encoder) point(id string, c hs.Chunk, dense []float32, bm25, trigram hs.SparseVector) (head int) {
 	start := len(e.b)
 	e.str(id)
 	e.int(c.No)
@@ -251,22 +251,22 @@ func (d *decoder) time() time.Time {
 	return time.Unix(sec, int64(nsec)).UTC()
 }
 
-func (d *decoder) sparse() hybridsearch.SparseVector {
+func (d *decoder) sparse() hs.SparseVector {
 	size := 5 // bytes per element at least
 	if d.compact {
 		size = 1
 	}
 	n := d.count(size)
 	if n == 0 {
-		return hybridsearch.SparseVector{}
+		return hs.SparseVector{}
 	}
-	v := hybridsearch.SparseVector{Indices: make([]uint32, n), Values: make([]float32, n)}
+	v := hs.SparseVector{Indices: make([]uint32, n), Values: make([]float32, n)}
 	prev := uint64(0)
 	for i := range v.Indices {
 		prev += d.uvarint()
 		if prev > math.MaxUint32 || (i > 0 && uint32(prev) == v.Indices[i-1]) {
 			d.fail()
-			return hybridsearch.SparseVector{}
+			return hs.SparseVector{}
 		}
 		v.Indices[i] = uint32(prev)
 	}
@@ -282,25 +282,25 @@ func (d *decoder) sparse() hybridsearch.SparseVector {
 	return v
 }
 
-func (d *decoder) meta() hybridsearch.FileMeta {
-	m := hybridsearch.FileMeta{
-		ID:       hybridsearch.FileID(d.varint()),
+func (d *decoder) meta() hs.FileMeta {
+	m := hs.FileMeta{
+		ID:       hs.FileID(d.varint()),
 		Path:     d.str(),
 		Title:    d.str(),
 		MIME:     d.str(),
-		Type:     hybridsearch.DocType(d.str()),
+		Type:     hs.DocType(d.str()),
 		Modified: d.time(),
 		ETag:     d.str(),
 		Size:     d.varint(),
 	}
 	if n := d.count(1); n > 0 {
-		m.Readers = make([]hybridsearch.UserID, n)
+		m.Readers = make([]hs.UserID, n)
 		for i := range m.Readers {
 			r, p, found := strings.Cut(d.str(), "\x00")
-			m.Readers[i] = hybridsearch.UserID(r)
+			m.Readers[i] = hs.UserID(r)
 			if found {
 				if m.Paths == nil {
-					m.Paths = make(map[hybridsearch.UserID]string, n)
+					m.Paths = make(map[hs.UserID]string, n)
 				}
 				m.Paths[m.Readers[i]] = p
 			}
@@ -310,7 +310,7 @@ func (d *decoder) meta() hybridsearch.FileMeta {
 }
 
 // point reads what encoder.point wrote into a pointIn of file.
-func (d *decoder) point(file hybridsearch.FileID) pointIn {
+func (d *decoder) point(file hs.FileID) pointIn {
 	var p pointIn
 	p.id, p.chunk = d.pointHead(file)
 	p.dense = d.floats()
@@ -321,9 +321,9 @@ func (d *decoder) point(file hybridsearch.FileID) pointIn {
 
 // pointHead reads a point's id and chunk, the head of what encoder.point
 // wrote.
-func (d *decoder) pointHead(file hybridsearch.FileID) (string, hybridsearch.Chunk) {
+func (d *decoder) pointHead(file hs.FileID) (string, hs.Chunk) {
 	id := d.str()
-	c := hybridsearch.Chunk{FileID: file}
+	c := hs.Chunk{FileID: file}
 	c.No = d.int()
 	c.Text = d.str()
 	c.Start = d.int()

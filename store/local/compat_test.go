@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store/local"
 )
 
@@ -21,16 +21,16 @@ const compatDir = "testdata/v1"
 
 // compatState is what compat.json holds.
 type compatState struct {
-	Points map[hybridsearch.FileID][]hybridsearch.Point
-	Files  map[hybridsearch.UserID][]hybridsearch.FileMeta
+	Points map[hs.FileID][]hs.Point
+	Files  map[hs.UserID][]hs.FileMeta
 }
 
-var compatFiles = []hybridsearch.FileID{1, 2, 3, 4}
+var compatFiles = []hs.FileID{1, 2, 3, 4}
 
 // readCompatState returns what s answers for compatFiles and testUsers.
 func readCompatState(t *testing.T, s *local.Store) compatState {
 	t.Helper()
-	st := compatState{Points: map[hybridsearch.FileID][]hybridsearch.Point{}, Files: map[hybridsearch.UserID][]hybridsearch.FileMeta{}}
+	st := compatState{Points: map[hs.FileID][]hs.Point{}, Files: map[hs.UserID][]hs.FileMeta{}}
 	for _, id := range compatFiles {
 		ps, err := s.FilePoints(t.Context(), id, true)
 		if err != nil {
@@ -58,12 +58,12 @@ func readCompatState(t *testing.T, s *local.Store) compatState {
 }
 
 // compatPoint is point no of a fixture file, with every field set.
-func compatPoint(meta hybridsearch.FileMeta, no int, dense bool) hybridsearch.Point {
-	c := hybridsearch.Chunk{FileID: meta.ID, No: no, Text: "chunk " + string(rune('a'+no)) + " of " + meta.Path,
+func compatPoint(meta hs.FileMeta, no int, dense bool) hs.Point {
+	c := hs.Chunk{FileID: meta.ID, No: no, Text: "chunk " + string(rune('a'+no)) + " of " + meta.Path,
 		Start: 100 * no, End: 100*no + 50, Headings: []string{"Title", "Part"}, Page: no + 1, Hash: meta.Path + string(rune('0'+no))}
-	p := hybridsearch.Point{ID: hybridsearch.PointID(meta.ID, no), Chunk: c,
-		BM25:    hybridsearch.SparseVector{Indices: []uint32{uint32(no), 7, 90000}, Values: []float32{0.25, 1.5, 2.75}},
-		Trigram: hybridsearch.SparseVector{Indices: []uint32{3, uint32(10 + no)}, Values: []float32{1, 1}}}
+	p := hs.Point{ID: hs.PointID(meta.ID, no), Chunk: c,
+		BM25:    hs.SparseVector{Indices: []uint32{uint32(no), 7, 90000}, Values: []float32{0.25, 1.5, 2.75}},
+		Trigram: hs.SparseVector{Indices: []uint32{3, uint32(10 + no)}, Values: []float32{1, 1}}}
 	if dense {
 		p.Dense = []float32{float32(no + 1), 2, -3, 0.5, 0, 1, float32(meta.ID), 4}
 	}
@@ -80,20 +80,20 @@ func TestWriteCompatFixture(t *testing.T) {
 	}
 	ctx := t.Context()
 	dir := t.TempDir()
-	meta := func(id hybridsearch.FileID, path string, readers ...hybridsearch.UserID) hybridsearch.FileMeta {
-		return hybridsearch.FileMeta{ID: id, Path: path, Title: filepath.Base(path), MIME: "text/markdown", Type: hybridsearch.DocFile,
+	meta := func(id hs.FileID, path string, readers ...hs.UserID) hs.FileMeta {
+		return hs.FileMeta{ID: id, Path: path, Title: filepath.Base(path), MIME: "text/markdown", Type: hs.DocFile,
 			Modified: time.Unix(1700000000+int64(id), 0).UTC(), ETag: "etag" + path, Size: 1000 * int64(id), Readers: readers}
 	}
 	m1, m2 := meta(1, "/notes/a.md", "alice"), meta(2, "/shared/b.md", "alice", "bob")
-	m2.Paths = map[hybridsearch.UserID]string{"alice": "/shared/b.md", "bob": "/Shared with me/b.md"}
+	m2.Paths = map[hs.UserID]string{"alice": "/shared/b.md", "bob": "/Shared with me/b.md"}
 	s, err := local.Open(dir, local.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.WriteFile(ctx, m1, []hybridsearch.Point{compatPoint(m1, 0, true), compatPoint(m1, 1, true), compatPoint(m1, 2, true)}); err != nil {
+	if err := s.WriteFile(ctx, m1, []hs.Point{compatPoint(m1, 0, true), compatPoint(m1, 1, true), compatPoint(m1, 2, true)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.WriteFile(ctx, m2, []hybridsearch.Point{compatPoint(m2, 0, true), compatPoint(m2, 1, false)}); err != nil {
+	if err := s.WriteFile(ctx, m2, []hs.Point{compatPoint(m2, 0, true), compatPoint(m2, 1, false)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil { // writes the snapshot
@@ -107,7 +107,7 @@ func TestWriteCompatFixture(t *testing.T) {
 	p1 := compatPoint(m1, 1, true)
 	p1.Chunk.Text = "chunk b, edited"
 	p1.Dense[3] = -7
-	if err := s.UpsertPoints(ctx, m1, []hybridsearch.Point{p1, compatPoint(m1, 3, true)}); err != nil {
+	if err := s.UpsertPoints(ctx, m1, []hs.Point{p1, compatPoint(m1, 3, true)}); err != nil {
 		t.Fatal(err)
 	}
 	m2.Readers = append(m2.Readers, "carol")
@@ -115,13 +115,13 @@ func TestWriteCompatFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	m3, m4 := meta(3, "/notes/c.md", "bob"), meta(4, "/notes/d.md", "carol")
-	if err := s.WriteFile(ctx, m3, []hybridsearch.Point{compatPoint(m3, 0, true), compatPoint(m3, 1, true)}); err != nil {
+	if err := s.WriteFile(ctx, m3, []hs.Point{compatPoint(m3, 0, true), compatPoint(m3, 1, true)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.TrimFile(ctx, 3, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.WriteFile(ctx, m4, []hybridsearch.Point{compatPoint(m4, 0, true)}); err != nil {
+	if err := s.WriteFile(ctx, m4, []hs.Point{compatPoint(m4, 0, true)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.DeleteFile(ctx, 4); err != nil {
@@ -179,7 +179,7 @@ func TestLocalOpensOlderData(t *testing.T) {
 			gb, _ := json.MarshalIndent(got, "", " ")
 			t.Fatalf("%s: store holds\n%s\nwant\n%s", when, gb, b)
 		}
-		hits, err := s.SearchDense(t.Context(), "alice", want.Points[1][2].Dense, 1, hybridsearch.Filter{})
+		hits, err := s.SearchDense(t.Context(), "alice", want.Points[1][2].Dense, 1, hs.Filter{})
 		if err != nil || len(hits) != 1 || hits[0].Point.ID != want.Points[1][2].ID {
 			t.Fatalf("%s: SearchDense(own vector) = %v, %v; want %s", when, hits, err, want.Points[1][2].ID)
 		}

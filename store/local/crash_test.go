@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 	"github.com/hybrid-search/hybridsearch/store/local"
 )
@@ -60,31 +60,31 @@ func (s crashState) apply(o crashOp) crashState {
 	return crashState{}
 }
 
-func crashMeta(id hybridsearch.FileID, v int, moved bool) hybridsearch.FileMeta {
+func crashMeta(id hs.FileID, v int, moved bool) hs.FileMeta {
 	dir := "crash"
 	if moved {
 		dir = "moved"
 	}
-	return hybridsearch.FileMeta{
+	return hs.FileMeta{
 		ID: id, Path: fmt.Sprintf("/%s/%d.md", dir, id), ETag: fmt.Sprintf("e%d", v),
-		Readers: []hybridsearch.UserID{"alice"},
+		Readers: []hs.UserID{"alice"},
 	}
 }
 
-func crashDense(id hybridsearch.FileID, v, no int) []float32 {
+func crashDense(id hs.FileID, v, no int) []float32 {
 	return []float32{1, float32(id), float32(v % 97), float32(no)}
 }
 
-func crashPoints(id hybridsearch.FileID, v int) []hybridsearch.Point {
+func crashPoints(id hs.FileID, v int) []hs.Point {
 	n := 1 + v%4
-	ps := make([]hybridsearch.Point, n)
+	ps := make([]hs.Point, n)
 	for no := range ps {
 		text := fmt.Sprintf("f%d v%d c%d %s", id, v, no, strings.Repeat("padding ", 10))
-		ps[no] = hybridsearch.Point{
-			ID:    hybridsearch.PointID(id, no),
-			Chunk: hybridsearch.Chunk{FileID: id, No: no, Text: text, Hash: fmt.Sprint(id, v, no)},
+		ps[no] = hs.Point{
+			ID:    hs.PointID(id, no),
+			Chunk: hs.Chunk{FileID: id, No: no, Text: text, Hash: fmt.Sprint(id, v, no)},
 			Dense: crashDense(id, v, no),
-			BM25:  hybridsearch.SparseVector{Indices: []uint32{uint32(id), uint32(v)}, Values: []float32{1, 1}},
+			BM25:  hs.SparseVector{Indices: []uint32{uint32(id), uint32(v)}, Values: []float32{1, 1}},
 		}
 	}
 	return ps
@@ -120,7 +120,7 @@ func TestHelperWriter(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(round), uint64(g)))
 			for v := round * 1_000_000; time.Now().Before(deadline); {
 				v++
-				id := hybridsearch.FileID(g*100 + 1 + rng.IntN(crashFiles))
+				id := hs.FileID(g*100 + 1 + rng.IntN(crashFiles))
 				var err error
 				switch r := rng.IntN(10); {
 				case r < 6:
@@ -130,7 +130,7 @@ func TestHelperWriter(t *testing.T) {
 				case r < 8:
 					say("B M %d %d", id, v)
 					err = s.UpdateFileMeta(ctx, crashMeta(id, v, true))
-					if hybridsearch.ErrorKind(err) == hybridsearch.ENOTFOUND {
+					if hs.ErrorKind(err) == hs.ENOTFOUND {
 						err = nil
 					}
 					say("A M %d %d", id, v)
@@ -155,7 +155,7 @@ func TestLocalCrash(t *testing.T) {
 		t.Skip("runs child processes")
 	}
 	dir := t.TempDir()
-	acked := map[hybridsearch.FileID]crashState{}
+	acked := map[hs.FileID]crashState{}
 	rng := rand.New(rand.NewPCG(7, 8))
 	for round := 1; round <= 6; round++ {
 		inflight := runCrashChild(t, dir, round, 40+rng.IntN(300), acked)
@@ -169,7 +169,7 @@ func TestLocalCrash(t *testing.T) {
 // runCrashChild runs the writer until it has acknowledged n operations,
 // kills it, and returns the operations it had begun but not acknowledged.
 // acked is updated with every acknowledged operation.
-func runCrashChild(t *testing.T, dir string, round, n int, acked map[hybridsearch.FileID]crashState) map[hybridsearch.FileID]crashOp {
+func runCrashChild(t *testing.T, dir string, round, n int, acked map[hs.FileID]crashState) map[hs.FileID]crashOp {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWriter$", "-test.count=1")
 	cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, crashRoundEnv+"="+strconv.Itoa(round))
@@ -185,7 +185,7 @@ func runCrashChild(t *testing.T, dir string, round, n int, acked map[hybridsearc
 	watchdog := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
 	defer watchdog.Stop()
 
-	inflight := map[hybridsearch.FileID]crashOp{}
+	inflight := map[hs.FileID]crashOp{}
 	count, killed := 0, false
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
@@ -201,11 +201,11 @@ func runCrashChild(t *testing.T, dir string, round, n int, acked map[hybridsearc
 		v, _ := strconv.Atoi(f[3])
 		o := crashOp{kind: f[1][0], v: v}
 		if f[0] == "B" {
-			inflight[hybridsearch.FileID(id)] = o
+			inflight[hs.FileID(id)] = o
 			continue
 		}
-		acked[hybridsearch.FileID(id)] = acked[hybridsearch.FileID(id)].apply(o)
-		delete(inflight, hybridsearch.FileID(id))
+		acked[hs.FileID(id)] = acked[hs.FileID(id)].apply(o)
+		delete(inflight, hs.FileID(id))
 		if count++; count == n {
 			if err := cmd.Process.Kill(); err != nil {
 				t.Errorf("kill child: %v", err)
@@ -225,7 +225,7 @@ func runCrashChild(t *testing.T, dir string, round, n int, acked map[hybridsearc
 // verifyCrash opens the store and checks every file against the
 // acknowledged state, allowing an operation in flight to have landed; it
 // then records the state found as acknowledged for the next round.
-func verifyCrash(t *testing.T, dir string, acked map[hybridsearch.FileID]crashState, inflight map[hybridsearch.FileID]crashOp) {
+func verifyCrash(t *testing.T, dir string, acked map[hs.FileID]crashState, inflight map[hs.FileID]crashOp) {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(dir, "meta.tmp")); err == nil {
 		t.Logf("killed while writing a checkpoint")
@@ -241,7 +241,7 @@ func verifyCrash(t *testing.T, dir string, acked map[hybridsearch.FileID]crashSt
 	total := 0
 	for g := range crashWriters {
 		for i := range crashFiles {
-			id := hybridsearch.FileID(g*100 + 1 + i)
+			id := hs.FileID(g*100 + 1 + i)
 			got := readCrashState(t, s, id)
 			want := acked[id]
 			if o, ok := inflight[id]; got != want && ok {
@@ -260,7 +260,7 @@ func verifyCrash(t *testing.T, dir string, acked map[hybridsearch.FileID]crashSt
 	if err != nil || st.Points != total {
 		t.Errorf("Stats() = %+v, %v, want %d points", st, err, total)
 	}
-	hits, err := s.SearchDense(t.Context(), "alice", []float32{1, 0, 0, 0}, store.MaxK, hybridsearch.Filter{})
+	hits, err := s.SearchDense(t.Context(), "alice", []float32{1, 0, 0, 0}, store.MaxK, hs.Filter{})
 	if err != nil || len(hits) != total {
 		t.Errorf("SearchDense finds %d points (%v), want %d", len(hits), err, total)
 	}
@@ -268,7 +268,7 @@ func verifyCrash(t *testing.T, dir string, acked map[hybridsearch.FileID]crashSt
 
 // readCrashState reads one file and checks that it is whole: every chunk
 // of one write, all with one metadata version.
-func readCrashState(t *testing.T, s *local.Store, id hybridsearch.FileID) crashState {
+func readCrashState(t *testing.T, s *local.Store, id hs.FileID) crashState {
 	t.Helper()
 	ps, err := s.FilePoints(t.Context(), id, true)
 	if err != nil {

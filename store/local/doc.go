@@ -1,7 +1,7 @@
 // Package local is the embedded store: the index's points under a
 // directory, with the method set and the contract of the Qdrant adapter
-// (package store, whose vector names, IDF and checks it shares; package
-// storetest runs the contract on both). It needs no server, so the app
+// (package store/qdrant; package store holds the vector names, IDF and
+// checks both share, package storetest runs the contract on both). It needs no server, so the app
 // runs on it by default.
 //
 // A write is durable once it returns: a write-ahead log and snapshots keep

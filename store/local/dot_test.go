@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
@@ -156,11 +156,11 @@ func TestSearchDenseFallback(t *testing.T) {
 	}
 	t.Cleanup(func() { s.Close() })
 	for f := range n / 40 {
-		id := hybridsearch.FileID(f + 1)
-		meta := hybridsearch.FileMeta{ID: id, Path: "/d" + string(rune('0'+f%3)) + "/x.md", Readers: []hybridsearch.UserID{"alice"}}
-		points := make([]hybridsearch.Point, 40)
+		id := hs.FileID(f + 1)
+		meta := hs.FileMeta{ID: id, Path: "/d" + string(rune('0'+f%3)) + "/x.md", Readers: []hs.UserID{"alice"}}
+		points := make([]hs.Point, 40)
 		for no := range points {
-			points[no] = hybridsearch.Point{ID: hybridsearch.PointID(id, no), Chunk: hybridsearch.Chunk{FileID: id, No: no}, Dense: randFloats(rng, dim)}
+			points[no] = hs.Point{ID: hs.PointID(id, no), Chunk: hs.Chunk{FileID: id, No: no}, Dense: randFloats(rng, dim)}
 			if no%7 == 3 {
 				points[no].Dense = nil
 			}
@@ -169,7 +169,7 @@ func TestSearchDenseFallback(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []hybridsearch.Filter{{}, {PathPrefix: "/d1"}} {
+	for _, f := range []hs.Filter{{}, {PathPrefix: "/d1"}} {
 		for range 5 {
 			q := randFloats(rng, dim)
 			asm, err := s.SearchDense(t.Context(), "alice", q, 50, f)

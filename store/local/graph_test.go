@@ -6,26 +6,26 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
 // graphFiles writes n files of 20 clustered 64-dimensional points each,
 // readable by readers, from file id from; version changes the vectors.
-func graphFiles(t *testing.T, s *Store, from, n, version int, readers ...hybridsearch.UserID) {
+func graphFiles(t *testing.T, s *Store, from, n, version int, readers ...hs.UserID) {
 	t.Helper()
 	for f := from; f < from+n; f++ {
-		id := hybridsearch.FileID(f)
+		id := hs.FileID(f)
 		rng := rand.New(rand.NewPCG(uint64(f), uint64(version)))
 		center := graphCenter(f % 40)
-		meta := hybridsearch.FileMeta{ID: id, Path: fmt.Sprintf("/g/%d.md", f), Readers: readers}
-		var pts []hybridsearch.Point
+		meta := hs.FileMeta{ID: id, Path: fmt.Sprintf("/g/%d.md", f), Readers: readers}
+		var pts []hs.Point
 		for no := range 20 {
 			v := make([]float32, len(center))
 			for j := range v {
 				v[j] = center[j] + float32(rng.NormFloat64())*0.08
 			}
-			pts = append(pts, hybridsearch.Point{ID: hybridsearch.PointID(id, no), Chunk: hybridsearch.Chunk{FileID: id, No: no, Text: "t", Hash: fmt.Sprint(f, no, version)}, Dense: v})
+			pts = append(pts, hs.Point{ID: hs.PointID(id, no), Chunk: hs.Chunk{FileID: id, No: no, Text: "t", Hash: fmt.Sprint(f, no, version)}, Dense: v})
 		}
 		if err := s.WriteFile(t.Context(), meta, pts); err != nil {
 			t.Fatal(err)
@@ -45,7 +45,7 @@ func graphCenter(c int) []float32 {
 // graphRecall returns the recall@10 of user's SearchDense against the
 // exact scan over queries near the clusters, and fails on a hit the user
 // may not read or a score that is not the row's exact one.
-func graphRecall(t *testing.T, s *Store, user hybridsearch.UserID, queries int) float64 {
+func graphRecall(t *testing.T, s *Store, user hs.UserID, queries int) float64 {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 5))
 	found, want := 0, 0
@@ -55,12 +55,12 @@ func graphRecall(t *testing.T, s *Store, user hybridsearch.UserID, queries int) 
 		for j := range q {
 			q[j] = c[j] + float32(rng.NormFloat64())*0.1
 		}
-		hits, err := s.SearchDense(t.Context(), user, q, 10, hybridsearch.Filter{})
+		hits, err := s.SearchDense(t.Context(), user, q, 10, hs.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s.mu.RLock()
-		m := newMatcher(user, hybridsearch.Filter{})
+		m := newMatcher(user, hs.Filter{})
 		exact := s.idx.searchDense(t.Context(), user, store.Normalized(q), 10, &m, true)
 		var ids []string
 		for _, e := range exact {
@@ -109,7 +109,7 @@ func TestGraphSearch(t *testing.T) {
 	if graphs != 3 {
 		t.Fatalf("%d graphs, want 3", graphs)
 	}
-	for _, u := range []hybridsearch.UserID{"alice", "bob", "carol"} {
+	for _, u := range []hs.UserID{"alice", "bob", "carol"} {
 		if r := graphRecall(t, s, u, 40); r < 0.95 {
 			t.Errorf("%s: recall@10 %.3f, want ≥ 0.95", u, r)
 		}
@@ -117,7 +117,7 @@ func TestGraphSearch(t *testing.T) {
 	slots := len(s.idx.file)
 	for f := 1; f <= 200; f += 3 {
 		if f%2 == 0 {
-			if err := s.DeleteFile(t.Context(), hybridsearch.FileID(f)); err != nil {
+			if err := s.DeleteFile(t.Context(), hs.FileID(f)); err != nil {
 				t.Fatal(err)
 			}
 		} else {
@@ -182,17 +182,17 @@ func TestUpsertMovesFile(t *testing.T) {
 	defer s.Close()
 	graphFiles(t, s, 1, 30, 0, "alice", "bob") // a group big enough for a graph
 	s.waitIndexed()
-	meta := hybridsearch.FileMeta{ID: 7, Path: "/g/7.md", Readers: []hybridsearch.UserID{"carol"}}
-	p := hybridsearch.Point{ID: hybridsearch.PointID(7, 3), Chunk: hybridsearch.Chunk{FileID: 7, No: 3, Text: "new"}, Dense: graphCenter(7)}
-	if err := s.UpsertPoints(t.Context(), meta, []hybridsearch.Point{p}); err != nil {
+	meta := hs.FileMeta{ID: 7, Path: "/g/7.md", Readers: []hs.UserID{"carol"}}
+	p := hs.Point{ID: hs.PointID(7, 3), Chunk: hs.Chunk{FileID: 7, No: 3, Text: "new"}, Dense: graphCenter(7)}
+	if err := s.UpsertPoints(t.Context(), meta, []hs.Point{p}); err != nil {
 		t.Fatal(err)
 	}
 	s.waitIndexed()
 	if err := s.checkInvariants(); err != nil {
 		t.Fatal(err)
 	}
-	for _, u := range []hybridsearch.UserID{"alice", "bob", "carol"} {
-		hits, err := s.SearchDense(t.Context(), u, graphCenter(7), 1000, hybridsearch.Filter{})
+	for _, u := range []hs.UserID{"alice", "bob", "carol"} {
+		hits, err := s.SearchDense(t.Context(), u, graphCenter(7), 1000, hs.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func TestUpsertMovesFile(t *testing.T) {
 				}
 			}
 		}
-		if want := map[hybridsearch.UserID]int{"carol": 20}[u]; n != want {
+		if want := map[hs.UserID]int{"carol": 20}[u]; n != want {
 			t.Errorf("%s finds %d points of file 7, want %d", u, n, want)
 		}
 	}
@@ -214,7 +214,7 @@ func TestUpsertMovesFile(t *testing.T) {
 		t.Fatalf("FilePoints(7) = %d points, %v", len(pts), err)
 	}
 	for _, p := range pts {
-		if !slices.Equal(p.File.Readers, []hybridsearch.UserID{"carol"}) || len(p.Dense) != 64 {
+		if !slices.Equal(p.File.Readers, []hs.UserID{"carol"}) || len(p.Dense) != 64 {
 			t.Errorf("point %d: readers %v, %d dense values", p.Chunk.No, p.File.Readers, len(p.Dense))
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
 	"github.com/hybrid-search/hybridsearch/store"
 )
@@ -44,10 +44,10 @@ func graphMinRun(b *testing.B, n int) (scan, walk capLat, recall float64) {
 	for _, f := range d.files {
 		pts := d.points(f, 0)
 		meta := pts[0].File
-		meta.Readers = []hybridsearch.UserID{"u"}
+		meta.Readers = []hs.UserID{"u"}
 		for i := range pts {
 			pts[i].File = meta
-			pts[i].BM25, pts[i].Trigram = hybridsearch.SparseVector{}, hybridsearch.SparseVector{}
+			pts[i].BM25, pts[i].Trigram = hs.SparseVector{}, hs.SparseVector{}
 		}
 		if err := s.WriteFile(ctx, meta, pts); err != nil {
 			b.Fatal(err)

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // A group holds the points of every file with one set of readers: a
@@ -21,7 +21,7 @@ import (
 type group struct {
 	id      uint32 // never reused; segments name groups by it
 	key     string // readers joined by NUL
-	readers []hybridsearch.UserID
+	readers []hs.UserID
 	slots   []int32    // live slots, unordered; index.gpos[s] is s's position
 	files   []*fileRec // unordered; fileRec.gpos is a file's position
 	dense   int        // live slots with a dense vector
@@ -30,7 +30,7 @@ type group struct {
 }
 
 // groupKey returns the key of a set of sorted, unique readers.
-func groupKey(readers []hybridsearch.UserID) string {
+func groupKey(readers []hs.UserID) string {
 	var b strings.Builder
 	for i, u := range readers {
 		if i > 0 {
@@ -42,7 +42,7 @@ func groupKey(readers []hybridsearch.UserID) string {
 }
 
 // groupOf returns the group of readers, creating it when absent.
-func (x *index) groupOf(readers []hybridsearch.UserID) *group {
+func (x *index) groupOf(readers []hs.UserID) *group {
 	key := groupKey(readers)
 	if g := x.groups[key]; g != nil {
 		return g
@@ -117,7 +117,7 @@ func (x *index) removeSlot(g *group, s int32) {
 }
 
 // readable reports whether user is a reader of g.
-func (g *group) readable(user hybridsearch.UserID) bool {
+func (g *group) readable(user hs.UserID) bool {
 	_, ok := slices.BinarySearch(g.readers, user)
 	return ok
 }

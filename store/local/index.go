@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
@@ -17,7 +17,7 @@ const (
 
 // fileRec is a stored file: its metadata, its points' slots and its group.
 type fileRec struct {
-	meta   hybridsearch.FileMeta
+	meta   hs.FileMeta
 	points []int32 // slots in chunk order
 	slots  []int32 // the same slots, sorted
 	group  *group  // the group of its readers
@@ -74,10 +74,10 @@ type index struct {
 	points   int
 	graphMin int // the dense points a group needs for a graph; 0: never
 
-	files      map[hybridsearch.FileID]*fileRec
+	files      map[hs.FileID]*fileRec
 	groups     map[string]*group // by key
 	groupByID  map[uint32]*group
-	userGroups map[hybridsearch.UserID][]*group // by id
+	userGroups map[hs.UserID][]*group // by id
 	nextGroup  uint32
 	hashes     map[uint64]int32 // hashKey of a chunk hash -> first slot with a dense vector; keys may collide
 	df         [2]docFreq       // store.VectorBM25, store.VectorTrigram
@@ -94,10 +94,10 @@ type index struct {
 func newIndex(dir string) *index {
 	return &index{
 		dir:        dir,
-		files:      make(map[hybridsearch.FileID]*fileRec),
+		files:      make(map[hs.FileID]*fileRec),
 		groups:     make(map[string]*group),
 		groupByID:  make(map[uint32]*group),
-		userGroups: make(map[hybridsearch.UserID][]*group),
+		userGroups: make(map[hs.UserID][]*group),
 		hashes:     make(map[uint64]int32),
 		df:         [2]docFreq{newDocFreq(), newDocFreq()},
 	}
@@ -155,7 +155,7 @@ func (x *index) check(o *op) (noop bool, err error) {
 		}
 	case opMeta:
 		if f == nil {
-			return false, hybridsearch.Errorf(hybridsearch.ENOTFOUND, "store: file %d has no points", o.meta.ID)
+			return false, hs.Errorf(hs.ENOTFOUND, "store: file %d has no points", o.meta.ID)
 		}
 	case opDelete:
 		return f == nil, nil
@@ -170,7 +170,7 @@ func (x *index) check(o *op) (noop bool, err error) {
 func (x *index) checkDim(o *op) error {
 	for _, p := range o.points {
 		if p.dense != nil && x.dim != 0 && len(p.dense) != x.dim {
-			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", o.meta.ID, len(p.dense), x.dim)
+			return hs.Errorf(hs.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", o.meta.ID, len(p.dense), x.dim)
 		}
 	}
 	return nil
@@ -230,7 +230,7 @@ func (x *index) apply(o *op, p *plan, off int64, rf uint16) {
 
 // setGroup gives f new metadata, moving it to the group of its readers
 // (its points have moved already, see plan.moveFrom).
-func (x *index) setGroup(f *fileRec, meta hybridsearch.FileMeta) {
+func (x *index) setGroup(f *fileRec, meta hs.FileMeta) {
 	if key := groupKey(meta.Readers); key != f.group.key {
 		old := f.group
 		old.removeFile(f)
@@ -398,7 +398,7 @@ func (x *index) link(f *fileRec, o *op, p *plan, off int64, rf uint16) {
 
 // place makes slot s a live point of f with the given dense flag, hash key
 // (0 for none) and sparse vectors, in f's group, pending for its graph.
-func (x *index) place(f *fileRec, s int32, dense bool, key uint64, bm25, trigram hybridsearch.SparseVector) {
+func (x *index) place(f *fileRec, s int32, dense bool, key uint64, bm25, trigram hs.SparseVector) {
 	g := f.group
 	x.file[s], x.dense[s], x.gnode[s], x.hnext[s] = f, dense, -1, -1
 	if dense && key != 0 {
@@ -407,7 +407,7 @@ func (x *index) place(f *fileRec, s int32, dense bool, key uint64, bm25, trigram
 	x.owner[s] = ownNone
 	if len(bm25.Indices) > 0 || len(trigram.Indices) > 0 {
 		pos := len(x.tail)
-		x.tail = append(x.tail, tailDoc{slot: s, vecs: [2]hybridsearch.SparseVector{bm25, trigram}})
+		x.tail = append(x.tail, tailDoc{slot: s, vecs: [2]hs.SparseVector{bm25, trigram}})
 		if len(g.tail) == 0 {
 			x.tailGroups = append(x.tailGroups, g)
 		}

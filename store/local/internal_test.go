@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // invariants returns the first broken invariant of the index, or nil. It
@@ -167,7 +167,7 @@ func (x *index) invariants() error {
 		return fmt.Errorf("%d slots in hash chains, want %d", inHashes, withHash)
 	}
 	for v := range x.df {
-		vec := func(r pointIn) hybridsearch.SparseVector { return []hybridsearch.SparseVector{r.bm25, r.trigram}[v] }
+		vec := func(r pointIn) hs.SparseVector { return []hs.SparseVector{r.bm25, r.trigram}[v] }
 		docs := 0
 		want := map[uint32]int32{}
 		for _, r := range recs {
@@ -190,7 +190,7 @@ func (x *index) invariants() error {
 
 // postingInvariants checks that each live point has exactly its vector's
 // postings where its owner says, in its group.
-func (x *index) postingInvariants(v int, recs map[int32]pointIn, vec func(pointIn) hybridsearch.SparseVector) error {
+func (x *index) postingInvariants(v int, recs map[int32]pointIn, vec func(pointIn) hs.SparseVector) error {
 	got := map[int32]map[uint32]float32{}
 	for _, g := range x.tailGroups {
 		for _, pos := range g.tail {
@@ -363,10 +363,10 @@ func testIndexInvariants(t *testing.T, graphMin int) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	users := []hybridsearch.UserID{"alice", "bob", "carol"}
+	users := []hs.UserID{"alice", "bob", "carol"}
 	maxSlots := 0
 	for i := range 300 {
-		id := hybridsearch.FileID(1 + rng.IntN(30))
+		id := hs.FileID(1 + rng.IntN(30))
 		switch rng.IntN(8) {
 		case 0:
 			if err := s.DeleteFile(context.Background(), id); err != nil {
@@ -377,22 +377,22 @@ func testIndexInvariants(t *testing.T, graphMin int) {
 				t.Fatal(err)
 			}
 		case 1:
-			var readers []hybridsearch.UserID
+			var readers []hs.UserID
 			for _, u := range users {
 				if rng.IntN(2) == 0 {
 					readers = append(readers, u)
 				}
 			}
-			err := s.UpdateFileMeta(context.Background(), hybridsearch.FileMeta{ID: id, Readers: readers})
-			if err != nil && hybridsearch.ErrorKind(err) != hybridsearch.ENOTFOUND {
+			err := s.UpdateFileMeta(context.Background(), hs.FileMeta{ID: id, Readers: readers})
+			if err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
 				t.Fatal(err)
 			}
 		default:
-			meta := hybridsearch.FileMeta{ID: id, Readers: users[:rng.IntN(4)]}
-			var points []hybridsearch.Point
+			meta := hs.FileMeta{ID: id, Readers: users[:rng.IntN(4)]}
+			var points []hs.Point
 			for no := range rng.IntN(60) {
-				p := hybridsearch.Point{ID: hybridsearch.PointID(id, no), Chunk: hybridsearch.Chunk{FileID: id, No: no, Hash: fmt.Sprint(rng.IntN(40))}}
-				for _, v := range []*hybridsearch.SparseVector{&p.BM25, &p.Trigram} {
+				p := hs.Point{ID: hs.PointID(id, no), Chunk: hs.Chunk{FileID: id, No: no, Hash: fmt.Sprint(rng.IntN(40))}}
+				for _, v := range []*hs.SparseVector{&p.BM25, &p.Trigram} {
 					for _, term := range rng.Perm(50)[:rng.IntN(8)] {
 						v.Indices = append(v.Indices, uint32(term))
 						v.Values = append(v.Values, rng.Float32())

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // lockDir takes an exclusive flock on dir/LOCK, so two processes (or two
@@ -23,7 +23,7 @@ func lockDir(dir string) (*os.File, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, hybridsearch.Errorf(hybridsearch.ECONFLICT, "store: %s is in use by another store", dir)
+			return nil, hs.Errorf(hs.ECONFLICT, "store: %s is in use by another store", dir)
 		}
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}

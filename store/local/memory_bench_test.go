@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
 	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
 	"github.com/hybrid-search/hybridsearch/store/local"
@@ -41,7 +41,7 @@ func BenchmarkMemoryPerChunk(b *testing.B) {
 				b.Fatal(err)
 			}
 			for i := start; i < min(start+256, len(points)); i++ {
-				points[i] = hybridsearch.Point{} // the caller lets go of what it wrote
+				points[i] = hs.Point{} // the caller lets go of what it wrote
 			}
 		}
 		written := heapInUse()
@@ -77,7 +77,7 @@ func heapInUse() int64 {
 // memPoints returns n points of file 1 with prose-like text, as
 // TestBigTextFileMemory's file has: words of 3 to 10 random letters from a
 // vocabulary of 5,000, about 700 bytes a chunk.
-func memPoints(n int) []hybridsearch.Point {
+func memPoints(n int) []hs.Point {
 	rng := rand.New(rand.NewPCG(7, 9))
 	vocab := make([]string, 5000)
 	for i := range vocab {
@@ -87,8 +87,8 @@ func memPoints(n int) []hybridsearch.Point {
 		}
 		vocab[i] = string(w)
 	}
-	meta := hybridsearch.FileMeta{ID: 1, Path: "/logs/big.txt", Title: "big", Type: hybridsearch.DocFile, Readers: []hybridsearch.UserID{"alice"}}
-	points := make([]hybridsearch.Point, n)
+	meta := hs.FileMeta{ID: 1, Path: "/logs/big.txt", Title: "big", Type: hs.DocFile, Readers: []hs.UserID{"alice"}}
+	points := make([]hs.Point, n)
 	var sb strings.Builder
 	for no := range points {
 		sb.Reset()
@@ -99,9 +99,9 @@ func memPoints(n int) []hybridsearch.Point {
 			sb.WriteString(vocab[rng.IntN(len(vocab))])
 		}
 		sum := sha256.Sum256([]byte(sb.String()))
-		c := hybridsearch.Chunk{FileID: meta.ID, No: no, Text: sb.String(), Start: no * 700, End: no*700 + sb.Len(), Headings: []string{"Section"}, Hash: hex.EncodeToString(sum[:])}
+		c := hs.Chunk{FileID: meta.ID, No: no, Text: sb.String(), Start: no * 700, End: no*700 + sb.Len(), Headings: []string{"Section"}, Hash: hex.EncodeToString(sum[:])}
 		bm25, trigram := analysis.PointVectors(meta, c)
-		points[no] = hybridsearch.Point{ID: hybridsearch.PointID(meta.ID, no), Chunk: c, File: meta, Dense: randDense(rng, 768), BM25: bm25, Trigram: trigram}
+		points[no] = hs.Point{ID: hs.PointID(meta.ID, no), Chunk: c, File: meta, Dense: randDense(rng, 768), BM25: bm25, Trigram: trigram}
 	}
 	return points
 }

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 	"github.com/hybrid-search/hybridsearch/store/local"
 )
@@ -15,10 +15,10 @@ import (
 // model is a brute-force reference of a store's content: what every
 // search should return, computed the slow and obvious way.
 type model struct {
-	files map[hybridsearch.FileID][]hybridsearch.Point // File set on every point
+	files map[hs.FileID][]hs.Point // File set on every point
 }
 
-func newModel() *model { return &model{files: make(map[hybridsearch.FileID][]hybridsearch.Point)} }
+func newModel() *model { return &model{files: make(map[hs.FileID][]hs.Point)} }
 
 func (m *model) clone() *model {
 	c := newModel()
@@ -28,7 +28,7 @@ func (m *model) clone() *model {
 	return c
 }
 
-func (m *model) write(meta hybridsearch.FileMeta, points []hybridsearch.Point) {
+func (m *model) write(meta hs.FileMeta, points []hs.Point) {
 	if len(points) == 0 {
 		delete(m.files, meta.ID)
 		return
@@ -40,7 +40,7 @@ func (m *model) write(meta hybridsearch.FileMeta, points []hybridsearch.Point) {
 	m.files[meta.ID] = ps
 }
 
-func (m *model) update(meta hybridsearch.FileMeta) {
+func (m *model) update(meta hs.FileMeta) {
 	for i := range m.files[meta.ID] {
 		m.files[meta.ID][i].File = meta
 	}
@@ -53,7 +53,7 @@ type scored struct {
 }
 
 // dense returns the user's points with a dense vector, scored by cosine.
-func (m *model) dense(user hybridsearch.UserID, q []float32) []scored {
+func (m *model) dense(user hs.UserID, q []float32) []scored {
 	var out []scored
 	for _, ps := range m.files {
 		for _, p := range ps {
@@ -67,8 +67,8 @@ func (m *model) dense(user hybridsearch.UserID, q []float32) []scored {
 
 // sparse returns the user's points sharing an index with q, scored with
 // collection-wide IDF.
-func (m *model) sparse(user hybridsearch.UserID, name string, q hybridsearch.SparseVector) []scored {
-	vec := func(p hybridsearch.Point) hybridsearch.SparseVector {
+func (m *model) sparse(user hs.UserID, name string, q hs.SparseVector) []scored {
+	vec := func(p hs.Point) hs.SparseVector {
 		if name == store.VectorTrigram {
 			return p.Trigram
 		}
@@ -122,7 +122,7 @@ func cos64(a, b []float32) float64 {
 // checkTopK checks hits against the expected candidates: every hit scored
 // as expected, sorted best first with ties by id, and nothing left out that
 // scores clearly better than the last hit.
-func checkTopK(t *testing.T, what string, hits []hybridsearch.Hit, want []scored, k int) {
+func checkTopK(t *testing.T, what string, hits []hs.Hit, want []scored, k int) {
 	t.Helper()
 	const eps = 1e-4
 	byID := make(map[string]float64, len(want))
@@ -163,21 +163,21 @@ func checkTopK(t *testing.T, what string, hits []hybridsearch.Hit, want []scored
 }
 
 // checkModel runs every leg for every user against the model.
-func checkModel(t *testing.T, s *local.Store, m *model, rng *rand.Rand, users []hybridsearch.UserID, dim int) {
+func checkModel(t *testing.T, s *local.Store, m *model, rng *rand.Rand, users []hs.UserID, dim int) {
 	t.Helper()
 	ctx := t.Context()
 	for _, u := range users {
 		for range 3 {
 			k := 1 + rng.IntN(12)
 			q := randDense(rng, dim)
-			hits, err := s.SearchDense(ctx, u, q, k, hybridsearch.Filter{})
+			hits, err := s.SearchDense(ctx, u, q, k, hs.Filter{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkTopK(t, fmt.Sprintf("dense %s k=%d", u, k), hits, m.dense(u, q), k)
 			for _, name := range []string{store.VectorBM25, store.VectorTrigram} {
 				sq := randSparse(rng, 40, 4)
-				hits, err := s.SearchSparse(ctx, u, name, sq, k, hybridsearch.Filter{})
+				hits, err := s.SearchSparse(ctx, u, name, sq, k, hs.Filter{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -188,7 +188,7 @@ func checkModel(t *testing.T, s *local.Store, m *model, rng *rand.Rand, users []
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got, want []hybridsearch.FileID
+		var got, want []hs.FileID
 		for _, f := range files {
 			got = append(got, f.ID)
 		}
@@ -226,8 +226,8 @@ func randDense(rng *rand.Rand, dim int) []float32 {
 
 // randSparse returns up to n distinct indices below vocab with small
 // integer weights, so exact ties happen.
-func randSparse(rng *rand.Rand, vocab, n int) hybridsearch.SparseVector {
-	var v hybridsearch.SparseVector
+func randSparse(rng *rand.Rand, vocab, n int) hs.SparseVector {
+	var v hs.SparseVector
 	for _, i := range rng.Perm(vocab)[:rng.IntN(n+1)] {
 		v.Indices = append(v.Indices, uint32(i))
 		v.Values = append(v.Values, float32(1+rng.IntN(3)))
@@ -237,13 +237,13 @@ func randSparse(rng *rand.Rand, vocab, n int) hybridsearch.SparseVector {
 
 // randFile returns a file of 0–5 chunks with random vectors; some chunks
 // lack a dense or a sparse vector.
-func randFile(rng *rand.Rand, id hybridsearch.FileID, users []hybridsearch.UserID, dim int) (hybridsearch.FileMeta, []hybridsearch.Point) {
-	meta := hybridsearch.FileMeta{ID: id, Path: fmt.Sprintf("/f/%d.md", id), Readers: randReaders(rng, users)}
-	var points []hybridsearch.Point
+func randFile(rng *rand.Rand, id hs.FileID, users []hs.UserID, dim int) (hs.FileMeta, []hs.Point) {
+	meta := hs.FileMeta{ID: id, Path: fmt.Sprintf("/f/%d.md", id), Readers: randReaders(rng, users)}
+	var points []hs.Point
 	for no := range rng.IntN(6) {
-		p := hybridsearch.Point{
-			ID:      hybridsearch.PointID(id, no),
-			Chunk:   hybridsearch.Chunk{FileID: id, No: no, Text: fmt.Sprint(rng.IntN(20)), Hash: fmt.Sprint(rng.IntN(20))},
+		p := hs.Point{
+			ID:      hs.PointID(id, no),
+			Chunk:   hs.Chunk{FileID: id, No: no, Text: fmt.Sprint(rng.IntN(20)), Hash: fmt.Sprint(rng.IntN(20))},
 			BM25:    randSparse(rng, 40, 8),
 			Trigram: randSparse(rng, 40, 12),
 		}
@@ -255,8 +255,8 @@ func randFile(rng *rand.Rand, id hybridsearch.FileID, users []hybridsearch.UserI
 	return meta, points
 }
 
-func randReaders(rng *rand.Rand, users []hybridsearch.UserID) []hybridsearch.UserID {
-	var r []hybridsearch.UserID
+func randReaders(rng *rand.Rand, users []hs.UserID) []hs.UserID {
+	var r []hs.UserID
 	for _, u := range users {
 		if rng.IntN(2) == 0 {
 			r = append(r, u)
@@ -267,11 +267,11 @@ func randReaders(rng *rand.Rand, users []hybridsearch.UserID) []hybridsearch.Use
 
 // randOps applies n random writes, metadata updates and deletes to the
 // store and the model.
-func randOps(t *testing.T, s *local.Store, m *model, rng *rand.Rand, n int, users []hybridsearch.UserID, dim int) {
+func randOps(t *testing.T, s *local.Store, m *model, rng *rand.Rand, n int, users []hs.UserID, dim int) {
 	t.Helper()
 	ctx := t.Context()
 	for range n {
-		id := hybridsearch.FileID(1 + rng.IntN(40))
+		id := hs.FileID(1 + rng.IntN(40))
 		switch r := rng.IntN(10); {
 		case r < 6:
 			meta, points := randFile(rng, id, users, dim)
@@ -280,7 +280,7 @@ func randOps(t *testing.T, s *local.Store, m *model, rng *rand.Rand, n int, user
 			}
 			m.write(meta, points)
 		case r < 8:
-			meta := hybridsearch.FileMeta{ID: id, Path: fmt.Sprintf("/g/%d.md", id), Readers: randReaders(rng, users)}
+			meta := hs.FileMeta{ID: id, Path: fmt.Sprintf("/g/%d.md", id), Readers: randReaders(rng, users)}
 			err := s.UpdateFileMeta(ctx, meta)
 			if _, ok := m.files[id]; ok != (err == nil) {
 				t.Fatalf("UpdateFileMeta(%d) = %v, file present: %v", id, err, ok)

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
@@ -21,7 +21,7 @@ const (
 // performs, on the live path and on replay alike.
 type op struct {
 	kind   byte
-	meta   hybridsearch.FileMeta
+	meta   hs.FileMeta
 	points []pointIn // opWrite and opUpsert, in chunk order
 	keep   int       // opTrim: chunks numbered below it stay
 	pos    []recPos  // where each point's record lies in the op's frame, once encoded or decoded
@@ -31,10 +31,10 @@ type op struct {
 // record): dense already normalised, sparse vectors sorted.
 type pointIn struct {
 	id      string
-	chunk   hybridsearch.Chunk
+	chunk   hs.Chunk
 	dense   []float32 // nil when the point has no dense vector
-	bm25    hybridsearch.SparseVector
-	trigram hybridsearch.SparseVector
+	bm25    hs.SparseVector
+	trigram hs.SparseVector
 }
 
 // encode appends the op, tagged with its sequence number, to a frame that
@@ -87,9 +87,9 @@ func decodeOp(b []byte) (uint64, *op, error) {
 	case opMeta:
 		o.meta = d.meta()
 	case opDelete:
-		o.meta.ID = hybridsearch.FileID(d.varint())
+		o.meta.ID = hs.FileID(d.varint())
 	case opTrim:
-		o.meta.ID = hybridsearch.FileID(d.varint())
+		o.meta.ID = hs.FileID(d.varint())
 		o.keep = d.int()
 	default:
 		d.fail()
@@ -103,7 +103,7 @@ func decodeOp(b []byte) (uint64, *op, error) {
 // prepareWrite validates a WriteFile call and turns its points into an op:
 // metadata cleaned, points in chunk order, dense vectors normalised copies,
 // sparse vectors sorted copies.
-func prepareWrite(meta hybridsearch.FileMeta, points []hybridsearch.Point) (*op, error) {
+func prepareWrite(meta hs.FileMeta, points []hs.Point) (*op, error) {
 	if err := store.CheckWrite(meta, points); err != nil {
 		return nil, err
 	}

@@ -8,12 +8,12 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 	"github.com/hybrid-search/hybridsearch/store/local"
 )
 
-var testUsers = []hybridsearch.UserID{"alice", "bob", "carol"}
+var testUsers = []hs.UserID{"alice", "bob", "carol"}
 
 // TestLocalRandomOps checks random writes, updates and deletes against the
 // brute-force model, then again after a clean reopen (snapshot) and after
@@ -88,35 +88,35 @@ func crashCopy(t *testing.T, dir string) string {
 func writeSeq(t *testing.T, s *local.Store, from, to int) {
 	t.Helper()
 	for i := from; i <= to; i++ {
-		id := hybridsearch.FileID(i)
-		meta := hybridsearch.FileMeta{ID: id, Path: "/f.md", Readers: []hybridsearch.UserID{"alice"}}
-		p := hybridsearch.Point{
-			ID: hybridsearch.PointID(id, 0), Chunk: hybridsearch.Chunk{FileID: id, Text: "file"},
-			Dense: []float32{1, float32(i)}, BM25: hybridsearch.SparseVector{Indices: []uint32{uint32(i)}, Values: []float32{1}},
+		id := hs.FileID(i)
+		meta := hs.FileMeta{ID: id, Path: "/f.md", Readers: []hs.UserID{"alice"}}
+		p := hs.Point{
+			ID: hs.PointID(id, 0), Chunk: hs.Chunk{FileID: id, Text: "file"},
+			Dense: []float32{1, float32(i)}, BM25: hs.SparseVector{Indices: []uint32{uint32(i)}, Values: []float32{1}},
 		}
-		if err := s.WriteFile(t.Context(), meta, []hybridsearch.Point{p}); err != nil {
+		if err := s.WriteFile(t.Context(), meta, []hs.Point{p}); err != nil {
 			t.Fatalf("WriteFile(%d) = %v", i, err)
 		}
 	}
 }
 
-func fileList(t *testing.T, s *local.Store) []hybridsearch.FileID {
+func fileList(t *testing.T, s *local.Store) []hs.FileID {
 	t.Helper()
 	files, err := s.Files(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ids []hybridsearch.FileID
+	var ids []hs.FileID
 	for _, f := range files {
 		ids = append(ids, f.ID)
 	}
 	return ids
 }
 
-func seq(from, to int) []hybridsearch.FileID {
-	var ids []hybridsearch.FileID
+func seq(from, to int) []hs.FileID {
+	var ids []hs.FileID
 	for i := from; i <= to; i++ {
-		ids = append(ids, hybridsearch.FileID(i))
+		ids = append(ids, hs.FileID(i))
 	}
 	return ids
 }
@@ -134,7 +134,7 @@ func TestLocalTornTail(t *testing.T) {
 	tests := []struct {
 		name   string
 		damage func(t *testing.T, path string)
-		want   []hybridsearch.FileID
+		want   []hs.FileID
 	}{
 		{"intact", func(*testing.T, string) {}, seq(1, 3)},
 		{"last record cut short", func(t *testing.T, p string) { truncate(t, p, st.Size()-5) }, seq(1, 2)},
@@ -250,7 +250,7 @@ func TestLocalCheckpointThenStaleWAL(t *testing.T) {
 		}
 	}
 	s = mustOpen(t, before, local.Options{})
-	if got, want := fileList(t, s), []hybridsearch.FileID{1, 3, 4, 5}; !slices.Equal(got, want) {
+	if got, want := fileList(t, s), []hs.FileID{1, 3, 4, 5}; !slices.Equal(got, want) {
 		t.Errorf("files = %v, want %v", got, want)
 	}
 	writeSeq(t, s, 2, 2)
@@ -280,11 +280,11 @@ func TestLocalDamagedMeta(t *testing.T) {
 		damage func([]byte) []byte
 		kind   string
 	}{
-		{"byte flipped", func(b []byte) []byte { b[len(b)/2] ^= 1; return b }, hybridsearch.EINTERNAL},
-		{"truncated", func(b []byte) []byte { return b[:len(b)-3] }, hybridsearch.EINTERNAL},
-		{"last frame missing", func(b []byte) []byte { return b[:len(b)-int(lastFrame(b))] }, hybridsearch.EINTERNAL},
-		{"not a meta", func(b []byte) []byte { return []byte("something else entirely") }, hybridsearch.EINTERNAL},
-		{"newer format", func(b []byte) []byte { b[7] = 99; return b }, hybridsearch.EINVALID},
+		{"byte flipped", func(b []byte) []byte { b[len(b)/2] ^= 1; return b }, hs.EINTERNAL},
+		{"truncated", func(b []byte) []byte { return b[:len(b)-3] }, hs.EINTERNAL},
+		{"last frame missing", func(b []byte) []byte { return b[:len(b)-int(lastFrame(b))] }, hs.EINTERNAL},
+		{"not a meta", func(b []byte) []byte { return []byte("something else entirely") }, hs.EINTERNAL},
+		{"newer format", func(b []byte) []byte { b[7] = 99; return b }, hs.EINVALID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -297,8 +297,8 @@ func TestLocalDamagedMeta(t *testing.T) {
 				s.Close()
 				t.Fatalf("Open on a damaged meta = nil error")
 			}
-			if hybridsearch.ErrorKind(err) != tt.kind {
-				t.Errorf("Open = %v (kind %s), want kind %s", err, hybridsearch.ErrorKind(err), tt.kind)
+			if hs.ErrorKind(err) != tt.kind {
+				t.Errorf("Open = %v (kind %s), want kind %s", err, hs.ErrorKind(err), tt.kind)
 			}
 		})
 	}
@@ -317,11 +317,11 @@ func TestLocalDamagedSnapshot(t *testing.T) {
 		damage func([]byte) []byte
 		kind   string
 	}{
-		{"byte flipped", func(b []byte) []byte { b[len(b)/2] ^= 1; return b }, hybridsearch.EINTERNAL},
-		{"truncated", func(b []byte) []byte { return b[:len(b)-10] }, hybridsearch.EINTERNAL},
-		{"last file missing", func(b []byte) []byte { return b[:len(b)-int(lastFrame(b))] }, hybridsearch.EINTERNAL},
-		{"not a snapshot", func(b []byte) []byte { return []byte("something else entirely") }, hybridsearch.EINTERNAL},
-		{"newer format", func(b []byte) []byte { b[7] = 99; return b }, hybridsearch.EINVALID},
+		{"byte flipped", func(b []byte) []byte { b[len(b)/2] ^= 1; return b }, hs.EINTERNAL},
+		{"truncated", func(b []byte) []byte { return b[:len(b)-10] }, hs.EINTERNAL},
+		{"last file missing", func(b []byte) []byte { return b[:len(b)-int(lastFrame(b))] }, hs.EINTERNAL},
+		{"not a snapshot", func(b []byte) []byte { return []byte("something else entirely") }, hs.EINTERNAL},
+		{"newer format", func(b []byte) []byte { b[7] = 99; return b }, hs.EINVALID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -334,8 +334,8 @@ func TestLocalDamagedSnapshot(t *testing.T) {
 				s.Close()
 				t.Fatalf("Open on a damaged snapshot = nil error")
 			}
-			if hybridsearch.ErrorKind(err) != tt.kind {
-				t.Errorf("Open = %v (kind %s), want kind %s", err, hybridsearch.ErrorKind(err), tt.kind)
+			if hs.ErrorKind(err) != tt.kind {
+				t.Errorf("Open = %v (kind %s), want kind %s", err, hs.ErrorKind(err), tt.kind)
 			}
 		})
 	}
@@ -357,7 +357,7 @@ func TestLocalLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s2, err := local.Open(dir, local.Options{Logger: testLogger(t)}); hybridsearch.ErrorKind(err) != hybridsearch.ECONFLICT {
+	if s2, err := local.Open(dir, local.Options{Logger: testLogger(t)}); hs.ErrorKind(err) != hs.ECONFLICT {
 		if err == nil {
 			s2.Close()
 		}
@@ -376,25 +376,25 @@ func TestLocalDim(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	if hits, err := s.SearchDense(ctx, "alice", []float32{1, 0}, 5, hybridsearch.Filter{}); err != nil || len(hits) != 0 {
+	if hits, err := s.SearchDense(ctx, "alice", []float32{1, 0}, 5, hs.Filter{}); err != nil || len(hits) != 0 {
 		t.Errorf("SearchDense on an empty store = %v, %v, want no hits", hits, err)
 	}
-	if _, err := s.SearchDense(ctx, "alice", []float32{1, 0, 0}, 5, hybridsearch.Filter{}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+	if _, err := s.SearchDense(ctx, "alice", []float32{1, 0, 0}, 5, hs.Filter{}); hs.ErrorKind(err) != hs.EINVALID {
 		t.Errorf("SearchDense(3 dims) on a 2-dim store = %v, want EINVALID", err)
 	}
-	meta := hybridsearch.FileMeta{ID: 1, Readers: []hybridsearch.UserID{"alice"}}
-	p := hybridsearch.Point{ID: hybridsearch.PointID(1, 0), Chunk: hybridsearch.Chunk{FileID: 1}, Dense: []float32{1, 2, 3}}
-	if err := s.WriteFile(ctx, meta, []hybridsearch.Point{p}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+	meta := hs.FileMeta{ID: 1, Readers: []hs.UserID{"alice"}}
+	p := hs.Point{ID: hs.PointID(1, 0), Chunk: hs.Chunk{FileID: 1}, Dense: []float32{1, 2, 3}}
+	if err := s.WriteFile(ctx, meta, []hs.Point{p}); hs.ErrorKind(err) != hs.EINVALID {
 		t.Errorf("WriteFile(3 dims) on a 2-dim store = %v, want EINVALID", err)
 	}
-	if _, err := s.SearchDense(ctx, "alice", []float32{1, float32(nanValue())}, 5, hybridsearch.Filter{}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+	if _, err := s.SearchDense(ctx, "alice", []float32{1, float32(nanValue())}, 5, hs.Filter{}); hs.ErrorKind(err) != hs.EINVALID {
 		t.Errorf("SearchDense(NaN) = %v, want EINVALID", err)
 	}
 	writeSeq(t, s, 1, 2)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := local.Open(dir, local.Options{Dim: 3, Logger: testLogger(t)}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+	if s, err := local.Open(dir, local.Options{Dim: 3, Logger: testLogger(t)}); hs.ErrorKind(err) != hs.EINVALID {
 		if err == nil {
 			s.Close()
 		}
@@ -409,21 +409,21 @@ func TestLocalDim(t *testing.T) {
 	s2 := mustOpen(t, t.TempDir(), local.Options{})
 	noDense := p
 	noDense.Dense = nil
-	if err := s2.WriteFile(ctx, meta, []hybridsearch.Point{noDense}); err != nil {
+	if err := s2.WriteFile(ctx, meta, []hs.Point{noDense}); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := s2.Stats(ctx); st.Dim != 0 {
 		t.Errorf("Dim after a write without dense vectors = %d, want 0", st.Dim)
 	}
-	if err := s2.WriteFile(ctx, meta, []hybridsearch.Point{p}); err != nil {
+	if err := s2.WriteFile(ctx, meta, []hs.Point{p}); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := s2.Stats(ctx); st.Dim != 3 {
 		t.Errorf("Dim after a 3-dim write = %d, want 3", st.Dim)
 	}
 	meta.ID = 2
-	p2 := hybridsearch.Point{ID: hybridsearch.PointID(2, 0), Chunk: hybridsearch.Chunk{FileID: 2}, Dense: []float32{1, 2}}
-	if err := s2.WriteFile(ctx, meta, []hybridsearch.Point{p2}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+	p2 := hs.Point{ID: hs.PointID(2, 0), Chunk: hs.Chunk{FileID: 2}, Dense: []float32{1, 2}}
+	if err := s2.WriteFile(ctx, meta, []hs.Point{p2}); hs.ErrorKind(err) != hs.EINVALID {
 		t.Errorf("WriteFile(2 dims) on a 3-dim store = %v, want EINVALID", err)
 	}
 }
@@ -449,13 +449,13 @@ func TestLocalClosed(t *testing.T) {
 	calls := map[string]func() error{
 		"Health":         func() error { return s.Health(ctx) },
 		"WriteFile":      func() error { writeErr := s.DeleteFile(ctx, 1); return writeErr },
-		"UpdateFileMeta": func() error { return s.UpdateFileMeta(ctx, hybridsearch.FileMeta{ID: 1}) },
+		"UpdateFileMeta": func() error { return s.UpdateFileMeta(ctx, hs.FileMeta{ID: 1}) },
 		"SearchDense": func() error {
-			_, err := s.SearchDense(ctx, "alice", []float32{1, 0}, 1, hybridsearch.Filter{})
+			_, err := s.SearchDense(ctx, "alice", []float32{1, 0}, 1, hs.Filter{})
 			return err
 		},
 		"SearchSparse": func() error {
-			_, err := s.SearchSparse(ctx, "alice", store.VectorBM25, hybridsearch.SparseVector{}, 1, hybridsearch.Filter{})
+			_, err := s.SearchSparse(ctx, "alice", store.VectorBM25, hs.SparseVector{}, 1, hs.Filter{})
 			return err
 		},
 		"FilePoints": func() error { _, err := s.FilePoints(ctx, 1, false); return err },
@@ -467,7 +467,7 @@ func TestLocalClosed(t *testing.T) {
 		},
 	}
 	for name, call := range calls {
-		if err := call(); hybridsearch.ErrorKind(err) != hybridsearch.EUNAVAILABLE {
+		if err := call(); hs.ErrorKind(err) != hs.EUNAVAILABLE {
 			t.Errorf("%s after Close = %v, want EUNAVAILABLE", name, err)
 		}
 	}
@@ -507,12 +507,12 @@ func TestLocalReaderPathsPersist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shared := hybridsearch.FileMeta{ID: 1, Path: "/Secret/a.md", Readers: []hybridsearch.UserID{"alice", "bob"},
-		Paths: map[hybridsearch.UserID]string{"alice": "/Secret/a.md", "bob": "/a.md"}}
-	legacy := hybridsearch.FileMeta{ID: 2, Path: "/b.md", Readers: []hybridsearch.UserID{"alice"}}
-	for _, m := range []hybridsearch.FileMeta{shared, legacy} {
-		pt := hybridsearch.Point{ID: hybridsearch.PointID(m.ID, 0), Chunk: hybridsearch.Chunk{FileID: m.ID, Text: "x"}, File: m}
-		if err := s.WriteFile(t.Context(), m, []hybridsearch.Point{pt}); err != nil {
+	shared := hs.FileMeta{ID: 1, Path: "/Secret/a.md", Readers: []hs.UserID{"alice", "bob"},
+		Paths: map[hs.UserID]string{"alice": "/Secret/a.md", "bob": "/a.md"}}
+	legacy := hs.FileMeta{ID: 2, Path: "/b.md", Readers: []hs.UserID{"alice"}}
+	for _, m := range []hs.FileMeta{shared, legacy} {
+		pt := hs.Point{ID: hs.PointID(m.ID, 0), Chunk: hs.Chunk{FileID: m.ID, Text: "x"}, File: m}
+		if err := s.WriteFile(t.Context(), m, []hs.Point{pt}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -525,8 +525,8 @@ func TestLocalReaderPathsPersist(t *testing.T) {
 	}
 	defer s.Close()
 	for _, tt := range []struct {
-		id   hybridsearch.FileID
-		user hybridsearch.UserID
+		id   hs.FileID
+		user hs.UserID
 		want string
 	}{{1, "alice", "/Secret/a.md"}, {1, "bob", "/a.md"}, {2, "alice", "/b.md"}, {2, "bob", ""}} {
 		pts, err := s.FilePoints(t.Context(), tt.id, false)
@@ -547,13 +547,13 @@ func TestLocalUpsertTrimReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := hybridsearch.FileMeta{ID: 3, Path: "/big.txt", Readers: []hybridsearch.UserID{"alice"}}
-	pt := func(no int) hybridsearch.Point {
+	m := hs.FileMeta{ID: 3, Path: "/big.txt", Readers: []hs.UserID{"alice"}}
+	pt := func(no int) hs.Point {
 		text := "chunk " + strconv.Itoa(no)
-		return hybridsearch.Point{ID: hybridsearch.PointID(3, no), File: m, Chunk: hybridsearch.Chunk{FileID: 3, No: no, Text: text, Hash: text},
-			Dense: []float32{1, float32(no)}, BM25: hybridsearch.SparseVector{Indices: []uint32{uint32(no)}, Values: []float32{1}}}
+		return hs.Point{ID: hs.PointID(3, no), File: m, Chunk: hs.Chunk{FileID: 3, No: no, Text: text, Hash: text},
+			Dense: []float32{1, float32(no)}, BM25: hs.SparseVector{Indices: []uint32{uint32(no)}, Values: []float32{1}}}
 	}
-	for _, batch := range [][]hybridsearch.Point{{pt(0), pt(1), pt(2)}, {pt(3), pt(4)}, {pt(1)}} {
+	for _, batch := range [][]hs.Point{{pt(0), pt(1), pt(2)}, {pt(3), pt(4)}, {pt(1)}} {
 		if err := s.UpsertPoints(t.Context(), m, batch); err != nil {
 			t.Fatal(err)
 		}
@@ -599,18 +599,18 @@ func TestLocalLargeFileCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := hybridsearch.FileMeta{ID: 5, Path: "/book.txt", Readers: []hybridsearch.UserID{"alice"}}
-	var pts []hybridsearch.Point
+	m := hs.FileMeta{ID: 5, Path: "/book.txt", Readers: []hs.UserID{"alice"}}
+	var pts []hs.Point
 	for no := range 700 {
 		text := "page " + strconv.Itoa(no)
-		pts = append(pts, hybridsearch.Point{ID: hybridsearch.PointID(5, no), File: m, Chunk: hybridsearch.Chunk{FileID: 5, No: no, Text: text, Hash: text},
-			Dense: []float32{1, float32(no)}, Trigram: hybridsearch.SparseVector{Indices: []uint32{uint32(no)}, Values: []float32{1}}})
+		pts = append(pts, hs.Point{ID: hs.PointID(5, no), File: m, Chunk: hs.Chunk{FileID: 5, No: no, Text: text, Hash: text},
+			Dense: []float32{1, float32(no)}, Trigram: hs.SparseVector{Indices: []uint32{uint32(no)}, Values: []float32{1}}})
 	}
 	if err := s.WriteFile(t.Context(), m, pts); err != nil {
 		t.Fatal(err)
 	}
-	small := hybridsearch.FileMeta{ID: 9, Path: "/after.txt", Readers: []hybridsearch.UserID{"alice"}}
-	if err := s.WriteFile(t.Context(), small, []hybridsearch.Point{{ID: hybridsearch.PointID(9, 0), File: small, Chunk: hybridsearch.Chunk{FileID: 9, Text: "x"}}}); err != nil {
+	small := hs.FileMeta{ID: 9, Path: "/after.txt", Readers: []hs.UserID{"alice"}}
+	if err := s.WriteFile(t.Context(), small, []hs.Point{{ID: hs.PointID(9, 0), File: small, Chunk: hs.Chunk{FileID: 9, Text: "x"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // plan is what an op will do to the index, worked out by prepare before the
@@ -39,7 +39,7 @@ type movedPoint struct {
 	qrow          quantRow
 	dense         bool
 	hash          uint64 // hash key, 0 for none
-	bm25, trigram hybridsearch.SparseVector
+	bm25, trigram hs.SparseVector
 }
 
 // hashSlot is an entry of index.hashes.
@@ -216,7 +216,7 @@ func (x *index) allocate(o *op, p *plan, lk sync.Locker) error {
 	for i, pt := range pts {
 		id, ok := parsePointID(pt.id)
 		if !ok {
-			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: point id %q of file %d is not a point id", pt.id, o.meta.ID)
+			return hs.Errorf(hs.EINVALID, "store: point id %q of file %d is not a point id", pt.id, o.meta.ID)
 		}
 		p.ids[i] = id
 		if pt.dense != nil && dim == 0 {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
@@ -28,7 +28,7 @@ var tailFlush = 4096
 // trigram).
 type tailDoc struct {
 	slot int32
-	vecs [2]hybridsearch.SparseVector
+	vecs [2]hs.SparseVector
 }
 
 // tailOwner is the owner of the postings of the tail point at pos.
@@ -52,7 +52,7 @@ type docFreq struct {
 func newDocFreq() docFreq { return docFreq{n: make(map[uint32]int32)} }
 
 // add counts a new point's vector.
-func (d *docFreq) add(v hybridsearch.SparseVector) {
+func (d *docFreq) add(v hs.SparseVector) {
 	if len(v.Indices) == 0 {
 		return
 	}

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
@@ -71,8 +71,8 @@ func quantCorpus(tb testing.TB, rng *rand.Rand, dim, n int) *index {
 	tb.Cleanup(func() { x.close() })
 	var pool [][]float32
 	for f := 0; n > 0; f++ {
-		id := hybridsearch.FileID(f + 1)
-		meta := hybridsearch.FileMeta{ID: id, Path: fmt.Sprintf("/d%d/%d.md", f%3, f), Readers: []hybridsearch.UserID{"alice"}}
+		id := hs.FileID(f + 1)
+		meta := hs.FileMeta{ID: id, Path: fmt.Sprintf("/d%d/%d.md", f%3, f), Readers: []hs.UserID{"alice"}}
 		if f%4 == 1 {
 			meta.Readers = append(meta.Readers, "bob")
 		}
@@ -98,7 +98,7 @@ func quantCorpus(tb testing.TB, rng *rand.Rand, dim, n int) *index {
 				v = store.Normalized(v)
 				pool = append(pool, v)
 			}
-			o.points = append(o.points, pointIn{id: hybridsearch.PointID(id, no), chunk: hybridsearch.Chunk{FileID: id, No: no}, dense: v})
+			o.points = append(o.points, pointIn{id: hs.PointID(id, no), chunk: hs.Chunk{FileID: id, No: no}, dense: v})
 		}
 		n -= len(o.points)
 		applyOp(tb, x, o)
@@ -128,8 +128,8 @@ func TestScanQuantExact(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		hasAVX2FMA = was && seed%2 == 0
-		for _, user := range []hybridsearch.UserID{"alice", "bob"} {
-			for _, f := range []hybridsearch.Filter{{}, {PathPrefix: "/d1"}} {
+		for _, user := range []hs.UserID{"alice", "bob"} {
+			for _, f := range []hs.Filter{{}, {PathPrefix: "/d1"}} {
 				m := newMatcher("alice", f)
 				var slots []int32
 				for _, g := range x.userGroups[user] {
@@ -172,12 +172,12 @@ func TestSearchDenseQuant(t *testing.T) {
 	const dim = 24
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(21, 22))
-	write := func(s *Store, id hybridsearch.FileID, n int) {
+	write := func(s *Store, id hs.FileID, n int) {
 		t.Helper()
-		meta := hybridsearch.FileMeta{ID: id, Path: fmt.Sprintf("/d%d/x.md", id%3), Readers: []hybridsearch.UserID{"alice"}}
-		points := make([]hybridsearch.Point, n)
+		meta := hs.FileMeta{ID: id, Path: fmt.Sprintf("/d%d/x.md", id%3), Readers: []hs.UserID{"alice"}}
+		points := make([]hs.Point, n)
 		for no := range points {
-			points[no] = hybridsearch.Point{ID: hybridsearch.PointID(id, no), Chunk: hybridsearch.Chunk{FileID: id, No: no}, Dense: randFloats(rng, dim)}
+			points[no] = hs.Point{ID: hs.PointID(id, no), Chunk: hs.Chunk{FileID: id, No: no}, Dense: randFloats(rng, dim)}
 			if no%9 == 4 {
 				for j := range points[no].Dense {
 					points[no].Dense[j] = float32(rng.IntN(3) - 1)
@@ -196,7 +196,7 @@ func TestSearchDenseQuant(t *testing.T) {
 		if n := len(s.idx.userGroups["alice"][0].slots); n < quantMin {
 			t.Fatalf("%s: alice sees %d points, want ≥ %d for the int8 path", when, n, quantMin)
 		}
-		for _, f := range []hybridsearch.Filter{{}, {PathPrefix: "/d2"}} {
+		for _, f := range []hs.Filter{{}, {PathPrefix: "/d2"}} {
 			for _, k := range []int{1, 10, store.MaxK} {
 				q := randFloats(rng, dim)
 				got, err := s.SearchDense(t.Context(), "alice", q, k, f)
@@ -225,17 +225,17 @@ func TestSearchDenseQuant(t *testing.T) {
 		t.Fatal(err)
 	}
 	const files = quantMin/200 + 20
-	for id := range hybridsearch.FileID(files) {
+	for id := range hs.FileID(files) {
 		write(s, id+1, 200)
 	}
 	check(s, "after writes")
-	for id := hybridsearch.FileID(1); id <= files; id += 7 {
+	for id := hs.FileID(1); id <= files; id += 7 {
 		if err := s.DeleteFile(t.Context(), id); err != nil {
 			t.Fatal(err)
 		}
 		write(s, id+3, 150) // frees slots, then reuses them
 	}
-	for id := hybridsearch.FileID(1); id <= files; id += 7 {
+	for id := hs.FileID(1); id <= files; id += 7 {
 		write(s, id, 200)
 	}
 	check(s, "after rewrites")
@@ -245,7 +245,7 @@ func TestSearchDenseQuant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for id := hybridsearch.FileID(2); id <= files; id += 11 {
+	for id := hs.FileID(2); id <= files; id += 11 {
 		write(s, id, 180) // in the WAL after the snapshot
 	}
 	check(s, "after compaction")

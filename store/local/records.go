@@ -7,7 +7,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // A point's record (what encoder.point writes: id, chunk, dense vector,
@@ -95,7 +95,7 @@ func (r *records) close() error {
 }
 
 // decodeHead decodes a record's head (id and chunk) for file.
-func decodeHead(rec []byte, file hybridsearch.FileID) (string, hybridsearch.Chunk, error) {
+func decodeHead(rec []byte, file hs.FileID) (string, hs.Chunk, error) {
 	d := decoder{b: rec}
 	id, c := d.pointHead(file)
 	return id, c, d.err
@@ -109,7 +109,7 @@ func (r *records) compact(l recLoc) bool {
 }
 
 // decodeRecord decodes a whole record for file, in compact form if set.
-func decodeRecord(rec []byte, file hybridsearch.FileID, compact bool) (pointIn, error) {
+func decodeRecord(rec []byte, file hs.FileID, compact bool) (pointIn, error) {
 	d := decoder{b: rec, compact: compact}
 	p := d.point(file)
 	if d.err == nil && len(d.b) != 0 {

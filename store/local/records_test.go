@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // TestCompactRecord checks that compactRecord's bytes decode, in compact
@@ -16,12 +16,12 @@ import (
 func TestCompactRecord(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range 200 {
-		c := hybridsearch.Chunk{FileID: 9, No: i, Text: "some text", Start: i, End: 2 * i, Headings: []string{"A", "B"}, Page: 1 + i%3, OCR: i%5 == 0, Hash: "h"}
+		c := hs.Chunk{FileID: 9, No: i, Text: "some text", Start: i, End: 2 * i, Headings: []string{"A", "B"}, Page: 1 + i%3, OCR: i%5 == 0, Hash: "h"}
 		var dense []float32
 		if i%2 == 0 {
 			dense = []float32{1, 2, 3}
 		}
-		var bm, tri hybridsearch.SparseVector
+		var bm, tri hs.SparseVector
 		for j := range rng.IntN(6) {
 			bm.Indices = append(bm.Indices, uint32(10*j+rng.IntN(10)))
 			bm.Values = append(bm.Values, rng.Float32())

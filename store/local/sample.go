@@ -7,7 +7,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
@@ -15,7 +15,7 @@ import (
 // user may read, in the order of ids. Ids of absent points and of points
 // the user may not read are left out; repeated ids are returned once. It
 // returns an EINVALID error for the empty user.
-func (l *Store) PointsByID(ctx context.Context, user hybridsearch.UserID, ids []string) ([]hybridsearch.Point, error) {
+func (l *Store) PointsByID(ctx context.Context, user hs.UserID, ids []string) ([]hs.Point, error) {
 	if err := l.readable(ctx); err != nil {
 		return nil, wrap(err, "store: points by id")
 	}
@@ -51,7 +51,7 @@ func (l *Store) PointsByID(ctx context.Context, user hybridsearch.UserID, ids []
 		}
 	}
 	slices.SortFunc(out, func(a, b found) int { return cmp.Compare(a.at, b.at) })
-	points := make([]hybridsearch.Point, len(out))
+	points := make([]hs.Point, len(out))
 	var buf []byte
 	for i, f := range out {
 		if points[i], err = x.point(f.slot, true, &buf); err != nil {
@@ -63,11 +63,11 @@ func (l *Store) PointsByID(ctx context.Context, user hybridsearch.UserID, ids []
 
 // SamplePoints returns, with their vectors, up to n of the points user may
 // read that pass f: those with the smallest point ids, in id order. Point
-// ids are hashes (hybridsearch.PointID), so this is an even spread over the
+// ids are hashes (hs.PointID), so this is an even spread over the
 // user's files that stays the same between calls while the index does. n
 // above store.MaxSample is capped; n ≤ 0 returns nothing. It returns an
 // EINVALID error for the empty user.
-func (l *Store) SamplePoints(ctx context.Context, user hybridsearch.UserID, n int, f hybridsearch.Filter) ([]hybridsearch.Point, error) {
+func (l *Store) SamplePoints(ctx context.Context, user hs.UserID, n int, f hs.Filter) ([]hs.Point, error) {
 	if err := l.readable(ctx); err != nil {
 		return nil, wrap(err, "store: sample points")
 	}
@@ -101,7 +101,7 @@ func (l *Store) SamplePoints(ctx context.Context, user hybridsearch.UserID, n in
 		}
 	}
 	slices.SortFunc(h.slots, func(a, b int32) int { return bytes.Compare(x.ids[a][:], x.ids[b][:]) })
-	out := make([]hybridsearch.Point, len(h.slots))
+	out := make([]hs.Point, len(h.slots))
 	var buf []byte
 	for i, s := range h.slots {
 		if out[i], err = x.point(s, true, &buf); err != nil {

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
@@ -44,14 +44,14 @@ const graphScanFactor = 8
 // exact results; a group with one is walked (graph.go), and the points
 // not in the graph yet are scanned. Every candidate is rescored with its
 // float32 row, so scores are exact whichever way it was found.
-func (l *Store) SearchDense(ctx context.Context, user hybridsearch.UserID, vec []float32, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error) {
+func (l *Store) SearchDense(ctx context.Context, user hs.UserID, vec []float32, k int, f hs.Filter) ([]hs.Hit, error) {
 	k, err := l.checkSearch(ctx, user, k)
 	if err != nil {
 		return nil, wrap(err, "store: search dense")
 	}
 	for _, x := range vec {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: search dense: non-finite query value")
+			return nil, hs.Errorf(hs.EINVALID, "store: search dense: non-finite query value")
 		}
 	}
 	q := store.Normalized(vec)
@@ -64,7 +64,7 @@ func (l *Store) SearchDense(ctx context.Context, user hybridsearch.UserID, vec [
 		return nil, nil
 	}
 	if len(q) != x.dim {
-		return nil, hybridsearch.Errorf(hybridsearch.EINVALID, "store: search dense: query has dimension %d, the store has %d", len(q), x.dim)
+		return nil, hs.Errorf(hs.EINVALID, "store: search dense: query has dimension %d, the store has %d", len(q), x.dim)
 	}
 	m := newMatcher(user, f)
 	top := x.searchDense(ctx, user, q, k, &m, false)
@@ -88,7 +88,7 @@ type graphWalk struct {
 // searchDense returns the user's k best rows for the unit query q, best
 // first; with exact set it scans every row, graphs or not. When ctx is
 // done the result is partial.
-func (x *index) searchDense(ctx context.Context, user hybridsearch.UserID, q []float32, k int, m *matcher, exact bool) []scored {
+func (x *index) searchDense(ctx context.Context, user hs.UserID, q []float32, k int, m *matcher, exact bool) []scored {
 	var scan [][]int32 // lists of rows to scan
 	var walks []graphWalk
 	rows := 0
@@ -271,7 +271,7 @@ func (x *index) scanDense(ctx context.Context, q []float32, slots []int32, m *ma
 // sharing no index are not returned. It returns an EINVALID error for an
 // empty user, an unknown vector name, k ≤ 0 (k above MaxK is capped) or a
 // malformed q.
-func (l *Store) SearchSparse(ctx context.Context, user hybridsearch.UserID, vector string, q hybridsearch.SparseVector, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error) {
+func (l *Store) SearchSparse(ctx context.Context, user hs.UserID, vector string, q hs.SparseVector, k int, f hs.Filter) ([]hs.Hit, error) {
 	k, err := l.checkSearch(ctx, user, k)
 	if err == nil {
 		err = store.CheckSparseName(vector)
@@ -305,7 +305,7 @@ func (l *Store) SearchSparse(ctx context.Context, user hybridsearch.UserID, vect
 // vector v, best first: the tail's points scored one by one, the
 // segments' by block-max WAND (wand.go), or one by one too with
 // exhaustive set.
-func (x *index) searchSparse(user hybridsearch.UserID, v int, q hybridsearch.SparseVector, k int, m *matcher, exhaustive bool, sc *scratch) []scored {
+func (x *index) searchSparse(user hs.UserID, v int, q hs.SparseVector, k int, m *matcher, exhaustive bool, sc *scratch) []scored {
 	groups := x.userGroups[user]
 	df := &x.df[v]
 	qs := sc.qs[:0]
@@ -447,8 +447,8 @@ func (t *topK) sorted() []scored {
 // of its metadata. With omitText their Chunk holds FileID and No alone and
 // nothing is read, and they share the index's own metadata, which is
 // replaced, never changed, when a file's metadata changes (the caller
-// reads it only: see hybridsearch.Filter.OmitText).
-func (x *index) hits(top []scored, user hybridsearch.UserID, omitText bool) ([]hybridsearch.Hit, error) {
+// reads it only: see hs.Filter.OmitText).
+func (x *index) hits(top []scored, user hs.UserID, omitText bool) ([]hs.Hit, error) {
 	// Every candidate comes from one of the user's groups; this is the
 	// last line of isolation, should a bug put a point in the wrong one.
 	top = slices.DeleteFunc(top, func(s scored) bool {
@@ -458,17 +458,17 @@ func (x *index) hits(top []scored, user hybridsearch.UserID, omitText bool) ([]h
 	if len(top) == 0 {
 		return nil, nil
 	}
-	out := make([]hybridsearch.Hit, len(top))
-	var metas map[*fileRec]hybridsearch.FileMeta
+	out := make([]hs.Hit, len(top))
+	var metas map[*fileRec]hs.FileMeta
 	if !omitText {
-		metas = make(map[*fileRec]hybridsearch.FileMeta, len(top))
+		metas = make(map[*fileRec]hs.FileMeta, len(top))
 	}
 	var buf []byte
 	for i, s := range top {
 		f := x.file[s.slot]
 		if omitText {
-			out[i] = hybridsearch.Hit{Point: hybridsearch.Point{ID: x.ids[s.slot].String(),
-				Chunk: hybridsearch.Chunk{FileID: f.meta.ID, No: int(x.nos[s.slot])}, File: f.meta}, Score: s.score}
+			out[i] = hs.Hit{Point: hs.Point{ID: x.ids[s.slot].String(),
+				Chunk: hs.Chunk{FileID: f.meta.ID, No: int(x.nos[s.slot])}, File: f.meta}, Score: s.score}
 			continue
 		}
 		meta, ok := metas[f]
@@ -480,7 +480,7 @@ func (x *index) hits(top []scored, user hybridsearch.UserID, omitText bool) ([]h
 		if err != nil {
 			return nil, err
 		}
-		out[i] = hybridsearch.Hit{Point: hybridsearch.Point{ID: id, Chunk: c, File: meta}, Score: s.score}
+		out[i] = hs.Hit{Point: hs.Point{ID: id, Chunk: c, File: meta}, Score: s.score}
 	}
 	return out, nil
 }
@@ -490,7 +490,7 @@ func (x *index) hits(top []scored, user hybridsearch.UserID, omitText bool) ([]h
 // leaving out hits whose point is gone or that user may not read. A hit
 // names its point by Point.File.ID and Point.Chunk.No; the rest of it is
 // kept as given. It returns an EINVALID error for the empty user.
-func (l *Store) ReadChunks(ctx context.Context, user hybridsearch.UserID, hits []hybridsearch.Hit) ([]hybridsearch.Hit, error) {
+func (l *Store) ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error) {
 	if err := store.CheckUser(user); err != nil {
 		return nil, err
 	}
@@ -499,7 +499,7 @@ func (l *Store) ReadChunks(ctx context.Context, user hybridsearch.UserID, hits [
 		return nil, wrap(err, "store: read chunks")
 	}
 	defer l.mu.RUnlock()
-	out := make([]hybridsearch.Hit, 0, len(hits))
+	out := make([]hs.Hit, 0, len(hits))
 	var buf []byte
 	for _, h := range hits {
 		s, ok := x.slotOf(h.Point.File.ID, h.Point.Chunk.No, user)
@@ -514,8 +514,41 @@ func (l *Store) ReadChunks(ctx context.Context, user hybridsearch.UserID, hits [
 	return out, nil
 }
 
+// ReadTerms returns hits with their chunks and bm25 vectors read (Point.BM25
+// as written; the dense and trigram vectors stay empty), in their order,
+// leaving out hits whose point is gone or that user may not read. A hit
+// names its point by Point.File.ID and Point.Chunk.No; the rest of it is
+// kept as given. Pseudo-relevance feedback reads the terms of its chunks
+// with it instead of analysing their text again. It returns an EINVALID
+// error for the empty user.
+func (l *Store) ReadTerms(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error) {
+	if err := store.CheckUser(user); err != nil {
+		return nil, err
+	}
+	x, err := l.rlock(ctx)
+	if err != nil {
+		return nil, wrap(err, "store: read terms")
+	}
+	defer l.mu.RUnlock()
+	out := make([]hs.Hit, 0, len(hits))
+	var buf []byte
+	for _, h := range hits {
+		s, ok := x.slotOf(h.Point.File.ID, h.Point.Chunk.No, user)
+		if !ok {
+			continue
+		}
+		pt, err := x.point(s, true, &buf)
+		if err != nil {
+			return nil, wrap(err, "store: read terms")
+		}
+		h.Point.ID, h.Point.Chunk, h.Point.BM25 = pt.ID, pt.Chunk, pt.BM25
+		out = append(out, h)
+	}
+	return out, nil
+}
+
 // slotOf returns the slot of chunk no of file id if user may read it.
-func (x *index) slotOf(id hybridsearch.FileID, no int, user hybridsearch.UserID) (int32, bool) {
+func (x *index) slotOf(id hs.FileID, no int, user hs.UserID) (int32, bool) {
 	f := x.files[id]
 	if f == nil {
 		return 0, false
@@ -533,48 +566,48 @@ func (x *index) slotOf(id hybridsearch.FileID, no int, user hybridsearch.UserID)
 
 // head reads slot s's point id and chunk back from its record. buf is
 // scratch space.
-func (x *index) head(s int32, buf *[]byte) (string, hybridsearch.Chunk, error) {
+func (x *index) head(s int32, buf *[]byte) (string, hs.Chunk, error) {
 	f := x.file[s]
 	rec, err := x.recs.read(x.locs[s], false, *buf)
 	if err != nil {
-		return "", hybridsearch.Chunk{}, err
+		return "", hs.Chunk{}, err
 	}
 	*buf = rec
 	id, c, err := decodeHead(rec, f.meta.ID)
 	if err != nil {
-		return "", hybridsearch.Chunk{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
+		return "", hs.Chunk{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
 	}
 	return id, c, nil
 }
 
 // point reads slot s's point back from its record, as a caller-owned
 // Point: with its vectors when withVectors is set. buf is scratch space.
-func (x *index) point(s int32, withVectors bool, buf *[]byte) (hybridsearch.Point, error) {
+func (x *index) point(s int32, withVectors bool, buf *[]byte) (hs.Point, error) {
 	f := x.file[s]
 	if !withVectors {
 		id, c, err := x.head(s, buf)
 		if err != nil {
-			return hybridsearch.Point{}, err
+			return hs.Point{}, err
 		}
-		return hybridsearch.Point{ID: id, Chunk: c, File: cloneMeta(f.meta)}, nil
+		return hs.Point{ID: id, Chunk: c, File: cloneMeta(f.meta)}, nil
 	}
 	rec, err := x.recs.read(x.locs[s], true, *buf)
 	if err != nil {
-		return hybridsearch.Point{}, err
+		return hs.Point{}, err
 	}
 	*buf = rec
 	in, err := decodeRecord(rec, f.meta.ID, x.recs.compact(x.locs[s]))
 	if err != nil {
-		return hybridsearch.Point{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
+		return hs.Point{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
 	}
 	if x.dense[s] && in.dense == nil {
 		// A checkpoint's records leave the dense vector to the rows.
 		in.dense = slices.Clone(x.vector(s))
 	}
-	return hybridsearch.Point{ID: in.id, Chunk: in.chunk, Dense: in.dense, BM25: in.bm25, Trigram: in.trigram, File: cloneMeta(f.meta)}, nil
+	return hs.Point{ID: in.id, Chunk: in.chunk, Dense: in.dense, BM25: in.bm25, Trigram: in.trigram, File: cloneMeta(f.meta)}, nil
 }
 
-func cloneMeta(m hybridsearch.FileMeta) hybridsearch.FileMeta {
+func cloneMeta(m hs.FileMeta) hs.FileMeta {
 	m.Readers = slices.Clone(m.Readers)
 	m.Paths = maps.Clone(m.Paths)
 	return m
@@ -583,13 +616,13 @@ func cloneMeta(m hybridsearch.FileMeta) hybridsearch.FileMeta {
 // matcher evaluates a Filter against file metadata, for the searching
 // user: a path prefix applies to the path user sees.
 type matcher struct {
-	user   hybridsearch.UserID
-	f      hybridsearch.Filter
+	user   hs.UserID
+	f      hs.Filter
 	prefix string // cleaned PathPrefix, "" when unset
 	on     bool   // whether the filter filters at all
 }
 
-func newMatcher(user hybridsearch.UserID, f hybridsearch.Filter) matcher {
+func newMatcher(user hs.UserID, f hs.Filter) matcher {
 	m := matcher{user: user, f: f}
 	if f.PathPrefix != "" {
 		m.prefix = store.CleanPath(f.PathPrefix)
@@ -603,7 +636,7 @@ func newMatcher(user hybridsearch.UserID, f hybridsearch.Filter) matcher {
 // type in Types, MIME in MIMEs, the user's path to it (FileMeta.PathOf)
 // under PathPrefix (see HasPathPrefix), modified strictly after
 // ModifiedAfter and strictly before ModifiedBefore.
-func (m *matcher) match(meta *hybridsearch.FileMeta) bool {
+func (m *matcher) match(meta *hs.FileMeta) bool {
 	f := &m.f
 	switch {
 	case len(f.Types) > 0 && !slices.Contains(f.Types, meta.Type):
@@ -621,4 +654,4 @@ func (m *matcher) match(meta *hybridsearch.FileMeta) bool {
 }
 
 // cmpFileID orders file metadata by id.
-func cmpFileID(a, b hybridsearch.FileMeta) int { return cmp.Compare(a.ID, b.ID) }
+func cmpFileID(a, b hs.FileMeta) int { return cmp.Compare(a.ID, b.ID) }

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 	"github.com/hybrid-search/hybridsearch/store/local"
 )
@@ -18,35 +18,35 @@ func TestLocalTieBoundary(t *testing.T) {
 	s := mustOpen(t, t.TempDir(), local.Options{})
 	var ids []string
 	for i := 1; i <= 6; i++ {
-		id := hybridsearch.FileID(i)
-		meta := hybridsearch.FileMeta{ID: id, Readers: []hybridsearch.UserID{"alice"}}
-		p := hybridsearch.Point{
-			ID: hybridsearch.PointID(id, 0), Chunk: hybridsearch.Chunk{FileID: id},
+		id := hs.FileID(i)
+		meta := hs.FileMeta{ID: id, Readers: []hs.UserID{"alice"}}
+		p := hs.Point{
+			ID: hs.PointID(id, 0), Chunk: hs.Chunk{FileID: id},
 			Dense:   []float32{1, 1},
-			BM25:    hybridsearch.SparseVector{Indices: []uint32{1}, Values: []float32{1}},
-			Trigram: hybridsearch.SparseVector{Indices: []uint32{1}, Values: []float32{1}},
+			BM25:    hs.SparseVector{Indices: []uint32{1}, Values: []float32{1}},
+			Trigram: hs.SparseVector{Indices: []uint32{1}, Values: []float32{1}},
 		}
-		if err := s.WriteFile(t.Context(), meta, []hybridsearch.Point{p}); err != nil {
+		if err := s.WriteFile(t.Context(), meta, []hs.Point{p}); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, p.ID)
 	}
 	slices.Sort(ids)
-	q := hybridsearch.SparseVector{Indices: []uint32{1}, Values: []float32{1}}
+	q := hs.SparseVector{Indices: []uint32{1}, Values: []float32{1}}
 	for k := 1; k <= 6; k++ {
-		dense, err := s.SearchDense(t.Context(), "alice", []float32{2, 2}, k, hybridsearch.Filter{})
+		dense, err := s.SearchDense(t.Context(), "alice", []float32{2, 2}, k, hs.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		bm25, err := s.SearchSparse(t.Context(), "alice", store.VectorBM25, q, k, hybridsearch.Filter{})
+		bm25, err := s.SearchSparse(t.Context(), "alice", store.VectorBM25, q, k, hs.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		trigram, err := s.SearchSparse(t.Context(), "alice", store.VectorTrigram, q, k, hybridsearch.Filter{})
+		trigram, err := s.SearchSparse(t.Context(), "alice", store.VectorTrigram, q, k, hs.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for leg, hits := range map[string][]hybridsearch.Hit{"dense": dense, "bm25": bm25, "trigram": trigram} {
+		for leg, hits := range map[string][]hs.Hit{"dense": dense, "bm25": bm25, "trigram": trigram} {
 			if got := hitIDs(hits); !slices.Equal(got, ids[:k]) {
 				t.Errorf("%s k=%d: %v, want %v", leg, k, got, ids[:k])
 			}
@@ -54,7 +54,7 @@ func TestLocalTieBoundary(t *testing.T) {
 	}
 }
 
-func hitIDs(hits []hybridsearch.Hit) []string {
+func hitIDs(hits []hs.Hit) []string {
 	var ids []string
 	for _, h := range hits {
 		ids = append(ids, h.Point.ID)
@@ -70,16 +70,16 @@ func TestLocalLargeDense(t *testing.T) {
 	s := mustOpen(t, t.TempDir(), local.Options{})
 	m := newModel()
 	for i := 1; i <= 600; i++ {
-		id := hybridsearch.FileID(i)
-		readers := []hybridsearch.UserID{"alice"}
+		id := hs.FileID(i)
+		readers := []hs.UserID{"alice"}
 		if i%5 == 0 {
-			readers = []hybridsearch.UserID{"bob"}
+			readers = []hs.UserID{"bob"}
 		}
-		meta := hybridsearch.FileMeta{ID: id, Path: fmt.Sprintf("/d%d/f.md", i%3), Readers: readers}
-		var points []hybridsearch.Point
+		meta := hs.FileMeta{ID: id, Path: fmt.Sprintf("/d%d/f.md", i%3), Readers: readers}
+		var points []hs.Point
 		for no := range 10 {
-			points = append(points, hybridsearch.Point{
-				ID: hybridsearch.PointID(id, no), Chunk: hybridsearch.Chunk{FileID: id, No: no},
+			points = append(points, hs.Point{
+				ID: hs.PointID(id, no), Chunk: hs.Chunk{FileID: id, No: no},
 				Dense: randDense(rng, dim),
 			})
 		}
@@ -89,16 +89,16 @@ func TestLocalLargeDense(t *testing.T) {
 		m.write(meta, points)
 	}
 	for _, k := range []int{1, 10, store.MaxK} {
-		for _, u := range []hybridsearch.UserID{"alice", "bob"} {
+		for _, u := range []hs.UserID{"alice", "bob"} {
 			q := randDense(rng, dim)
-			hits, err := s.SearchDense(t.Context(), u, q, k, hybridsearch.Filter{})
+			hits, err := s.SearchDense(t.Context(), u, q, k, hs.Filter{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkTopK(t, fmt.Sprintf("dense %s k=%d", u, k), hits, m.dense(u, q), k)
 		}
 	}
-	hits, err := s.SearchDense(t.Context(), "alice", randDense(rng, dim), store.MaxK, hybridsearch.Filter{PathPrefix: "/d1"})
+	hits, err := s.SearchDense(t.Context(), "alice", randDense(rng, dim), store.MaxK, hs.Filter{PathPrefix: "/d1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestLocalConcurrent(t *testing.T) {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(w), 9))
 			for range 60 {
-				id := hybridsearch.FileID(w*1000 + 1 + rng.IntN(15))
+				id := hs.FileID(w*1000 + 1 + rng.IntN(15))
 				if rng.IntN(5) == 0 {
 					if err := s.DeleteFile(t.Context(), id); err != nil {
 						t.Errorf("DeleteFile = %v", err)
@@ -149,10 +149,10 @@ func TestLocalConcurrent(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(w), 10))
 			for range 60 {
 				u := testUsers[rng.IntN(len(testUsers))]
-				if _, err := s.SearchDense(t.Context(), u, randDense(rng, dim), 5, hybridsearch.Filter{}); err != nil {
+				if _, err := s.SearchDense(t.Context(), u, randDense(rng, dim), 5, hs.Filter{}); err != nil {
 					t.Errorf("SearchDense = %v", err)
 				}
-				if _, err := s.SearchSparse(t.Context(), u, store.VectorTrigram, randSparse(rng, 40, 5), 5, hybridsearch.Filter{}); err != nil {
+				if _, err := s.SearchSparse(t.Context(), u, store.VectorTrigram, randSparse(rng, 40, 5), 5, hs.Filter{}); err != nil {
 					t.Errorf("SearchSparse = %v", err)
 				}
 				if _, err := s.Files(t.Context(), u); err != nil {
@@ -186,13 +186,13 @@ func TestLocalChurn(t *testing.T) {
 	m := newModel()
 	for round := range 5 {
 		for f := 1; f <= 40; f++ {
-			id := hybridsearch.FileID(f)
-			meta := hybridsearch.FileMeta{ID: id, Readers: randReaders(rng, testUsers)}
-			var points []hybridsearch.Point
+			id := hs.FileID(f)
+			meta := hs.FileMeta{ID: id, Readers: randReaders(rng, testUsers)}
+			var points []hs.Point
 			for no := range 20 + rng.IntN(20) {
-				points = append(points, hybridsearch.Point{
-					ID:      hybridsearch.PointID(id, no),
-					Chunk:   hybridsearch.Chunk{FileID: id, No: no, Hash: fmt.Sprint(round, no)},
+				points = append(points, hs.Point{
+					ID:      hs.PointID(id, no),
+					Chunk:   hs.Chunk{FileID: id, No: no, Hash: fmt.Sprint(round, no)},
 					Dense:   randDense(rng, dim),
 					BM25:    randSparse(rng, 40, 6),
 					Trigram: randSparse(rng, 40, 10),

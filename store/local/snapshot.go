@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // Files under a Store's directory.
@@ -79,7 +79,7 @@ func loadSnapshot(dir string, graphMin int) (x *index, seq uint64, size int64, e
 			return nil, 0, 0, err
 		}
 	}
-	var last hybridsearch.FileID // the file upsert frames continue
+	var last hs.FileID // the file upsert frames continue
 	for i := uint64(0); ; {
 		at := off
 		if frame, err = readFrame(r, frame); err == io.EOF && i == files {

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
@@ -122,7 +122,7 @@ func Open(dir string, o Options) (*Store, error) {
 	}
 	if err := l.load(); err != nil {
 		lock.Close()
-		if hybridsearch.ErrorKind(err) != hybridsearch.EINTERNAL {
+		if hs.ErrorKind(err) != hs.EINTERNAL {
 			return nil, err
 		}
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
@@ -159,7 +159,7 @@ func (l *Store) load() error {
 	}()
 	if l.opts.Dim > 0 {
 		if x.dim != 0 && x.dim != l.opts.Dim {
-			return hybridsearch.Errorf(hybridsearch.EINVALID, "store: %s holds dense vectors of dimension %d, not %d", l.dir, x.dim, l.opts.Dim)
+			return hs.Errorf(hs.EINVALID, "store: %s holds dense vectors of dimension %d, not %d", l.dir, x.dim, l.opts.Dim)
 		}
 		if x.dim == 0 {
 			x.dim = l.opts.Dim
@@ -230,7 +230,7 @@ func (l *Store) load() error {
 // vectors are stored normalised. It returns an EINVALID error when a point
 // does not belong to meta (see CheckWrite) or its dense dimension differs
 // from the store's. Writing no points deletes the file.
-func (l *Store) WriteFile(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error {
+func (l *Store) WriteFile(ctx context.Context, meta hs.FileMeta, points []hs.Point) error {
 	o, err := prepareWrite(meta, points)
 	if err != nil {
 		return err
@@ -238,7 +238,7 @@ func (l *Store) WriteFile(ctx context.Context, meta hybridsearch.FileMeta, point
 	if l.opts.Dim > 0 {
 		for _, p := range o.points {
 			if p.dense != nil && len(p.dense) != l.opts.Dim {
-				return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", meta.ID, len(p.dense), l.opts.Dim)
+				return hs.Errorf(hs.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", meta.ID, len(p.dense), l.opts.Dim)
 			}
 		}
 	}
@@ -253,7 +253,7 @@ func (l *Store) WriteFile(ctx context.Context, meta hybridsearch.FileMeta, point
 // meta; its other points stay (TrimFile removes those past the end). A
 // large file is written this way in batches, each durable on return, at
 // the cost of that batch only. Checks and errors are WriteFile's.
-func (l *Store) UpsertPoints(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error {
+func (l *Store) UpsertPoints(ctx context.Context, meta hs.FileMeta, points []hs.Point) error {
 	o, err := prepareWrite(meta, points)
 	if err != nil {
 		return err
@@ -262,7 +262,7 @@ func (l *Store) UpsertPoints(ctx context.Context, meta hybridsearch.FileMeta, po
 	if l.opts.Dim > 0 {
 		for _, p := range o.points {
 			if p.dense != nil && len(p.dense) != l.opts.Dim {
-				return hybridsearch.Errorf(hybridsearch.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", meta.ID, len(p.dense), l.opts.Dim)
+				return hs.Errorf(hs.EINVALID, "store: dense vector of file %d has dimension %d, the store has %d", meta.ID, len(p.dense), l.opts.Dim)
 			}
 		}
 	}
@@ -275,8 +275,8 @@ func (l *Store) UpsertPoints(ctx context.Context, meta hybridsearch.FileMeta, po
 // TrimFile removes the file's points whose chunk number is keep or more
 // (a shorter new version of the file); keep 0 removes the file. An absent
 // file is not an error.
-func (l *Store) TrimFile(ctx context.Context, id hybridsearch.FileID, keep int) error {
-	if err := l.mutate(ctx, &op{kind: opTrim, meta: hybridsearch.FileMeta{ID: id}, keep: max(keep, 0)}); err != nil {
+func (l *Store) TrimFile(ctx context.Context, id hs.FileID, keep int) error {
+	if err := l.mutate(ctx, &op{kind: opTrim, meta: hs.FileMeta{ID: id}, keep: max(keep, 0)}); err != nil {
 		return wrap(err, "store: trim file %d", id)
 	}
 	return nil
@@ -285,7 +285,7 @@ func (l *Store) TrimFile(ctx context.Context, id hybridsearch.FileID, keep int) 
 // UpdateFileMeta sets the metadata of every point of the file to meta
 // without touching vectors or text. It returns an ENOTFOUND error when the
 // file has no points.
-func (l *Store) UpdateFileMeta(ctx context.Context, meta hybridsearch.FileMeta) error {
+func (l *Store) UpdateFileMeta(ctx context.Context, meta hs.FileMeta) error {
 	if err := l.mutate(ctx, &op{kind: opMeta, meta: store.CleanMeta(meta)}); err != nil {
 		return wrap(err, "store: update file %d", meta.ID)
 	}
@@ -293,8 +293,8 @@ func (l *Store) UpdateFileMeta(ctx context.Context, meta hybridsearch.FileMeta) 
 }
 
 // DeleteFile removes the file's points; an absent file is not an error.
-func (l *Store) DeleteFile(ctx context.Context, id hybridsearch.FileID) error {
-	if err := l.mutate(ctx, &op{kind: opDelete, meta: hybridsearch.FileMeta{ID: id}}); err != nil {
+func (l *Store) DeleteFile(ctx context.Context, id hs.FileID) error {
+	if err := l.mutate(ctx, &op{kind: opDelete, meta: hs.FileMeta{ID: id}}); err != nil {
 		return wrap(err, "store: delete file %d", id)
 	}
 	return nil
@@ -380,7 +380,7 @@ func (l *Store) compactInBackground() {
 // FilePoints returns the file's points in chunk order, with their
 // (normalised) dense and sparse vectors when withVectors is set; none for
 // an absent file.
-func (l *Store) FilePoints(ctx context.Context, id hybridsearch.FileID, withVectors bool) ([]hybridsearch.Point, error) {
+func (l *Store) FilePoints(ctx context.Context, id hs.FileID, withVectors bool) ([]hs.Point, error) {
 	x, err := l.rlock(ctx)
 	if err != nil {
 		return nil, wrap(err, "store: file points %d", id)
@@ -390,7 +390,7 @@ func (l *Store) FilePoints(ctx context.Context, id hybridsearch.FileID, withVect
 	if f == nil {
 		return nil, nil
 	}
-	out := make([]hybridsearch.Point, len(f.points))
+	out := make([]hs.Point, len(f.points))
 	var buf []byte
 	for i, s := range f.points {
 		if out[i], err = x.point(s, withVectors, &buf); err != nil {
@@ -437,7 +437,7 @@ func (l *Store) VectorsByHash(ctx context.Context, hashes []string) (map[string]
 
 // Files returns the metadata of every file whose readers include user,
 // ordered by file id. It returns an EINVALID error for the empty user.
-func (l *Store) Files(ctx context.Context, user hybridsearch.UserID) ([]hybridsearch.FileMeta, error) {
+func (l *Store) Files(ctx context.Context, user hs.UserID) ([]hs.FileMeta, error) {
 	if err := l.readable(ctx); err != nil {
 		return nil, wrap(err, "store: files of %s", user)
 	}
@@ -449,7 +449,7 @@ func (l *Store) Files(ctx context.Context, user hybridsearch.UserID) ([]hybridse
 		return nil, wrap(err, "store: files of %s", user)
 	}
 	defer l.mu.RUnlock()
-	var out []hybridsearch.FileMeta
+	var out []hs.FileMeta
 	for _, g := range x.userGroups[user] {
 		for _, f := range g.files {
 			out = append(out, cloneMeta(f.meta))
@@ -524,10 +524,10 @@ func (l *Store) graphMin() int {
 // WAL failed.
 func (l *Store) usable() error {
 	if l.closed.Load() {
-		return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "store: closed")
+		return hs.Errorf(hs.EUNAVAILABLE, "store: closed")
 	}
 	if err := l.wal.failed(); err != nil {
-		return hybridsearch.WrapError(hybridsearch.EUNAVAILABLE, err, "store: write-ahead log failed; reopen the store")
+		return hs.WrapError(hs.EUNAVAILABLE, err, "store: write-ahead log failed; reopen the store")
 	}
 	return nil
 }
@@ -541,7 +541,7 @@ func (l *Store) rlock(ctx context.Context) (*index, error) {
 	l.mu.RLock()
 	if l.shut {
 		l.mu.RUnlock()
-		return nil, hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "store: closed")
+		return nil, hs.Errorf(hs.EUNAVAILABLE, "store: closed")
 	}
 	return l.idx, nil
 }
@@ -552,14 +552,14 @@ func (l *Store) readable(ctx context.Context) error {
 		return err
 	}
 	if l.closed.Load() {
-		return hybridsearch.Errorf(hybridsearch.EUNAVAILABLE, "store: closed")
+		return hs.Errorf(hs.EUNAVAILABLE, "store: closed")
 	}
 	return nil
 }
 
 // checkSearch checks the arguments every search shares and returns k
 // capped at MaxK.
-func (l *Store) checkSearch(ctx context.Context, user hybridsearch.UserID, k int) (int, error) {
+func (l *Store) checkSearch(ctx context.Context, user hs.UserID, k int) (int, error) {
 	if err := l.readable(ctx); err != nil {
 		return 0, err
 	}
@@ -572,7 +572,7 @@ func (l *Store) checkSearch(ctx context.Context, user hybridsearch.UserID, k int
 // wrap prefixes err with the operation unless it is already an *Error
 // with a message for users.
 func wrap(err error, format string, args ...any) error {
-	var e *hybridsearch.Error
+	var e *hs.Error
 	if errors.As(err, &e) {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // File format. The WAL is walMagic followed by frames; a snapshot is
@@ -126,7 +126,7 @@ func readMagic(r io.Reader, magic string) error {
 	case string(b[:magicLen-1]) != magic[:magicLen-1]:
 		return fmt.Errorf("not a store file (header %q)", b[:])
 	case b[magicLen-1] != magic[magicLen-1]:
-		return hybridsearch.Errorf(hybridsearch.EINVALID, "store: unsupported format version %d, want %d", b[magicLen-1], magic[magicLen-1])
+		return hs.Errorf(hs.EINVALID, "store: unsupported format version %d, want %d", b[magicLen-1], magic[magicLen-1])
 	}
 	return nil
 }
@@ -185,7 +185,7 @@ func (w *wal) append(o *op, seq uint64) (int64, error) {
 	}
 	w.buf = encodeFrame(w.buf, func(e *encoder) { o.encode(e, seq) })
 	if len(w.buf)-frameHeader > maxFrame {
-		return 0, hybridsearch.Errorf(hybridsearch.ETOOLARGE, "store: record of %d bytes is over the limit", len(w.buf))
+		return 0, hs.Errorf(hs.ETOOLARGE, "store: record of %d bytes is over the limit", len(w.buf))
 	}
 	off := w.off
 	if _, err := w.f.WriteAt(w.buf, off); err != nil {

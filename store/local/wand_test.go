@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
@@ -15,13 +15,13 @@ import (
 // few levels, as BM25 weights are, or from many (every posting its own),
 // and trigram-like vectors of weight 1. Readers are random subsets of
 // users, so lists are cut into groups.
-func wandCorpus(t *testing.T, s *Store, rng *rand.Rand, from, n int, users []hybridsearch.UserID) {
+func wandCorpus(t *testing.T, s *Store, rng *rand.Rand, from, n int, users []hs.UserID) {
 	t.Helper()
 	zb := rand.NewZipf(rng, 1.1, 3, 3000)
 	zt := rand.NewZipf(rng, 1.05, 2, 2000)
 	for f := from; f < from+n; f++ {
-		id := hybridsearch.FileID(f)
-		var readers []hybridsearch.UserID
+		id := hs.FileID(f)
+		var readers []hs.UserID
 		for _, u := range users {
 			if rng.IntN(2) == 0 {
 				readers = append(readers, u)
@@ -30,10 +30,10 @@ func wandCorpus(t *testing.T, s *Store, rng *rand.Rand, from, n int, users []hyb
 		if len(readers) == 0 {
 			readers = users[:1]
 		}
-		meta := hybridsearch.FileMeta{ID: id, Path: fmt.Sprintf("/d%d/f%d.md", f%4, f), Readers: readers}
-		var pts []hybridsearch.Point
+		meta := hs.FileMeta{ID: id, Path: fmt.Sprintf("/d%d/f%d.md", f%4, f), Readers: readers}
+		var pts []hs.Point
 		for no := range 1 + rng.IntN(25) {
-			p := hybridsearch.Point{ID: hybridsearch.PointID(id, no), Chunk: hybridsearch.Chunk{FileID: id, No: no, Text: "x"}}
+			p := hs.Point{ID: hs.PointID(id, no), Chunk: hs.Chunk{FileID: id, No: no, Text: "x"}}
 			seen := map[uint32]bool{}
 			for range 3 + rng.IntN(30) {
 				i := uint32(zb.Uint64())
@@ -72,7 +72,7 @@ func wandCorpus(t *testing.T, s *Store, rng *rand.Rand, from, n int, users []hyb
 // segments, with deletes, rewrites and reader changes leaving stale
 // postings behind.
 func TestWANDExhaustive(t *testing.T) {
-	users := []hybridsearch.UserID{"alice", "bob", "carol"}
+	users := []hs.UserID{"alice", "bob", "carol"}
 	for seed := range 4 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 26))
 		s, err := Open(t.TempDir(), Options{GraphMin: -1, CompactBytes: 1 << 40})
@@ -81,12 +81,12 @@ func TestWANDExhaustive(t *testing.T) {
 		}
 		type query struct {
 			v int
-			q hybridsearch.SparseVector
+			q hs.SparseVector
 		}
 		var queries []query
 		for range 40 {
 			v := rng.IntN(2)
-			var q hybridsearch.SparseVector
+			var q hs.SparseVector
 			seen := map[uint32]bool{}
 			for range 1 + rng.IntN(6) {
 				i := uint32(rng.IntN(40)) // common indices: long lists
@@ -107,7 +107,7 @@ func TestWANDExhaustive(t *testing.T) {
 			defer s.mu.RUnlock()
 			var out [][]scored
 			for _, u := range users {
-				for _, f := range []hybridsearch.Filter{{}, {PathPrefix: "/d1"}} {
+				for _, f := range []hs.Filter{{}, {PathPrefix: "/d1"}} {
 					m := newMatcher(u, f)
 					for _, qq := range queries {
 						for _, k := range []int{1, 3, 10, 100} {
@@ -142,7 +142,7 @@ func TestWANDExhaustive(t *testing.T) {
 		compare("two segments", run(false), run(true))
 		// Stale postings: deletes, rewrites and reader changes.
 		for range 60 {
-			id := hybridsearch.FileID(1 + rng.IntN(300))
+			id := hs.FileID(1 + rng.IntN(300))
 			switch rng.IntN(3) {
 			case 0:
 				if err := s.DeleteFile(t.Context(), id); err != nil {
@@ -151,8 +151,8 @@ func TestWANDExhaustive(t *testing.T) {
 			case 1:
 				wandCorpus(t, s, rng, int(id), 1, users)
 			default:
-				err := s.UpdateFileMeta(t.Context(), hybridsearch.FileMeta{ID: id, Path: "/d1/moved.md", Readers: users[rng.IntN(3):]})
-				if err != nil && hybridsearch.ErrorKind(err) != hybridsearch.ENOTFOUND {
+				err := s.UpdateFileMeta(t.Context(), hs.FileMeta{ID: id, Path: "/d1/moved.md", Readers: users[rng.IntN(3):]})
+				if err != nil && hs.ErrorKind(err) != hs.ENOTFOUND {
 					t.Fatal(err)
 				}
 			}
@@ -172,7 +172,7 @@ func TestWANDExhaustive(t *testing.T) {
 // the invariants hold (each live point's postings are where its owner
 // says).
 func TestMergeSegments(t *testing.T) {
-	users := []hybridsearch.UserID{"alice", "bob", "carol"}
+	users := []hs.UserID{"alice", "bob", "carol"}
 	rng := rand.New(rand.NewPCG(7, 26))
 	s, err := Open(t.TempDir(), Options{GraphMin: -1, CompactBytes: 1 << 40})
 	if err != nil {
@@ -189,7 +189,7 @@ func TestMergeSegments(t *testing.T) {
 	for i := range 6 {
 		wandCorpus(t, s, rng, 1+40*i, 40, users)
 		for range 10 {
-			if err := s.DeleteFile(t.Context(), hybridsearch.FileID(1+rng.IntN(40*(i+1)))); err != nil {
+			if err := s.DeleteFile(t.Context(), hs.FileID(1+rng.IntN(40*(i+1)))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -201,9 +201,9 @@ func TestMergeSegments(t *testing.T) {
 		sc := new(scratch)
 		var out [][]scored
 		for _, u := range users {
-			m := newMatcher(u, hybridsearch.Filter{})
+			m := newMatcher(u, hs.Filter{})
 			for i := range uint32(30) {
-				q := hybridsearch.SparseVector{Indices: []uint32{i, i + 7}, Values: []float32{1, 0.5}}
+				q := hs.SparseVector{Indices: []uint32{i, i + 7}, Values: []float32{1, 0.5}}
 				out = append(out, slices.Clone(s.idx.searchSparse(u, int(i%2), q, 20, &m, false, sc)))
 			}
 		}

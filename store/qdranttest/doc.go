@@ -4,7 +4,7 @@
 // qdrant.Client talks to it unchanged.
 //
 // It keeps collections and points in memory and implements, with Qdrant's
-// semantics, what store.Qdrant uses: collection create/get/exists/list/
+// semantics, what qdrant.Store uses: collection create/get/exists/list/
 // delete with metadata, payload indexes, upsert (dense vectors normalised
 // for Cosine, sparse vectors sorted), delete and set-payload by ids or
 // filter, scroll with offsets, count, facet, nearest-neighbour queries

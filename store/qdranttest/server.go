@@ -82,7 +82,7 @@ func Listen(addr string, record bool) (*Server, error) {
 // Stop stops the server.
 func (s *Server) Stop() { s.grpc.Stop() }
 
-// URL returns the server's address as store.QdrantOptions.URL takes it.
+// URL returns the server's address as qdrant.Options.URL takes it.
 func (s *Server) URL() string { return "http://" + s.Addr }
 
 // Requests returns every request received so far, oldest first, including

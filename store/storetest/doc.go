@@ -1,6 +1,6 @@
 // Package storetest is the contract every store must pass: Run writes,
 // updates, deletes and searches through the method set both local.Store and
-// store.Qdrant implement, and checks what Qdrant itself would return
+// qdrant.Store implement, and checks what Qdrant itself would return
 // (cosine scores, IDF-weighted sparse scores, per-user isolation, filters,
 // ties broken by point id).
 //

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
@@ -13,8 +13,8 @@ import (
 // a point holding i with value v at IDF(n_i, N)·v, also after a delete.
 func testSparseDocFreq(t *testing.T, s Store) {
 	docs := []struct {
-		id      hybridsearch.FileID
-		reader  hybridsearch.UserID
+		id      hs.FileID
+		reader  hs.UserID
 		bm25    map[uint32]float32
 		trigram map[uint32]float32
 	}{
@@ -45,11 +45,11 @@ func testSparseDocFreq(t *testing.T, s Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits := mustSparse(t, s, "alice", store.VectorBM25, map[uint32]float32{2: 1}, 10, hybridsearch.Filter{})
+	hits := mustSparse(t, s, "alice", store.VectorBM25, map[uint32]float32{2: 1}, 10, hs.Filter{})
 	if len(hits) != 2 || !near(float64(hits[0].Score), 1.3*store.IDF(df[0], n)) {
 		t.Errorf("after a delete: df %v of %d, but the query scores %v (want %v first)", df, n, hits, 1.3*store.IDF(df[0], n))
 	}
-	if _, _, err := s.SparseDocFreq(t.Context(), store.VectorDense, []uint32{1}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+	if _, _, err := s.SparseDocFreq(t.Context(), store.VectorDense, []uint32{1}); hs.ErrorKind(err) != hs.EINVALID {
 		t.Errorf("SparseDocFreq of the dense vector = %v, want EINVALID", err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
@@ -17,8 +17,8 @@ import (
 // between readers changes no document frequency. A store that keeps
 // points by reader set (the embedded store) moves them between sets here.
 func testReaderSets(t *testing.T, s Store) {
-	users := []hybridsearch.UserID{"alice", "bob", "carol"}
-	readers := map[hybridsearch.FileID][]hybridsearch.UserID{
+	users := []hs.UserID{"alice", "bob", "carol"}
+	readers := map[hs.FileID][]hs.UserID{
 		1: {"alice"},
 		2: {"alice", "bob"},
 		3: {"bob"},
@@ -26,10 +26,10 @@ func testReaderSets(t *testing.T, s Store) {
 		5: {"alice"},
 	}
 	const chunks = 3
-	write := func(id hybridsearch.FileID, nos ...int) {
+	write := func(id hs.FileID, nos ...int) {
 		t.Helper()
 		m := fileMeta(id, fmt.Sprintf("/r/%d.md", id), readers[id]...)
-		var pts []hybridsearch.Point
+		var pts []hs.Point
 		for _, no := range nos {
 			pts = append(pts, point(m, no, fmt.Sprintf("chunk %d of %d", no, id), v(1, float32(id), float32(no)), map[uint32]float32{1: 1, uint32(10 + no): 1}, map[uint32]float32{2: 1}))
 		}
@@ -47,21 +47,21 @@ func testReaderSets(t *testing.T, s Store) {
 	check := func(when string) {
 		t.Helper()
 		for _, u := range users {
-			var want []hybridsearch.FileID
+			var want []hs.FileID
 			var wantIDs []string
-			for id := hybridsearch.FileID(1); id <= 5; id++ {
+			for id := hs.FileID(1); id <= 5; id++ {
 				if slices.Contains(readers[id], u) {
 					want = append(want, id)
 					for no := range chunks {
-						wantIDs = append(wantIDs, hybridsearch.PointID(id, no))
+						wantIDs = append(wantIDs, hs.PointID(id, no))
 					}
 				}
 			}
 			slices.Sort(wantIDs)
-			legs := map[string][]hybridsearch.Hit{
-				"dense":   mustDense(t, s, u, v(1, 2, 1), 100, hybridsearch.Filter{}),
-				"bm25":    mustSparse(t, s, u, store.VectorBM25, map[uint32]float32{1: 1}, 100, hybridsearch.Filter{}),
-				"trigram": mustSparse(t, s, u, store.VectorTrigram, map[uint32]float32{2: 1}, 100, hybridsearch.Filter{}),
+			legs := map[string][]hs.Hit{
+				"dense":   mustDense(t, s, u, v(1, 2, 1), 100, hs.Filter{}),
+				"bm25":    mustSparse(t, s, u, store.VectorBM25, map[uint32]float32{1: 1}, 100, hs.Filter{}),
+				"trigram": mustSparse(t, s, u, store.VectorTrigram, map[uint32]float32{2: 1}, 100, hs.Filter{}),
 			}
 			for leg, hits := range legs {
 				got := pointIDs(hits)
@@ -70,7 +70,7 @@ func testReaderSets(t *testing.T, s Store) {
 					t.Errorf("%s: %s search by %s finds %d points %v, want the %d of files %v", when, leg, u, len(got), fileIDs(hits), len(wantIDs), want)
 				}
 			}
-			sample, err := s.SamplePoints(t.Context(), u, store.MaxSample, hybridsearch.Filter{})
+			sample, err := s.SamplePoints(t.Context(), u, store.MaxSample, hs.Filter{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,9 +82,9 @@ func testReaderSets(t *testing.T, s Store) {
 				t.Errorf("%s: SamplePoints(%s) = %d points, want %d", when, u, len(got), len(wantIDs))
 			}
 			var all []string
-			for id := hybridsearch.FileID(1); id <= 5; id++ {
+			for id := hs.FileID(1); id <= 5; id++ {
 				for no := range chunks {
-					all = append(all, hybridsearch.PointID(id, no))
+					all = append(all, hs.PointID(id, no))
 				}
 			}
 			byID, err := s.PointsByID(t.Context(), u, all)
@@ -99,10 +99,10 @@ func testReaderSets(t *testing.T, s Store) {
 			if !slices.Equal(got, wantIDs) {
 				t.Errorf("%s: PointsByID(%s) = %d points, want %d", when, u, len(got), len(wantIDs))
 			}
-			var ask []hybridsearch.Hit
-			for id := hybridsearch.FileID(1); id <= 5; id++ {
+			var ask []hs.Hit
+			for id := hs.FileID(1); id <= 5; id++ {
 				for no := range chunks {
-					ask = append(ask, hybridsearch.Hit{Point: hybridsearch.Point{File: hybridsearch.FileMeta{ID: id}, Chunk: hybridsearch.Chunk{FileID: id, No: no}}})
+					ask = append(ask, hs.Hit{Point: hs.Point{File: hs.FileMeta{ID: id}, Chunk: hs.Chunk{FileID: id, No: no}}})
 				}
 			}
 			read, err := s.ReadChunks(t.Context(), u, ask)
@@ -127,27 +127,27 @@ func testReaderSets(t *testing.T, s Store) {
 	check("written")
 
 	// Into a set another file has, and out again to a new one.
-	readers[1] = []hybridsearch.UserID{"alice", "bob"}
+	readers[1] = []hs.UserID{"alice", "bob"}
 	mustUpdate(t, s, fileMeta(1, "/r/1.md", readers[1]...))
 	check("file 1 shared with bob")
-	readers[1] = []hybridsearch.UserID{"carol"}
+	readers[1] = []hs.UserID{"carol"}
 	mustUpdate(t, s, fileMeta(1, "/r/1.md", readers[1]...))
 	check("file 1 given to carol")
 
 	// Rewritten with new readers.
-	readers[2] = []hybridsearch.UserID{"carol"}
+	readers[2] = []hs.UserID{"carol"}
 	if err := s.DeleteFile(t.Context(), 2); err != nil {
 		t.Fatal(err)
 	}
 	write(2, 0, 1, 2)
 	check("file 2 rewritten for carol only")
-	readers[4] = []hybridsearch.UserID{"bob"}
+	readers[4] = []hs.UserID{"bob"}
 	write(4, 0, 1, 2)
 	check("file 4 narrowed to bob")
 
 	// Back and forth.
 	for round := range 3 {
-		readers[5] = [][]hybridsearch.UserID{{"alice", "bob", "carol"}, {"bob"}, {"alice"}}[round]
+		readers[5] = [][]hs.UserID{{"alice", "bob", "carol"}, {"bob"}, {"alice"}}[round]
 		mustUpdate(t, s, fileMeta(5, "/r/5.md", readers[5]...))
 		check(fmt.Sprintf("file 5, round %d", round))
 	}

@@ -5,27 +5,27 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 // sampleFixture writes alice's files 1–6 (three chunks each), bob's file 7
 // and a note 8 shared by both, and returns every point by id.
-func sampleFixture(t *testing.T, s Store) map[string]hybridsearch.Point {
+func sampleFixture(t *testing.T, s Store) map[string]hs.Point {
 	t.Helper()
-	all := map[string]hybridsearch.Point{}
-	for id := hybridsearch.FileID(1); id <= 8; id++ {
-		readers := []hybridsearch.UserID{"alice"}
+	all := map[string]hs.Point{}
+	for id := hs.FileID(1); id <= 8; id++ {
+		readers := []hs.UserID{"alice"}
 		switch id {
 		case 7:
-			readers = []hybridsearch.UserID{"bob"}
+			readers = []hs.UserID{"bob"}
 		case 8:
-			readers = []hybridsearch.UserID{"alice", "bob"}
+			readers = []hs.UserID{"alice", "bob"}
 		}
 		m := fileMeta(id, "/f"+string(rune('0'+id))+".md", readers...)
 		if id == 8 {
-			m.Type = hybridsearch.DocNote
+			m.Type = hs.DocNote
 		}
-		var ps []hybridsearch.Point
+		var ps []hs.Point
 		for no := range 3 {
 			dense := v(float32(id), float32(no+1), 1)
 			ps = append(ps, point(m, no, "chunk text", dense, map[uint32]float32{uint32(id): 1, 100 + uint32(no): 0.5}, map[uint32]float32{7: 1}))
@@ -39,7 +39,7 @@ func sampleFixture(t *testing.T, s Store) map[string]hybridsearch.Point {
 }
 
 // checkPoint compares a returned point, vectors included, with the written one.
-func checkPoint(t *testing.T, got hybridsearch.Point, all map[string]hybridsearch.Point) {
+func checkPoint(t *testing.T, got hs.Point, all map[string]hs.Point) {
 	t.Helper()
 	want, ok := all[got.ID]
 	if !ok {
@@ -59,15 +59,15 @@ func checkPoint(t *testing.T, got hybridsearch.Point, all map[string]hybridsearc
 func testPointsByID(t *testing.T, s Store) {
 	all := sampleFixture(t, s)
 	ids := []string{
-		hybridsearch.PointID(3, 2), hybridsearch.PointID(7, 0), hybridsearch.PointID(1, 0),
-		hybridsearch.PointID(8, 1), hybridsearch.PointID(99, 0), hybridsearch.PointID(3, 2),
+		hs.PointID(3, 2), hs.PointID(7, 0), hs.PointID(1, 0),
+		hs.PointID(8, 1), hs.PointID(99, 0), hs.PointID(3, 2),
 	}
 	got, err := s.PointsByID(t.Context(), "alice", ids)
 	if err != nil {
 		t.Fatalf("PointsByID(alice) = %v", err)
 	}
 	// Bob's file 7 and the absent file 99 are left out, the repeat is not doubled.
-	want := []string{hybridsearch.PointID(3, 2), hybridsearch.PointID(1, 0), hybridsearch.PointID(8, 1)}
+	want := []string{hs.PointID(3, 2), hs.PointID(1, 0), hs.PointID(8, 1)}
 	if gotIDs := idsOf(got); !slices.Equal(gotIDs, want) {
 		t.Fatalf("PointsByID(alice) = %v, want %v", gotIDs, want)
 	}
@@ -78,15 +78,15 @@ func testPointsByID(t *testing.T, s Store) {
 	if err != nil {
 		t.Fatalf("PointsByID(bob) = %v", err)
 	}
-	if gotIDs, want := idsOf(got), []string{hybridsearch.PointID(7, 0), hybridsearch.PointID(8, 1)}; !slices.Equal(gotIDs, want) {
+	if gotIDs, want := idsOf(got), []string{hs.PointID(7, 0), hs.PointID(8, 1)}; !slices.Equal(gotIDs, want) {
 		t.Errorf("PointsByID(bob) = %v, want %v", gotIDs, want)
 	}
-	for _, u := range []hybridsearch.UserID{"carol", "ALICE"} {
+	for _, u := range []hs.UserID{"carol", "ALICE"} {
 		if got, err := s.PointsByID(t.Context(), u, ids); err != nil || len(got) != 0 {
 			t.Errorf("PointsByID(%q) = %v, %v; want nothing", u, idsOf(got), err)
 		}
 	}
-	if _, err := s.PointsByID(t.Context(), "", ids); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+	if _, err := s.PointsByID(t.Context(), "", ids); hs.ErrorKind(err) != hs.EINVALID {
 		t.Errorf("PointsByID(\"\") = %v, want EINVALID", err)
 	}
 	if got, err := s.PointsByID(t.Context(), "alice", nil); err != nil || len(got) != 0 {
@@ -96,7 +96,7 @@ func testPointsByID(t *testing.T, s Store) {
 
 func testSamplePoints(t *testing.T, s Store) {
 	all := sampleFixture(t, s)
-	readable := func(user hybridsearch.UserID, f func(hybridsearch.Point) bool) []string {
+	readable := func(user hs.UserID, f func(hs.Point) bool) []string {
 		var ids []string
 		for id, p := range all {
 			if slices.Contains(p.File.Readers, user) && (f == nil || f(p)) {
@@ -107,18 +107,18 @@ func testSamplePoints(t *testing.T, s Store) {
 		return ids
 	}
 	for _, tt := range []struct {
-		user hybridsearch.UserID
+		user hs.UserID
 		n    int
-		f    hybridsearch.Filter
-		keep func(hybridsearch.Point) bool
+		f    hs.Filter
+		keep func(hs.Point) bool
 	}{
-		{"alice", 100, hybridsearch.Filter{}, nil},
-		{"alice", 5, hybridsearch.Filter{}, nil},
-		{"bob", 100, hybridsearch.Filter{}, nil},
-		{"bob", 4, hybridsearch.Filter{}, nil},
-		{"alice", 100, hybridsearch.Filter{Types: []hybridsearch.DocType{hybridsearch.DocNote}}, func(p hybridsearch.Point) bool { return p.File.Type == hybridsearch.DocNote }},
-		{"alice", 100, hybridsearch.Filter{PathPrefix: "/f2.md"}, func(p hybridsearch.Point) bool { return p.File.ID == 2 }},
-		{"carol", 100, hybridsearch.Filter{}, nil},
+		{"alice", 100, hs.Filter{}, nil},
+		{"alice", 5, hs.Filter{}, nil},
+		{"bob", 100, hs.Filter{}, nil},
+		{"bob", 4, hs.Filter{}, nil},
+		{"alice", 100, hs.Filter{Types: []hs.DocType{hs.DocNote}}, func(p hs.Point) bool { return p.File.Type == hs.DocNote }},
+		{"alice", 100, hs.Filter{PathPrefix: "/f2.md"}, func(p hs.Point) bool { return p.File.ID == 2 }},
+		{"carol", 100, hs.Filter{}, nil},
 	} {
 		got, err := s.SamplePoints(t.Context(), tt.user, tt.n, tt.f)
 		if err != nil {
@@ -133,16 +133,16 @@ func testSamplePoints(t *testing.T, s Store) {
 			checkPoint(t, p, all)
 		}
 	}
-	if got, err := s.SamplePoints(t.Context(), "alice", 0, hybridsearch.Filter{}); err != nil || len(got) != 0 {
+	if got, err := s.SamplePoints(t.Context(), "alice", 0, hs.Filter{}); err != nil || len(got) != 0 {
 		t.Errorf("SamplePoints(alice, 0) = %v, %v; want nothing", idsOf(got), err)
 	}
-	if _, err := s.SamplePoints(t.Context(), "", 10, hybridsearch.Filter{}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+	if _, err := s.SamplePoints(t.Context(), "", 10, hs.Filter{}); hs.ErrorKind(err) != hs.EINVALID {
 		t.Errorf("SamplePoints(\"\") = %v, want EINVALID", err)
 	}
 }
 
 // idsOf returns the ids of points in order.
-func idsOf(ps []hybridsearch.Point) []string {
+func idsOf(ps []hs.Point) []string {
 	ids := make([]string, len(ps))
 	for i, p := range ps {
 		ids[i] = p.ID

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
@@ -25,7 +25,7 @@ type Scale struct {
 	// Exact, if set, returns the ids of the k points nearest vec among
 	// those user can read, as the store's exact search computes them
 	// (Qdrant: params.exact=true). Nil means the suite's own brute force.
-	Exact func(t *testing.T, user hybridsearch.UserID, vec []float32, k int) []string
+	Exact func(t *testing.T, user hs.UserID, vec []float32, k int) []string
 	// Settle, if set, waits until the store has built its indexes (a real
 	// Qdrant builds HNSW graphs in the background after writes).
 	Settle func(t *testing.T)
@@ -73,25 +73,25 @@ func testFilteredDenseRecall(t *testing.T, s Store, sc Scale) {
 	const perFile, k = 25, 10
 	r := rand.New(rand.NewPCG(13, 6))
 	centers := randomCenters(r, 24)
-	users := make([]hybridsearch.UserID, sc.Users)
+	users := make([]hs.UserID, sc.Users)
 	for i := range users {
-		users[i] = hybridsearch.UserID(fmt.Sprintf("user%02d", i))
+		users[i] = hs.UserID(fmt.Sprintf("user%02d", i))
 	}
 	type vec struct {
 		id      string
 		dense   []float32
-		readers []hybridsearch.UserID
+		readers []hs.UserID
 	}
 	var all []vec
-	id := hybridsearch.FileID(1)
+	id := hs.FileID(1)
 	for ui, u := range users {
 		for n := 0; n < sc.PointsPerUser; n += perFile {
-			readers := []hybridsearch.UserID{u}
+			readers := []hs.UserID{u}
 			if id%7 == 0 { // shared with the next user
 				readers = append(readers, users[(ui+1)%len(users)])
 			}
 			m := fileMeta(id, fmt.Sprintf("/u%d/f%d.md", ui, id), readers...)
-			pts := make([]hybridsearch.Point, 0, perFile)
+			pts := make([]hs.Point, 0, perFile)
 			for no := 0; no < perFile; no++ {
 				d := clustered(r, centers)
 				pts = append(pts, point(m, no, fmt.Sprintf("chunk %d of file %d", no, id), d, map[uint32]float32{uint32(no + 1): 1}, nil))
@@ -106,7 +106,7 @@ func testFilteredDenseRecall(t *testing.T, s Store, sc Scale) {
 	}
 	exact := sc.Exact
 	if exact == nil {
-		exact = func(t *testing.T, u hybridsearch.UserID, q []float32, k int) []string {
+		exact = func(t *testing.T, u hs.UserID, q []float32, k int) []string {
 			type scored struct {
 				id    string
 				score float64
@@ -130,7 +130,7 @@ func testFilteredDenseRecall(t *testing.T, s Store, sc Scale) {
 		for range sc.Queries {
 			q := clustered(r, centers)
 			want := exact(t, u, q, k)
-			hits := mustDense(t, s, u, q, k, hybridsearch.Filter{})
+			hits := mustDense(t, s, u, q, k, hs.Filter{})
 			for _, h := range hits {
 				if !slices.Contains(h.Point.File.Readers, u) {
 					t.Fatalf("%s got a point of %v", u, h.Point.File.Readers)
@@ -171,16 +171,16 @@ func testSparseRankingAfterDeletes(t *testing.T, s Store) {
 		if i%10 == 0 {
 			bm[rare] = 0.4 + float32(i)/100
 		}
-		m := fileMeta(hybridsearch.FileID(i), fmt.Sprintf("/k%02d.md", i), "alice")
+		m := fileMeta(hs.FileID(i), fmt.Sprintf("/k%02d.md", i), "alice")
 		mustWrite(t, s, m, point(m, 0, fmt.Sprintf("keyword doc %d", i), v(1), bm, nil))
 	}
-	deleted := map[hybridsearch.FileID]bool{}
+	deleted := map[hs.FileID]bool{}
 	for i := 1; i <= files; i++ {
 		if i%3 != 0 && i%10 != 0 { // most of the common term goes
-			if err := s.DeleteFile(t.Context(), hybridsearch.FileID(i)); err != nil {
+			if err := s.DeleteFile(t.Context(), hs.FileID(i)); err != nil {
 				t.Fatal(err)
 			}
-			deleted[hybridsearch.FileID(i)] = true
+			deleted[hs.FileID(i)] = true
 		}
 	}
 	df, n, err := s.SparseDocFreq(t.Context(), store.VectorBM25, []uint32{rare, common})
@@ -189,7 +189,7 @@ func testSparseRankingAfterDeletes(t *testing.T, s Store) {
 	}
 	live := files - len(deleted)
 	t.Logf("after %d deletes: N = %d (live points %d), n(rare) = %d, n(common) = %d", len(deleted), n, live, df[0], df[1])
-	hits := mustSparse(t, s, "alice", store.VectorBM25, map[uint32]float32{rare: 1, common: 1}, 100, hybridsearch.Filter{})
+	hits := mustSparse(t, s, "alice", store.VectorBM25, map[uint32]float32{rare: 1, common: 1}, 100, hs.Filter{})
 	if len(hits) != live {
 		t.Errorf("%d hits, want the %d live files", len(hits), live)
 	}

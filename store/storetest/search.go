@@ -2,17 +2,18 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
 func testSearchDenseRanking(t *testing.T, s Store) {
 	q := v(1, 0, 0, 0)
-	vecs := map[hybridsearch.FileID][]float32{
+	vecs := map[hs.FileID][]float32{
 		1: {1, 0, 0, 0},    // cosine 1
 		2: {1, 1, 0, 0},    // 0.7071
 		3: {0, 1, 0, 0},    // 0
@@ -24,11 +25,11 @@ func testSearchDenseRanking(t *testing.T, s Store) {
 		m := fileMeta(id, "/f"+string(rune('0'+id))+".md", "alice")
 		mustWrite(t, s, m, simple(m, v(vec...)))
 	}
-	order := []hybridsearch.FileID{1, 5, 2, 6, 3, 4}
+	order := []hs.FileID{1, 5, 2, 6, 3, 4}
 	tests := []struct {
 		name string
 		k    int
-		want []hybridsearch.FileID
+		want []hs.FileID
 	}{
 		{"all", 10, order},
 		{"top 2", 2, order[:2]},
@@ -37,8 +38,8 @@ func testSearchDenseRanking(t *testing.T, s Store) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			hits := mustDense(t, s, "alice", q, tt.k, hybridsearch.Filter{})
-			var got []hybridsearch.FileID
+			hits := mustDense(t, s, "alice", q, tt.k, hs.Filter{})
+			var got []hs.FileID
 			for _, h := range hits {
 				got = append(got, h.Point.Chunk.FileID)
 				if want := cosine(q, v(vecs[h.Point.Chunk.FileID]...)); !near(float64(h.Score), want) {
@@ -51,12 +52,12 @@ func testSearchDenseRanking(t *testing.T, s Store) {
 			checkNoVectors(t, hits)
 		})
 	}
-	hits := mustDense(t, s, "alice", v(0, 0, 0, 5), 1, hybridsearch.Filter{})
+	hits := mustDense(t, s, "alice", v(0, 0, 0, 5), 1, hs.Filter{})
 	if len(hits) != 1 || hits[0].Point.Chunk.Text != "text of /f6.md" || hits[0].Point.File.Path != "/f6.md" ||
-		hits[0].Point.ID != hybridsearch.PointID(6, 0) {
+		hits[0].Point.ID != hs.PointID(6, 0) {
 		t.Errorf("hit does not carry its point: %+v", hits)
 	}
-	if _, err := s.SearchDense(t.Context(), "alice", make([]float32, Dim-1), 10, hybridsearch.Filter{}); err == nil {
+	if _, err := s.SearchDense(t.Context(), "alice", make([]float32, Dim-1), 10, hs.Filter{}); err == nil {
 		t.Errorf("SearchDense with a 3-dimensional query = nil error, want one")
 	}
 }
@@ -64,8 +65,8 @@ func testSearchDenseRanking(t *testing.T, s Store) {
 func testSearchSparseIDF(t *testing.T, s Store) {
 	const common, rare = 3, 7
 	docs := []struct {
-		id     hybridsearch.FileID
-		reader hybridsearch.UserID
+		id     hs.FileID
+		reader hs.UserID
 		bm25   map[uint32]float32
 	}{
 		{1, "alice", map[uint32]float32{common: 1, rare: 1}},
@@ -82,9 +83,9 @@ func testSearchSparseIDF(t *testing.T, s Store) {
 	const N, nCommon, nRare = 5, 4, 3
 	idfCommon, idfRare := store.IDF(nCommon, N), store.IDF(nRare, N)
 
-	hits := mustSparse(t, s, "alice", "bm25", map[uint32]float32{common: 1, rare: 1}, 10, hybridsearch.Filter{})
+	hits := mustSparse(t, s, "alice", "bm25", map[uint32]float32{common: 1, rare: 1}, 10, hs.Filter{})
 	want := []struct {
-		file  hybridsearch.FileID
+		file  hs.FileID
 		score float64
 	}{
 		{1, idfCommon + idfRare},
@@ -102,18 +103,18 @@ func testSearchSparseIDF(t *testing.T, s Store) {
 	}
 	checkNoVectors(t, hits)
 
-	hits = mustSparse(t, s, "alice", "bm25", map[uint32]float32{common: 0.5}, 3, hybridsearch.Filter{})
-	wantIDs := append([]string{hybridsearch.PointID(3, 0)}, sortedIDs(1, 2)...)
+	hits = mustSparse(t, s, "alice", "bm25", map[uint32]float32{common: 0.5}, 3, hs.Filter{})
+	wantIDs := append([]string{hs.PointID(3, 0)}, sortedIDs(1, 2)...)
 	if got := pointIDs(hits); !slices.Equal(got, wantIDs) {
 		t.Errorf("query on the common term = %v, want %v (ties by point id)", got, wantIDs)
 	}
 	if len(hits) == 3 && !near(float64(hits[0].Score), 2*0.5*idfCommon) {
 		t.Errorf("query weight is not applied: score %v, want %v", hits[0].Score, 2*0.5*idfCommon)
 	}
-	if hits := mustSparse(t, s, "alice", "bm25", map[uint32]float32{999: 1}, 10, hybridsearch.Filter{}); len(hits) != 0 {
+	if hits := mustSparse(t, s, "alice", "bm25", map[uint32]float32{999: 1}, 10, hs.Filter{}); len(hits) != 0 {
 		t.Errorf("a term no point has finds %v", pointIDs(hits))
 	}
-	if hits := mustSparse(t, s, "alice", "bm25", nil, 10, hybridsearch.Filter{}); len(hits) != 0 {
+	if hits := mustSparse(t, s, "alice", "bm25", nil, 10, hs.Filter{}); len(hits) != 0 {
 		t.Errorf("an empty query finds %v", pointIDs(hits))
 	}
 }
@@ -124,32 +125,32 @@ func testSearchTrigram(t *testing.T, s Store) {
 	mustWrite(t, s, b, point(b, 0, "b", nil, nil, map[uint32]float32{9: 2}))
 	mustWrite(t, s, c, point(c, 0, "c", nil, map[uint32]float32{5: 1}, nil)) // index 5 only in bm25
 
-	hits := mustSparse(t, s, "alice", "trigram", map[uint32]float32{5: 1}, 10, hybridsearch.Filter{})
-	if got := fileIDs(hits); !slices.Equal(got, []hybridsearch.FileID{1}) {
+	hits := mustSparse(t, s, "alice", "trigram", map[uint32]float32{5: 1}, 10, hs.Filter{})
+	if got := fileIDs(hits); !slices.Equal(got, []hs.FileID{1}) {
 		t.Fatalf("trigram search finds files %v, want [1]: the vectors are separate", got)
 	}
 	if want := store.IDF(1, 2); !near(float64(hits[0].Score), want) {
 		t.Errorf("trigram score = %v, want %v", hits[0].Score, want)
 	}
-	hits = mustSparse(t, s, "alice", "trigram", map[uint32]float32{5: 1, 9: 1}, 10, hybridsearch.Filter{})
-	if got, want := fileIDs(hits), []hybridsearch.FileID{1, 2}; !slices.Equal(got, want) {
+	hits = mustSparse(t, s, "alice", "trigram", map[uint32]float32{5: 1, 9: 1}, 10, hs.Filter{})
+	if got, want := fileIDs(hits), []hs.FileID{1, 2}; !slices.Equal(got, want) {
 		t.Errorf("trigram search finds files %v, want %v", got, want)
 	}
 	if len(hits) == 2 && hits[0].Point.Chunk.FileID != 1 {
 		t.Errorf("trigram ranking = %v, want file 1 (both grams) first", pointIDs(hits))
 	}
-	hits = mustSparse(t, s, "alice", "bm25", map[uint32]float32{5: 1}, 10, hybridsearch.Filter{})
-	if got := fileIDs(hits); !slices.Equal(got, []hybridsearch.FileID{3}) {
+	hits = mustSparse(t, s, "alice", "bm25", map[uint32]float32{5: 1}, 10, hs.Filter{})
+	if got := fileIDs(hits); !slices.Equal(got, []hs.FileID{3}) {
 		t.Errorf("bm25 search finds files %v, want [3]", got)
 	}
-	if _, err := s.SearchSparse(t.Context(), "alice", "dense", sparse(map[uint32]float32{5: 1}), 10, hybridsearch.Filter{}); err == nil {
+	if _, err := s.SearchSparse(t.Context(), "alice", "dense", sparse(map[uint32]float32{5: 1}), 10, hs.Filter{}); err == nil {
 		t.Errorf("SearchSparse on vector %q = nil error, want one", "dense")
 	}
 }
 
 func testIsolation(t *testing.T, s Store) {
 	v := v(1, 0, 0, 0)
-	for _, m := range []hybridsearch.FileMeta{
+	for _, m := range []hs.FileMeta{
 		fileMeta(1, "/alice.md", "alice"),
 		fileMeta(2, "/bob.md", "bob"),
 		fileMeta(3, "/shared.md", "alice", "bob"),
@@ -157,12 +158,12 @@ func testIsolation(t *testing.T, s Store) {
 	} {
 		mustWrite(t, s, m, simple(m, v))
 	}
-	check := func(t *testing.T, user hybridsearch.UserID, want []hybridsearch.FileID) {
+	check := func(t *testing.T, user hs.UserID, want []hs.FileID) {
 		t.Helper()
-		legs := map[string][]hybridsearch.Hit{
-			"dense":   mustDense(t, s, user, v, 100, hybridsearch.Filter{}),
-			"bm25":    mustSparse(t, s, user, "bm25", map[uint32]float32{1: 1}, 100, hybridsearch.Filter{}),
-			"trigram": mustSparse(t, s, user, "trigram", map[uint32]float32{2: 1}, 100, hybridsearch.Filter{}),
+		legs := map[string][]hs.Hit{
+			"dense":   mustDense(t, s, user, v, 100, hs.Filter{}),
+			"bm25":    mustSparse(t, s, user, "bm25", map[uint32]float32{1: 1}, 100, hs.Filter{}),
+			"trigram": mustSparse(t, s, user, "trigram", map[uint32]float32{2: 1}, 100, hs.Filter{}),
 		}
 		for leg, hits := range legs {
 			if got := fileIDs(hits); !slices.Equal(got, want) {
@@ -173,21 +174,21 @@ func testIsolation(t *testing.T, s Store) {
 			t.Errorf("Files(%q) = %v, want %v", user, got, want)
 		}
 	}
-	check(t, "alice", []hybridsearch.FileID{1, 3, 4})
-	check(t, "bob", []hybridsearch.FileID{2, 3})
-	for _, u := range []hybridsearch.UserID{"carol", "ali", "ALICE", "bob "} {
+	check(t, "alice", []hs.FileID{1, 3, 4})
+	check(t, "bob", []hs.FileID{2, 3})
+	for _, u := range []hs.UserID{"carol", "ali", "ALICE", "bob "} {
 		check(t, u, nil)
 	}
 
 	shared := fileMeta(3, "/shared.md", "alice")
 	mustUpdate(t, s, shared)
-	check(t, "alice", []hybridsearch.FileID{1, 3, 4})
-	check(t, "bob", []hybridsearch.FileID{2})
+	check(t, "alice", []hs.FileID{1, 3, 4})
+	check(t, "bob", []hs.FileID{2})
 
-	shared.Readers = []hybridsearch.UserID{"alice", "carol"}
+	shared.Readers = []hs.UserID{"alice", "carol"}
 	mustUpdate(t, s, shared)
-	check(t, "carol", []hybridsearch.FileID{3})
-	check(t, "bob", []hybridsearch.FileID{2})
+	check(t, "carol", []hs.FileID{3})
+	check(t, "bob", []hs.FileID{2})
 
 	metas, err := s.Files(t.Context(), "carol")
 	if err != nil || len(metas) != 1 || !metaEqual(metas[0], shared) {
@@ -201,15 +202,15 @@ func testEmptyUser(t *testing.T, s Store) {
 	ctx := t.Context()
 	calls := map[string]func() error{
 		"SearchDense": func() error {
-			_, err := s.SearchDense(ctx, "", v(1, 0, 0, 0), 10, hybridsearch.Filter{})
+			_, err := s.SearchDense(ctx, "", v(1, 0, 0, 0), 10, hs.Filter{})
 			return err
 		},
 		"SearchSparse bm25": func() error {
-			_, err := s.SearchSparse(ctx, "", "bm25", sparse(map[uint32]float32{1: 1}), 10, hybridsearch.Filter{})
+			_, err := s.SearchSparse(ctx, "", "bm25", sparse(map[uint32]float32{1: 1}), 10, hs.Filter{})
 			return err
 		},
 		"SearchSparse trigram": func() error {
-			_, err := s.SearchSparse(ctx, "", "trigram", sparse(map[uint32]float32{2: 1}), 10, hybridsearch.Filter{})
+			_, err := s.SearchSparse(ctx, "", "trigram", sparse(map[uint32]float32{2: 1}), 10, hs.Filter{})
 			return err
 		},
 		"Files": func() error {
@@ -218,7 +219,7 @@ func testEmptyUser(t *testing.T, s Store) {
 		},
 	}
 	for name, call := range calls {
-		if err := call(); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+		if err := call(); hs.ErrorKind(err) != hs.EINVALID {
 			t.Errorf("%s with the empty user = %v, want EINVALID", name, err)
 		}
 	}
@@ -228,15 +229,15 @@ func testBadArguments(t *testing.T, s Store) {
 	m := fileMeta(1, "/a.md", "alice")
 	mustWrite(t, s, m, simple(m, v(1, 0, 0, 0)))
 	for _, k := range []int{0, -1} {
-		if _, err := s.SearchDense(t.Context(), "alice", v(1, 0, 0, 0), k, hybridsearch.Filter{}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+		if _, err := s.SearchDense(t.Context(), "alice", v(1, 0, 0, 0), k, hs.Filter{}); hs.ErrorKind(err) != hs.EINVALID {
 			t.Errorf("SearchDense(k=%d) = %v, want EINVALID", k, err)
 		}
-		if _, err := s.SearchSparse(t.Context(), "alice", "bm25", sparse(map[uint32]float32{1: 1}), k, hybridsearch.Filter{}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+		if _, err := s.SearchSparse(t.Context(), "alice", "bm25", sparse(map[uint32]float32{1: 1}), k, hs.Filter{}); hs.ErrorKind(err) != hs.EINVALID {
 			t.Errorf("SearchSparse(k=%d) = %v, want EINVALID", k, err)
 		}
 	}
-	bad := hybridsearch.SparseVector{Indices: []uint32{1, 2}, Values: []float32{1}}
-	if _, err := s.SearchSparse(t.Context(), "alice", "bm25", bad, 10, hybridsearch.Filter{}); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+	bad := hs.SparseVector{Indices: []uint32{1, 2}, Values: []float32{1}}
+	if _, err := s.SearchSparse(t.Context(), "alice", "bm25", bad, 10, hs.Filter{}); hs.ErrorKind(err) != hs.EINVALID {
 		t.Errorf("SearchSparse with 2 indices and 1 value = %v, want EINVALID", err)
 	}
 }
@@ -244,54 +245,54 @@ func testBadArguments(t *testing.T, s Store) {
 func testFilters(t *testing.T, s Store) {
 	t1, t2, t3 := base, base.Add(24*time.Hour), base.Add(48*time.Hour)
 	files := []struct {
-		id       hybridsearch.FileID
+		id       hs.FileID
 		path     string
-		typ      hybridsearch.DocType
+		typ      hs.DocType
 		mime     string
 		modified time.Time
 	}{
-		{1, "/Documents/x.md", hybridsearch.DocFile, "text/markdown", t1},
-		{2, "/Documents/A/y.md", hybridsearch.DocNote, "text/markdown", t2},
-		{3, "/DocumentsOld/z.pdf", hybridsearch.DocFile, "application/pdf", t3},
-		{4, "/Other/w.txt", hybridsearch.DocFile, "text/plain", t2},
-		{5, "/Documents", hybridsearch.DocFile, "text/plain", t1}, // a file, not the folder
+		{1, "/Documents/x.md", hs.DocFile, "text/markdown", t1},
+		{2, "/Documents/A/y.md", hs.DocNote, "text/markdown", t2},
+		{3, "/DocumentsOld/z.pdf", hs.DocFile, "application/pdf", t3},
+		{4, "/Other/w.txt", hs.DocFile, "text/plain", t2},
+		{5, "/Documents", hs.DocFile, "text/plain", t1}, // a file, not the folder
 	}
 	for _, f := range files {
 		m := fileMeta(f.id, f.path, "alice")
 		m.Type, m.MIME, m.Modified = f.typ, f.mime, f.modified
 		mustWrite(t, s, m, simple(m, v(1, float32(f.id)/10, 0, 0)))
 	}
-	all := []hybridsearch.FileID{1, 2, 3, 4, 5}
+	all := []hs.FileID{1, 2, 3, 4, 5}
 	tests := []struct {
 		name   string
-		filter hybridsearch.Filter
-		want   []hybridsearch.FileID
+		filter hs.Filter
+		want   []hs.FileID
 	}{
-		{"none", hybridsearch.Filter{}, all},
-		{"type note", hybridsearch.Filter{Types: []hybridsearch.DocType{hybridsearch.DocNote}}, []hybridsearch.FileID{2}},
-		{"types file and note", hybridsearch.Filter{Types: []hybridsearch.DocType{hybridsearch.DocFile, hybridsearch.DocNote}}, all},
-		{"mime markdown", hybridsearch.Filter{MIMEs: []string{"text/markdown"}}, []hybridsearch.FileID{1, 2}},
-		{"mimes pdf and plain", hybridsearch.Filter{MIMEs: []string{"application/pdf", "text/plain"}}, []hybridsearch.FileID{3, 4, 5}},
-		{"mime none matches", hybridsearch.Filter{MIMEs: []string{"image/png"}}, nil},
-		{"folder", hybridsearch.Filter{PathPrefix: "/Documents"}, []hybridsearch.FileID{1, 2, 5}},
-		{"folder with slash", hybridsearch.Filter{PathPrefix: "/Documents/"}, []hybridsearch.FileID{1, 2, 5}},
-		{"subfolder", hybridsearch.Filter{PathPrefix: "/Documents/A"}, []hybridsearch.FileID{2}},
-		{"partial name", hybridsearch.Filter{PathPrefix: "/Doc"}, nil},
-		{"other folder", hybridsearch.Filter{PathPrefix: "/DocumentsOld"}, []hybridsearch.FileID{3}},
-		{"root", hybridsearch.Filter{PathPrefix: "/"}, all},
-		{"the file itself", hybridsearch.Filter{PathPrefix: "/Documents/x.md"}, []hybridsearch.FileID{1}},
-		{"modified after, strict", hybridsearch.Filter{ModifiedAfter: t2}, []hybridsearch.FileID{3}},
-		{"modified before, strict", hybridsearch.Filter{ModifiedBefore: t2}, []hybridsearch.FileID{1, 5}},
-		{"modified between", hybridsearch.Filter{ModifiedAfter: t1, ModifiedBefore: t3}, []hybridsearch.FileID{2, 4}},
-		{"folder and type", hybridsearch.Filter{PathPrefix: "/Documents", Types: []hybridsearch.DocType{hybridsearch.DocFile}}, []hybridsearch.FileID{1, 5}},
-		{"everything", hybridsearch.Filter{
-			Types: []hybridsearch.DocType{hybridsearch.DocNote}, MIMEs: []string{"text/markdown"},
+		{"none", hs.Filter{}, all},
+		{"type note", hs.Filter{Types: []hs.DocType{hs.DocNote}}, []hs.FileID{2}},
+		{"types file and note", hs.Filter{Types: []hs.DocType{hs.DocFile, hs.DocNote}}, all},
+		{"mime markdown", hs.Filter{MIMEs: []string{"text/markdown"}}, []hs.FileID{1, 2}},
+		{"mimes pdf and plain", hs.Filter{MIMEs: []string{"application/pdf", "text/plain"}}, []hs.FileID{3, 4, 5}},
+		{"mime none matches", hs.Filter{MIMEs: []string{"image/png"}}, nil},
+		{"folder", hs.Filter{PathPrefix: "/Documents"}, []hs.FileID{1, 2, 5}},
+		{"folder with slash", hs.Filter{PathPrefix: "/Documents/"}, []hs.FileID{1, 2, 5}},
+		{"subfolder", hs.Filter{PathPrefix: "/Documents/A"}, []hs.FileID{2}},
+		{"partial name", hs.Filter{PathPrefix: "/Doc"}, nil},
+		{"other folder", hs.Filter{PathPrefix: "/DocumentsOld"}, []hs.FileID{3}},
+		{"root", hs.Filter{PathPrefix: "/"}, all},
+		{"the file itself", hs.Filter{PathPrefix: "/Documents/x.md"}, []hs.FileID{1}},
+		{"modified after, strict", hs.Filter{ModifiedAfter: t2}, []hs.FileID{3}},
+		{"modified before, strict", hs.Filter{ModifiedBefore: t2}, []hs.FileID{1, 5}},
+		{"modified between", hs.Filter{ModifiedAfter: t1, ModifiedBefore: t3}, []hs.FileID{2, 4}},
+		{"folder and type", hs.Filter{PathPrefix: "/Documents", Types: []hs.DocType{hs.DocFile}}, []hs.FileID{1, 5}},
+		{"everything", hs.Filter{
+			Types: []hs.DocType{hs.DocNote}, MIMEs: []string{"text/markdown"},
 			PathPrefix: "/Documents", ModifiedAfter: t1, ModifiedBefore: t3,
-		}, []hybridsearch.FileID{2}},
+		}, []hs.FileID{2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			legs := map[string][]hybridsearch.Hit{
+			legs := map[string][]hs.Hit{
 				"dense":   mustDense(t, s, "alice", v(1, 0, 0, 0), 10, tt.filter),
 				"bm25":    mustSparse(t, s, "alice", "bm25", map[uint32]float32{1: 1}, 10, tt.filter),
 				"trigram": mustSparse(t, s, "alice", "trigram", map[uint32]float32{2: 1}, 10, tt.filter),
@@ -303,7 +304,7 @@ func testFilters(t *testing.T, s Store) {
 			}
 		})
 	}
-	hits := mustDense(t, s, "bob", v(1, 0, 0, 0), 10, hybridsearch.Filter{PathPrefix: "/"})
+	hits := mustDense(t, s, "bob", v(1, 0, 0, 0), 10, hs.Filter{PathPrefix: "/"})
 	if len(hits) != 0 {
 		t.Errorf("a filter widened the search to another user's files: %v", fileIDs(hits))
 	}
@@ -313,12 +314,12 @@ func testPointsWithoutDense(t *testing.T, s Store) {
 	a, b := fileMeta(1, "/a.md", "alice"), fileMeta(2, "/b.md", "alice")
 	mustWrite(t, s, a, simple(a, v(1, 0, 0, 0)))
 	mustWrite(t, s, b, simple(b, nil))
-	if got := fileIDs(mustDense(t, s, "alice", v(1, 0, 0, 0), 10, hybridsearch.Filter{})); !slices.Equal(got, []hybridsearch.FileID{1}) {
+	if got := fileIDs(mustDense(t, s, "alice", v(1, 0, 0, 0), 10, hs.Filter{})); !slices.Equal(got, []hs.FileID{1}) {
 		t.Errorf("dense search finds files %v, want [1]", got)
 	}
 	for _, v := range []string{"bm25", "trigram"} {
 		q := map[uint32]float32{1: 1, 2: 1}
-		if got := fileIDs(mustSparse(t, s, "alice", v, q, 10, hybridsearch.Filter{})); !slices.Equal(got, []hybridsearch.FileID{1, 2}) {
+		if got := fileIDs(mustSparse(t, s, "alice", v, q, 10, hs.Filter{})); !slices.Equal(got, []hs.FileID{1, 2}) {
 			t.Errorf("%s search finds files %v, want [1 2]", v, got)
 		}
 	}
@@ -328,17 +329,17 @@ func testPointsWithoutDense(t *testing.T, s Store) {
 }
 
 func testTieOrder(t *testing.T, s Store) {
-	ids := []hybridsearch.FileID{5, 3, 8, 1, 9, 2}
+	ids := []hs.FileID{5, 3, 8, 1, 9, 2}
 	for _, id := range ids {
 		m := fileMeta(id, "/tie"+string(rune('0'+id))+".md", "alice")
 		mustWrite(t, s, m, simple(m, v(0, 1, 1, 0)))
 	}
 	want := sortedIDs(ids...)
 	for i := range 3 {
-		legs := map[string][]hybridsearch.Hit{
-			"dense":   mustDense(t, s, "alice", v(0, 1, 1, 0), 10, hybridsearch.Filter{}),
-			"bm25":    mustSparse(t, s, "alice", "bm25", map[uint32]float32{1: 1}, 10, hybridsearch.Filter{}),
-			"trigram": mustSparse(t, s, "alice", "trigram", map[uint32]float32{2: 1}, 10, hybridsearch.Filter{}),
+		legs := map[string][]hs.Hit{
+			"dense":   mustDense(t, s, "alice", v(0, 1, 1, 0), 10, hs.Filter{}),
+			"bm25":    mustSparse(t, s, "alice", "bm25", map[uint32]float32{1: 1}, 10, hs.Filter{}),
+			"trigram": mustSparse(t, s, "alice", "trigram", map[uint32]float32{2: 1}, 10, hs.Filter{}),
 		}
 		for leg, hits := range legs {
 			if got := pointIDs(hits); !slices.Equal(got, want) {
@@ -355,10 +356,10 @@ func testHealthAndContext(t *testing.T, s Store) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	m := fileMeta(1, "/a.md", "alice")
-	if err := s.WriteFile(ctx, m, []hybridsearch.Point{simple(m, v(1, 0, 0, 0))}); err == nil {
+	if err := s.WriteFile(ctx, m, []hs.Point{simple(m, v(1, 0, 0, 0))}); err == nil {
 		t.Errorf("WriteFile with a cancelled context = nil error")
 	}
-	if _, err := s.SearchDense(ctx, "alice", v(1, 0, 0, 0), 10, hybridsearch.Filter{}); err == nil {
+	if _, err := s.SearchDense(ctx, "alice", v(1, 0, 0, 0), 10, hs.Filter{}); err == nil {
 		t.Errorf("SearchDense with a cancelled context = nil error")
 	}
 	if got := mustPoints(t, s, 1, false); len(got) != 0 {
@@ -372,10 +373,10 @@ func testHealthAndContext(t *testing.T, s Store) {
 // metadata update moves the filter along.
 func testReaderPaths(t *testing.T, s Store) {
 	m := fileMeta(1, "/Secret/HR-X/review-X.md", "alice", "bob")
-	m.Paths = map[hybridsearch.UserID]string{"alice": "/Secret/HR-X/review-X.md", "bob": "/review-X.md"}
+	m.Paths = map[hs.UserID]string{"alice": "/Secret/HR-X/review-X.md", "bob": "/review-X.md"}
 	mustWrite(t, s, m, simple(m, v(1, 0, 0, 0)))
 	tests := []struct {
-		user   hybridsearch.UserID
+		user   hs.UserID
 		prefix string
 		want   int
 	}{
@@ -388,14 +389,14 @@ func testReaderPaths(t *testing.T, s Store) {
 		{"bob", "/review-X.md", 1},
 	}
 	for _, tt := range tests {
-		f := hybridsearch.Filter{PathPrefix: tt.prefix}
+		f := hs.Filter{PathPrefix: tt.prefix}
 		dense := mustDense(t, s, tt.user, v(1, 0, 0, 0), 10, f)
 		sparse := mustSparse(t, s, tt.user, "bm25", map[uint32]float32{1: 1}, 10, f)
 		if len(dense) != tt.want || len(sparse) != tt.want {
 			t.Errorf("%s with path_prefix %q: dense %d, sparse %d hits, want %d", tt.user, tt.prefix, len(dense), len(sparse), tt.want)
 		}
 	}
-	hits := mustDense(t, s, "bob", v(1, 0, 0, 0), 10, hybridsearch.Filter{})
+	hits := mustDense(t, s, "bob", v(1, 0, 0, 0), 10, hs.Filter{})
 	if len(hits) != 1 || hits[0].Point.File.PathOf("bob") != "/review-X.md" || hits[0].Point.File.PathOf("alice") != "/Secret/HR-X/review-X.md" {
 		t.Fatalf("hits = %+v, want the file with both readers' paths", hits)
 	}
@@ -404,12 +405,12 @@ func testReaderPaths(t *testing.T, s Store) {
 	}
 
 	// bob moves it into a folder of his.
-	m.Paths = map[hybridsearch.UserID]string{"alice": "/Secret/HR-X/review-X.md", "bob": "/Reviews/review-X.md"}
+	m.Paths = map[hs.UserID]string{"alice": "/Secret/HR-X/review-X.md", "bob": "/Reviews/review-X.md"}
 	mustUpdate(t, s, m)
-	if got := mustDense(t, s, "bob", v(1, 0, 0, 0), 10, hybridsearch.Filter{PathPrefix: "/Reviews"}); len(got) != 1 {
+	if got := mustDense(t, s, "bob", v(1, 0, 0, 0), 10, hs.Filter{PathPrefix: "/Reviews"}); len(got) != 1 {
 		t.Errorf("bob's new folder finds %d hits, want 1", len(got))
 	}
-	if got := mustDense(t, s, "bob", v(1, 0, 0, 0), 10, hybridsearch.Filter{PathPrefix: "/review-X.md"}); len(got) != 0 {
+	if got := mustDense(t, s, "bob", v(1, 0, 0, 0), 10, hs.Filter{PathPrefix: "/review-X.md"}); len(got) != 0 {
 		t.Errorf("bob's old path finds %d hits, want 0", len(got))
 	}
 	// A path for someone who is not a reader is not kept.
@@ -432,20 +433,20 @@ func testOmitTextAndReadChunks(t *testing.T, s Store) {
 		point(a, 1, "alpha two", v(1, 1, 0, 0), map[uint32]float32{1: 2}, map[uint32]float32{2: 1}))
 	mustWrite(t, s, b, simple(b, v(1, 0, 0, 0)))
 	mustWrite(t, s, shared, simple(shared, v(1, 0.5, 0, 0)))
-	lean := hybridsearch.Filter{OmitText: true}
+	lean := hs.Filter{OmitText: true}
 	for _, leg := range []struct {
 		name string
-		run  func(user hybridsearch.UserID, f hybridsearch.Filter) []hybridsearch.Hit
+		run  func(user hs.UserID, f hs.Filter) []hs.Hit
 	}{
-		{"dense", func(u hybridsearch.UserID, f hybridsearch.Filter) []hybridsearch.Hit {
+		{"dense", func(u hs.UserID, f hs.Filter) []hs.Hit {
 			return mustDense(t, s, u, v(1, 0, 0, 0), 10, f)
 		}},
-		{"bm25", func(u hybridsearch.UserID, f hybridsearch.Filter) []hybridsearch.Hit {
+		{"bm25", func(u hs.UserID, f hs.Filter) []hs.Hit {
 			return mustSparse(t, s, u, "bm25", map[uint32]float32{1: 1}, 10, f)
 		}},
 	} {
 		t.Run(leg.name, func(t *testing.T) {
-			full, thin := leg.run("alice", hybridsearch.Filter{}), leg.run("alice", lean)
+			full, thin := leg.run("alice", hs.Filter{}), leg.run("alice", lean)
 			if len(full) != 3 || len(thin) != len(full) {
 				t.Fatalf("alice finds %d hits, %d without text; want 3 each", len(full), len(thin))
 			}
@@ -454,7 +455,7 @@ func testOmitTextAndReadChunks(t *testing.T, s Store) {
 				if h.Point.ID != f.Point.ID || h.Score != f.Score || !metaEqual(h.Point.File, f.Point.File) {
 					t.Errorf("hit %d without text = %s %v %+v, want %s %v %+v", i, h.Point.ID, h.Score, h.Point.File, f.Point.ID, f.Score, f.Point.File)
 				}
-				if want := (hybridsearch.Chunk{FileID: f.Point.Chunk.FileID, No: f.Point.Chunk.No}); !chunkEqual(h.Point.Chunk, want) {
+				if want := (hs.Chunk{FileID: f.Point.Chunk.FileID, No: f.Point.Chunk.No}); !chunkEqual(h.Point.Chunk, want) {
 					t.Errorf("hit %d without text has chunk %+v, want %+v", i, h.Point.Chunk, want)
 				}
 			}
@@ -474,7 +475,7 @@ func testOmitTextAndReadChunks(t *testing.T, s Store) {
 			}
 			checkNoVectors(t, read)
 			// Bob reads the shared file's chunk only; carol nothing.
-			if got, err := s.ReadChunks(t.Context(), "bob", thin); err != nil || !slices.Equal(fileIDs(got), []hybridsearch.FileID{3}) || len(got) != 1 || got[0].Point.Chunk.Text != "text of /shared.md" {
+			if got, err := s.ReadChunks(t.Context(), "bob", thin); err != nil || !slices.Equal(fileIDs(got), []hs.FileID{3}) || len(got) != 1 || got[0].Point.Chunk.Text != "text of /shared.md" {
 				t.Errorf("ReadChunks as bob = %+v, %v; want the shared file's chunk alone", got, err)
 			}
 			if got, err := s.ReadChunks(t.Context(), "carol", thin); err != nil || len(got) != 0 {
@@ -495,7 +496,74 @@ func testOmitTextAndReadChunks(t *testing.T, s Store) {
 	if got, err := s.ReadChunks(t.Context(), "alice", nil); err != nil || len(got) != 0 {
 		t.Errorf("ReadChunks(nil) = %+v, %v; want nothing", got, err)
 	}
-	if _, err := s.ReadChunks(t.Context(), "", thin); hybridsearch.ErrorKind(err) != hybridsearch.EINVALID {
+	if _, err := s.ReadChunks(t.Context(), "", thin); hs.ErrorKind(err) != hs.EINVALID {
 		t.Errorf("ReadChunks as the empty user = %v, want EINVALID", err)
+	}
+}
+
+// testReadTerms checks reading hits' bm25 vectors back (ReadTerms): each
+// hit gets its chunk and its bm25 vector as written, no other vector, in
+// the hits' order; only points that exist and user may read.
+func testReadTerms(t *testing.T, s Store) {
+	a := fileMeta(1, "/a.md", "alice")
+	b := fileMeta(2, "/b.md", "bob")
+	shared := fileMeta(3, "/shared.md", "alice", "bob")
+	bm25 := map[hs.FileID][]map[uint32]float32{
+		1: {{1: 1.5, 7: 0.25}, {1: 2, 9: 1}},
+		2: {{1: 1, 8: 3}},
+		3: {{1: 0.5, 7: 1, 11: 2}},
+	}
+	for _, m := range []hs.FileMeta{a, b, shared} {
+		var points []hs.Point
+		for no, w := range bm25[m.ID] {
+			points = append(points, point(m, no, fmt.Sprintf("chunk %d of %s", no, m.Path), v(1, float32(no), 0, 0), w, map[uint32]float32{2: 1}))
+		}
+		mustWrite(t, s, m, points...)
+	}
+	hits := mustSparse(t, s, "alice", store.VectorBM25, map[uint32]float32{1: 1}, 10, hs.Filter{OmitText: true})
+	if len(hits) != 3 {
+		t.Fatalf("alice's sparse search found %d hits, want 3", len(hits))
+	}
+	slices.Reverse(hits)
+	read, err := s.ReadTerms(t.Context(), "alice", hits)
+	if err != nil || len(read) != len(hits) {
+		t.Fatalf("ReadTerms = %d hits, %v; want %d", len(read), err, len(hits))
+	}
+	for i, h := range read {
+		want := bm25[h.Point.File.ID][h.Point.Chunk.No]
+		if h.Point.File.ID != hits[i].Point.File.ID || h.Point.Chunk.No != hits[i].Point.Chunk.No || h.Score != hits[i].Score || h.Point.ID != hs.PointID(h.Point.File.ID, h.Point.Chunk.No) {
+			t.Errorf("read hit %d = %+v, want hit %+v with its terms", i, h, hits[i])
+		}
+		if !sparseEqual(h.Point.BM25, sparse(want)) {
+			t.Errorf("hit %d (file %d chunk %d): BM25 = %+v, want %+v", i, h.Point.File.ID, h.Point.Chunk.No, h.Point.BM25, sparse(want))
+		}
+		if wantText := fmt.Sprintf("chunk %d of %s", h.Point.Chunk.No, h.Point.File.Path); h.Point.Chunk.Text != wantText {
+			t.Errorf("hit %d: text %q, want %q", i, h.Point.Chunk.Text, wantText)
+		}
+		if h.Point.Dense != nil || len(h.Point.Trigram.Indices) > 0 {
+			t.Errorf("hit %d: read with vectors other than bm25: %+v", i, h.Point)
+		}
+	}
+	// Bob reads the shared file's terms only; carol nothing; a deleted
+	// file's and a missing chunk's are left out.
+	if got, err := s.ReadTerms(t.Context(), "bob", hits); err != nil || !slices.Equal(fileIDs(got), []hs.FileID{3}) {
+		t.Errorf("ReadTerms as bob = %+v, %v; want the shared file's chunk alone", got, err)
+	}
+	if got, err := s.ReadTerms(t.Context(), "carol", hits); err != nil || len(got) != 0 {
+		t.Errorf("ReadTerms as carol = %+v, %v; want nothing", got, err)
+	}
+	if err := s.DeleteFile(t.Context(), 1); err != nil {
+		t.Fatalf("DeleteFile(1) = %v", err)
+	}
+	missing := hits[0]
+	missing.Point.File.ID, missing.Point.Chunk.No = 3, 7
+	if got, err := s.ReadTerms(t.Context(), "alice", append(slices.Clone(hits), missing)); err != nil || !slices.Equal(fileIDs(got), []hs.FileID{3}) {
+		t.Errorf("ReadTerms after deleting file 1 = %+v, %v; want file 3's chunk alone", got, err)
+	}
+	if got, err := s.ReadTerms(t.Context(), "alice", nil); err != nil || len(got) != 0 {
+		t.Errorf("ReadTerms(nil) = %+v, %v; want nothing", got, err)
+	}
+	if _, err := s.ReadTerms(t.Context(), "", hits); hs.ErrorKind(err) != hs.EINVALID {
+		t.Errorf("ReadTerms as the empty user = %v, want EINVALID", err)
 	}
 }

@@ -11,27 +11,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
 // Store is the method set under test, shared by local.Store and
-// store.Qdrant.
+// qdrant.Store.
 type Store interface {
-	WriteFile(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error
-	UpsertPoints(ctx context.Context, meta hybridsearch.FileMeta, points []hybridsearch.Point) error
-	TrimFile(ctx context.Context, id hybridsearch.FileID, keep int) error
-	UpdateFileMeta(ctx context.Context, meta hybridsearch.FileMeta) error
-	DeleteFile(ctx context.Context, id hybridsearch.FileID) error
-	FilePoints(ctx context.Context, id hybridsearch.FileID, withVectors bool) ([]hybridsearch.Point, error)
+	WriteFile(ctx context.Context, meta hs.FileMeta, points []hs.Point) error
+	UpsertPoints(ctx context.Context, meta hs.FileMeta, points []hs.Point) error
+	TrimFile(ctx context.Context, id hs.FileID, keep int) error
+	UpdateFileMeta(ctx context.Context, meta hs.FileMeta) error
+	DeleteFile(ctx context.Context, id hs.FileID) error
+	FilePoints(ctx context.Context, id hs.FileID, withVectors bool) ([]hs.Point, error)
 	VectorsByHash(ctx context.Context, hashes []string) (map[string][]float32, error)
-	SearchDense(ctx context.Context, user hybridsearch.UserID, vec []float32, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error)
-	SearchSparse(ctx context.Context, user hybridsearch.UserID, vector string, q hybridsearch.SparseVector, k int, f hybridsearch.Filter) ([]hybridsearch.Hit, error)
-	ReadChunks(ctx context.Context, user hybridsearch.UserID, hits []hybridsearch.Hit) ([]hybridsearch.Hit, error)
+	SearchDense(ctx context.Context, user hs.UserID, vec []float32, k int, f hs.Filter) ([]hs.Hit, error)
+	SearchSparse(ctx context.Context, user hs.UserID, vector string, q hs.SparseVector, k int, f hs.Filter) ([]hs.Hit, error)
+	ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error)
+	ReadTerms(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error)
 	SparseDocFreq(ctx context.Context, vector string, indices []uint32) ([]int, int, error)
-	Files(ctx context.Context, user hybridsearch.UserID) ([]hybridsearch.FileMeta, error)
-	PointsByID(ctx context.Context, user hybridsearch.UserID, ids []string) ([]hybridsearch.Point, error)
-	SamplePoints(ctx context.Context, user hybridsearch.UserID, n int, f hybridsearch.Filter) ([]hybridsearch.Point, error)
+	Files(ctx context.Context, user hs.UserID) ([]hs.FileMeta, error)
+	PointsByID(ctx context.Context, user hs.UserID, ids []string) ([]hs.Point, error)
+	SamplePoints(ctx context.Context, user hs.UserID, n int, f hs.Filter) ([]hs.Point, error)
 	Stats(ctx context.Context) (store.Stats, error)
 	Health(ctx context.Context) error
 	Close() error
@@ -70,6 +71,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"SparseDocFreq", testSparseDocFreq},
 		{"Isolation", testIsolation},
 		{"OmitTextAndReadChunks", testOmitTextAndReadChunks},
+		{"ReadTerms", testReadTerms},
 		{"EmptyUser", testEmptyUser},
 		{"BadArguments", testBadArguments},
 		{"Filters", testFilters},
@@ -95,13 +97,13 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 var base = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // fileMeta returns the metadata of a test file.
-func fileMeta(id hybridsearch.FileID, path string, readers ...hybridsearch.UserID) hybridsearch.FileMeta {
-	return hybridsearch.FileMeta{
+func fileMeta(id hs.FileID, path string, readers ...hs.UserID) hs.FileMeta {
+	return hs.FileMeta{
 		ID:       id,
 		Path:     path,
 		Title:    path[1:],
 		MIME:     "text/markdown",
-		Type:     hybridsearch.DocFile,
+		Type:     hs.DocFile,
 		Modified: base,
 		ETag:     "etag-" + path,
 		Size:     1234,
@@ -110,8 +112,8 @@ func fileMeta(id hybridsearch.FileID, path string, readers ...hybridsearch.UserI
 }
 
 // sparse returns the sparse vector of an index → value map.
-func sparse(m map[uint32]float32) hybridsearch.SparseVector {
-	var v hybridsearch.SparseVector
+func sparse(m map[uint32]float32) hs.SparseVector {
+	var v hs.SparseVector
 	for _, i := range slices.Sorted(maps.Keys(m)) {
 		v.Indices = append(v.Indices, i)
 		v.Values = append(v.Values, m[i])
@@ -127,10 +129,10 @@ func hash(text string) string {
 
 // point returns chunk no of the file with the given vectors; dense may be
 // nil, the maps empty.
-func point(meta hybridsearch.FileMeta, no int, text string, dense []float32, bm25, trigram map[uint32]float32) hybridsearch.Point {
-	return hybridsearch.Point{
-		ID: hybridsearch.PointID(meta.ID, no),
-		Chunk: hybridsearch.Chunk{
+func point(meta hs.FileMeta, no int, text string, dense []float32, bm25, trigram map[uint32]float32) hs.Point {
+	return hs.Point{
+		ID: hs.PointID(meta.ID, no),
+		Chunk: hs.Chunk{
 			FileID: meta.ID, No: no, Text: text,
 			Start: no * 100, End: no*100 + len([]rune(text)),
 			Headings: []string{"Title"}, Hash: hash(text),
@@ -143,25 +145,25 @@ func point(meta hybridsearch.FileMeta, no int, text string, dense []float32, bm2
 }
 
 // simple returns a one-chunk file's point with every vector set.
-func simple(meta hybridsearch.FileMeta, dense []float32) hybridsearch.Point {
+func simple(meta hs.FileMeta, dense []float32) hs.Point {
 	return point(meta, 0, "text of "+meta.Path, dense, map[uint32]float32{1: 1}, map[uint32]float32{2: 1})
 }
 
-func mustWrite(t *testing.T, s Store, meta hybridsearch.FileMeta, points ...hybridsearch.Point) {
+func mustWrite(t *testing.T, s Store, meta hs.FileMeta, points ...hs.Point) {
 	t.Helper()
 	if err := s.WriteFile(t.Context(), meta, points); err != nil {
 		t.Fatalf("WriteFile(%d) = %v", meta.ID, err)
 	}
 }
 
-func mustUpdate(t *testing.T, s Store, meta hybridsearch.FileMeta) {
+func mustUpdate(t *testing.T, s Store, meta hs.FileMeta) {
 	t.Helper()
 	if err := s.UpdateFileMeta(t.Context(), meta); err != nil {
 		t.Fatalf("UpdateFileMeta(%d) = %v", meta.ID, err)
 	}
 }
 
-func mustPoints(t *testing.T, s Store, id hybridsearch.FileID, withVectors bool) []hybridsearch.Point {
+func mustPoints(t *testing.T, s Store, id hs.FileID, withVectors bool) []hs.Point {
 	t.Helper()
 	ps, err := s.FilePoints(t.Context(), id, withVectors)
 	if err != nil {
@@ -170,7 +172,7 @@ func mustPoints(t *testing.T, s Store, id hybridsearch.FileID, withVectors bool)
 	return ps
 }
 
-func mustDense(t *testing.T, s Store, user hybridsearch.UserID, vec []float32, k int, f hybridsearch.Filter) []hybridsearch.Hit {
+func mustDense(t *testing.T, s Store, user hs.UserID, vec []float32, k int, f hs.Filter) []hs.Hit {
 	t.Helper()
 	hits, err := s.SearchDense(t.Context(), user, vec, k, f)
 	if err != nil {
@@ -179,7 +181,7 @@ func mustDense(t *testing.T, s Store, user hybridsearch.UserID, vec []float32, k
 	return hits
 }
 
-func mustSparse(t *testing.T, s Store, user hybridsearch.UserID, vector string, q map[uint32]float32, k int, f hybridsearch.Filter) []hybridsearch.Hit {
+func mustSparse(t *testing.T, s Store, user hs.UserID, vector string, q map[uint32]float32, k int, f hs.Filter) []hs.Hit {
 	t.Helper()
 	hits, err := s.SearchSparse(t.Context(), user, vector, sparse(q), k, f)
 	if err != nil {
@@ -188,13 +190,13 @@ func mustSparse(t *testing.T, s Store, user hybridsearch.UserID, vector string, 
 	return hits
 }
 
-func mustFiles(t *testing.T, s Store, user hybridsearch.UserID) []hybridsearch.FileID {
+func mustFiles(t *testing.T, s Store, user hs.UserID) []hs.FileID {
 	t.Helper()
 	metas, err := s.Files(t.Context(), user)
 	if err != nil {
 		t.Fatalf("Files(%s) = %v", user, err)
 	}
-	ids := make([]hybridsearch.FileID, len(metas))
+	ids := make([]hs.FileID, len(metas))
 	for i, m := range metas {
 		ids[i] = m.ID
 	}
@@ -212,8 +214,8 @@ func mustStats(t *testing.T, s Store) store.Stats {
 }
 
 // fileIDs returns the sorted distinct files of hits.
-func fileIDs(hits []hybridsearch.Hit) []hybridsearch.FileID {
-	var ids []hybridsearch.FileID
+func fileIDs(hits []hs.Hit) []hs.FileID {
+	var ids []hs.FileID
 	for _, h := range hits {
 		ids = append(ids, h.Point.Chunk.FileID)
 	}
@@ -222,7 +224,7 @@ func fileIDs(hits []hybridsearch.Hit) []hybridsearch.FileID {
 }
 
 // pointIDs returns the point ids of hits in order.
-func pointIDs(hits []hybridsearch.Hit) []string {
+func pointIDs(hits []hs.Hit) []string {
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = h.Point.ID
@@ -270,24 +272,24 @@ func nearVec(got, want []float32) bool {
 
 // metaEqual compares metadata as a store round-trips it: times by instant,
 // nil and empty readers alike.
-func metaEqual(a, b hybridsearch.FileMeta) bool {
+func metaEqual(a, b hs.FileMeta) bool {
 	return a.ID == b.ID && a.Path == b.Path && a.Title == b.Title && a.MIME == b.MIME &&
 		a.Type == b.Type && a.Modified.Equal(b.Modified) && a.ETag == b.ETag &&
 		a.Size == b.Size && slices.Equal(a.Readers, b.Readers) && maps.Equal(a.Paths, b.Paths)
 }
 
 // chunkEqual compares chunks with nil and empty headings alike.
-func chunkEqual(a, b hybridsearch.Chunk) bool {
+func chunkEqual(a, b hs.Chunk) bool {
 	return a.FileID == b.FileID && a.No == b.No && a.Text == b.Text && a.Start == b.Start &&
 		a.End == b.End && slices.Equal(a.Headings, b.Headings) && a.Page == b.Page && a.OCR == b.OCR && a.Hash == b.Hash
 }
 
-func sparseEqual(a, b hybridsearch.SparseVector) bool {
+func sparseEqual(a, b hs.SparseVector) bool {
 	return slices.Equal(a.Indices, b.Indices) && slices.Equal(a.Values, b.Values)
 }
 
 // checkNoVectors fails when a hit carries vectors.
-func checkNoVectors(t *testing.T, hits []hybridsearch.Hit) {
+func checkNoVectors(t *testing.T, hits []hs.Hit) {
 	t.Helper()
 	for _, h := range hits {
 		if h.Point.Dense != nil || len(h.Point.BM25.Indices) > 0 || len(h.Point.Trigram.Indices) > 0 {
@@ -298,10 +300,10 @@ func checkNoVectors(t *testing.T, hits []hybridsearch.Hit) {
 
 // sortedIDs returns the point ids of the files' chunk 0, sorted: the order
 // of tied hits.
-func sortedIDs(files ...hybridsearch.FileID) []string {
+func sortedIDs(files ...hs.FileID) []string {
 	ids := make([]string, len(files))
 	for i, f := range files {
-		ids[i] = hybridsearch.PointID(f, 0)
+		ids[i] = hs.PointID(f, 0)
 	}
 	slices.SortFunc(ids, cmp.Compare)
 	return ids

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybrid-search/hybridsearch"
+	hs "github.com/hybrid-search/hybridsearch"
 )
 
 func testWriteFilePoints(t *testing.T, s Store) {
@@ -20,7 +20,7 @@ func testWriteFilePoints(t *testing.T, s Store) {
 	p2 := point(m, 2, "third chunk", v(0, 0, 0, 2), nil, map[uint32]float32{8: 1, 9: 1})
 	p2.Chunk.Page, p2.Chunk.OCR = 4, true // recognised text keeps its mark
 	mustWrite(t, s, m, p2, p0, p1)        // any order in, chunk order out
-	want := []hybridsearch.Point{p0, p1, p2}
+	want := []hs.Point{p0, p1, p2}
 
 	got := mustPoints(t, s, 1, false)
 	if len(got) != len(want) {
@@ -85,10 +85,10 @@ func testRewriteRemovesExtras(t *testing.T, s Store) {
 	if want := []string{"zero v2", "one v2"}; !slices.Equal(texts, want) {
 		t.Errorf("after rewrite FilePoints texts = %q, want %q", texts, want)
 	}
-	if hits := mustSparse(t, s, "alice", "bm25", map[uint32]float32{3: 1}, 10, hybridsearch.Filter{}); len(hits) != 0 {
+	if hits := mustSparse(t, s, "alice", "bm25", map[uint32]float32{3: 1}, 10, hs.Filter{}); len(hits) != 0 {
 		t.Errorf("removed chunk 2 is still found: %v", pointIDs(hits))
 	}
-	if hits := mustDense(t, s, "alice", v(0, 0, 1, 0), 10, hybridsearch.Filter{}); len(hits) != 2 {
+	if hits := mustDense(t, s, "alice", v(0, 0, 1, 0), 10, hs.Filter{}); len(hits) != 2 {
 		t.Errorf("dense search finds %d points after rewrite, want 2", len(hits))
 	}
 	if st := mustStats(t, s); st.Points != 2 || st.Files != 1 {
@@ -115,7 +115,7 @@ func testUpdateFileMeta(t *testing.T, s Store) {
 	n := m
 	n.Path, n.Title, n.MIME, n.ETag = "/New/sub/a.md", "Renamed", "text/plain", "etag-2"
 	n.Modified = base.Add(time.Hour)
-	n.Readers = []hybridsearch.UserID{"alice"}
+	n.Readers = []hs.UserID{"alice"}
 	mustUpdate(t, s, n)
 
 	after := mustPoints(t, s, 1, true)
@@ -133,7 +133,7 @@ func testUpdateFileMeta(t *testing.T, s Store) {
 	}
 
 	q := v(1, 2, 3, 4)
-	hits := mustDense(t, s, "alice", q, 10, hybridsearch.Filter{PathPrefix: "/New"})
+	hits := mustDense(t, s, "alice", q, 10, hs.Filter{PathPrefix: "/New"})
 	if len(hits) != 2 {
 		t.Fatalf("search under the new path finds %d points, want 2", len(hits))
 	}
@@ -142,18 +142,18 @@ func testUpdateFileMeta(t *testing.T, s Store) {
 			t.Errorf("hit File = %+v, want the new metadata %+v", h.Point.File, n)
 		}
 	}
-	if hits := mustDense(t, s, "alice", q, 10, hybridsearch.Filter{PathPrefix: "/Old"}); len(hits) != 0 {
+	if hits := mustDense(t, s, "alice", q, 10, hs.Filter{PathPrefix: "/Old"}); len(hits) != 0 {
 		t.Errorf("search under the old path finds %v, want nothing", pointIDs(hits))
 	}
-	if hits := mustDense(t, s, "bob", q, 10, hybridsearch.Filter{}); len(hits) != 0 {
+	if hits := mustDense(t, s, "bob", q, 10, hs.Filter{}); len(hits) != 0 {
 		t.Errorf("bob, removed from readers, finds %v", pointIDs(hits))
 	}
 
 	err := s.UpdateFileMeta(t.Context(), fileMeta(99, "/none.md", "alice"))
-	if hybridsearch.ErrorKind(err) != hybridsearch.ENOTFOUND {
+	if hs.ErrorKind(err) != hs.ENOTFOUND {
 		t.Errorf("UpdateFileMeta(absent) = %v, want ENOTFOUND", err)
 	}
-	if got := mustFiles(t, s, "alice"); !slices.Equal(got, []hybridsearch.FileID{1}) {
+	if got := mustFiles(t, s, "alice"); !slices.Equal(got, []hs.FileID{1}) {
 		t.Errorf("UpdateFileMeta(absent) created a file: Files(alice) = %v", got)
 	}
 }
@@ -168,23 +168,23 @@ func testDeleteFile(t *testing.T, s Store) {
 	if got := mustPoints(t, s, 1, false); len(got) != 0 {
 		t.Errorf("FilePoints(deleted) = %d points", len(got))
 	}
-	want := []hybridsearch.FileID{2}
+	want := []hs.FileID{2}
 	if got := mustFiles(t, s, "alice"); !slices.Equal(got, want) {
 		t.Errorf("Files(alice) = %v, want %v", got, want)
 	}
-	if got := fileIDs(mustDense(t, s, "alice", v(1, 0, 0, 0), 10, hybridsearch.Filter{})); !slices.Equal(got, want) {
+	if got := fileIDs(mustDense(t, s, "alice", v(1, 0, 0, 0), 10, hs.Filter{})); !slices.Equal(got, want) {
 		t.Errorf("dense search finds files %v, want %v", got, want)
 	}
 	for _, v := range []string{"bm25", "trigram"} {
 		q := map[uint32]float32{1: 1, 2: 1}
-		if got := fileIDs(mustSparse(t, s, "alice", v, q, 10, hybridsearch.Filter{})); !slices.Equal(got, want) {
+		if got := fileIDs(mustSparse(t, s, "alice", v, q, 10, hs.Filter{})); !slices.Equal(got, want) {
 			t.Errorf("%s search finds files %v, want %v", v, got, want)
 		}
 	}
 	if st := mustStats(t, s); st.Points != 1 || st.Files != 1 {
 		t.Errorf("Stats() = %+v, want 1 point in 1 file", st)
 	}
-	for _, id := range []hybridsearch.FileID{1, 99} {
+	for _, id := range []hs.FileID{1, 99} {
 		if err := s.DeleteFile(t.Context(), id); err != nil {
 			t.Errorf("DeleteFile(absent %d) = %v, want nil", id, err)
 		}
@@ -238,32 +238,32 @@ func testInvalidWrites(t *testing.T, s Store) {
 	mustWrite(t, s, m, simple(m, v(1, 0, 0, 0)))
 	tests := []struct {
 		name   string
-		points func() []hybridsearch.Point
+		points func() []hs.Point
 		kind   string // "" means any error
 	}{
-		{"wrong point id", func() []hybridsearch.Point {
+		{"wrong point id", func() []hs.Point {
 			p := simple(m, v(0, 1, 0, 0))
-			p.ID = hybridsearch.PointID(2, 0)
-			return []hybridsearch.Point{p}
-		}, hybridsearch.EINVALID},
-		{"wrong file", func() []hybridsearch.Point {
+			p.ID = hs.PointID(2, 0)
+			return []hs.Point{p}
+		}, hs.EINVALID},
+		{"wrong file", func() []hs.Point {
 			p := simple(m, v(0, 1, 0, 0))
 			p.Chunk.FileID = 2
-			return []hybridsearch.Point{p}
-		}, hybridsearch.EINVALID},
-		{"repeated sparse index", func() []hybridsearch.Point {
+			return []hs.Point{p}
+		}, hs.EINVALID},
+		{"repeated sparse index", func() []hs.Point {
 			p := simple(m, v(0, 1, 0, 0))
-			p.BM25 = hybridsearch.SparseVector{Indices: []uint32{4, 4}, Values: []float32{1, 1}}
-			return []hybridsearch.Point{p}
-		}, hybridsearch.EINVALID},
-		{"other dimension", func() []hybridsearch.Point {
-			return []hybridsearch.Point{simple(m, v(0, 1, 0)[:Dim-1])}
+			p.BM25 = hs.SparseVector{Indices: []uint32{4, 4}, Values: []float32{1, 1}}
+			return []hs.Point{p}
+		}, hs.EINVALID},
+		{"other dimension", func() []hs.Point {
+			return []hs.Point{simple(m, v(0, 1, 0)[:Dim-1])}
 		}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := s.WriteFile(t.Context(), m, tt.points())
-			if err == nil || (tt.kind != "" && hybridsearch.ErrorKind(err) != tt.kind) {
+			if err == nil || (tt.kind != "" && hs.ErrorKind(err) != tt.kind) {
 				t.Errorf("WriteFile = %v, want a %q error", err, tt.kind)
 			}
 			got := mustPoints(t, s, 1, true)
@@ -281,7 +281,7 @@ const largeChunks = 2000
 // largePoint returns chunk no of a large file with realistic sizes: about
 // 1000 characters of text (some of them multi-byte), a Dim-dimensional
 // dense vector, 120 BM25 terms and 800 trigrams.
-func largePoint(meta hybridsearch.FileMeta, no int, salt string, r *rand.Rand) hybridsearch.Point {
+func largePoint(meta hs.FileMeta, no int, salt string, r *rand.Rand) hs.Point {
 	var b strings.Builder
 	for b.Len() < 1000 {
 		fmt.Fprintf(&b, "Absatz %d-%s über Größe und Maß, chunk %d; ", r.IntN(1000), salt, no)
@@ -309,7 +309,7 @@ func largePoint(meta hybridsearch.FileMeta, no int, salt string, r *rand.Rand) h
 func testLargeFile(t *testing.T, s Store) {
 	r := rand.New(rand.NewPCG(1, 2))
 	m := fileMeta(9, "/book.md", "alice")
-	pts := make([]hybridsearch.Point, largeChunks)
+	pts := make([]hs.Point, largeChunks)
 	for i := range pts {
 		pts[i] = largePoint(m, i, "v1", r)
 	}
@@ -365,7 +365,7 @@ func testLargeFile(t *testing.T, s Store) {
 func testUpsertAndTrim(t *testing.T, s Store) {
 	ctx := t.Context()
 	m := fileMeta(4, "/log.txt", "alice")
-	var v1 []hybridsearch.Point
+	var v1 []hs.Point
 	for i := range 10 {
 		v1 = append(v1, point(m, i, fmt.Sprintf("line %d of version one", i), v(1, float32(i), 0, 0), map[uint32]float32{uint32(i): 1}, nil))
 	}
@@ -383,14 +383,14 @@ func testUpsertAndTrim(t *testing.T, s Store) {
 			t.Fatalf("point %d = %+v, want %+v", i, p, v1[i])
 		}
 	}
-	if hits := mustSparse(t, s, "alice", "bm25", map[uint32]float32{7: 1}, 10, hybridsearch.Filter{}); len(hits) != 1 || hits[0].Point.Chunk.No != 7 {
+	if hits := mustSparse(t, s, "alice", "bm25", map[uint32]float32{7: 1}, 10, hs.Filter{}); len(hits) != 1 || hits[0].Point.Chunk.No != 7 {
 		t.Errorf("search for chunk 7's term = %v", pointIDs(hits))
 	}
 
 	// Version two: six chunks, now also read by bob.
 	m2 := fileMeta(4, "/log.txt", "alice", "bob")
 	m2.ETag = "etag-2"
-	var v2 []hybridsearch.Point
+	var v2 []hs.Point
 	for i := range 6 {
 		v2 = append(v2, point(m2, i, fmt.Sprintf("line %d of version two", i), v(0, 1, float32(i), 0), map[uint32]float32{uint32(100 + i): 1}, nil))
 	}
@@ -411,10 +411,10 @@ func testUpsertAndTrim(t *testing.T, s Store) {
 			t.Fatalf("point %d after the rewrite = %+v, want %+v", i, p.Chunk, v2[i].Chunk)
 		}
 	}
-	if hits := mustSparse(t, s, "bob", "bm25", map[uint32]float32{103: 1}, 10, hybridsearch.Filter{}); len(hits) != 1 {
+	if hits := mustSparse(t, s, "bob", "bm25", map[uint32]float32{103: 1}, 10, hs.Filter{}); len(hits) != 1 {
 		t.Errorf("bob, a reader of version two, finds %v", pointIDs(hits))
 	}
-	if hits := mustSparse(t, s, "alice", "bm25", map[uint32]float32{8: 1}, 10, hybridsearch.Filter{}); len(hits) != 0 {
+	if hits := mustSparse(t, s, "alice", "bm25", map[uint32]float32{8: 1}, 10, hs.Filter{}); len(hits) != 0 {
 		t.Errorf("a trimmed chunk is still found: %v", pointIDs(hits))
 	}
 	vecs, err := s.VectorsByHash(ctx, []string{v1[8].Chunk.Hash, v2[5].Chunk.Hash})

@@ -10,10 +10,10 @@ export const APP_ID = 'hybrid_search'
 
 /** t translates text, filling {placeholders} from vars. */
 export function t(text, vars) {
-  return translate(APP_ID, text, vars, undefined, { escape: false })
+	return translate(APP_ID, text, vars, undefined, { escape: false })
 }
 
 /** n translates a singular/plural pair for count (%n is the count). */
 export function n(singular, plural, count, vars) {
-  return translatePlural(APP_ID, singular, plural, count, vars, { escape: false })
+	return translatePlural(APP_ID, singular, plural, count, vars, { escape: false })
 }

@@ -16,18 +16,16 @@ let admin = null
 let current = builtIn
 
 function refresh() {
-  current = admin ? { ...base, defaults: { ...base.defaults, ...admin } } : base
+	current = admin ? { ...base, defaults: { ...base.defaults, ...admin } } : base
 }
 
 /** isRules tells whether r looks like the server's rules. */
 function isRules(r) {
-  const d = r?.defaults
-  return Boolean(
-    r && Array.isArray(r.algorithms) && r.algorithms.length && Array.isArray(r.fusions) && r.fusions.length &&
-    Number.isFinite(r.max_top_k) && r.max_top_k > 0 && Number.isFinite(r.max_weight_sum) && Number.isFinite(r.max_query_runes) &&
-    d && typeof d.algorithm === 'string' && typeof d.fusion === 'string' && Number.isFinite(d.top_k) &&
-    d.weights && ['semantic', 'keyword', 'fuzzy'].every((leg) => Number.isFinite(d.weights[leg])),
-  )
+	const d = r?.defaults
+	return Boolean(r && Array.isArray(r.algorithms) && r.algorithms.length && Array.isArray(r.fusions) && r.fusions.length
+		&& Number.isFinite(r.max_top_k) && r.max_top_k > 0 && Number.isFinite(r.max_weight_sum) && Number.isFinite(r.max_query_runes)
+		&& d && typeof d.algorithm === 'string' && typeof d.fusion === 'string' && Number.isFinite(d.top_k)
+		&& d.weights && ['semantic', 'keyword', 'fuzzy'].every((leg) => Number.isFinite(d.weights[leg])))
 }
 
 /**
@@ -35,10 +33,12 @@ function isRules(r) {
  * is not a complete set leaves the current rules and returns false.
  */
 export function setRules(r) {
-  if (!isRules(r)) return false
-  base = r
-  refresh()
-  return true
+	if (!isRules(r)) {
+		return false
+	}
+	base = r
+	refresh()
+	return true
 }
 
 /**
@@ -47,11 +47,11 @@ export function setRules(r) {
  * The caller checks d against the rules (query.js setServerDefaults).
  */
 export function setDefaults(d) {
-  admin = d && Object.keys(d).length ? { ...d } : null
-  refresh()
+	admin = d && Object.keys(d).length ? { ...d } : null
+	refresh()
 }
 
 /** searchRules returns the rules in force, with the admin's defaults. */
 export function searchRules() {
-  return current
+	return current
 }

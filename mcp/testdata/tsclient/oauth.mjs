@@ -6,20 +6,37 @@
 // The user is Debian's chromium driven by playwright-core: it signs in on
 // Nextcloud's login page and allows access on the consent page; the code
 // comes back to a loopback redirect URI (RFC 8252) served here. Then it
-// calls the tools and prints one JSON object with what it saw.
+// calls the tools and prints one JSON object with what it saw. With
+// --refresh-and-revoke it then breaks the access token (the SDK must
+// refresh), revokes the grant at the revocation endpoint (RFC 7009; the
+// SDK has no call for it) and connects once more (a new sign-in is due).
 //
 //   node oauth.mjs URL --user U --password P [--client-metadata-url URL]
 //        [--query TEXT] [--forbidden-id FILE_ID] [--chromium PATH]
-//        [--screenshots DIR]
+//        [--screenshots DIR] [--sdk v1|v2] [--no-state] [--refresh-and-revoke]
+//
+// --sdk v2 uses the TypeScript SDK v2 (@modelcontextprotocol/client)
+// instead of v1 (@modelcontextprotocol/sdk); --no-state leaves state out
+// of the authorization request, as the SDKs do when the provider has no
+// state() (PKCE protects the code).
 import http from "node:http";
 import { randomBytes } from "node:crypto";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import { chromium } from "playwright-core";
+import { launchChromium, summary } from "./browser.mjs";
+
+async function loadSDK(version) {
+  if (version === "v2") {
+    const m = await import("@modelcontextprotocol/client");
+    return { Client: m.Client, StreamableHTTPClientTransport: m.StreamableHTTPClientTransport, UnauthorizedError: m.UnauthorizedError };
+  }
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  const { UnauthorizedError } = await import("@modelcontextprotocol/sdk/client/auth.js");
+  return { Client, StreamableHTTPClientTransport, UnauthorizedError };
+}
 
 function parseArgs(argv) {
-  const out = { url: "", user: "", password: "", metadataURL: "", query: "zebracorn", forbiddenId: 0, chromium: "/usr/bin/chromium", screenshots: "" };
+  const out = { url: "", user: "", password: "", metadataURL: "", query: "zebracorn", forbiddenId: 0, chromium: "/usr/bin/chromium", screenshots: "",
+    sdk: "v1", noState: false, refreshAndRevoke: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -33,6 +50,9 @@ function parseArgs(argv) {
     else if (a === "--forbidden-id") out.forbiddenId = Number(next());
     else if (a === "--chromium") out.chromium = next();
     else if (a === "--screenshots") out.screenshots = next();
+    else if (a === "--sdk") out.sdk = next();
+    else if (a === "--no-state") out.noState = true;
+    else if (a === "--refresh-and-revoke") out.refreshAndRevoke = true;
     else if (!out.url && !a.startsWith("--")) out.url = a;
     else throw new Error(`unknown argument ${a}`);
   }
@@ -61,11 +81,12 @@ async function callbackServer() {
 // MemoryProvider is an OAuthClientProvider that keeps everything in
 // memory and records what the SDK did.
 class MemoryProvider {
-  constructor(redirectUrl, metadataURL) {
+  constructor(redirectUrl, metadataURL, noState) {
     this._redirectUrl = redirectUrl;
     this.clientMetadataUrl = metadataURL || undefined;
     this._state = randomBytes(16).toString("hex");
     this.events = [];
+    if (noState) this.state = undefined;
   }
   get redirectUrl() {
     return this._redirectUrl;
@@ -81,6 +102,9 @@ class MemoryProvider {
   }
   state() {
     return this._state;
+  }
+  expectedState() {
+    return this.state ? this._state : undefined;
   }
   clientInformation() {
     return this._client;
@@ -106,6 +130,11 @@ class MemoryProvider {
   codeVerifier() {
     return this._verifier;
   }
+  invalidateCredentials(scope) {
+    this.events.push("invalidate:" + scope);
+    if (scope === "tokens" || scope === "all") this._tokens = undefined;
+    if (scope === "client" || scope === "all") this._client = undefined;
+  }
   saveDiscoveryState(s) {
     this.discovery = s;
   }
@@ -116,11 +145,7 @@ class MemoryProvider {
 
 // signIn plays the user: Nextcloud's login, then the consent page.
 async function signIn(args, authorizationUrl, out) {
-  const browser = await chromium.launch({
-    executablePath: args.chromium,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const browser = await launchChromium(args.chromium);
   try {
     const page = await (await browser.newContext()).newPage();
     await page.goto(authorizationUrl.href);
@@ -152,19 +177,12 @@ async function signIn(args, authorizationUrl, out) {
   }
 }
 
-function summary(res) {
-  return {
-    isError: res.isError === true,
-    text: (res.content || []).filter((c) => c.type === "text").map((c) => c.text).join("\n"),
-    structuredContent: res.structuredContent ?? null,
-  };
-}
-
 async function main() {
   const args = parseArgs(process.argv.slice(2));
+  const { Client, StreamableHTTPClientTransport, UnauthorizedError } = await loadSDK(args.sdk);
   const cb = await callbackServer();
-  const provider = new MemoryProvider(cb.url, args.metadataURL);
-  const out = { events: provider.events, calls: {} };
+  const provider = new MemoryProvider(cb.url, args.metadataURL, args.noState);
+  const out = { sdk: args.sdk, events: provider.events, calls: {} };
   const url = new URL(args.url);
   try {
     let transport = new StreamableHTTPClientTransport(url, { authProvider: provider });
@@ -178,6 +196,7 @@ async function main() {
       if (!(err instanceof UnauthorizedError) || !provider.authorizationUrl) throw err;
     }
     out.authorizationUrl = provider.authorizationUrl.href;
+    provider.asMetadata = provider.discovery?.authorizationServerMetadata;
     out.discovery = {
       authorizationServer: provider.discovery?.authorizationServerUrl ?? null,
       resource: provider.discovery?.resourceMetadata?.resource ?? null,
@@ -185,9 +204,10 @@ async function main() {
     };
     await signIn(args, provider.authorizationUrl, out);
     const params = await cb.result;
-    out.callback = { state_ok: params.state === provider.state(), iss: params.iss ?? null, has_code: !!params.code, error: params.error ?? null };
+    out.callback = { state_ok: params.state === provider.expectedState(), iss: params.iss ?? null, has_code: !!params.code, error: params.error ?? null };
+    out.authorizationHasState = provider.authorizationUrl.searchParams.has("state");
     if (!out.callback.state_ok || !params.code) throw new Error("bad authorization response: " + JSON.stringify(params));
-    await transport.finishAuth(params.code);
+    await transport.finishAuth(params.code, params.iss);
     out.token = { scope: provider.tokens()?.scope ?? null, has_refresh: !!provider.tokens()?.refresh_token, expires_in: provider.tokens()?.expires_in ?? null };
 
     transport = new StreamableHTTPClientTransport(url, { authProvider: provider });
@@ -202,10 +222,54 @@ async function main() {
     }
     out.calls.status = summary(await client.callTool({ name: "nc_index_status", arguments: {} }));
     await client.close();
+    if (args.refreshAndRevoke) await refreshAndRevoke(args, provider, out, url, { Client, StreamableHTTPClientTransport, UnauthorizedError });
   } finally {
     cb.close();
   }
   console.log(JSON.stringify(out));
+}
+
+// reconnect connects again with the provider's tokens and reports whether
+// it worked and what the SDK did meanwhile.
+async function reconnect(provider, url, sdk) {
+  const before = provider.events.length;
+  const transport = new sdk.StreamableHTTPClientTransport(url, { authProvider: provider });
+  const client = new sdk.Client({ name: "hybridsearch-oauth-e2e", version: "1.0.0" });
+  const r = {};
+  try {
+    await client.connect(transport);
+    r.connected = true;
+    r.tools = (await client.listTools()).tools.length;
+    await client.close();
+  } catch (err) {
+    r.connected = false;
+    r.error = String(err).slice(0, 300);
+    r.unauthorized = err instanceof sdk.UnauthorizedError;
+  }
+  r.events = provider.events.slice(before);
+  return r;
+}
+
+// refreshAndRevoke: a broken access token is refreshed; after the grant is
+// revoked (RFC 7009, by the refresh token), connecting asks for a new
+// sign-in.
+async function refreshAndRevoke(args, provider, out, url, sdk) {
+  const first = provider.tokens();
+  provider._tokens = { ...first, access_token: "broken-" + first.access_token.slice(0, 8) };
+  out.refresh = await reconnect(provider, url, sdk);
+  out.refresh.rotated = provider.tokens()?.refresh_token !== first.refresh_token;
+  // The SDK keeps the OpenID document it found in the schema's members
+  // only (v1 drops revocation_endpoint): read the RFC 8414 document.
+  let endpoint = provider.asMetadata?.revocation_endpoint;
+  if (!endpoint) {
+    const issuer = provider.asMetadata?.issuer;
+    const res = await fetch(`${issuer}/.well-known/oauth-authorization-server`);
+    endpoint = (await res.json()).revocation_endpoint;
+  }
+  const body = new URLSearchParams({ token: provider.tokens().refresh_token, token_type_hint: "refresh_token", client_id: provider.clientInformation().client_id });
+  const res = await fetch(endpoint, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body });
+  out.revoke = { endpoint, status: res.status };
+  out.revoke.after = await reconnect(provider, url, sdk);
 }
 
 main().catch((err) => {

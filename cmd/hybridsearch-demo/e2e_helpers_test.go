@@ -1,0 +1,23 @@
+package main
+
+import "github.com/hybrid-search/hybridsearch/internal/e2etest"
+
+// The helpers this package's tests share with the app's (internal/e2etest).
+var (
+	doReq          = e2etest.DoReq
+	freePort       = e2etest.FreePort
+	itoa           = e2etest.Itoa
+	needTSClient   = e2etest.NeedTSClient
+	runNodeJSON    = e2etest.RunNodeJSON
+	needInspector  = e2etest.NeedInspector
+	inspectorDir   = e2etest.InspectorDir
+	chromiumPath   = e2etest.ChromiumPath
+	artifactsDir   = e2etest.ArtifactsDir
+	runOAuthClient = e2etest.RunOAuthClient
+	command        = e2etest.Command
+)
+
+type (
+	tsCall   = e2etest.TSCall
+	oauthRun = e2etest.OAuthRun
+)
