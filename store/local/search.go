@@ -27,7 +27,7 @@ const parallelMin = 4096
 
 // graphEf is the fewest candidates a graph walk keeps (its ef): a search
 // for k keeps max(k, graphEf), and more under a filter.
-const graphEf = 128
+const graphEf = 256
 
 // graphScanFactor: a group of at most graphScanFactor·ef points is scanned
 // even when it has a graph.
