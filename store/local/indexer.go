@@ -69,8 +69,8 @@ type indexWork struct {
 	purge  *group // has many dead nodes
 }
 
-// findWork looks for the indexer's next work; the caller holds l.mu's
-// read lock.
+// findWork looks for the indexer's next work; the caller holds imu and
+// l.mu's read lock.
 func (x *index) findWork() indexWork {
 	var w indexWork
 	for _, g := range x.groups {
@@ -189,9 +189,13 @@ func (l *Store) insertPending(g *group, sc *graphScratch) error {
 // benchmarks).
 func (l *Store) waitIndexed() {
 	for {
+		// findWork reads the indexer's own fields (a graph's skipped
+		// slots), so it runs under imu here as in indexStep.
+		l.imu.Lock()
 		l.mu.RLock()
 		w := l.idx.findWork()
 		l.mu.RUnlock()
+		l.imu.Unlock()
 		if w.build == nil && w.insert == nil && w.purge == nil {
 			return
 		}
