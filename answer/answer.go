@@ -230,6 +230,10 @@ func (s *Service) answer(ctx context.Context, user hs.UserID, req hs.AskRequest,
 		switch {
 		case parent.Err() != nil:
 			code = hs.AskCancelled
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			// The answer's deadline covers the retrieval too: a search
+			// it cut short is a slow answer, not a broken search.
+			return ans, s.modelError(parent, ctx, err)
 		case hs.ErrorKind(err) == hs.EINVALID:
 			code = hs.AskInvalid
 		}

@@ -25,12 +25,18 @@ type userSearch struct {
 	// unverified lists files the access check could not confirm.
 	unverified []hs.FileID
 	err        error
+	// block makes Search wait for its context to end.
+	block bool
 }
 
 func (s *userSearch) Search(ctx context.Context, user hs.UserID, req hs.SearchRequest) (hs.SearchResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls = append(s.calls, req)
+	if s.block {
+		<-ctx.Done()
+		return hs.SearchResult{}, fmt.Errorf("search: %w", ctx.Err())
+	}
 	if s.err != nil {
 		return hs.SearchResult{}, s.err
 	}
@@ -248,6 +254,14 @@ func TestAskFailures(t *testing.T) {
 	_, err := f.svc.Ask(ctx, "alice", q, nil)
 	if hs.AskErrorCode(err) != hs.AskModelTimeout || time.Since(start) > 5*time.Second {
 		t.Errorf("slow model: %v after %v", err, time.Since(start))
+	}
+
+	// The deadline passes while the passages are retrieved: the answer
+	// took too long, which is what the user is told.
+	f = newFixture(t, answer.Options{Timeout: 300 * time.Millisecond}, chat.Options{})
+	f.search.block = true
+	if _, err := f.svc.Ask(ctx, "alice", q, nil); hs.AskErrorCode(err) != hs.AskModelTimeout || !strings.Contains(err.Error(), "longer than 300ms") {
+		t.Errorf("slow retrieval: %v (%s)", err, hs.AskErrorCode(err))
 	}
 
 	f = newFixture(t, answer.Options{}, chat.Options{})
