@@ -1,7 +1,6 @@
 package local
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -586,14 +585,4 @@ func (d *capData) visible(user hs.UserID) int {
 		}
 	}
 	return n
-}
-
-// sortedGroupSizes returns the group sizes, largest first (for the note).
-func (d *capData) sortedGroupSizes() []int {
-	var s []int
-	for _, g := range d.groups {
-		s = append(s, g.size)
-	}
-	slices.SortFunc(s, func(a, b int) int { return cmp.Compare(b, a) })
-	return s
 }

@@ -202,7 +202,7 @@ func (x *index) postingInvariants(v int, recs map[int32]pointIn, vec func(pointI
 			if x.file[s].group != g {
 				return fmt.Errorf("sparse %d: tail point of slot %d in group %d, not its group", v, s, g.id)
 			}
-			if got[s] != nil && len(got[s]) > 0 && v == 0 {
+			if len(got[s]) > 0 && v == 0 {
 				return fmt.Errorf("sparse %d: slot %d in the tail twice", v, s)
 			}
 			got[s] = map[uint32]float32{}

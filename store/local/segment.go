@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -68,7 +67,6 @@ type segment struct {
 	f    *os.File
 	data []byte // the mapped file
 	vecs [2]segVector
-	mem  []byte // heap copy where mmap is missing
 }
 
 // segVector is one vector's part of a segment.
@@ -411,12 +409,6 @@ func (sw *segWriter) finish(dir string) (*segment, error) {
 	return openSegment(dir, sw.id)
 }
 
-// abort removes an unfinished segment.
-func (sw *segWriter) abort() {
-	sw.f.Close()
-	os.Remove(sw.f.Name())
-}
-
 // cursor walks one posting list of a segment in slot order, a block at a
 // time; its current posting is (doc, weight()). doc is endDoc past the
 // end.
@@ -594,15 +586,4 @@ func (c *cursor) shallow(target int32) (int32, float32) {
 // sortSegPostings sorts postings by slot.
 func sortSegPostings(ps []segPosting) {
 	slices.SortFunc(ps, func(a, b segPosting) int { return cmp.Compare(a.slot, b.slot) })
-}
-
-// crcWriter checksums what it passes on.
-type crcWriter struct {
-	w   io.Writer
-	crc uint32
-}
-
-func (c *crcWriter) Write(b []byte) (int, error) {
-	c.crc = crc32.Update(c.crc, castagnoli, b)
-	return c.w.Write(b)
 }
