@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -29,7 +30,9 @@ import (
 
 // BenchmarkCapacity measures the store at company scale (issue 26) and
 // prints one table: search latency per leg and for the three legs of a
-// hybrid search one after the other, recall@10 of the dense leg against
+// hybrid search, at once as the service runs them and one after the
+// other, how many candidates the graphs' walks keep as measured by the
+// indexer (calibrate.go), recall@10 of the dense leg against
 // the exact scan, QPS with 8 clients, a small user's latency while the
 // large user searches, time from Open to the first answered search, RSS,
 // disk per chunk, and write throughput while the store was built. The
@@ -39,6 +42,8 @@ import (
 //	CAPACITY_SIZES   store sizes, e.g. "100k,1M,3M" (default 100k; the
 //	                 test command's smoke: 30k, 1 % of 3M)
 //	CAPACITY_UNIFORM sizes of the uniform data set (dense only), e.g. "1M"
+//	CAPACITY_REGRAPH set: drop a reused store's graphs and build them
+//	                 again before measuring (after a change to the graph)
 //	CAPACITY_CHURN   set: also delete 5 % and rewrite 5 % of the files,
 //	                 measure, and write them back
 //
@@ -141,22 +146,25 @@ func ms(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f'
 
 // capResult is one column of the table.
 type capResult struct {
-	kind    string
-	n       int
-	visible int
-	build   capBuild
-	built   bool // built by this run
-	openSec float64
+	kind       string
+	n          int
+	visible    int
+	build      capBuild
+	built      bool // built by this run
+	openSec    float64
+	calSec     float64 // from the first answered search to the graphs measured
+	regraphSec float64 // CAPACITY_REGRAPH: building the graphs again, measuring included
+	efs        string  // the graphs' measured walks: "256×9 384×3 scan×1"
 
-	dense, exact, bm25, common, commonAll, trigram, hybrid capLat
-	recall                                                 float64
-	commonSame, commonTotal                                int
-	qps                                                    float64
-	hybridCPU                                              time.Duration // process CPU time per hybrid search
-	small, fair                                            capLat
-	rss, anon, file, heap                                  float64 // MB
-	disk                                                   float64 // bytes per chunk
-	segments, graphs                                       int
+	dense, exact, bm25, common, commonAll, trigram, hybrid, hybridSeq capLat
+	recall                                                            float64
+	commonSame, commonTotal                                           int
+	qps                                                               float64
+	hybridCPU                                                         time.Duration // process CPU time per hybrid search
+	small, fair                                                       capLat
+	rss, anon, file, heap                                             float64 // MB
+	disk                                                              float64 // bytes per chunk
+	segments, graphs                                                  int
 
 	churn *capChurn
 	load  string
@@ -213,7 +221,25 @@ func runCapacity(b *testing.B, root, kind string, n int, churn bool) *capResult 
 		b.Fatal(err)
 	}
 	r.openSec = time.Since(start).Seconds()
+	if os.Getenv("CAPACITY_REGRAPH") != "" && !r.built {
+		t0 := time.Now()
+		s.imu.Lock()
+		s.mu.Lock()
+		for _, g := range s.idx.groups {
+			if g.graph != nil {
+				s.idx.closeGraph(g)
+			}
+		}
+		s.mu.Unlock()
+		s.imu.Unlock()
+		s.kickIndexer()
+		s.waitIndexed()
+		r.regraphSec = time.Since(t0).Seconds()
+		capProgress("capacity %s %d: graphs built again in %.1f s", kind, d.n, r.regraphSec)
+	}
+	t0 := time.Now()
 	s.waitIndexed()
+	r.calSec = time.Since(t0).Seconds()
 	r.load = capLoad()
 	capProgress("capacity %s %d: opened in %.1f s, measuring", kind, d.n, r.openSec)
 	capMeasure(b, d, s, q, r)
@@ -224,12 +250,25 @@ func runCapacity(b *testing.B, root, kind string, n int, churn bool) *capResult 
 	r.disk = float64(dirSize(filepath.Join(dir, "store"))) / float64(d.n)
 	s.mu.RLock()
 	r.segments = len(s.idx.segs)
+	efs := map[int32]int{}
 	for _, g := range s.idx.groups {
 		if g.graph != nil {
 			r.graphs++
+			efs[g.graph.ef.Load()]++
 		}
 	}
 	s.mu.RUnlock()
+	for _, ef := range slices.Sorted(maps.Keys(efs)) {
+		name := fmt.Sprint(ef)
+		switch ef {
+		case efScan:
+			name = "scan"
+		case 0:
+			name = "unmeasured"
+		}
+		r.efs += fmt.Sprintf(" %s×%d", name, efs[ef])
+	}
+	r.efs = strings.TrimSpace(r.efs)
 	return r
 }
 
@@ -241,9 +280,10 @@ func capProgress(format string, args ...any) {
 	}
 }
 
-// capLogger logs warnings and errors only.
+// capLogger logs information, warnings and errors (a graph found too
+// weak to walk is one line).
 func capLogger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
 
 // capBuildStore writes the data set into a new store at dir, one file at
@@ -354,23 +394,51 @@ const legK = 100
 
 var capFilter = hs.Filter{OmitText: true}
 
-// hybrid runs the three legs of query i one after the other, as one
-// client does, and returns the time taken.
+// hybrid runs the three legs of query i at once, as the search service
+// does (search/legs.go), and returns the time taken. Every query runs the
+// fuzzy leg, as if every query had a typo: the service runs it only for
+// words the keyword index does not know.
 func (q *capQueries) hybrid(s *Store, user hs.UserID, i int) (time.Duration, error) {
-	ctx := context.Background()
 	start := time.Now()
-	if _, err := s.SearchDense(ctx, user, q.dense[i%len(q.dense)], legK, capFilter); err != nil {
-		return 0, err
-	}
-	if len(q.keyword) > 0 {
-		if _, err := s.SearchSparse(ctx, user, store.VectorBM25, q.keyword[i%len(q.keyword)], legK, capFilter); err != nil {
-			return 0, err
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for leg := range 3 {
+		if leg > 0 && len(q.keyword) == 0 {
+			break
 		}
-		if _, err := s.SearchSparse(ctx, user, store.VectorTrigram, q.trigram[i%len(q.trigram)], legK, capFilter); err != nil {
+		wg.Go(func() { errs[leg] = q.leg(s, user, i, leg) })
+	}
+	wg.Wait()
+	return time.Since(start), errors.Join(errs...)
+}
+
+// hybridSeq is hybrid with the legs one after the other.
+func (q *capQueries) hybridSeq(s *Store, user hs.UserID, i int) (time.Duration, error) {
+	start := time.Now()
+	for leg := range 3 {
+		if leg > 0 && len(q.keyword) == 0 {
+			break
+		}
+		if err := q.leg(s, user, i, leg); err != nil {
 			return 0, err
 		}
 	}
 	return time.Since(start), nil
+}
+
+// leg runs query i of one leg: 0 dense, 1 keyword, 2 fuzzy.
+func (q *capQueries) leg(s *Store, user hs.UserID, i, leg int) error {
+	ctx := context.Background()
+	var err error
+	switch leg {
+	case 0:
+		_, err = s.SearchDense(ctx, user, q.dense[i%len(q.dense)], legK, capFilter)
+	case 1:
+		_, err = s.SearchSparse(ctx, user, store.VectorBM25, q.keyword[i%len(q.keyword)], legK, capFilter)
+	default:
+		_, err = s.SearchSparse(ctx, user, store.VectorTrigram, q.trigram[i%len(q.trigram)], legK, capFilter)
+	}
+	return err
 }
 
 // capMeasure fills in the search figures.
@@ -453,6 +521,9 @@ func capMeasure(b *testing.B, d *capData, s *Store, q *capQueries, r *capResult)
 		r.hybrid = append(r.hybrid, timeIt(func() error { _, err := q.hybrid(s, big, i); return err }))
 	}
 	r.hybridCPU = (cpuTime() - cpu0) / time.Duration(len(q.dense))
+	for i := range q.dense {
+		r.hybridSeq = append(r.hybridSeq, timeIt(func() error { _, err := q.hybridSeq(s, big, i); return err }))
+	}
 	// 8 clients.
 	dur := 10 * time.Second
 	if benchsmoke.On() {
@@ -635,7 +706,8 @@ func printCapacity(w io.Writer, cols []*capResult) {
 		return fmt.Sprintf("%d of %d", r.commonSame, r.commonTotal)
 	})
 	row("fuzzy (trigram, 20 typos)", func(r *capResult) string { return r.trigram.String() })
-	row("hybrid (3 legs, one client)", func(r *capResult) string { return r.hybrid.String() })
+	row("hybrid (3 legs at once, as the service; one client)", func(r *capResult) string { return r.hybrid.String() })
+	row("hybrid, the legs one after another", func(r *capResult) string { return r.hybridSeq.String() })
 	row("hybrid CPU ms per search (all threads)", func(r *capResult) string { return ms(r.hybridCPU) })
 	row("hybrid QPS, 8 clients", func(r *capResult) string { return fmt.Sprintf("%.0f", r.qps) })
 	row("u001 (2k chunks) hybrid alone", func(r *capResult) string { return r.small.String() })
@@ -646,6 +718,9 @@ func printCapacity(w io.Writer, cols []*capResult) {
 	})
 	row("disk bytes per chunk", func(r *capResult) string { return fmt.Sprintf("%.0f", r.disk) })
 	row("segments / graphs", func(r *capResult) string { return fmt.Sprintf("%d / %d", r.segments, r.graphs) })
+	row("graphs' measured walk (ef × graphs)", func(r *capResult) string { return r.efs })
+	row("measuring the graphs after open (s)", func(r *capResult) string { return fmt.Sprintf("%.1f", r.calSec) })
+	row("graphs built again (CAPACITY_REGRAPH, s)", func(r *capResult) string { return fmt.Sprintf("%.1f", r.regraphSec) })
 	row("build: chunks/s per step (min/median/max)", func(r *capResult) string {
 		p := slices.Clone(r.build.PerStep)
 		if len(p) == 0 {

@@ -219,3 +219,81 @@ func TestUpsertMovesFile(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphCalibration: the indexer measures a graph once it has caught
+// up and again once it has grown by half; walks keep the measured number
+// of candidates, and a group whose graph cannot reach the recall asked is
+// scanned, with exactly the scan's results. A reopened store measures its
+// graphs again.
+func TestGraphCalibration(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{GraphMin: 500, CompactBytes: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { s.Close() }()
+	setCal := func(min int, need float64) {
+		s.imu.Lock()
+		s.mu.Lock()
+		s.idx.calMin, s.idx.calNeed = min, need
+		s.mu.Unlock()
+		s.imu.Unlock()
+	}
+	graphOf := func() *graph {
+		t.Helper()
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		for _, g := range s.idx.groups {
+			if g.graph != nil {
+				return g.graph
+			}
+		}
+		t.Fatal("no graph")
+		return nil
+	}
+	// Measuring waits for the writes: a graph that has caught up is
+	// measured at once, which between two writes would be at any size.
+	measure := func(need float64) {
+		setCal(1000, need)
+		s.kickIndexer()
+		s.waitIndexed()
+	}
+	setCal(1<<30, 0)
+	graphFiles(t, s, 1, 200, 0, "alice") // 4,000 points
+	measure(0)
+	gr := graphOf()
+	if ef := gr.ef.Load(); !slices.Contains(efLadder, int(ef)) || gr.calNodes != 4000 {
+		t.Fatalf("after 4,000 points: ef %d measured at %d nodes, want one of %v at 4,000", ef, gr.calNodes, efLadder)
+	}
+	if r := graphRecall(t, s, "alice", 40); r < 0.95 {
+		t.Errorf("recall@10 %.3f at the measured ef, want ≥ 0.95", r)
+	}
+	setCal(1<<30, 0)
+	graphFiles(t, s, 201, 50, 0, "alice") // 5,000: not grown by half
+	measure(0)
+	if gr.calNodes != 4000 {
+		t.Errorf("measured again at %d nodes, before growing by half", gr.calNodes)
+	}
+
+	setCal(1<<30, 0)
+	graphFiles(t, s, 251, 50, 0, "alice") // 6,000
+	measure(1.01)                         // no walk can reach it: the group is scanned
+	if ef := gr.ef.Load(); ef != efScan || gr.calNodes != 6000 {
+		t.Fatalf("asked for more than any walk finds: ef %d at %d nodes, want %d (scan) at 6,000", ef, gr.calNodes, efScan)
+	}
+	if r := graphRecall(t, s, "alice", 40); r != 1 {
+		t.Errorf("a scanned group's recall@10 is %.3f, want 1", r)
+	}
+
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(dir, Options{GraphMin: 500}); err != nil {
+		t.Fatal(err)
+	}
+	gr = graphOf()
+	measure(0)
+	if ef := gr.ef.Load(); !slices.Contains(efLadder, int(ef)) || gr.calNodes != 6000 {
+		t.Errorf("reopened: ef %d measured at %d nodes, want one of %v at 6,000", ef, gr.calNodes, efLadder)
+	}
+}

@@ -72,7 +72,9 @@ type index struct {
 	released []int32  // slots the indexer no longer needs, freed by the next write
 	inCkpt   []uint64 // bitset of the slots live at the last checkpoint
 	points   int
-	graphMin int // the dense points a group needs for a graph; 0: never
+	graphMin int     // the dense points a group needs for a graph; 0: never
+	calMin   int     // the nodes a graph needs to be measured; 0: calibrateMin
+	calNeed  float64 // tests: the recall a walk must reach, target and floor; 0: the defaults
 
 	files      map[hs.FileID]*fileRec
 	groups     map[string]*group // by key

@@ -67,6 +67,8 @@ type indexWork struct {
 	insert *group // has pending points
 	trim   *group // has many consumed pending points
 	purge  *group // has many dead nodes
+	// calibrate has caught up and grown since its walks were measured.
+	calibrate *group
 }
 
 // findWork looks for the indexer's next work; the caller holds imu and
@@ -90,6 +92,9 @@ func (x *index) findWork() indexWork {
 		}
 		if gr.needsPurge() {
 			w.purge = g
+		}
+		if x.needsCalibration(gr) {
+			w.calibrate = g
 		}
 	}
 	return w
@@ -130,6 +135,9 @@ func (l *Store) indexStep(sc *graphScratch) (bool, error) {
 		return true, nil
 	case w.insert != nil:
 		return true, l.insertPending(w.insert, sc)
+	case w.calibrate != nil:
+		l.calibrateGraph(w.calibrate)
+		return true, nil
 	}
 	return false, nil
 }
@@ -196,7 +204,7 @@ func (l *Store) waitIndexed() {
 		w := l.idx.findWork()
 		l.mu.RUnlock()
 		l.imu.Unlock()
-		if w.build == nil && w.insert == nil && w.purge == nil {
+		if w.build == nil && w.insert == nil && w.purge == nil && w.calibrate == nil {
 			return
 		}
 		l.kickIndexer()

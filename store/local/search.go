@@ -97,10 +97,14 @@ func (x *index) searchDense(ctx context.Context, user hs.UserID, q []float32, k 
 			continue
 		}
 		gr := g.graph
-		ef := max(k, graphEf)
-		if gr == nil || exact || g.dense <= graphScanFactor*ef {
+		ef, walk := max(k, graphEf), gr != nil
+		if walk {
+			ef, walk = gr.searchEf(k)
+		}
+		if !walk || exact || g.dense <= graphScanFactor*ef {
 			// A walk that keeps a good part of the group is no cheaper
-			// than a scan, and a scan is exact.
+			// than a scan, and a scan is exact; so is a scan of a group
+			// whose graph finds too little (calibrate.go).
 			scan = append(scan, g.slots)
 			rows += len(g.slots)
 			continue
