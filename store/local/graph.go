@@ -478,9 +478,9 @@ func (g *graph) selectNeighbours(x *index, cands []gcand, m int, sc *graphScratc
 // that is nearer to a better-ranked neighbour than to m (the heuristic's
 // test), or the least similar if every one passes it. Dropping one link at
 // a time, as Lucene does, keeps lists full; re-running the heuristic over
-// the whole list, as the paper does, drops several, and on data with tight
-// clusters (a file's chunks) enough nodes lost every link to them that a
-// walk could not reach 2 % of the true top 10 at any ef (measured at 3M).
+// the whole list, as the paper does, drops several, and at 3M a walk of
+// one graph missed 2 % of the true top 10 whatever its candidates, as if
+// nodes in tight clusters (a file's chunks) had lost every link to them.
 func (g *graph) link(x *index, m, n uint32, s int32, l int, sc *graphScratch) {
 	list := g.list(m, l)
 	cnt := atomic.LoadUint32(&list[0])
