@@ -25,6 +25,7 @@ import (
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
 	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
+	"github.com/hybrid-search/hybridsearch/internal/cputime"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
@@ -516,11 +517,11 @@ func capMeasure(b *testing.B, d *capData, s *Store, q *capQueries, r *capResult)
 			return err
 		}))
 	}
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for i := range q.dense {
 		r.hybrid = append(r.hybrid, timeIt(func() error { _, err := q.hybrid(s, big, i); return err }))
 	}
-	r.hybridCPU = (cpuTime() - cpu0) / time.Duration(len(q.dense))
+	r.hybridCPU = (cputime.Process() - cpu0) / time.Duration(len(q.dense))
 	for i := range q.dense {
 		r.hybridSeq = append(r.hybridSeq, timeIt(func() error { _, err := q.hybridSeq(s, big, i); return err }))
 	}
