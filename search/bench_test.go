@@ -15,6 +15,7 @@ import (
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/analysis"
 	"github.com/hybrid-search/hybridsearch/internal/benchsmoke"
+	"github.com/hybrid-search/hybridsearch/internal/cputime"
 	"github.com/hybrid-search/hybridsearch/store/local"
 )
 
@@ -241,7 +242,7 @@ func benchSearch(b *testing.B, c *benchCorpus, s *Service, feedback bool) {
 	var cpu0 time.Duration
 	for b.Loop() {
 		if i == 0 {
-			cpu0 = cpuTime()
+			cpu0 = cputime.Process()
 		}
 		q := c.queries[i%len(c.queries)]
 		i++
@@ -264,7 +265,7 @@ func benchSearch(b *testing.B, c *benchCorpus, s *Service, feedback bool) {
 		finish += t2.Sub(t1)
 	}
 	b.StopTimer()
-	cpu := cpuTime() - cpu0
+	cpu := cputime.Process() - cpu0
 	var total time.Duration
 	for _, d := range lat {
 		total += d

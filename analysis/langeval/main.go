@@ -32,11 +32,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 	"unicode"
 
 	"github.com/hybrid-search/hybridsearch/analysis"
+	"github.com/hybrid-search/hybridsearch/internal/cputime"
 	"github.com/pemistahl/lingua-go"
 )
 
@@ -80,7 +80,7 @@ func main() {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		mallocs := ms.Mallocs
-		start, cpu := time.Now(), cpuTime()
+		start, cpu := time.Now(), cputime.Process()
 		for _, l := range analysis.Languages() {
 			var c, none int
 			wrong := map[analysis.Language]int{}
@@ -99,7 +99,7 @@ func main() {
 			bad += len(chunks[l]) - c - none
 			fmt.Printf("| %s | %d | %d | %d | %s | %.1f%% |\n", l, len(chunks[l]), c, none, fmtWrong(wrong), 100*float64(c)/float64(max(1, len(chunks[l]))))
 		}
-		took, cpuTook := time.Since(start), cpuTime()-cpu
+		took, cpuTook := time.Since(start), cputime.Process()-cpu
 		runtime.ReadMemStats(&ms)
 		fmt.Printf("| all | %d | %d | | %d | %.1f%% |\n\nper detection: %.0f µs wall, %.0f µs CPU, %.0f allocations; heap after the run %.1f MiB\n", n, ok, bad, 100*float64(ok)/float64(n),
 			float64(took.Microseconds())/float64(n), float64(cpuTook.Microseconds())/float64(n), float64(ms.Mallocs-mallocs)/float64(n), float64(heap()-before)/(1<<20))
@@ -114,14 +114,6 @@ func fmtWrong(w map[analysis.Language]int) string {
 	}
 	slices.Sort(parts)
 	return strings.Join(parts, " ")
-}
-
-// cpuTime is the CPU time the process has used: the machine is shared,
-// so wall time alone overstates every detector.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func heap() uint64 {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,8 +19,12 @@ import (
 // a bug or a format mismatch, never a torn write.
 var errCorrupt = errors.New("corrupt record")
 
-// encoder appends to a byte slice.
-type encoder struct{ b []byte }
+// encoder appends to a byte slice. With compact set it writes sparse
+// vectors in the records files' form (see sparse).
+type encoder struct {
+	b       []byte
+	compact bool
+}
 
 func (e *encoder) byte(v byte)      { e.b = append(e.b, v) }
 func (e *encoder) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
@@ -60,13 +65,23 @@ func (e *encoder) time(t time.Time) {
 	e.uvarint(uint64(t.Nanosecond()))
 }
 
-// sparse writes indices as deltas (they are sorted and unique).
+// sparse writes indices as deltas (they are sorted and unique), then the
+// values. In compact form (records files, checkpoint.go) a byte comes
+// before the values: 1 when every value is 1 and none follow (trigram
+// vectors, half of a record), 0 when they follow.
 func (e *encoder) sparse(v hs.SparseVector) {
 	e.uvarint(uint64(len(v.Indices)))
 	prev := uint32(0)
 	for _, i := range v.Indices {
 		e.uvarint(uint64(i - prev))
 		prev = i
+	}
+	if e.compact && len(v.Values) > 0 {
+		if !slices.ContainsFunc(v.Values, func(x float32) bool { return math.Float32bits(x) != one }) {
+			e.byte(1)
+			return
+		}
+		e.byte(0)
 	}
 	for _, x := range v.Values {
 		e.f32(x)
@@ -121,11 +136,13 @@ func (e *encoder) point(id string, c hs.Chunk, dense []float32, bm25, trigram hs
 	return head
 }
 
-// decoder reads what encoder wrote. The first failure sticks in err and
-// every later read returns a zero value, so callers check err once.
+// decoder reads what encoder wrote, in compact form when compact is set.
+// The first failure sticks in err and every later read returns a zero
+// value, so callers check err once.
 type decoder struct {
-	b   []byte
-	err error
+	b       []byte
+	err     error
+	compact bool
 }
 
 func (d *decoder) fail() {
@@ -235,7 +252,11 @@ func (d *decoder) time() time.Time {
 }
 
 func (d *decoder) sparse() hs.SparseVector {
-	n := d.count(5)
+	size := 5 // bytes per element at least
+	if d.compact {
+		size = 1
+	}
+	n := d.count(size)
 	if n == 0 {
 		return hs.SparseVector{}
 	}
@@ -248,6 +269,12 @@ func (d *decoder) sparse() hs.SparseVector {
 			return hs.SparseVector{}
 		}
 		v.Indices[i] = uint32(prev)
+	}
+	if d.compact && d.byte() == 1 {
+		for i := range v.Values {
+			v.Values[i] = 1
+		}
+		return v
 	}
 	for i := range v.Values {
 		v.Values[i] = d.f32()
@@ -332,13 +359,16 @@ func (d *decoder) pointTerms(f func(vector int, index uint32)) (hash string) {
 	n := d.count(4)
 	d.bytes(4 * n) // dense
 	for v := range 2 {
-		n := d.count(5)
+		n := d.count(1)
 		prev := uint64(0)
 		for range n {
 			prev += d.uvarint()
 			if d.err == nil {
 				f(v, uint32(prev))
 			}
+		}
+		if n > 0 && d.compact && d.byte() == 1 {
+			continue
 		}
 		d.bytes(4 * n) // values
 	}

@@ -98,7 +98,10 @@ func TestHelperWriter(t *testing.T) {
 		t.Skip("the child process of TestLocalCrash")
 	}
 	round, _ := strconv.Atoi(os.Getenv(crashRoundEnv))
-	s, err := local.Open(dir, local.Options{CompactBytes: 16 << 10, Logger: slog.New(slog.DiscardHandler)})
+	// Small checkpoints, tail flushes and graphs, so a kill lands in the
+	// middle of any of them.
+	local.SetTailFlush(16)
+	s, err := local.Open(dir, local.Options{CompactBytes: 16 << 10, GraphMin: 8, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		fmt.Printf("E open: %v\n", err)
 		os.Exit(2)
@@ -224,14 +227,17 @@ func runCrashChild(t *testing.T, dir string, round, n int, acked map[hs.FileID]c
 // then records the state found as acknowledged for the next round.
 func verifyCrash(t *testing.T, dir string, acked map[hs.FileID]crashState, inflight map[hs.FileID]crashOp) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(dir, "snapshot.tmp")); err == nil {
-		t.Logf("killed while writing a snapshot")
+	if _, err := os.Stat(filepath.Join(dir, "meta.tmp")); err == nil {
+		t.Logf("killed while writing a checkpoint")
 	}
-	s, err := local.Open(dir, local.Options{Logger: testLogger(t)})
+	s, err := local.Open(dir, local.Options{GraphMin: 8, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatalf("reopen after kill: %v", err)
 	}
 	defer s.Close()
+	if err := local.CheckInvariants(s); err != nil {
+		t.Errorf("reopened after kill: %v", err)
+	}
 	total := 0
 	for g := range crashWriters {
 		for i := range crashFiles {

@@ -165,3 +165,25 @@ func dot8RowsGeneric(q []int16, slab []int8, slots []int32, out []int32) {
 		out[i] = dot8Generic(q, slab[off:off+dim:off+dim])
 	}
 }
+
+// dot8x8RowsGeneric is the pure-Go dot8x8Rows.
+func dot8x8RowsGeneric(q []int8, slab []int8, slots []int32, out []int32) {
+	dim := len(q)
+	out = out[:len(slots)]
+	for i, s := range slots {
+		off := int(s) * dim
+		b := slab[off : off+dim : off+dim]
+		var s0, s1, s2, s3 int32
+		j := 0
+		for ; j+4 <= dim; j += 4 {
+			s0 += int32(q[j]) * int32(b[j])
+			s1 += int32(q[j+1]) * int32(b[j+1])
+			s2 += int32(q[j+2]) * int32(b[j+2])
+			s3 += int32(q[j+3]) * int32(b[j+3])
+		}
+		for ; j < dim; j++ {
+			s0 += int32(q[j]) * int32(b[j])
+		}
+		out[i] = (s0 + s1) + (s2 + s3)
+	}
+}

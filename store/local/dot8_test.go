@@ -78,9 +78,26 @@ func testDot8Rows(t *testing.T) {
 			if out[len(slots)] != 42 {
 				t.Errorf("dot8Rows(dim %d) wrote past len(slots)", dim)
 			}
+			// The same with the query's int8 codes (dot8x8Rows): q is
+			// within ±127 unless it was set to -127 above.
+			q8 := make([]int8, dim)
+			for i, c := range q {
+				q8[i] = int8(c)
+			}
+			dot8x8Rows(q8, slab, slots, out)
+			for i, s := range slots {
+				row := slab[int(s)*dim : (int(s)+1)*dim]
+				if want := dot8Ref(q, row); int64(out[i]) != want {
+					t.Errorf("dot8x8Rows(dim %d, off %d)[%d] = %d, want %d", dim, off, i, out[i], want)
+				}
+			}
+			if out[len(slots)] != 42 {
+				t.Errorf("dot8x8Rows(dim %d) wrote past len(slots)", dim)
+			}
 		}
 	}
 	dot8Rows(nil, nil, nil, nil)
+	dot8x8Rows(nil, nil, nil, nil)
 }
 
 // TestDot8RowsOutOfRange checks that a row past the int8 slab panics.
@@ -91,6 +108,16 @@ func TestDot8RowsOutOfRange(t *testing.T) {
 		}
 	}()
 	dot8Rows(make([]int16, 4), make([]int8, 8), []int32{2}, make([]int32, 1))
+}
+
+// TestDot8x8RowsOutOfRange checks that a row past the int8 slab panics.
+func TestDot8x8RowsOutOfRange(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("dot8x8Rows with a slot past the slab did not panic")
+		}
+	}()
+	dot8x8Rows(make([]int8, 4), make([]int8, 8), []int32{2}, make([]int32, 1))
 }
 
 // quantVectors returns unit vectors of shapes that stress the bound: dense

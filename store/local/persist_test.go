@@ -53,11 +53,23 @@ func TestLocalRandomOps(t *testing.T) {
 }
 
 // crashCopy copies the store's files as they are on disk now into a new
-// directory: what a crash at this moment would leave behind.
+// directory: what a crash at this moment would leave behind. The meta,
+// which names the other files, is copied after them and the WAL last, as
+// a checkpoint writes them in that order.
 func crashCopy(t *testing.T, dir string) string {
 	t.Helper()
 	dst := t.TempDir()
-	for _, name := range []string{"snapshot", "wal"} {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if n := e.Name(); n != "LOCK" && n != "meta" && n != "wal" {
+			names = append(names, n)
+		}
+	}
+	for _, name := range append(names, "meta", "wal") {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if os.IsNotExist(err) {
 			continue
@@ -205,10 +217,10 @@ func flipByte(t *testing.T, path string, off int64) {
 	}
 }
 
-// TestLocalSnapshotThenStaleWAL covers a crash between renaming a new
-// snapshot into place and emptying the WAL: records the snapshot already
+// TestLocalCheckpointThenStaleWAL covers a crash between renaming a new
+// meta into place and emptying the WAL: records the checkpoint already
 // holds are skipped, later ones replayed.
-func TestLocalSnapshotThenStaleWAL(t *testing.T) {
+func TestLocalCheckpointThenStaleWAL(t *testing.T) {
 	dir := t.TempDir()
 	s, err := local.Open(dir, local.Options{Logger: testLogger(t)})
 	if err != nil {
@@ -218,16 +230,24 @@ func TestLocalSnapshotThenStaleWAL(t *testing.T) {
 	if err := s.DeleteFile(t.Context(), 2); err != nil {
 		t.Fatal(err)
 	}
-	before := crashCopy(t, dir)       // WAL with every record, no snapshot
-	if err := s.Close(); err != nil { // writes the snapshot, empties the WAL
+	before := crashCopy(t, dir)       // WAL with every record, no checkpoint
+	if err := s.Close(); err != nil { // writes a checkpoint, empties the WAL
 		t.Fatal(err)
 	}
-	snap, err := os.ReadFile(filepath.Join(dir, "snapshot"))
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(before, "snapshot"), snap, 0o600); err != nil {
-		t.Fatal(err)
+	for _, e := range entries {
+		if n := e.Name(); n != "wal" && n != "LOCK" {
+			b, err := os.ReadFile(filepath.Join(dir, n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(before, n), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	s = mustOpen(t, before, local.Options{})
 	if got, want := fileList(t, s), []hs.FileID{1, 3, 4, 5}; !slices.Equal(got, want) {
@@ -239,7 +259,9 @@ func TestLocalSnapshotThenStaleWAL(t *testing.T) {
 	}
 }
 
-func TestLocalDamagedSnapshot(t *testing.T) {
+// TestLocalDamagedMeta checks that a damaged checkpoint meta is an error,
+// never a store that silently lost points.
+func TestLocalDamagedMeta(t *testing.T) {
 	dir := t.TempDir()
 	s, err := local.Open(dir, local.Options{Logger: testLogger(t)})
 	if err != nil {
@@ -249,7 +271,44 @@ func TestLocalDamagedSnapshot(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := os.ReadFile(filepath.Join(dir, "snapshot"))
+	meta, err := os.ReadFile(filepath.Join(dir, "meta"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		damage func([]byte) []byte
+		kind   string
+	}{
+		{"byte flipped", func(b []byte) []byte { b[len(b)/2] ^= 1; return b }, hs.EINTERNAL},
+		{"truncated", func(b []byte) []byte { return b[:len(b)-3] }, hs.EINTERNAL},
+		{"last frame missing", func(b []byte) []byte { return b[:len(b)-int(lastFrame(b))] }, hs.EINTERNAL},
+		{"not a meta", func(b []byte) []byte { return []byte("something else entirely") }, hs.EINTERNAL},
+		{"newer format", func(b []byte) []byte { b[7] = 99; return b }, hs.EINVALID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := crashCopy(t, dir)
+			if err := os.WriteFile(filepath.Join(d, "meta"), tt.damage(slices.Clone(meta)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, err := local.Open(d, local.Options{Logger: testLogger(t)})
+			if err == nil {
+				s.Close()
+				t.Fatalf("Open on a damaged meta = nil error")
+			}
+			if hs.ErrorKind(err) != tt.kind {
+				t.Errorf("Open = %v (kind %s), want kind %s", err, hs.ErrorKind(err), tt.kind)
+			}
+		})
+	}
+}
+
+// TestLocalDamagedSnapshot checks that a damaged v1 snapshot (the format
+// before checkpoints, testdata/v1) is an error, not a converted store
+// that lost points.
+func TestLocalDamagedSnapshot(t *testing.T) {
+	snap, err := os.ReadFile(filepath.Join(compatDir, "snapshot"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,9 +473,9 @@ func TestLocalClosed(t *testing.T) {
 	}
 }
 
-// TestLocalLeftoverTempSnapshot covers a crash while a snapshot was being
+// TestLocalLeftoverTempMeta covers a crash while a meta was being
 // written: the unfinished temporary file is ignored and removed.
-func TestLocalLeftoverTempSnapshot(t *testing.T) {
+func TestLocalLeftoverTempMeta(t *testing.T) {
 	dir := t.TempDir()
 	s, err := local.Open(dir, local.Options{Logger: testLogger(t)})
 	if err != nil {
@@ -427,8 +486,8 @@ func TestLocalLeftoverTempSnapshot(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	tmp := filepath.Join(crashed, "snapshot.tmp")
-	if err := os.WriteFile(tmp, []byte("HSSNP\x00\x00\x01half a snapsh"), 0o600); err != nil {
+	tmp := filepath.Join(crashed, "meta.tmp")
+	if err := os.WriteFile(tmp, []byte("HSMETA\x00\x01half a meta"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s = mustOpen(t, crashed, local.Options{})
@@ -436,7 +495,7 @@ func TestLocalLeftoverTempSnapshot(t *testing.T) {
 		t.Errorf("files = %v, want %v", got, seq(1, 3))
 	}
 	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
-		t.Errorf("snapshot.tmp is still there: %v", err)
+		t.Errorf("meta.tmp is still there: %v", err)
 	}
 }
 
@@ -532,9 +591,9 @@ func TestLocalUpsertTrimReplay(t *testing.T) {
 	check("reopened", s)
 }
 
-// TestLocalLargeFileSnapshot: a file of several snapshot frames reads back
-// whole after a reopen from the snapshot.
-func TestLocalLargeFileSnapshot(t *testing.T) {
+// TestLocalLargeFileCheckpoint: a file of hundreds of points reads back
+// whole after a reopen from a checkpoint.
+func TestLocalLargeFileCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	s, err := local.Open(dir, local.Options{Logger: testLogger(t)})
 	if err != nil {
@@ -557,8 +616,8 @@ func TestLocalLargeFileSnapshot(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "snapshot")); err != nil {
-		t.Fatalf("no snapshot after Close: %v", err)
+	if _, err := os.Stat(filepath.Join(dir, "meta")); err != nil {
+		t.Fatalf("no checkpoint after Close: %v", err)
 	}
 	s, err = local.Open(dir, local.Options{Logger: testLogger(t)})
 	if err != nil {

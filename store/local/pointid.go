@@ -1,7 +1,7 @@
 package local
 
 // pointID is a point id in 16 bytes instead of a 36-byte string: the UUID
-// that hybridsearch.PointID formats. Ids compare as their strings do
+// that hs.PointID formats. Ids compare as their strings do
 // (lowercase hex digits at fixed places), so ties still break by point id.
 type pointID [16]byte
 
@@ -40,7 +40,7 @@ func unhex(c byte) byte {
 	return 255
 }
 
-// String formats the id as hybridsearch.PointID does.
+// String formats the id as hs.PointID does.
 func (id pointID) String() string {
 	const digits = "0123456789abcdef"
 	var b [36]byte

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -29,31 +30,41 @@ const quantMin = 2_000
 // rows scanned so far, or one part's, and the rows by decreasing hi, keeps
 // far fewer rows for the float32 pass.
 
-// quantDots scores the matching rows of slots from their int8 copy, into
-// a scratch the caller puts back in quantScratches after rescore. It stops
-// early when ctx is done, checking every 8 blocks.
-func (x *index) quantDots(ctx context.Context, qq *quantQuery, slots []int32, m *matcher, k int) *quantScratch {
+// quantDots scores the matching rows of the lists from their int8 copy,
+// into a scratch the caller puts back in quantScratches after rescore. It
+// stops early when ctx is done, checking every 8 blocks.
+func (x *index) quantDots(ctx context.Context, qq *quantQuery, lists [][]int32, m *matcher, k int) *quantScratch {
 	sc := quantScratches.Get().(*quantScratch)
-	cand := slices.Grow(sc.cand[:0], len(slots))
-	dots := slices.Grow(sc.dots[:0], len(slots))[:len(slots)]
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	cand := slices.Grow(sc.cand[:0], n)
+	dots := slices.Grow(sc.dots[:0], n)[:n]
 	lows := minHeap{k: k, h: slices.Grow(sc.lows[:0], k)}
 	defer func() { sc.cand, sc.dots, sc.lows = cand, dots[:len(cand)], lows.h }()
-	for b := 0; len(slots) > 0; b++ {
-		if b%8 == 7 && ctx.Err() != nil {
-			return sc
-		}
-		block := slots[:min(scanBlock, len(slots))]
-		slots = slots[len(block):]
-		from := len(cand)
-		for _, s := range block {
-			if x.dense[s] && (!m.on || m.match(&x.file[s].meta)) {
-				cand = append(cand, s)
+	b := 0
+	for _, slots := range lists {
+		for ; len(slots) > 0; b++ {
+			if b%8 == 7 {
+				if ctx.Err() != nil {
+					return sc
+				}
+				runtime.Gosched() // see yield
 			}
-		}
-		dot8Rows(qq.q16, x.q8, cand[from:], dots[from:len(cand)])
-		for i, s := range cand[from:] {
-			lo, _ := qq.interval(dots[from+i], &x.qrow[s])
-			lows.push(lo)
+			block := slots[:min(scanBlock, len(slots))]
+			slots = slots[len(block):]
+			from := len(cand)
+			for _, s := range block {
+				if x.dense[s] && (!m.on || m.match(&x.file[s].meta)) {
+					cand = append(cand, s)
+				}
+			}
+			dot8Rows(qq.q16, x.q8, cand[from:], dots[from:len(cand)])
+			for i, s := range cand[from:] {
+				lo, _ := qq.interval(dots[from+i], &x.qrow[s])
+				lows.push(lo)
+			}
 		}
 	}
 	return sc

@@ -59,7 +59,7 @@ func applyOp(tb testing.TB, x *index, o *op) {
 	if _, err := x.recs.wal.WriteAt(frame, st.Size()); err != nil {
 		tb.Fatal(err)
 	}
-	x.apply(o, p, st.Size(), true)
+	x.apply(o, p, st.Size(), 0)
 }
 
 // quantCorpus builds an index of n points in files of up to 40 with ties
@@ -131,7 +131,10 @@ func TestScanQuantExact(t *testing.T) {
 		for _, user := range []hs.UserID{"alice", "bob"} {
 			for _, f := range []hs.Filter{{}, {PathPrefix: "/d1"}} {
 				m := newMatcher("alice", f)
-				slots := x.users[user]
+				var slots []int32
+				for _, g := range x.userGroups[user] {
+					slots = append(slots, g.slots...)
+				}
 				var q []float32
 				switch rng.IntN(4) {
 				case 0: // a stored vector: ties with its copies at the top
@@ -147,8 +150,8 @@ func TestScanQuantExact(t *testing.T) {
 				q = store.Normalized(q)
 				for _, k := range []int{1, 2, 7, 30, 100, store.MaxK} {
 					parts := 1 + rng.IntN(3)
-					want := x.searchDense(context.Background(), q, slots, k, &m, parts, false)
-					got := x.searchDense(context.Background(), q, slots, k, &m, 1+rng.IntN(3), true)
+					want := x.rankRows(context.Background(), q, [][]int32{slots}, len(slots), nil, k, &m, parts, false)
+					got := x.rankRows(context.Background(), q, [][]int32{slots}, len(slots), nil, k, &m, 1+rng.IntN(3), true)
 					if !slices.Equal(got, want) {
 						t.Fatalf("seed %d dim %d user %s filter %+v k %d: int8 path differs\n got %v\nwant %v", seed, dim, user, f, k, got, want)
 					}
@@ -187,10 +190,10 @@ func TestSearchDenseQuant(t *testing.T) {
 	}
 	check := func(s *Store, when string) {
 		t.Helper()
-		if err := s.idx.invariants(); err != nil {
+		if err := s.checkInvariants(); err != nil {
 			t.Fatalf("%s: %v", when, err)
 		}
-		if n := len(s.idx.users["alice"]); n < quantMin {
+		if n := len(s.idx.userGroups["alice"][0].slots); n < quantMin {
 			t.Fatalf("%s: alice sees %d points, want ≥ %d for the int8 path", when, n, quantMin)
 		}
 		for _, f := range []hs.Filter{{}, {PathPrefix: "/d2"}} {
@@ -201,7 +204,8 @@ func TestSearchDenseQuant(t *testing.T) {
 					t.Fatal(err)
 				}
 				m := newMatcher("alice", f)
-				want, err := s.idx.hits(s.idx.searchDense(t.Context(), store.Normalized(q), s.idx.users["alice"], k, &m, 1, false), false)
+				slots := s.idx.userGroups["alice"][0].slots
+				want, err := s.idx.hits(s.idx.rankRows(t.Context(), store.Normalized(q), [][]int32{slots}, len(slots), nil, k, &m, 1, false), "alice", false)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -236,7 +240,7 @@ func TestSearchDenseQuant(t *testing.T) {
 	}
 	check(s, "after rewrites")
 	s.wmu.Lock()
-	err = s.compact()
+	err = s.checkpoint(false)
 	s.wmu.Unlock()
 	if err != nil {
 		t.Fatal(err)

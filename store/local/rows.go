@@ -11,8 +11,10 @@ import (
 // elsewhere a heap copy, rows_other.go). Rows are written with pwrite, so
 // writing them adds nothing to the process's resident memory; a search
 // that scans them reads them from the page cache, which the kernel can
-// reclaim. The file is derived data, rebuilt by every Open, so it is never
-// fsynced and a crash leaves nothing to repair.
+// reclaim. The rows are part of a checkpoint (checkpoint.go): a checkpoint
+// syncs them, and rows of the points a checkpoint holds are not rewritten
+// before the next one (index.freeSlot), so after a crash the rows of the
+// last checkpoint's points are intact and the WAL rewrites the others.
 //
 // Writers (which hold Store.wmu) write rows that no search reads: slots
 // that are free or not yet in use. reserve, which may move the mapping,
@@ -34,6 +36,38 @@ func openRowFile(path string, size int) (*rowFile, error) {
 		return nil, fmt.Errorf("store: create %s: %w", path, err)
 	}
 	return &rowFile{f: f, size: size}, nil
+}
+
+// reopenRowFile opens the row file at path for rows of size bytes, which
+// must hold at least n rows, and maps them.
+func reopenRowFile(path string, size, n int) (*rowFile, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("store: stat %s: %w", path, err)
+	}
+	if st.Size() < int64(n)*int64(size) {
+		f.Close()
+		return nil, fmt.Errorf("store: %s holds %d bytes, fewer than %d rows of %d: %w", path, st.Size(), n, size, errCorrupt)
+	}
+	r := &rowFile{f: f, size: size}
+	if err := r.remap(int(st.Size() / int64(size))); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// sync makes the written rows durable.
+func (r *rowFile) sync() error {
+	if err := r.f.Sync(); err != nil {
+		return fmt.Errorf("store: sync %s: %w", r.f.Name(), err)
+	}
+	return nil
 }
 
 // rows returns how many rows the file holds.
@@ -61,13 +95,12 @@ func (r *rowFile) write(i int, b []byte) error {
 	return nil
 }
 
-// close unmaps, closes and removes the file.
+// close unmaps and closes the file.
 func (r *rowFile) close() error {
 	err := r.unmap()
 	if cerr := r.f.Close(); err == nil {
 		err = cerr
 	}
-	os.Remove(r.f.Name())
 	return err
 }
 

@@ -43,9 +43,11 @@ func (l *Store) PointsByID(ctx context.Context, user hs.UserID, ids []string) ([
 		slot int32
 	}
 	var out []found
-	for _, s := range x.users[user] {
-		if at, ok := want[x.ids[s]]; ok {
-			out = append(out, found{at, s})
+	for _, g := range x.userGroups[user] {
+		for _, s := range g.slots {
+			if at, ok := want[x.ids[s]]; ok {
+				out = append(out, found{at, s})
+			}
 		}
 	}
 	slices.SortFunc(out, func(a, b found) int { return cmp.Compare(a.at, b.at) })
@@ -84,16 +86,18 @@ func (l *Store) SamplePoints(ctx context.Context, user hs.UserID, n int, f hs.Fi
 	defer l.mu.RUnlock()
 	// A max-heap by id of the n smallest ids seen so far.
 	h := &idHeap{x: x}
-	for _, s := range x.users[user] {
-		if m.on && !m.match(&x.file[s].meta) {
-			continue
-		}
-		switch {
-		case h.Len() < n:
-			heap.Push(h, s)
-		case h.less(s, h.slots[0]):
-			h.slots[0] = s
-			heap.Fix(h, 0)
+	for _, g := range x.userGroups[user] {
+		for _, s := range g.slots {
+			if m.on && !m.match(&x.file[s].meta) {
+				continue
+			}
+			switch {
+			case h.Len() < n:
+				heap.Push(h, s)
+			case h.less(s, h.slots[0]):
+				h.slots[0] = s
+				heap.Fix(h, 0)
+			}
 		}
 	}
 	slices.SortFunc(h.slots, func(a, b int32) int { return bytes.Compare(x.ids[a][:], x.ids[b][:]) })

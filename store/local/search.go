@@ -4,27 +4,47 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"maps"
 	"math"
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	hs "github.com/hybrid-search/hybridsearch"
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
-// parallelMin is the number of a user's dense points from which SearchDense
-// splits the scan across GOMAXPROCS goroutines.
+// parallelMin is the number of rows from which SearchDense splits its
+// scan across GOMAXPROCS goroutines.
 const parallelMin = 4096
+
+// Searches yield the processor (runtime.Gosched) every fraction of a
+// millisecond of work: a large user's searches, split across goroutines,
+// can keep every core busy, and Go preempts a running goroutine only
+// after 10 ms, so without it a small user's search would wait for them.
+// The yields cost a few hundred nanoseconds each.
+
+// graphEf is the fewest candidates a graph walk keeps (its ef): a search
+// for k keeps max(k, graphEf), and more under a filter.
+const graphEf = 256
+
+// graphScanFactor: a group of at most graphScanFactor·ef points is scanned
+// even when it has a graph.
+const graphScanFactor = 8
 
 // SearchDense returns the user's k points most similar to vec by cosine
 // similarity, best first, ties broken by point id. Points without a dense
 // vector are skipped. It returns an EINVALID error for an empty user, k ≤ 0
 // (k above MaxK is capped) or a vector whose dimension differs from the
 // store's; a store without dense vectors yet returns no hits.
+//
+// It looks at the user's groups only (group.go). A group without a graph
+// is scanned, so a user whose groups are all below Options.GraphMin gets
+// exact results; a group with one is walked (graph.go), and the points
+// not in the graph yet are scanned. Every candidate is rescored with its
+// float32 row, so scores are exact whichever way it was found.
 func (l *Store) SearchDense(ctx context.Context, user hs.UserID, vec []float32, k int, f hs.Filter) ([]hs.Hit, error) {
 	k, err := l.checkSearch(ctx, user, k)
 	if err != nil {
@@ -48,65 +68,185 @@ func (l *Store) SearchDense(ctx context.Context, user hs.UserID, vec []float32, 
 		return nil, hs.Errorf(hs.EINVALID, "store: search dense: query has dimension %d, the store has %d", len(q), x.dim)
 	}
 	m := newMatcher(user, f)
-	slots := x.users[user]
-	parts := 1
-	if p := runtime.GOMAXPROCS(0); p > 1 && len(slots) >= parallelMin {
-		parts = min(p, len(slots)/(parallelMin/2))
-	}
-	quant := len(slots) >= quantMin && x.dim <= quantMaxDim
-	top := x.searchDense(ctx, q, slots, k, &m, parts, quant)
+	top := x.searchDense(ctx, user, q, k, &m, false)
 	if err := ctx.Err(); err != nil {
 		return nil, wrap(err, "store: search dense")
 	}
-	hits, err := x.hits(top, f.OmitText)
+	hits, err := x.hits(top, user, f.OmitText)
 	if err != nil {
 		return nil, wrap(err, "store: search dense")
 	}
 	return hits, nil
 }
 
-// searchDense returns the k best of slots for the unit query q, best first,
-// scanning parts slices of slots in parallel, through the int8 copy when
-// quant is set. Both ways give the same hits and scores. When ctx is done
-// the result is partial.
-func (x *index) searchDense(ctx context.Context, q []float32, slots []int32, k int, m *matcher, parts int, quant bool) []scored {
-	tops := make([]topK, parts)
-	part := func(i int) []int32 { return slots[i*len(slots)/parts : (i+1)*len(slots)/parts] }
-	for i := range tops {
-		tops[i] = topK{k: k, h: make([]scored, 0, min(k, len(part(i)))), x: x}
-	}
-	if quant {
-		// Every part scores its rows from the int8 copy first; the
-		// floor for the float32 pass is taken over all of them.
-		qq := newQuantQuery(q)
-		scs := make([]*quantScratch, parts)
-		inParallel(parts, func(i int) { scs[i] = x.quantDots(ctx, &qq, part(i), m, k) })
-		x.rescore(q, &qq, scs, quantFloor(scs, k), &tops[0])
-		for _, sc := range scs {
-			quantScratches.Put(sc)
-		}
-	} else {
-		inParallel(parts, func(i int) { x.scanDense(ctx, q, part(i), m, &tops[i]) })
-	}
-	top := tops[0]
-	for _, t := range tops[1:] {
-		for _, s := range t.h {
-			top.push(s)
-		}
-	}
-	return top.sorted()
+// graphWalk is a graph search that is part of a dense search.
+type graphWalk struct {
+	g     *group
+	limit uint32 // the nodes published when the search began
+	ef    int
 }
 
-// inParallel calls f(0), …, f(n-1), concurrently when n > 1, and waits.
+// searchDense returns the user's k best rows for the unit query q, best
+// first; with exact set it scans every row, graphs or not. When ctx is
+// done the result is partial.
+func (x *index) searchDense(ctx context.Context, user hs.UserID, q []float32, k int, m *matcher, exact bool) []scored {
+	var scan [][]int32 // lists of rows to scan
+	var walks []graphWalk
+	rows := 0
+	for _, g := range x.userGroups[user] {
+		if g.dense == 0 {
+			continue
+		}
+		gr := g.graph
+		ef, walk := max(k, graphEf), gr != nil
+		if walk {
+			ef, walk = gr.searchEf(k)
+		}
+		if !walk || exact || g.dense <= graphScanFactor*ef {
+			// A walk that keeps a good part of the group is no cheaper
+			// than a scan, and a scan is exact; so is a scan of a group
+			// whose graph finds too little (calibrate.go).
+			scan = append(scan, g.slots)
+			rows += len(g.slots)
+			continue
+		}
+		nodes, done := gr.counts()
+		if m.on {
+			// A selective filter is met by scanning what passes it; a
+			// graph walk would pass through too many rows that do not.
+			var match []int32
+			for _, f := range g.files {
+				if m.match(&f.meta) {
+					match = append(match, f.points...)
+				}
+			}
+			if len(match)*10 < g.dense || len(match) < x.graphMin {
+				scan = append(scan, match)
+				rows += len(match)
+				continue
+			}
+			ef = min(ef*g.dense/max(len(match), 1), 4*ef)
+		}
+		if nodes > 0 {
+			walks = append(walks, graphWalk{g: g, limit: uint32(nodes), ef: ef})
+		}
+		if pend := gr.pending[done:]; len(pend) > 0 {
+			scan = append(scan, pend)
+			rows += len(pend)
+		}
+	}
+	parts := 1
+	if p := runtime.GOMAXPROCS(0); p > 1 && rows >= parallelMin {
+		parts = min(p, rows/(parallelMin/2))
+	}
+	return x.rankRows(ctx, q, scan, rows, walks, k, m, parts, len(walks) > 0 || rows >= quantMin)
+}
+
+// rankRows returns the k best of the rows in the lists (rows of them in
+// all) and of the graph walks' candidates, best first. The rows are
+// scanned in parts of about equal size, in parallel with the walks: from
+// the float32 rows, or with quant from the int8 copy first, the floor for
+// the float32 pass taken over every part and walk (quant.go). Both ways
+// give the same hits and scores. Walks need quant.
+func (x *index) rankRows(ctx context.Context, q []float32, lists [][]int32, rows int, walks []graphWalk, k int, m *matcher, parts int, quant bool) []scored {
+	if rows == 0 {
+		parts = 0
+	}
+	t := topK{k: k, h: make([]scored, 0, min(k, rows+len(walks)*k)), x: x}
+	if !quant {
+		tops := make([]topK, parts)
+		inParallel(parts, func(i int) {
+			tops[i] = topK{k: k, x: x}
+			for _, l := range cutLists(lists, i*rows/parts, (i+1)*rows/parts) {
+				x.scanDense(ctx, q, l, m, &tops[i])
+			}
+		})
+		for _, tp := range tops {
+			for _, s := range tp.h {
+				t.push(s)
+			}
+		}
+		return t.sorted()
+	}
+	qq := newQuantQuery(q)
+	scs := make([]*quantScratch, parts+len(walks))
+	inParallel(len(scs), func(i int) {
+		if i < parts {
+			scs[i] = x.quantDots(ctx, &qq, cutLists(lists, i*rows/parts, (i+1)*rows/parts), m, k)
+			return
+		}
+		scs[i] = x.walkGraph(&qq, walks[i-parts], m, k)
+	})
+	x.rescore(q, &qq, scs, quantFloor(scs, k), &t)
+	for _, sc := range scs {
+		quantScratches.Put(sc)
+	}
+	return t.sorted()
+}
+
+// cutLists returns the rows from to to of the lists concatenated.
+func cutLists(lists [][]int32, from, to int) [][]int32 {
+	var part [][]int32
+	at := 0
+	for _, l := range lists {
+		lo, hi := max(from-at, 0), min(to-at, len(l))
+		if lo < hi {
+			part = append(part, l[lo:hi])
+		}
+		at += len(l)
+	}
+	return part
+}
+
+// walkGraph searches w's graph for the query and returns its candidates as
+// the int8 scan does.
+func (x *index) walkGraph(qq *quantQuery, w graphWalk, m *matcher, k int) *quantScratch {
+	g := w.g
+	keep := func(s int32) bool {
+		f := x.file[s]
+		return f != nil && f.group == g && x.dense[s] && (!m.on || m.match(&f.meta))
+	}
+	gs := graphScratches.Get().(*graphScratch)
+	defer graphScratches.Put(gs)
+	gq := gquery{q16: qq.q16, scale: qq.scale}
+	res := g.graph.search(x, &gq, w.ef, w.limit, keep, gs)
+	sc := quantScratches.Get().(*quantScratch)
+	sc.cand, sc.dots = sc.cand[:0], sc.dots[:0]
+	lows := minHeap{k: k, h: sc.lows[:0]}
+	for _, r := range res {
+		sc.cand = append(sc.cand, r.slot)
+		sc.dots = append(sc.dots, r.dot)
+		lo, _ := qq.interval(r.dot, &x.qrow[r.slot])
+		lows.push(lo)
+	}
+	sc.lows = lows.h
+	return sc
+}
+
+// inParallel calls f(0), …, f(n-1) on at most GOMAXPROCS goroutines, the
+// calling one among them, and waits. More would not finish sooner, and
+// every runnable goroutine of a large user's search is one more that
+// another user's search queues behind (a dense search walks one graph per
+// group: 13 for the large user of the capacity benchmark).
 func inParallel(n int, f func(i int)) {
-	if n == 1 {
-		f(0)
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
 		return
 	}
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { f(i) })
+	var next atomic.Int32
+	work := func() {
+		for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+			f(i)
+		}
 	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
 	wg.Wait()
 }
 
@@ -121,8 +261,11 @@ func (x *index) scanDense(ctx context.Context, q []float32, slots []int32, m *ma
 	var scores [scanBlock]float32
 	dense := x.dense
 	for b := 0; len(slots) > 0; b++ {
-		if b%8 == 7 && ctx.Err() != nil {
-			return
+		if b%8 == 7 {
+			if ctx.Err() != nil {
+				return
+			}
+			runtime.Gosched() // see yield
 		}
 		block := slots[:min(scanBlock, len(slots))]
 		slots = slots[len(block):]
@@ -161,109 +304,78 @@ func (l *Store) SearchSparse(ctx context.Context, user hs.UserID, vector string,
 		return nil, wrap(err, "store: search sparse")
 	}
 	defer l.mu.RUnlock()
-	ix := x.sparseIndex(vector)
-	slots := x.users[user]
-	if len(slots) == 0 || len(q.Indices) == 0 {
+	if len(x.userGroups[user]) == 0 || len(q.Indices) == 0 {
 		return nil, nil
 	}
 	sc := l.scratch.Get().(*scratch)
 	defer l.scratch.Put(sc)
-	sc.reset(len(x.file))
-	for _, s := range slots {
-		sc.user[s>>6] |= 1 << (s & 63)
-	}
-	for j, i := range q.Indices {
-		pl := ix.postings[i]
-		if pl == nil {
-			continue
-		}
-		w := q.Values[j] * float32(store.IDF(int(pl.live), ix.docs))
-		sc.score(pl.buf, ix.weights, w)
-	}
 	m := newMatcher(user, f)
-	top := topK{k: k, x: x}
-	for _, s := range sc.touched {
-		if !m.on || m.match(&x.file[s].meta) {
-			top.push(scored{score: sc.scores[s], slot: s})
-		}
-	}
-	hits, err := x.hits(top.sorted(), f.OmitText)
+	top := x.searchSparse(user, vectorNo(vector), q, k, &m, false, sc)
+	hits, err := x.hits(top, user, f.OmitText)
 	if err != nil {
 		return nil, wrap(err, "store: search sparse")
 	}
 	return hits, nil
 }
 
-// score adds w times each posting's weight to the score of its slot, for
-// the postings (see postings.go) of the user's slots. It is
-// invIndex.each unrolled, as the hot loop of a sparse search.
-func (sc *scratch) score(buf []byte, weights []float32, w float32) {
-	var s int32
-	for i := 0; i < len(buf); {
-		h := uint64(buf[i])
-		i++
-		if h >= 0x80 {
-			v, n := binary.Uvarint(buf[i-1:])
-			if n <= 0 {
-				return
-			}
-			h, i = v, i-1+n
-		}
-		pw := float32(1)
-		switch h & 3 {
-		case kindRebase:
-			s = 0
-			continue
-		case kindTable:
-			id, n := binary.Uvarint(buf[i:])
-			if n <= 0 || id >= uint64(len(weights)) {
-				return
-			}
-			i += n
-			pw = weights[id]
-		case kindRaw:
-			if i+4 > len(buf) {
-				return
-			}
-			pw = math.Float32frombits(binary.LittleEndian.Uint32(buf[i:]))
-			i += 4
-		}
-		s += int32(h >> 2)
-		word, bit := s>>6, uint64(1)<<(s&63)
-		if sc.user[word]&bit == 0 {
+// searchSparse returns the user's k best points for the sparse query q on
+// vector v, best first: the tail's points scored one by one, the
+// segments' by block-max WAND (wand.go), or one by one too with
+// exhaustive set.
+func (x *index) searchSparse(user hs.UserID, v int, q hs.SparseVector, k int, m *matcher, exhaustive bool, sc *scratch) []scored {
+	groups := x.userGroups[user]
+	df := &x.df[v]
+	qs := sc.qs[:0]
+	for j, i := range q.Indices {
+		n := df.n[i]
+		if n == 0 {
 			continue
 		}
-		if sc.seen[word]&bit == 0 {
-			sc.seen[word] |= bit
-			sc.touched = append(sc.touched, s)
-		}
-		sc.scores[s] += w * pw
+		w := q.Values[j] * float32(store.IDF(int(n), df.docs))
+		qs = append(qs, qterm{j: j, i: i, w: w})
+		exhaustive = exhaustive || w < 0
 	}
+	sc.qs = qs
+	top := topK{k: k, x: x}
+	// The tail's points are few: score each against the query. Each
+	// product is rounded to float32 before it is added (no fused
+	// multiply-add) and the products are added in query order, as the
+	// segments' scorer does, so the two agree to the bit.
+	for _, g := range groups {
+		for n, pos := range g.tail {
+			if n%1024 == 1023 {
+				runtime.Gosched()
+			}
+			td := &x.tail[pos]
+			if x.owner[td.slot] != tailOwner(int(pos)) {
+				continue
+			}
+			vec := &td.vecs[v]
+			var score float32
+			hit := false
+			for _, qt := range qs {
+				if at, ok := slices.BinarySearch(vec.Indices, qt.i); ok {
+					score += float32(qt.w * vec.Values[at])
+					hit = true
+				}
+			}
+			if hit && (!m.on || m.match(&x.file[td.slot].meta)) {
+				top.push(scored{score: score, slot: td.slot})
+			}
+		}
+	}
+	for _, sg := range x.segs {
+		for _, g := range groups {
+			x.searchSegment(sg, v, g, qs, &top, m, exhaustive, &sc.curs)
+		}
+	}
+	return top.sorted()
 }
 
-// scratch is the reusable per-query state of a sparse search.
+// scratch is the reusable state of a sparse search.
 type scratch struct {
-	scores  []float32 // by slot, zero outside touched
-	seen    []uint64  // bitmap of touched slots
-	user    []uint64  // bitmap of the user's slots
-	touched []int32
-}
-
-// reset readies the scratch for n slots; every buffer is zero or empty.
-func (sc *scratch) reset(n int) {
-	for _, s := range sc.touched {
-		sc.scores[s] = 0
-	}
-	sc.touched = sc.touched[:0]
-	clear(sc.seen)
-	clear(sc.user)
-	if len(sc.scores) < n {
-		sc.scores = make([]float32, n)
-	}
-	if words := (n + 63) / 64; len(sc.seen) < words {
-		sc.seen = make([]uint64, words)
-		sc.user = make([]uint64, words)
-	}
+	qs   []qterm
+	curs []cursor
 }
 
 // scored is a candidate hit.
@@ -353,7 +465,13 @@ func (t *topK) sorted() []scored {
 // nothing is read, and they share the index's own metadata, which is
 // replaced, never changed, when a file's metadata changes (the caller
 // reads it only: see hs.Filter.OmitText).
-func (x *index) hits(top []scored, omitText bool) ([]hs.Hit, error) {
+func (x *index) hits(top []scored, user hs.UserID, omitText bool) ([]hs.Hit, error) {
+	// Every candidate comes from one of the user's groups; this is the
+	// last line of isolation, should a bug put a point in the wrong one.
+	top = slices.DeleteFunc(top, func(s scored) bool {
+		f := x.file[s.slot]
+		return f == nil || !f.group.readable(user)
+	})
 	if len(top) == 0 {
 		return nil, nil
 	}
@@ -490,9 +608,13 @@ func (x *index) point(s int32, withVectors bool, buf *[]byte) (hs.Point, error) 
 		return hs.Point{}, err
 	}
 	*buf = rec
-	in, err := decodeRecord(rec, f.meta.ID)
+	in, err := decodeRecord(rec, f.meta.ID, x.recs.compact(x.locs[s]))
 	if err != nil {
 		return hs.Point{}, fmt.Errorf("store: record of file %d chunk %d: %w", f.meta.ID, x.nos[s], err)
+	}
+	if x.dense[s] && in.dense == nil {
+		// A checkpoint's records leave the dense vector to the rows.
+		in.dense = slices.Clone(x.vector(s))
 	}
 	return hs.Point{ID: in.id, Chunk: in.chunk, Dense: in.dense, BM25: in.bm25, Trigram: in.trigram, File: cloneMeta(f.meta)}, nil
 }

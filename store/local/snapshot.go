@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 
 	hs "github.com/hybrid-search/hybridsearch"
 )
@@ -21,119 +20,21 @@ const (
 	lockName = "LOCK"         // held (flock) by the process that has the store open
 )
 
-// A snapshot is snapMagic, a header frame (sequence number of the last
-// record it contains, dense dimension, file and point counts) and the
-// files in file id order: each an opWrite frame of its first snapBatch
-// points, followed by opUpsert frames of the next snapBatch points each
-// (sequence number 0), so no frame, written or read, holds a large file
-// whole. Snapshots of one opWrite frame per file read the same way.
-
-// snapBatch is the most points of one snapshot frame.
-const snapBatch = 256
-
-// writeSnapshot writes x, the state after record seq, to dir/snapshot: to
-// a temporary file first, fsynced, renamed over the old one, then the
-// directory fsynced. Points' records are copied as they are from where
-// they lie. It returns the new snapshot, open for reading, the records'
-// locations in it by slot, and its size. Callers hold wmu, so x does not
-// change meanwhile.
-func writeSnapshot(dir string, x *index, seq uint64) (snap *os.File, locs []recLoc, size int64, err error) {
-	tmp := filepath.Join(dir, snapTmp)
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("create snapshot: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	w := bufio.NewWriterSize(f, 1<<20)
-	off := int64(0)
-	write := func(b []byte) error {
-		n, err := w.Write(b)
-		off += int64(n)
-		return err
-	}
-	write([]byte(snapMagic))
-	buf := encodeFrame(nil, func(e *encoder) {
-		e.uvarint(seq)
-		e.uvarint(uint64(x.dim))
-		e.uvarint(uint64(len(x.files)))
-		e.uvarint(uint64(x.points))
-	})
-	write(buf)
-	ids := make([]hs.FileID, 0, len(x.files))
-	for id := range x.files {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	locs = make([]recLoc, len(x.file))
-	var rec []byte
-	var pos []recPos
-	for _, id := range ids {
-		fr := x.files[id]
-		for start := 0; start == 0 || start < len(fr.points); start += snapBatch {
-			batch := fr.points[start:min(start+snapBatch, len(fr.points))]
-			kind := opUpsert
-			if start == 0 {
-				kind = opWrite
-			}
-			var rerr error
-			pos = pos[:0]
-			buf = encodeFrame(buf, func(e *encoder) {
-				// op.encode's layout, with each point's record copied.
-				e.uvarint(0)
-				e.byte(kind)
-				e.meta(fr.meta)
-				e.uvarint(uint64(len(batch)))
-				for _, s := range batch {
-					if rec, rerr = x.recs.read(x.locs[s], true, rec); rerr != nil {
-						return
-					}
-					at := uint32(len(e.b))
-					e.b = append(e.b, rec...)
-					pos = append(pos, recPos{at, at + x.locs[s].headLen(), uint32(len(e.b))})
-				}
-			})
-			if rerr != nil {
-				return nil, nil, 0, fmt.Errorf("write snapshot: %w", rerr)
-			}
-			for i, s := range batch {
-				locs[s] = pos[i].loc(off, false)
-			}
-			if err := write(buf); err != nil {
-				return nil, nil, 0, fmt.Errorf("write snapshot: %w", err)
-			}
-			if cap(rec) > 1<<20 {
-				rec = nil
-			}
-		}
-	}
-	if err := w.Flush(); err != nil {
-		return nil, nil, 0, fmt.Errorf("write snapshot: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return nil, nil, 0, fmt.Errorf("sync snapshot: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, snapName)); err != nil {
-		return nil, nil, 0, fmt.Errorf("rename snapshot: %w", err)
-	}
-	if err := syncDir(dir); err != nil {
-		f.Close() // renamed: nothing to remove
-		return nil, nil, 0, err
-	}
-	return f, locs, off, nil
-}
+// A v1 snapshot, the format before checkpoints (checkpoint.go), is
+// snapMagic, a header frame (sequence number of the last record it
+// contains, dense dimension, file and point counts) and the files in file
+// id order: each an opWrite frame of its first points, followed by
+// opUpsert frames of the next ones (sequence number 0). Open reads it,
+// replays the WAL and converts the store.
 
 // loadSnapshot reads dir/snapshot into a new index, which keeps the file
 // open to read points' records from, and returns the sequence number of
 // the last record it contains and its size. A missing snapshot gives an
 // empty index. A damaged one is an error: it was complete when renamed
 // into place, so damage is not a crash artefact.
-func loadSnapshot(dir string) (x *index, seq uint64, size int64, err error) {
+func loadSnapshot(dir string, graphMin int) (x *index, seq uint64, size int64, err error) {
 	x = newIndex(dir)
+	x.graphMin = graphMin
 	path := filepath.Join(dir, snapName)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -142,7 +43,7 @@ func loadSnapshot(dir string) (x *index, seq uint64, size int64, err error) {
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("open snapshot: %w", err)
 	}
-	x.recs.snap = f
+	rf := x.recs.add(f, 0)
 	defer func(x *index) {
 		if err != nil {
 			x.close()
@@ -205,7 +106,7 @@ func loadSnapshot(dir string) (x *index, seq uint64, size int64, err error) {
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("snapshot %s: file %d of %d: %w", path, i, files, err)
 		}
-		x.apply(o, p, at, false)
+		x.apply(o, p, at, rf)
 	}
 	return x, seq, st.Size(), nil
 }

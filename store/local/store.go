@@ -15,7 +15,7 @@ import (
 	"github.com/hybrid-search/hybridsearch/store"
 )
 
-// DefaultCompactBytes is the WAL size that triggers a snapshot when
+// DefaultCompactBytes is the WAL size that triggers a checkpoint when
 // Options.CompactBytes is zero.
 const DefaultCompactBytes = 64 << 20
 
@@ -26,40 +26,51 @@ type Options struct {
 	// that holds vectors of another dimension fails with EINVALID.
 	// Zero fixes the dimension on the first write with a dense vector.
 	Dim int
-	// CompactBytes is the WAL size past which the store writes a snapshot
-	// and empties the WAL. The threshold grows to the last snapshot's size,
-	// so compaction work stays proportional to the data written.
+	// CompactBytes is the WAL size past which the store writes a
+	// checkpoint (checkpoint.go) and empties the WAL. The threshold grows
+	// to four times the size of the checkpoint's meta (a few dozen bytes
+	// per point), so writing metas costs a fraction of writing the WAL.
 	// Zero means DefaultCompactBytes.
 	CompactBytes int64
 	// Logger, if non-nil, receives recovery and compaction messages;
 	// nil means slog.Default().
 	Logger *slog.Logger
+	// GraphMin is the number of points with a dense vector from which the
+	// files of one set of readers (a group: a user's own files, a group
+	// folder, the files two people share) get a graph index, which
+	// SearchDense walks instead of scanning every row: approximate, but
+	// fast at any size (see graph.go). Below it, and for every group when
+	// GraphMin is negative, SearchDense is exact. Zero means
+	// DefaultGraphMin.
+	GraphMin int
 }
 
-// Store is the embedded store, persisted under a directory as a snapshot
-// plus a write-ahead log. A write returns only once its WAL record is
-// fsynced (concurrent writers share one fsync), so a crash at any moment
-// loses no acknowledged write and never leaves a write half-applied.
-// Searches run concurrently with each other and only wait for the
-// in-memory part of a write. Close it when done.
+// Store is the embedded store, persisted under a directory as a
+// checkpoint plus a write-ahead log. A write returns only once its WAL
+// record is fsynced (concurrent writers share one fsync), so a crash at
+// any moment loses no acknowledged write and never leaves a write
+// half-applied. Searches run concurrently with each other and only wait
+// for the in-memory part of a write. Close it when done.
 //
-// The directory holds "snapshot" (the state after some record, written to
-// "snapshot.tmp", fsynced and renamed), "wal" (the records after it, each
-// framed with its length and CRC-32C) and "LOCK". Both files start with a
-// magic number that carries the format version. A snapshot is written when
-// the WAL outgrows Options.CompactBytes and the last snapshot, after
-// which the WAL is emptied; records carry sequence numbers, so after a crash
-// between the two, replay skips the records the snapshot already holds.
+// The directory holds the checkpoint (checkpoint.go: "meta", records
+// files "rec-N", row files "rows.f32" and "rows.i8", keyword segments
+// "seg-N", graphs "graph-G-N"), "wal" (the records after it, each framed
+// with its length and CRC-32C) and "LOCK". A checkpoint is written when
+// the WAL outgrows Options.CompactBytes (or four times the meta), after
+// which the WAL is emptied; records carry sequence numbers, so after a
+// crash between the two, replay skips the records the checkpoint already
+// holds. Open reads the meta, maps the other files and replays the WAL:
+// its time grows with the number of points (about a second per million),
+// not with their text or vectors.
 //
-// Memory holds what ranking needs, about 2 KB per point of typical text
-// (see index): the posting lists in a compact form, ids, chunk numbers and
-// where each point's record lies. Text and vectors are read back from the
-// snapshot and the WAL themselves (records.go), and the dense rows that
-// SearchDense scans live in files mapped into memory, "dense.f32" and
-// "dense.i8", derived data written anew by every Open (rows.go). So the
-// resident memory a large file adds is its posting lists, not its text or
-// vectors, which the kernel keeps in its page cache as long as there is
-// room.
+// Points are kept by reader set (group.go): a user's searches read the
+// groups the user is a reader of and nothing else. Memory holds what
+// ranking needs beyond the mapped files, under a hundred bytes per point
+// (ids, chunk numbers, record locations, int8 row descriptions) and the
+// keyword index's tail; text and vectors are read back from the records
+// and the row files, postings from the segments, graphs from pages outside
+// the Go heap. So the resident memory a large file adds is a few dozen
+// bytes per chunk beyond the page cache the kernel can reclaim.
 type Store struct {
 	dir  string
 	opts Options
@@ -69,7 +80,7 @@ type Store struct {
 
 	wmu      sync.Mutex // serialises writes, compaction and Close; only its holder mutates idx
 	seq      uint64     // sequence number of the last logged record; guarded by wmu
-	snapSize int64      // size of the last snapshot; guarded by wmu
+	metaSize int64      // size of the last checkpoint's meta; guarded by wmu
 	closed   atomic.Bool
 
 	mu   sync.RWMutex // writers apply to idx under Lock, queries read it under RLock
@@ -77,20 +88,27 @@ type Store struct {
 	shut bool // files closed; guarded by mu
 
 	compacting atomic.Bool
-	bg         sync.WaitGroup // background compaction
+	merging    atomic.Bool
+	bg         sync.WaitGroup // background checkpoints and merges
 	scratch    sync.Pool      // *scratch for sparse searches
+
+	imu  sync.Mutex    // held by the indexer while it changes graphs
+	kick chan struct{} // wakes the indexer
+	stop chan struct{} // closed to stop the indexer
+	ibg  sync.WaitGroup
 }
 
 // Open opens the store under dir, creating dir if needed: it loads the
-// last snapshot, replays the WAL and cuts off a torn last record. Only one
-// Store may have a directory open at a time (ECONFLICT otherwise). A
-// snapshot or WAL that is damaged other than by a crash mid-append is an
-// error, never silently dropped.
+// last checkpoint (converting a store of the older snapshot format),
+// replays the WAL and cuts off a torn last record, then starts the
+// indexer (indexer.go). Only one Store may have a directory open at a time
+// (ECONFLICT otherwise). A checkpoint or WAL that is damaged other than by
+// a crash mid-append is an error, never silently dropped.
 func Open(dir string, o Options) (*Store, error) {
 	if o.CompactBytes <= 0 {
 		o.CompactBytes = DefaultCompactBytes
 	}
-	l := &Store{dir: dir, opts: o, log: o.Logger}
+	l := &Store{dir: dir, opts: o, log: o.Logger, kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	if l.log == nil {
 		l.log = slog.Default()
 	}
@@ -110,17 +128,30 @@ func Open(dir string, o Options) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
 	l.lock = lock
+	l.ibg.Go(l.indexLoop)
+	l.kickIndexer()
 	return l, nil
 }
 
-// load reads the snapshot and replays the WAL into l.idx.
+// load reads the last checkpoint (or a v1 snapshot, which it converts)
+// and replays the WAL into l.idx.
 func (l *Store) load() error {
 	os.Remove(filepath.Join(l.dir, snapTmp)) // an unfinished snapshot from a crash
-	x, snapSeq, size, err := loadSnapshot(l.dir)
+	os.Remove(filepath.Join(l.dir, metaTmp)) // an unfinished checkpoint
+	x, snapSeq, ok, err := loadMeta(l.dir, l.graphMin())
 	if err != nil {
 		return err
 	}
-	ok := false
+	convert := false
+	if !ok {
+		// No checkpoint: a new store, or one of the v1 format (a snapshot
+		// of every record), converted below.
+		if x, snapSeq, _, err = loadSnapshot(l.dir, l.graphMin()); err != nil {
+			return err
+		}
+		convert = len(x.recs.files) > 0
+	}
+	ok = false
 	defer func() {
 		if !ok {
 			x.close()
@@ -144,7 +175,7 @@ func (l *Store) load() error {
 			return err
 		}
 		if s <= snapSeq {
-			return nil // already in the snapshot: the WAL was not emptied after it
+			return nil // already in the checkpoint: the WAL was not emptied after it
 		}
 		if s <= seq {
 			return fmt.Errorf("record %d after record %d: %w", s, seq, errCorrupt)
@@ -156,7 +187,14 @@ func (l *Store) load() error {
 		if err != nil {
 			return err
 		}
-		x.apply(o, p, off, true)
+		x.apply(o, p, off, 0)
+		if len(x.tail) >= tailFlush {
+			sg, flushed, err := x.flushTail()
+			if err != nil {
+				return err
+			}
+			x.installTail(sg, flushed)
+		}
 		return nil
 	})
 	if err != nil {
@@ -172,7 +210,15 @@ func (l *Store) load() error {
 	}
 	w.written.Store(seq)
 	w.durable = seq
-	l.wal, l.idx, l.seq, l.snapSize = w, x, seq, size
+	l.wal, l.idx, l.seq, l.metaSize = w, x, seq, x.metaSize
+	if convert {
+		if err := l.checkpoint(true); err != nil {
+			w.close()
+			return fmt.Errorf("convert a v1 store: %w", err)
+		}
+		l.log.Info("store: converted to the checkpoint format", slog.String("dir", l.dir), slog.Int("points", x.points))
+	}
+	x.removeOrphans()
 	ok = true
 	l.log.Debug("store: opened", slog.String("dir", l.dir), slog.Int("points", x.points),
 		slog.Int("files", len(x.files)), slog.Int("replayed", replayed))
@@ -283,53 +329,52 @@ func (l *Store) mutate(ctx context.Context, o *op) error {
 	}
 	l.seq = seq
 	l.mu.Lock()
-	l.idx.apply(o, p, off, true)
+	l.idx.apply(o, p, off, 0)
 	l.mu.Unlock()
-	if l.wal.off > max(l.opts.CompactBytes, l.snapSize) && l.compacting.CompareAndSwap(false, true) {
+	l.kickIndexer()
+	if len(l.idx.tail) >= tailFlush {
+		l.flushTail()
+	}
+	if l.wal.off > l.checkpointAt() && l.compacting.CompareAndSwap(false, true) {
 		l.bg.Go(l.compactInBackground)
 	}
 	l.wmu.Unlock()
 	return l.wal.sync(seq)
 }
 
-// compactInBackground runs one compaction for mutate.
+// checkpointAt is the WAL size past which a checkpoint is written:
+// Options.CompactBytes, or four times the last meta's size when larger,
+// so that writing metas costs a quarter of writing the WAL.
+func (l *Store) checkpointAt() int64 {
+	return max(l.opts.CompactBytes, 4*l.metaSize)
+}
+
+// flushTail writes the tail out as a segment (postings.go). Callers hold
+// wmu. A failure leaves the tail as it was, to be written out later.
+func (l *Store) flushTail() {
+	x := l.idx
+	sg, flushed, err := x.flushTail()
+	if err != nil {
+		l.log.Error("store: writing out the keyword index's tail failed", slog.String("dir", l.dir), slog.Any("error", err))
+		return
+	}
+	l.mu.Lock()
+	x.installTail(sg, flushed)
+	l.mu.Unlock()
+	l.maybeMerge()
+}
+
+// compactInBackground runs one checkpoint for mutate.
 func (l *Store) compactInBackground() {
 	defer l.compacting.Store(false)
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
-	if l.closed.Load() || l.wal.off <= max(l.opts.CompactBytes, l.snapSize) {
+	if l.closed.Load() || l.wal.off <= l.checkpointAt() {
 		return
 	}
-	if err := l.compact(); err != nil {
-		l.log.Error("store: compaction failed", slog.String("dir", l.dir), slog.Any("error", err))
+	if err := l.checkpoint(false); err != nil {
+		l.log.Error("store: checkpoint failed", slog.String("dir", l.dir), slog.Any("error", err))
 	}
-}
-
-// compact writes a snapshot of the current state, moves the points'
-// record locations into it and empties the WAL. Callers hold wmu; queries
-// go on meanwhile, reading the old files until the move.
-func (l *Store) compact() error {
-	if err := l.wal.failed(); err != nil {
-		return err
-	}
-	x := l.idx
-	snap, locs, size, err := writeSnapshot(l.dir, x, l.seq)
-	if err != nil {
-		return fmt.Errorf("store: compact %s: %w", l.dir, err)
-	}
-	l.mu.Lock()
-	old := x.recs.snap
-	x.recs.snap, x.locs = snap, locs
-	l.mu.Unlock()
-	if old != nil {
-		old.Close()
-	}
-	l.snapSize = size
-	if err := l.wal.reset(l.seq); err != nil {
-		return fmt.Errorf("store: compact %s: %w", l.dir, err)
-	}
-	l.log.Debug("store: wrote snapshot", slog.String("dir", l.dir), slog.Int64("bytes", size), slog.Int("points", x.points))
-	return nil
 }
 
 // FilePoints returns the file's points in chunk order, with their
@@ -370,7 +415,11 @@ func (l *Store) VectorsByHash(ctx context.Context, hashes []string) (map[string]
 		if out[h] != nil {
 			continue
 		}
-		for _, s := range x.hashes[x.hashKey(h)] {
+		first, ok := x.hashes[x.hashKey(h)]
+		if !ok {
+			continue
+		}
+		for s := first; s >= 0; s = x.hnext[s] {
 			rec, err := x.recs.read(x.locs[s], false, buf)
 			if err != nil {
 				return nil, wrap(err, "store: vectors by hash")
@@ -401,8 +450,8 @@ func (l *Store) Files(ctx context.Context, user hs.UserID) ([]hs.FileMeta, error
 	}
 	defer l.mu.RUnlock()
 	var out []hs.FileMeta
-	for _, f := range x.files {
-		if _, ok := slices.BinarySearch(f.meta.Readers, user); ok {
+	for _, g := range x.userGroups[user] {
+		for _, f := range g.files {
 			out = append(out, cloneMeta(f.meta))
 		}
 	}
@@ -430,11 +479,11 @@ func (l *Store) Health(ctx context.Context) error {
 	return l.usable()
 }
 
-// Close waits for a running compaction, writes a snapshot unless the WAL
-// is small next to the last snapshot (under a quarter of its size: replaying
-// it is cheaper than rewriting the snapshot), and releases the directory. Writes
-// acknowledged before Close are durable either way. Later calls on the
-// store fail with EUNAVAILABLE; closing twice is not an error.
+// Close waits for a running checkpoint, stops the indexer, writes a
+// checkpoint if anything changed since the last one (so that the next Open
+// replays nothing and re-indexes nothing), and releases the directory.
+// Writes acknowledged before Close are durable either way. Later calls on
+// the store fail with EUNAVAILABLE; closing twice is not an error.
 func (l *Store) Close() error {
 	l.wmu.Lock()
 	if l.closed.Swap(true) {
@@ -443,11 +492,13 @@ func (l *Store) Close() error {
 	}
 	l.wmu.Unlock()
 	l.bg.Wait()
+	close(l.stop)
+	l.ibg.Wait()
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 	var errs []error
-	if l.wal.failed() == nil && l.wal.off > magicLen && (l.snapSize == 0 || l.wal.off >= l.snapSize/4) {
-		errs = append(errs, l.compact())
+	if l.wal.failed() == nil && (l.wal.off > magicLen || l.idx.graphsUnsaved()) {
+		errs = append(errs, l.checkpoint(true))
 	}
 	errs = append(errs, l.wal.sync(l.seq))
 	l.mu.Lock()
@@ -456,6 +507,17 @@ func (l *Store) Close() error {
 	l.mu.Unlock()
 	errs = append(errs, l.lock.Close())
 	return errors.Join(errs...)
+}
+
+// graphMin returns the effective Options.GraphMin: 0 for never.
+func (l *Store) graphMin() int {
+	switch {
+	case l.opts.GraphMin < 0:
+		return 0
+	case l.opts.GraphMin == 0:
+		return DefaultGraphMin
+	}
+	return l.opts.GraphMin
 }
 
 // usable returns an EUNAVAILABLE error once the store is closed or its

@@ -44,3 +44,12 @@ func (w tbWriter) Write(b []byte) (int, error) {
 	w.tb.Log(strings.TrimSuffix(string(b), "\n"))
 	return len(b), nil
 }
+
+// TestLocalContractGraphs runs the contract with a graph for every group
+// (Options.GraphMin 1): searches walk graphs for the points indexed and
+// scan the rest, and must still meet the contract, isolation first.
+func TestLocalContractGraphs(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) storetest.Store {
+		return mustOpen(t, t.TempDir(), local.Options{GraphMin: 1})
+	})
+}

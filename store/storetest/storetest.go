@@ -83,6 +83,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"ReaderPaths", testReaderPaths},
 		{"UpsertAndTrim", testUpsertAndTrim},
 		{"LargeFile", testLargeFile},
+		{"ReaderSets", testReaderSets},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
