@@ -12,8 +12,8 @@ import (
 // 340,000 nodes and 0.97 in one of a million; on uniformly random vectors,
 // where every point is about as near to a query as every other, a walk
 // finds a tenth. So the indexer measures each graph (calibrateGraph) once
-// it has caught up with its group and has grown by half since it was last
-// measured: it draws calibrateQueries queries, half near random points of
+// it has caught up with its group and has grown by half, or had a tenth of
+// its nodes purged, since it was last measured: it draws calibrateQueries queries, half near random points of
 // the group and half near random points of the whole store (a point's row
 // moved by noise, as far as another chunk of its file would be: a user's
 // questions are not only about what the user can read, and a query far
@@ -32,6 +32,7 @@ const (
 	calibrateTarget  = 0.993   // the goal is 0.99 over all of a user's graphs; a sample of 960 is off by ±0.003
 	calibrateFloor   = 0.9     // below it at every ef, the group is scanned
 	calibrateGrowth  = 1.5     // measured again once it has this many times the nodes
+	calibrateChurn   = 10      // or once purges dropped a calibrateChurn-th of them
 	calibrateChunk   = 1 << 15 // rows scanned under one read lock
 	calibrateNoise   = 0.7     // a query's distance from its point's row
 	efScan           = -1      // graph.ef: scan the group instead
@@ -53,11 +54,12 @@ func (g *graph) searchEf(k int) (int, bool) {
 }
 
 // needsCalibration reports whether gr has caught up with its group and
-// should be measured; the caller holds imu and l.mu's read lock.
+// should be measured: never measured, grown by half, or a tenth of its
+// nodes replaced (purged) since; the caller holds imu and l.mu's read lock.
 func (x *index) needsCalibration(gr *graph) bool {
 	nodes, done := gr.counts()
 	return !gr.closed && done >= len(gr.pending) && nodes >= x.calibrateMin() &&
-		float64(nodes) >= calibrateGrowth*float64(gr.calNodes)
+		(float64(nodes) >= calibrateGrowth*float64(gr.calNodes) || gr.calDropped*calibrateChurn >= gr.calNodes)
 }
 
 // calibrateMin returns the nodes a graph needs to be measured.
@@ -100,7 +102,7 @@ func (l *Store) calibrateGraph(g *group) {
 	}
 	slots := slices.Clone(g.slots)
 	l.mu.RUnlock()
-	gr.calNodes = nodes
+	gr.calNodes, gr.calDropped = nodes, 0
 	if len(queries) == 0 {
 		return
 	}

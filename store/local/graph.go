@@ -77,8 +77,9 @@ type graph struct {
 	rng    *rand.Rand
 	mem    [][]byte // off-heap pages, freed by close
 	skip   []int32  // pending slots found dead, freed by the next purge
-	// calNodes is the node count when it was last measured, 0 if never.
-	calNodes int
+	// calNodes is the node count when it was last measured, 0 if never;
+	// calDropped the dead nodes purges dropped since.
+	calNodes, calDropped int
 
 	// Guarded by Store.mu: writers append under its write lock, the
 	// indexer reads under its read lock.

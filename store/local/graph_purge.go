@@ -131,6 +131,7 @@ func (l *Store) purgeGraph(g *group, sc *graphScratch) {
 	gr.dead = slices.Clone(gr.dead[nDead:])
 	gr.skip = gr.skip[:0]
 	gr.purged = true
+	gr.calDropped += nDead
 	if e := gr.entry.Load(); e != entryNone && gr.slotOf(uint32(e)) < 0 {
 		gr.newEntry()
 	}

@@ -296,4 +296,18 @@ func TestGraphCalibration(t *testing.T) {
 	if ef := gr.ef.Load(); !slices.Contains(efLadder, int(ef)) || gr.calNodes != 6000 {
 		t.Errorf("reopened: ef %d measured at %d nodes, want one of %v at 6,000", ef, gr.calNodes, efLadder)
 	}
+
+	// Deleting a fifth of the files: the purges drop a tenth of the nodes
+	// or more, and the graph is measured again.
+	gr.ef.Store(1) // not a measured value: a new measurement replaces it
+	for f := 1; f <= 300; f += 5 {
+		if err := s.DeleteFile(t.Context(), hs.FileID(f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.kickIndexer()
+	s.waitIndexed()
+	if ef := gr.ef.Load(); !slices.Contains(efLadder, int(ef)) || gr.calDropped != 0 {
+		t.Errorf("after purging a fifth of the nodes: ef %d, %d dropped since measured; want it measured again", ef, gr.calDropped)
+	}
 }
