@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"time"
 )
 
 // How many of the true top 10 a graph walk finds depends on the data as
@@ -108,14 +109,17 @@ func (l *Store) calibrateGraph(g *group) {
 	}
 
 	found := make([]int, len(efLadder))
+	walkTime := make([]time.Duration, len(efLadder))
+	var scanTime time.Duration
 	total := 0
 	ctx := context.Background()
 	m := matcher{}
 	for _, q := range queries {
-		truth, ok := l.calibrateTruth(ctx, g, gr, q, slots)
+		truth, took, ok := l.calibrateTruth(ctx, g, gr, q, slots)
 		if !ok {
 			return
 		}
+		scanTime += took
 		total += len(truth)
 		for i, ef := range efLadder {
 			l.mu.RLock()
@@ -124,7 +128,9 @@ func (l *Store) calibrateGraph(g *group) {
 				return
 			}
 			n, _ := gr.counts()
+			start := time.Now()
 			top := l.idx.rankRows(ctx, q, nil, 0, []graphWalk{{g: g, limit: uint32(n), ef: ef}}, calibrateK, &m, 0, true)
+			walkTime[i] += time.Since(start)
 			l.mu.RUnlock()
 			for _, t := range top {
 				if slices.Contains(truth, t.slot) {
@@ -142,28 +148,42 @@ func (l *Store) calibrateGraph(g *group) {
 	}
 	// The fewest candidates that reach the target; failing that, the
 	// fewest within 0.005 of the best recall, if that reaches the floor.
-	ef, best := int32(efScan), 0.0
+	ef, best, chosen := int32(efScan), 0.0, -1
 	for _, n := range found {
 		best = max(best, float64(n)/float64(total))
 	}
 	for i, n := range found {
 		r := float64(n) / float64(total)
 		if r >= target || r >= best-0.005 && best >= floor {
-			ef = int32(efLadder[i])
+			ef, chosen = int32(efLadder[i]), i
 			break
 		}
 	}
+	// A walk that is no faster than scanning the group is not worth its
+	// misses: the group is scanned, exactly (the switch-over between scan
+	// and graph, measured per graph; the scan and the walks ran one query
+	// after another, on the same core).
+	slower := chosen >= 0 && !l.idx.calWalk && walkTime[chosen] >= scanTime
+	if slower {
+		ef = efScan
+	}
 	gr.ef.Store(ef)
 	recall := make([]float64, len(found))
+	walkMs := make([]float64, len(found))
 	for i, n := range found {
 		recall[i] = math.Round(1000*float64(n)/float64(total)) / 1000
+		walkMs[i] = math.Round(1000*walkTime[i].Seconds()*1000/float64(len(queries))) / 1000
 	}
-	attrs := []any{"group", g.id, "nodes", nodes, "queries", len(queries), "ef_tried", efLadder, "recall_at_10", recall}
-	if ef == efScan {
+	scanMs := math.Round(1000*scanTime.Seconds()*1000/float64(len(queries))) / 1000
+	attrs := []any{"group", g.id, "nodes", nodes, "queries", len(queries), "ef_tried", efLadder, "recall_at_10", recall, "walk_ms", walkMs, "scan_ms", scanMs}
+	switch {
+	case slower:
+		l.log.Debug("store: a graph's walk is no faster than scanning its group; the group is scanned (exact)", attrs...)
+	case ef == efScan:
 		l.log.Info("store: a graph finds too little of the exact top 10 at every ef tried; its group is scanned (exact, slower)", attrs...)
-		return
+	default:
+		l.log.Debug("store: graph measured", append(attrs, "ef", ef)...)
 	}
-	l.log.Debug("store: graph measured", append(attrs, "ef", ef)...)
 }
 
 // noisyQuery returns row moved by Gaussian noise of length calibrateNoise,
@@ -187,7 +207,8 @@ func noisyQuery(row []float32, gr *graph, dim int) []float32 {
 // calibrateTruth returns the slots of q's exact top calibrateK among the
 // group's slots, scanning them a part at a time; false if the group lost
 // its graph or the store closed meanwhile.
-func (l *Store) calibrateTruth(ctx context.Context, g *group, gr *graph, q []float32, slots []int32) ([]int32, bool) {
+func (l *Store) calibrateTruth(ctx context.Context, g *group, gr *graph, q []float32, slots []int32) ([]int32, time.Duration, bool) {
+	var took time.Duration
 	var best []scored
 	buf := make([]int32, 0, calibrateChunk)
 	m := matcher{}
@@ -195,7 +216,7 @@ func (l *Store) calibrateTruth(ctx context.Context, g *group, gr *graph, q []flo
 		l.mu.RLock()
 		if l.shut || g.graph != gr || gr.closed {
 			l.mu.RUnlock()
-			return nil, false
+			return nil, 0, false
 		}
 		x := l.idx
 		buf = buf[:0]
@@ -205,7 +226,9 @@ func (l *Store) calibrateTruth(ctx context.Context, g *group, gr *graph, q []flo
 			}
 		}
 		if len(buf) > 0 {
+			start := time.Now()
 			best = append(best, x.rankRows(ctx, q, [][]int32{buf}, len(buf), nil, calibrateK, &m, 1, true)...)
+			took += time.Since(start)
 		}
 		l.mu.RUnlock()
 	}
@@ -222,5 +245,5 @@ func (l *Store) calibrateTruth(ctx context.Context, g *group, gr *graph, q []flo
 	for _, s := range best[:min(calibrateK, len(best))] {
 		out = append(out, s.slot)
 	}
-	return out, true
+	return out, took, true
 }

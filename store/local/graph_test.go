@@ -232,10 +232,12 @@ func TestGraphCalibration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { s.Close() }()
+	// Walks of these small graphs are slower than scans of their groups,
+	// which measuring would choose (checked last): calWalk keeps them.
 	setCal := func(min int, need float64) {
 		s.imu.Lock()
 		s.mu.Lock()
-		s.idx.calMin, s.idx.calNeed = min, need
+		s.idx.calMin, s.idx.calNeed, s.idx.calWalk = min, need, true
 		s.mu.Unlock()
 		s.imu.Unlock()
 	}
@@ -309,5 +311,18 @@ func TestGraphCalibration(t *testing.T) {
 	s.waitIndexed()
 	if ef := gr.ef.Load(); !slices.Contains(efLadder, int(ef)) || gr.calDropped != 0 {
 		t.Errorf("after purging a fifth of the nodes: ef %d, %d dropped since measured; want it measured again", ef, gr.calDropped)
+	}
+
+	// Without calWalk: scanning 4,800 rows of 64 dimensions is faster
+	// than walking them, so the group is scanned.
+	s.imu.Lock()
+	s.mu.Lock()
+	s.idx.calWalk, gr.calNodes = false, 0
+	s.mu.Unlock()
+	s.imu.Unlock()
+	s.kickIndexer()
+	s.waitIndexed()
+	if ef := gr.ef.Load(); ef != efScan {
+		t.Errorf("a walk slower than the scan: ef %d, want %d (scan)", ef, efScan)
 	}
 }

@@ -75,6 +75,7 @@ type index struct {
 	graphMin int     // the dense points a group needs for a graph; 0: never
 	calMin   int     // the nodes a graph needs to be measured; 0: calibrateMin
 	calNeed  float64 // tests: the recall a walk must reach, target and floor; 0: the defaults
+	calWalk  bool    // tests: walk a graph that reaches the recall even if a scan is as fast
 
 	files      map[hs.FileID]*fileRec
 	groups     map[string]*group // by key
